@@ -1,0 +1,392 @@
+// Races the native converters against the TypeScript they replace (the
+// published Qwen Code build, fed by the real SDK SSE decoders), alternately in
+// one process, on streams generated in memory. See BENCHMARKS.md.
+//
+//   npm run bench                 # full run (about 3 minutes on 2 cores)
+//   npm run bench:smoke           # tiny sizes, a few iterations (CI: proves it runs)
+//   node --expose-gc benchmark/bench.mjs [--smoke] [--only P1,P4] [--no-memory]
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Bench } from 'tinybench';
+import * as streams from './streams.mjs';
+import { loadPeer } from './peer.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const { Stream: AnthropicSdkStream } = require('@anthropic-ai/sdk/core/streaming');
+const { Stream: OpenAISdkStream } = require('openai/core/streaming');
+
+const argv = process.argv.slice(2);
+const SMOKE = argv.includes('--smoke');
+const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : null;
+const MODEL = 'bench-model';
+
+// Sizes and time budgets. Smoke keeps every path but shrinks everything.
+const size = SMOKE
+  ? { small: 8 * 1024, large: 32 * 1024, textDeltas: 200, parallel: 4 * 1024 }
+  : { small: 100 * 1024, large: 1024 * 1024, textDeltas: 2000, parallel: 25 * 1024 };
+const timing = SMOKE
+  ? { rounds: 1, time: 30, iterations: 2, warmup: 1 }
+  : { rounds: 6, time: 250, iterations: 3, warmup: 5 };
+
+// ---------------------------------------------------------------- machine
+function machine() {
+  let cpu = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) cpu = m[1].trim();
+  } catch {}
+  return `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+// ---------------------------------------------------------------- native
+let native = {};
+try {
+  native = require('..');
+} catch (err) {
+  process.stderr.write(`bench: native addon did not load (${err.message.split('\n')[0]})\n`);
+}
+const hasNative = typeof native.AnthropicConverter === 'function' && typeof native.OpenAIConverter === 'function';
+
+/** Calls fn on each response of whatever a converter call returned (array, one, or none). */
+function each(out, fn) {
+  if (out == null) return;
+  if (Array.isArray(out)) for (const r of out) fn(r);
+  else fn(out);
+}
+
+// Both sides' responses are consumed the same way: reach the parts, as a caller would.
+let sink = 0;
+const touch = (r) => {
+  sink += r?.candidates?.[0]?.content?.parts?.length ?? 0;
+};
+
+const nativePaths = {
+  anthropicBytes(reads, onResponse = touch) {
+    const c = new native.AnthropicConverter({ model: MODEL });
+    for (const u8 of reads) each(c.pushBytes(u8), onResponse);
+    each(c.end(), onResponse);
+  },
+  openaiBytes(reads, onResponse = touch) {
+    const c = new native.OpenAIConverter({ model: MODEL });
+    for (const u8 of reads) each(c.pushBytes(u8), onResponse);
+    each(c.end(), onResponse);
+  },
+  async anthropicEvents(events, onResponse = touch) {
+    const c = new native.AnthropicConverter({ model: MODEL });
+    for await (const ev of streams.feed(events)) each(c.pushEvent(ev), onResponse);
+    each(c.end(), onResponse);
+  },
+  async openaiChunks(chunks, onResponse = touch) {
+    const c = new native.OpenAIConverter({ model: MODEL });
+    for await (const ch of streams.feed(chunks)) each(c.pushChunk(ch), onResponse);
+    each(c.end(), onResponse);
+  },
+  async anthropicStream(events, onResponse = touch) {
+    for await (const r of native.convertAnthropicStream(streams.feed(events), { model: MODEL })) onResponse(r);
+  },
+  async openaiStream(chunks, onResponse = touch) {
+    for await (const r of native.convertOpenAIStream(streams.feed(chunks), { model: MODEL })) onResponse(r);
+  },
+};
+
+// ---------------------------------------------------------------- peer
+const peer = await loadPeer({ model: MODEL });
+const sdkStream = (provider, reads) =>
+  (provider === 'anthropic' ? AnthropicSdkStream : OpenAISdkStream).fromSSEResponse(
+    streams.responseOf(reads),
+    new AbortController(),
+  );
+
+const peerFromBytes = (provider, reads, onResponse = touch) => peer[provider](sdkStream(provider, reads), onResponse);
+
+async function decodeAll(provider, reads) {
+  const out = [];
+  for await (const item of sdkStream(provider, reads)) out.push(item);
+  return out;
+}
+
+// ---------------------------------------------------------------- floor
+const DOUBLE_NL = Buffer.from('\n\n');
+/** memchr-class scan of every read for event boundaries, plus one JSON.parse per final payload. */
+function floorPath(buffers, payloads) {
+  let n = 0;
+  for (const b of buffers) {
+    for (let i = b.indexOf(DOUBLE_NL); i !== -1; i = b.indexOf(DOUBLE_NL, i + 2)) n++;
+  }
+  for (const p of payloads) JSON.parse(p);
+  return n;
+}
+
+// ---------------------------------------------------------------- same output?
+/** What a caller keeps from a stream: texts, thoughts, calls, finish reason. */
+function summary() {
+  const s = { text: '', thought: '', calls: [], finish: undefined };
+  return {
+    s,
+    onResponse(r) {
+      const cand = r?.candidates?.[0];
+      for (const p of cand?.content?.parts ?? []) {
+        if (p.functionCall) s.calls.push({ name: p.functionCall.name, args: p.functionCall.args });
+        else if (typeof p.text === 'string') p.thought ? (s.thought += p.text) : (s.text += p.text);
+      }
+      if (cand?.finishReason) s.finish = cand.finishReason;
+    },
+  };
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// ---------------------------------------------------------------- timing
+/**
+ * Runs the tasks in alternating rounds (order reversed every round) so drift,
+ * GC debt and the other tenant of this 2-core machine hit all sides alike;
+ * returns the median of all samples per task, in ms.
+ */
+async function measure(tasks) {
+  const samples = new Map(tasks.map((t) => [t.name, []]));
+  for (let r = 0; r < timing.rounds; r++) {
+    const bench = new Bench({
+      time: timing.time,
+      iterations: timing.iterations,
+      warmup: r === 0,
+      warmupIterations: timing.warmup,
+      warmupTime: 0,
+      retainSamples: true,
+      throws: true,
+    });
+    for (const t of r % 2 ? [...tasks].reverse() : tasks) bench.add(t.name, t.fn);
+    await bench.run();
+    for (const task of bench.tasks) samples.get(task.name).push(...task.result.latency.samples);
+  }
+  const med = new Map();
+  for (const [name, xs] of samples) {
+    xs.sort((a, b) => a - b);
+    const m = xs.length >> 1;
+    med.set(name, { median: xs.length % 2 ? xs[m] : (xs[m - 1] + xs[m]) / 2, n: xs.length });
+  }
+  return med;
+}
+
+// ---------------------------------------------------------------- cases
+const kb = (n) => (n >= 1024 * 1024 ? `${n / (1024 * 1024)} MB` : `${Math.round(n / 1024)} KB`);
+const streamCases = [
+  {
+    id: 'P1',
+    label: `Anthropic write_file ${kb(size.small)}`,
+    provider: 'anthropic',
+    make: () => streams.anthropicWriteFile(size.small),
+    target: '≥ 8× (never < 5×)',
+  },
+  {
+    id: 'P1',
+    label: `Anthropic write_file ${kb(size.large)}`,
+    provider: 'anthropic',
+    make: () => streams.anthropicWriteFile(size.large),
+    target: '≥ 8× (never < 5×)',
+  },
+  {
+    id: 'P1',
+    label: `OpenAI write_file ${kb(size.small)}`,
+    provider: 'openai',
+    make: () => streams.openaiWriteFile(size.small),
+    target: '≥ 8× (never < 5×)',
+  },
+  {
+    id: 'P1',
+    label: `OpenAI write_file ${kb(size.large)}`,
+    provider: 'openai',
+    make: () => streams.openaiWriteFile(size.large),
+    target: '≥ 8× (never < 5×)',
+  },
+  {
+    id: 'P2',
+    label: `Anthropic ${size.textDeltas} text deltas + thinking`,
+    provider: 'anthropic',
+    make: () => streams.anthropicText(size.textDeltas),
+    target: '≥ 1.5×',
+  },
+  {
+    id: 'P2',
+    label: `OpenAI ${size.textDeltas} text deltas + reasoning`,
+    provider: 'openai',
+    make: () => streams.openaiText(size.textDeltas),
+    target: '≥ 1.5×',
+  },
+  {
+    id: 'P4',
+    label: `OpenAI 4 interleaved calls × ${kb(size.parallel)}`,
+    provider: 'openai',
+    make: () => streams.openaiParallel(4, size.parallel),
+    target: '≥ 5×',
+  },
+];
+// P3 reuses a tool-call and a text stream per provider, fed as SDK-decoded objects.
+const compatCases = [
+  {
+    label: `Anthropic write_file ${kb(size.small)}`,
+    provider: 'anthropic',
+    make: () => streams.anthropicWriteFile(size.small),
+  },
+  {
+    label: `Anthropic ${size.textDeltas} text deltas + thinking`,
+    provider: 'anthropic',
+    make: () => streams.anthropicText(size.textDeltas),
+  },
+  { label: `OpenAI write_file ${kb(size.small)}`, provider: 'openai', make: () => streams.openaiWriteFile(size.small) },
+  {
+    label: `OpenAI ${size.textDeltas} text deltas + reasoning`,
+    provider: 'openai',
+    make: () => streams.openaiText(size.textDeltas),
+  },
+];
+const want = (id) => !only || only.includes(id);
+
+const rows = [];
+const fmt = (ms) =>
+  ms == null ? '—' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3);
+const ratio = (a, b) => (a == null || b == null ? '—' : `${(a / b).toFixed(a / b >= 10 ? 1 : 2)}×`);
+
+async function checkSame(provider, runNative, runPeer) {
+  const p = summary();
+  await runPeer(p.onResponse);
+  const n = summary();
+  try {
+    await runNative(n.onResponse);
+  } catch (err) {
+    return `native threw: ${err.message}`;
+  }
+  return same(p.s, n.s) ? 'same' : 'DIFFERS';
+}
+
+/** Guards the generators: the peer must give back exactly the arguments / text that were streamed. */
+async function assertPeerReproduces(c, st) {
+  const p = summary();
+  await peerFromBytes(c.provider, st.reads, p.onResponse);
+  const expected = st.finalArguments ? st.finalArguments.map((a) => JSON.stringify(JSON.parse(a))) : [st.finalText];
+  const got = st.finalArguments ? p.s.calls.map((call) => JSON.stringify(call.args)) : [p.s.thought + p.s.text];
+  if (!same(got, expected)) throw new Error(`bench: the peer does not reproduce the generated stream for ${c.label}`);
+}
+
+for (const c of streamCases) {
+  if (!want(c.id)) continue;
+  const st = c.make();
+  const buffers = st.reads.map((u8) => Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength));
+  const payloads = st.finalArguments ?? [JSON.stringify(st.finalText)];
+  const bytesPath = c.provider === 'anthropic' ? nativePaths.anthropicBytes : nativePaths.openaiBytes;
+  const tasks = [
+    { name: 'peer', fn: () => peerFromBytes(c.provider, st.reads) },
+    { name: 'floor', fn: () => floorPath(buffers, payloads) },
+  ];
+  await assertPeerReproduces(c, st);
+  let check = 'native pending';
+  if (hasNative) {
+    tasks.push({ name: 'native', fn: () => bytesPath(st.reads) });
+    check = await checkSame(
+      c.provider,
+      (on) => bytesPath(st.reads, on),
+      (on) => peerFromBytes(c.provider, st.reads, on),
+    );
+  }
+  process.stderr.write(
+    `bench: ${c.id} ${c.label} (${kb(st.bytes)} SSE, ${st.events} events, ${st.reads.length} reads)\n`,
+  );
+  const m = await measure(tasks);
+  rows.push({
+    id: c.id,
+    label: c.label,
+    path: 'pushBytes',
+    sse: `${kb(st.bytes)} / ${st.events}`,
+    peer: m.get('peer').median,
+    native: m.get('native')?.median,
+    floor: m.get('floor').median,
+    target: c.target,
+    check,
+  });
+}
+
+if (want('P3')) {
+  for (const c of compatCases) {
+    const st = c.make();
+    const items = await decodeAll(c.provider, st.reads);
+    const runPeer = (on = touch) => peer[c.provider](streams.feed(items), on);
+    const variants =
+      c.provider === 'anthropic'
+        ? [
+            ['pushEvent', nativePaths.anthropicEvents],
+            ['convertAnthropicStream', nativePaths.anthropicStream],
+          ]
+        : [
+            ['pushChunk', nativePaths.openaiChunks],
+            ['convertOpenAIStream', nativePaths.openaiStream],
+          ];
+    const tasks = [{ name: 'peer', fn: () => runPeer() }];
+    const checks = {};
+    if (hasNative) {
+      for (const [name, run] of variants) {
+        tasks.push({ name, fn: () => run(items) });
+        checks[name] = await checkSame(c.provider, (on) => run(items, on), runPeer);
+      }
+    }
+    process.stderr.write(`bench: P3 ${c.label} (${items.length} SDK objects)\n`);
+    const m = await measure(tasks);
+    for (const [name] of variants) {
+      rows.push({
+        id: 'P3',
+        label: c.label,
+        path: name,
+        sse: `${items.length} objects`,
+        peer: m.get('peer').median,
+        native: m.get(name)?.median,
+        floor: undefined,
+        target: 'native ≤ 1.2× peer time',
+        check: hasNative ? checks[name] : 'native pending',
+      });
+    }
+  }
+}
+
+// ---------------------------------------------------------------- P5 memory
+let memory = null;
+if (want('P5') && !argv.includes('--no-memory')) {
+  // A child of its own: RSS free of the peer's heap, and --expose-gc.
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', path.join(here, 'memory.mjs'), ...(SMOKE ? ['--smoke'] : [])],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  memory = JSON.parse(out);
+}
+
+// ---------------------------------------------------------------- report
+const lines = [];
+lines.push(`Machine: ${machine()}`);
+lines.push(`Peer: @qwen-code/qwen-code ${peer.version} (+ @anthropic-ai/sdk / openai SSE decoders from node_modules)`);
+lines.push(
+  `Native: ${hasNative ? 'toolcall-stream ' + require('../package.json').version : 'not available yet (AnthropicConverter missing from the addon)'}`,
+);
+lines.push(`Mode: ${SMOKE ? 'smoke' : 'full'}; medians over ${timing.rounds} alternating round(s); 16 KiB reads`);
+lines.push('');
+lines.push(
+  '| case | stream | native path | SSE / events | peer ms | native ms | native speed-up | target | floor ms | native ÷ floor | output |',
+);
+lines.push('|---|---|---|---|---:|---:|---:|---|---:|---:|---|');
+for (const r of rows) {
+  lines.push(
+    `| ${r.id} | ${r.label} | \`${r.path}\` | ${r.sse} | ${fmt(r.peer)} | ${fmt(r.native)} | ${ratio(r.peer, r.native)} | ${r.target} | ${fmt(r.floor)} | ${ratio(r.native, r.floor)} | ${r.check} |`,
+  );
+}
+if (memory) {
+  lines.push('');
+  lines.push('| P5 memory | measured | target |');
+  lines.push('|---|---|---|');
+  for (const m of memory.rows) lines.push(`| ${m.what} | ${m.value} | ${m.target} |`);
+}
+process.stdout.write(lines.join('\n') + '\n');
+if (sink < 0) process.stdout.write(String(sink)); // keeps consumption observable

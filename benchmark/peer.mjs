@@ -1,0 +1,140 @@
+// The peer: the published Qwen Code build's own converters, imported from the
+// npm tarball unpacked outside the repo (never committed). Fetched on first use
+// with `npm pack`, in the same layout as ../shared/oracle/setup.sh, so the
+// bench runs on a fresh machine.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+
+export const PEER_VERSION = '0.21.2';
+
+export function peerDir(version = PEER_VERSION) {
+  const home = process.env.QWEN_ORACLE_HOME || path.join(os.homedir(), '.cache', 'qwen-oracle');
+  return path.join(home, version, 'package');
+}
+
+export function ensurePeer(version = PEER_VERSION) {
+  const dir = peerDir(version);
+  if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+  const cache = path.dirname(dir);
+  fs.mkdirSync(cache, { recursive: true });
+  process.stderr.write(`bench: fetching @qwen-code/qwen-code@${version} into ${cache}\n`);
+  execFileSync('npm', ['pack', '-q', `@qwen-code/qwen-code@${version}`], {
+    cwd: cache,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  execFileSync('tar', ['xzf', `qwen-code-qwen-code-${version}.tgz`], { cwd: cache, stdio: 'inherit' });
+  return dir;
+}
+
+// Chunk file names are content hashes that change per release; find the chunk
+// whose `export { … }` list names each symbol.
+function exportersOf(dir, wanted) {
+  const chunks = path.join(dir, 'chunks');
+  const found = new Map();
+  const exportList = /\nexport \{([^}]*)\};?/g;
+  for (const file of fs.readdirSync(chunks)) {
+    if (!file.endsWith('.js') || found.size === wanted.length) continue;
+    const text = fs.readFileSync(path.join(chunks, file), 'utf8');
+    for (const m of text.matchAll(exportList)) {
+      for (const entry of m[1].split(',')) {
+        const name = entry
+          .trim()
+          .split(/\s+as\s+/)
+          .pop();
+        if (wanted.includes(name) && !found.has(name)) found.set(name, path.join(chunks, file));
+      }
+    }
+  }
+  return found;
+}
+
+async function importPeer(dir, wanted) {
+  const where = exportersOf(dir, wanted);
+  const out = {};
+  for (const name of wanted) {
+    if (!where.has(name)) throw new Error(`peer: ${name} is not exported by any chunk in ${dir}`);
+    out[name] = (await import(pathToFileURL(where.get(name)).href))[name];
+  }
+  return out;
+}
+
+// Qwen Code's CLI Config: the only stand-in (getCliVersion and getProxy are
+// read at construction; anything else answers undefined).
+const cliConfig = new Proxy(
+  { getCliVersion: () => 'bench', getProxy: () => undefined },
+  {
+    get(target, key) {
+      if (typeof key === 'symbol' || key === 'then') return undefined;
+      return key in target ? target[key] : () => undefined;
+    },
+  },
+);
+
+/**
+ * Loads the peer and returns two stream drivers over async iterables of
+ * SDK-decoded items; each calls onResponse on every response yielded.
+ */
+export async function loadPeer({ model = 'bench-model' } = {}) {
+  const dir = ensurePeer();
+  const q = await importPeer(dir, [
+    'AnthropicContentGenerator',
+    'OpenAIContentConverter',
+    'ContentGenerationPipeline',
+    'EnhancedErrorHandler',
+    'determineProvider',
+    'preloadRuntimeFetchModule',
+  ]);
+  await q.preloadRuntimeFetchModule();
+  const version = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+
+  const anthropic = new q.AnthropicContentGenerator(
+    { model, apiKey: 'sk-bench', baseUrl: 'https://api.anthropic.com', authType: 'anthropic' },
+    cliConfig,
+  );
+
+  const openaiConfig = { model, baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-bench', authType: 'openai' };
+  const pipeline = new q.ContentGenerationPipeline({
+    contentGeneratorConfig: openaiConfig,
+    provider: q.determineProvider(openaiConfig, cliConfig),
+    cliConfig,
+    errorHandler: new q.EnhancedErrorHandler(),
+  });
+  const request = { model, contents: [], config: {} };
+  // Arguments by the method's own parameter names, as the oracle does: the
+  // list differs between releases.
+  const processStreamWithLogging = pipeline.processStreamWithLogging;
+  const params = /\(([^)]*)\)/
+    .exec(processStreamWithLogging.toString())[1]
+    .split(',')
+    .map((s) => s.trim().split('=')[0].trim())
+    .filter(Boolean);
+
+  return {
+    version,
+    dir,
+    /** Anthropic: AnthropicContentGenerator.processStream. */
+    async anthropic(events, onResponse) {
+      for await (const r of anthropic.processStream(events, undefined)) onResponse(r);
+    },
+    /** OpenAI: the converter behind ContentGenerationPipeline.processStreamWithLogging. */
+    async openai(chunks, onResponse) {
+      const byName = {
+        stream: chunks,
+        // A fresh context per stream: new StreamingToolCallParser, as in a real request.
+        context: pipeline.createRequestContext(request, true),
+        request,
+        openaiRequest: { model, messages: [] },
+        userPromptId: 'bench',
+        telemetryAttempt: undefined,
+      };
+      for await (const r of processStreamWithLogging.apply(
+        pipeline,
+        params.map((p) => byName[p]),
+      ))
+        onResponse(r);
+    },
+  };
+}
