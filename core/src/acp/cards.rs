@@ -1,0 +1,609 @@
+//! The card ledger: what Qwen Code's `ToolCallEmitter` tracks for one ACP
+//! session (spec §5.4), plus the frame shapes of spec §6.2.
+//!
+//! Where Qwen keeps only `preparedCallIds`, this ledger keeps every *open*
+//! card (opened by a preparing frame or by a start that was not prepared) so
+//! it can refuse to build a `tool_call_update` for an id the client has never
+//! seen: Zed turns such an update into a permanent "Tool call not found" card
+//! (quirks §1.10). Every method that would address a closed card returns
+//! `None` instead, and [`ToolCallCards::close_all`] ends whatever is still
+//! open, so no card is ever left pending.
+
+use serde_json::{Map, Value};
+
+use super::{invalid, Result, SessionUpdate};
+
+/// Tools that never get a card (spec §6.3: TodoWrite is shown as a `plan`).
+pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
+
+/// The text of the failed frame [`ToolCallCards::close_all`] sends for a
+/// card whose tool had started (spec §6.6 wording).
+pub const DEFAULT_CLOSE_MESSAGE: &str = "Tool execution was cancelled";
+
+/// Where an open card is in its lifecycle (spec §5.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CardPhase {
+    /// Opened by a preparing `tool_call` (`pending`, `rawInput: {}`).
+    Preparing,
+    /// The complete call reached execution (`pending` awaiting permission,
+    /// or `in_progress`).
+    Started,
+}
+
+#[derive(Clone, Debug)]
+struct OpenCard {
+    call_id: String,
+    tool_name: String,
+    phase: CardPhase,
+}
+
+/// `_meta.provenance` and `_meta.serverId` of a tool frame (spec §6.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Provenance<'a> {
+    pub provenance: &'static str,
+    pub server_id: Option<&'a str>,
+}
+
+/// Spec §6.2 provenance rule: `mcp__<server>__<tool>` with at least three
+/// `__`-separated parts and a non-empty server is `mcp`; anything else,
+/// including `mcp__just_one` and `mcp____read`, is `builtin`. (Subagent
+/// provenance needs subagent metadata, which this ledger does not model.)
+pub fn tool_provenance(tool_name: &str) -> Provenance<'_> {
+    if tool_name.starts_with("mcp__") {
+        let mut parts = tool_name.split("__").skip(1);
+        if let (Some(server), Some(_)) = (parts.next(), parts.next()) {
+            if !server.is_empty() {
+                return Provenance {
+                    provenance: "mcp",
+                    server_id: Some(server),
+                };
+            }
+        }
+    }
+    Provenance {
+        provenance: "builtin",
+        server_id: None,
+    }
+}
+
+/// Spec §6.2 kind mapping. `kind` is a Qwen core `Kind` value (`read`,
+/// `edit`, …, `agent`, `other`) or an ACP kind; `agent` and anything unknown
+/// become `other`, and the plan-mode tools are always `switch_mode`.
+pub fn map_tool_kind(tool_name: &str, kind: Option<&str>) -> &'static str {
+    if tool_name == "enter_plan_mode" || tool_name == "exit_plan_mode" {
+        return "switch_mode";
+    }
+    match kind {
+        Some("read") => "read",
+        Some("edit") => "edit",
+        Some("delete") => "delete",
+        Some("move") => "move",
+        Some("search") => "search",
+        Some("execute") => "execute",
+        Some("think") => "think",
+        Some("fetch") => "fetch",
+        Some("switch_mode") => "switch_mode",
+        _ => "other",
+    }
+}
+
+/// A file location of a started tool (`ToolCallLocation`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub path: String,
+    /// 1-based line; `None` is sent as `null` (spec §8.3 "Fix 5").
+    pub line: Option<u32>,
+}
+
+/// The status a start frame carries: `in_progress` for an auto-approved run
+/// (spec §6.2), `pending` while a permission request is outstanding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartStatus {
+    Pending,
+    InProgress,
+}
+
+impl StartStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            StartStatus::Pending => "pending",
+            StartStatus::InProgress => "in_progress",
+        }
+    }
+}
+
+/// A complete tool call reaching execution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolStart {
+    pub call_id: String,
+    pub tool_name: String,
+    /// The complete arguments; always a JSON object.
+    pub raw_input: Value,
+    pub title: Option<String>,
+    pub kind: Option<String>,
+    pub locations: Vec<Location>,
+    pub status: StartStatus,
+}
+
+/// Terminal status of a tool result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultStatus {
+    Completed,
+    Failed,
+}
+
+impl ResultStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            ResultStatus::Completed => "completed",
+            ResultStatus::Failed => "failed",
+        }
+    }
+}
+
+/// The outcome of a tool run (spec §6.2 "Result").
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    pub status: ResultStatus,
+    /// `ToolCallContent` items, passed through.
+    pub content: Vec<Value>,
+    /// Sent as `rawOutput` only when present (spec §6.2: only when
+    /// `resultDisplay !== undefined`).
+    pub raw_output: Option<Value>,
+}
+
+fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+fn string_field(obj: &Map<String, Value>, key: &str, what: &str) -> Result<Option<String>> {
+    match field(obj, key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(invalid(format!("{what}: {key} must be a string"))),
+    }
+}
+
+fn required_string(obj: &Map<String, Value>, key: &str, what: &str) -> Result<String> {
+    string_field(obj, key, what)?.ok_or_else(|| invalid(format!("{what}: {key} is required")))
+}
+
+fn parse_object(json: &str, what: &str) -> Result<Map<String, Value>> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Object(obj)) => Ok(obj),
+        Ok(_) => Err(invalid(format!("{what}: expected an object"))),
+        Err(e) => Err(invalid(format!("{what}: invalid JSON: {e}"))),
+    }
+}
+
+impl ToolStart {
+    /// Parses `{callId, toolName, rawInput, title?, kind?, locations?,
+    /// status?}` (the JS `started()` argument, as JSON text).
+    pub fn from_json(json: &str) -> Result<ToolStart> {
+        const WHAT: &str = "started";
+        let obj = parse_object(json, WHAT)?;
+        let call_id = required_string(&obj, "callId", WHAT)?;
+        let tool_name = required_string(&obj, "toolName", WHAT)?;
+        let raw_input = match field(&obj, "rawInput") {
+            None => Value::Object(Map::new()),
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(_) => return Err(invalid("started: rawInput must be an object")),
+        };
+        let title = string_field(&obj, "title", WHAT)?;
+        let kind = string_field(&obj, "kind", WHAT)?;
+        let locations = match field(&obj, "locations") {
+            None => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(parse_location)
+                .collect::<Result<Vec<_>>>()?,
+            Some(_) => return Err(invalid("started: locations must be an array")),
+        };
+        let status = match string_field(&obj, "status", WHAT)?.as_deref() {
+            None | Some("in_progress") => StartStatus::InProgress,
+            Some("pending") => StartStatus::Pending,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "started: status must be 'pending' or 'in_progress', got {other:?}"
+                )))
+            }
+        };
+        Ok(ToolStart {
+            call_id,
+            tool_name,
+            raw_input,
+            title,
+            kind,
+            locations,
+            status,
+        })
+    }
+}
+
+fn parse_location(value: &Value) -> Result<Location> {
+    let Value::Object(obj) = value else {
+        return Err(invalid("started: each location must be an object"));
+    };
+    let path = required_string(obj, "path", "started: location")?;
+    let line = match field(obj, "line") {
+        None => None,
+        Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+            Some(n) => Some(n),
+            None => {
+                return Err(invalid(
+                    "started: location line must be a non-negative integer or null",
+                ))
+            }
+        },
+    };
+    Ok(Location { path, line })
+}
+
+impl ToolResult {
+    /// Parses `{status, content?, rawOutput?}` (the JS `finished()` result,
+    /// as JSON text; `rawOutput` is absent when it was `undefined`).
+    pub fn from_json(json: &str) -> Result<ToolResult> {
+        const WHAT: &str = "finished";
+        let obj = parse_object(json, WHAT)?;
+        let status = match string_field(&obj, "status", WHAT)?.as_deref() {
+            Some("completed") => ResultStatus::Completed,
+            Some("failed") => ResultStatus::Failed,
+            other => {
+                return Err(invalid(format!(
+                    "finished: status must be 'completed' or 'failed', got {other:?}"
+                )))
+            }
+        };
+        let content = match field(&obj, "content") {
+            None => Vec::new(),
+            Some(Value::Array(items)) if items.iter().all(Value::is_object) => items.clone(),
+            Some(_) => return Err(invalid("finished: content must be an array of objects")),
+        };
+        // `null` is a defined rawOutput; only an absent key means "none".
+        let raw_output = obj.get("rawOutput").cloned();
+        Ok(ToolResult {
+            status,
+            content,
+            raw_output,
+        })
+    }
+}
+
+fn check_call_id(call_id: &str, what: &str) -> Result<()> {
+    if call_id.is_empty() {
+        return Err(invalid(format!(
+            "{what}: callId must be a non-empty string"
+        )));
+    }
+    Ok(())
+}
+
+/// `_meta` of a tool frame, keys in the order of spec §6.2: `toolName`, then
+/// the preparing markers, then provenance.
+fn tool_meta(tool_name: &str, preparing: bool, discarded: bool) -> Value {
+    let mut meta = Map::new();
+    meta.insert("toolName".into(), tool_name.into());
+    if preparing {
+        meta.insert("phase".into(), "preparing".into());
+    }
+    if discarded {
+        meta.insert("preparationDiscarded".into(), true.into());
+    }
+    let p = tool_provenance(tool_name);
+    meta.insert("provenance".into(), p.provenance.into());
+    if let Some(server) = p.server_id {
+        meta.insert("serverId".into(), server.into());
+    }
+    Value::Object(meta)
+}
+
+fn text_content(text: &str) -> Value {
+    serde_json::json!({ "type": "content", "content": { "type": "text", "text": text } })
+}
+
+/// Spec §6.2 "Discarded preparation": no title, kind, rawInput or rawOutput.
+fn discarded_frame(call_id: &str, tool_name: &str) -> SessionUpdate {
+    let mut f = Map::new();
+    f.insert("sessionUpdate".into(), "tool_call_update".into());
+    f.insert("toolCallId".into(), call_id.into());
+    f.insert("status".into(), "failed".into());
+    f.insert("content".into(), Value::Array(Vec::new()));
+    f.insert("_meta".into(), tool_meta(tool_name, true, true));
+    Value::Object(f)
+}
+
+/// Spec §6.2 "Result" / "Error".
+fn result_frame(
+    call_id: &str,
+    tool_name: &str,
+    status: ResultStatus,
+    content: Vec<Value>,
+    raw_output: Option<Value>,
+) -> SessionUpdate {
+    let mut f = Map::new();
+    f.insert("sessionUpdate".into(), "tool_call_update".into());
+    f.insert("toolCallId".into(), call_id.into());
+    f.insert("status".into(), status.as_str().into());
+    f.insert("content".into(), Value::Array(content));
+    f.insert("_meta".into(), tool_meta(tool_name, false, false));
+    if let Some(raw) = raw_output {
+        f.insert("rawOutput".into(), raw);
+    }
+    Value::Object(f)
+}
+
+/// The cards of one ACP session.
+#[derive(Clone, Debug)]
+pub struct ToolCallCards {
+    suppressed_tools: Vec<String>,
+    /// Open cards in the order they were opened (few at a time, so a Vec).
+    open: Vec<OpenCard>,
+}
+
+impl Default for ToolCallCards {
+    fn default() -> Self {
+        ToolCallCards::new(None)
+    }
+}
+
+impl ToolCallCards {
+    /// `suppressed_tools: None` means [`DEFAULT_SUPPRESSED_TOOLS`]; an explicit
+    /// list replaces it.
+    pub fn new(suppressed_tools: Option<Vec<String>>) -> Self {
+        let suppressed_tools = suppressed_tools.unwrap_or_else(|| {
+            DEFAULT_SUPPRESSED_TOOLS
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        });
+        ToolCallCards {
+            suppressed_tools,
+            open: Vec::new(),
+        }
+    }
+
+    /// Spec §6.3: a suppressed tool never gets a card.
+    pub fn is_suppressed(&self, tool_name: &str) -> bool {
+        self.suppressed_tools.iter().any(|t| t == tool_name)
+    }
+
+    /// The phase of the open card for `call_id`, if one is open.
+    pub fn phase(&self, call_id: &str) -> Option<CardPhase> {
+        self.open
+            .iter()
+            .find(|c| c.call_id == call_id)
+            .map(|c| c.phase)
+    }
+
+    pub fn is_open(&self, call_id: &str) -> bool {
+        self.phase(call_id).is_some()
+    }
+
+    /// Ids of the open cards, in the order they were opened.
+    pub fn open_ids(&self) -> impl Iterator<Item = &str> {
+        self.open.iter().map(|c| c.call_id.as_str())
+    }
+
+    fn take(&mut self, call_id: &str) -> Option<OpenCard> {
+        let at = self.open.iter().position(|c| c.call_id == call_id)?;
+        Some(self.open.remove(at))
+    }
+
+    /// Spec §5.4 `emitStart` with `phase: 'preparing'`: a new `tool_call`,
+    /// `pending`, `rawInput: {}`. `None` for a suppressed tool or an id whose
+    /// card is already open (the tracker then suppresses it, spec §5.3).
+    pub fn preparing(
+        &mut self,
+        call_id: &str,
+        tool_name: &str,
+        title: Option<&str>,
+        kind: Option<&str>,
+    ) -> Result<Option<SessionUpdate>> {
+        check_call_id(call_id, "preparing")?;
+        if self.is_suppressed(tool_name) || self.is_open(call_id) {
+            return Ok(None);
+        }
+        self.open.push(OpenCard {
+            call_id: call_id.to_string(),
+            tool_name: tool_name.to_string(),
+            phase: CardPhase::Preparing,
+        });
+        let mut f = Map::new();
+        f.insert("sessionUpdate".into(), "tool_call".into());
+        f.insert("toolCallId".into(), call_id.into());
+        f.insert("status".into(), "pending".into());
+        f.insert("title".into(), title.unwrap_or(tool_name).into());
+        f.insert("content".into(), Value::Array(Vec::new()));
+        f.insert("locations".into(), Value::Array(Vec::new()));
+        f.insert("kind".into(), map_tool_kind(tool_name, kind).into());
+        // Never partial arguments (design: "It never contains partial
+        // arguments").
+        f.insert("rawInput".into(), Value::Object(Map::new()));
+        f.insert("_meta".into(), tool_meta(tool_name, true, false));
+        Ok(Some(Value::Object(f)))
+    }
+
+    /// Spec §5.4 step 3 / §6.2 "Execution start": a `tool_call_update` with
+    /// the full field set when the card is open (prepared), else a new
+    /// `tool_call`. `None` for a suppressed tool without an open card (§6.3:
+    /// execution start is skipped for TodoWrite).
+    ///
+    /// Deviation: Qwen sends a second `tool_call` when an unprepared id is
+    /// started twice; the ledger knows that card is open and sends an update.
+    pub fn started(&mut self, start: &ToolStart) -> Result<Option<SessionUpdate>> {
+        check_call_id(&start.call_id, "started")?;
+        if !start.raw_input.is_object() {
+            return Err(invalid("started: rawInput must be an object"));
+        }
+        // Suppression only stops a card from being opened; an open card (a
+        // preparation whose complete call came back under a suppressed name)
+        // must still be addressed, or it would stay pending forever.
+        if self.is_suppressed(&start.tool_name) && !self.is_open(&start.call_id) {
+            return Ok(None);
+        }
+        let update = match self.open.iter_mut().find(|c| c.call_id == start.call_id) {
+            Some(card) => {
+                card.phase = CardPhase::Started;
+                true
+            }
+            None => {
+                self.open.push(OpenCard {
+                    call_id: start.call_id.clone(),
+                    tool_name: start.tool_name.clone(),
+                    phase: CardPhase::Started,
+                });
+                false
+            }
+        };
+        let locations = start
+            .locations
+            .iter()
+            .map(|l| {
+                let mut m = Map::new();
+                m.insert("path".into(), l.path.clone().into());
+                m.insert("line".into(), l.line.map_or(Value::Null, Value::from));
+                Value::Object(m)
+            })
+            .collect();
+        let mut f = Map::new();
+        f.insert(
+            "sessionUpdate".into(),
+            if update {
+                "tool_call_update"
+            } else {
+                "tool_call"
+            }
+            .into(),
+        );
+        f.insert("toolCallId".into(), start.call_id.clone().into());
+        f.insert("status".into(), start.status.as_str().into());
+        f.insert(
+            "title".into(),
+            start.title.as_deref().unwrap_or(&start.tool_name).into(),
+        );
+        f.insert("content".into(), Value::Array(Vec::new()));
+        f.insert("locations".into(), Value::Array(locations));
+        f.insert(
+            "kind".into(),
+            map_tool_kind(&start.tool_name, start.kind.as_deref()).into(),
+        );
+        f.insert("rawInput".into(), start.raw_input.clone());
+        f.insert("_meta".into(), tool_meta(&start.tool_name, false, false));
+        Ok(Some(Value::Object(f)))
+    }
+
+    /// Spec §6.2 "Result": the terminal `tool_call_update`. `None` when no
+    /// card is open for the id (never an update the client cannot place),
+    /// which is always the case for suppressed tools: TodoWrite sends a
+    /// `plan` instead (see [`plan_update`]).
+    pub fn finished(
+        &mut self,
+        call_id: &str,
+        tool_name: &str,
+        result: ToolResult,
+    ) -> Result<Option<SessionUpdate>> {
+        check_call_id(call_id, "finished")?;
+        if self.take(call_id).is_none() {
+            return Ok(None);
+        }
+        Ok(Some(result_frame(
+            call_id,
+            tool_name,
+            result.status,
+            result.content,
+            result.raw_output,
+        )))
+    }
+
+    /// Spec §5.4 `emitPreparationDiscarded` / §6.2 "Discarded preparation".
+    /// A no-op for ids without an open card, so for suppressed tools too.
+    pub fn discarded(&mut self, call_id: &str, tool_name: &str) -> Result<Option<SessionUpdate>> {
+        check_call_id(call_id, "discarded")?;
+        if self.take(call_id).is_none() {
+            return Ok(None);
+        }
+        Ok(Some(discarded_frame(call_id, tool_name)))
+    }
+
+    /// Terminal frames for every open card, in the order they were opened
+    /// (end of turn, cancel). A card still preparing is discarded (its call
+    /// never reached execution); a started one fails with `message`.
+    pub fn close_all(&mut self, message: Option<&str>) -> Vec<SessionUpdate> {
+        let message = message.unwrap_or(DEFAULT_CLOSE_MESSAGE);
+        std::mem::take(&mut self.open)
+            .into_iter()
+            .map(|card| match card.phase {
+                CardPhase::Preparing => discarded_frame(&card.call_id, &card.tool_name),
+                CardPhase::Started => result_frame(
+                    &card.call_id,
+                    &card.tool_name,
+                    ResultStatus::Failed,
+                    vec![text_content(message)],
+                    None,
+                ),
+            })
+            .collect()
+    }
+}
+
+/// `normalizeTodos`: keep objects with a string `content` and a plan status.
+fn normalize_todos(values: &[Value]) -> Vec<(String, String)> {
+    values
+        .iter()
+        .filter_map(|v| {
+            let obj = v.as_object()?;
+            let content = obj.get("content")?.as_str()?;
+            let status = obj.get("status")?.as_str()?;
+            matches!(status, "pending" | "in_progress" | "completed")
+                .then(|| (content.to_string(), status.to_string()))
+        })
+        .collect()
+}
+
+fn todos_from_display(display: &Value) -> Option<Vec<(String, String)>> {
+    let todo_list = |v: &Value| -> Option<Option<Vec<(String, String)>>> {
+        let obj = v.as_object()?;
+        (obj.get("type")?.as_str()? == "todo_list").then(|| {
+            obj.get("todos")
+                .and_then(Value::as_array)
+                .map(|t| normalize_todos(t))
+        })
+    };
+    match display {
+        Value::String(text) => {
+            let parsed: Value = serde_json::from_str(text).ok()?;
+            todo_list(&parsed).flatten()
+        }
+        other => todo_list(other).flatten(),
+    }
+}
+
+/// Spec §6.3 TodoWrite success: the `plan` update that replaces the card.
+/// Todos come from a `{type:'todo_list', todos}` result display (object or
+/// JSON text), else from `args.todos`; the plan is sent when todos were
+/// found, or empty when `args.todos` is an array; otherwise `None`.
+pub fn plan_update(args: Option<&Value>, result_display: Option<&Value>) -> Option<SessionUpdate> {
+    let args_todos = args.and_then(|a| a.get("todos")).and_then(Value::as_array);
+    let todos = result_display
+        .and_then(todos_from_display)
+        .or_else(|| args_todos.map(|t| normalize_todos(t)));
+    let entries = match todos {
+        Some(todos) if !todos.is_empty() => todos,
+        _ if args_todos.is_some() => Vec::new(),
+        _ => return None,
+    };
+    let entries = entries
+        .into_iter()
+        .map(|(content, status)| {
+            let mut e = Map::new();
+            e.insert("content".into(), content.into());
+            e.insert("priority".into(), "medium".into());
+            e.insert("status".into(), status.into());
+            Value::Object(e)
+        })
+        .collect();
+    let mut f = Map::new();
+    f.insert("sessionUpdate".into(), "plan".into());
+    f.insert("entries".into(), Value::Array(entries));
+    Some(Value::Object(f))
+}

@@ -1,0 +1,673 @@
+//! The card ledger: spec §6.2 frame shapes and the applicable rows of the
+//! `tool-call-emitter.test.ts` table (spec §8.3), plus the ledger's own
+//! "no update without an open card" rule.
+
+use serde_json::{json, Value};
+use toolcall_stream_core::acp::{
+    map_tool_kind, plan_update, tool_provenance, CardPhase, Location, ResultStatus, StartStatus,
+    ToolCallCards, ToolResult, ToolStart,
+};
+
+/// Equality including key order (the wire order of spec §6.2).
+fn assert_frame(actual: Option<Value>, expected: Value) {
+    let actual = actual.expect("a frame");
+    assert_eq!(actual.to_string(), expected.to_string());
+}
+
+fn start(call_id: &str, tool_name: &str, raw_input: Value) -> ToolStart {
+    ToolStart {
+        call_id: call_id.into(),
+        tool_name: tool_name.into(),
+        raw_input,
+        title: None,
+        kind: None,
+        locations: Vec::new(),
+        status: StartStatus::InProgress,
+    }
+}
+
+fn result(status: ResultStatus, content: Vec<Value>, raw_output: Option<Value>) -> ToolResult {
+    ToolResult {
+        status,
+        content,
+        raw_output,
+    }
+}
+
+fn text(t: &str) -> Value {
+    json!({"type": "content", "content": {"type": "text", "text": t}})
+}
+
+// ---- emitStart ----
+
+#[test]
+fn should_emit_tool_call_update_with_basic_params_when_tool_not_in_registry() {
+    let mut cards = ToolCallCards::default();
+    let mut s = start("call-123", "unknown_tool", json!({"arg1": "value1"}));
+    s.status = StartStatus::Pending;
+    assert_frame(
+        cards.started(&s).unwrap(),
+        json!({"sessionUpdate": "tool_call", "toolCallId": "call-123", "status": "pending",
+               "title": "unknown_tool", "content": [], "locations": [], "kind": "other",
+               "rawInput": {"arg1": "value1"},
+               "_meta": {"toolName": "unknown_tool", "provenance": "builtin"}}),
+    );
+}
+
+#[test]
+fn should_emit_tool_call_with_resolved_metadata_when_tool_is_in_registry() {
+    let mut cards = ToolCallCards::default();
+    let mut s = start("call-1", "edit_file", json!({"path": "/test/file.ts"}));
+    s.title = Some("edit_file: Test tool description".into());
+    s.kind = Some("edit".into());
+    s.locations = vec![Location {
+        path: "/test/file.ts".into(),
+        line: Some(10),
+    }];
+    let frame = cards.started(&s).unwrap().unwrap();
+    assert_eq!(frame["title"], "edit_file: Test tool description");
+    assert_eq!(
+        frame["locations"],
+        json!([{"path": "/test/file.ts", "line": 10}])
+    );
+    assert_eq!(frame["kind"], "edit");
+    assert_eq!(frame["status"], "in_progress");
+}
+
+#[test]
+fn should_skip_emit_for_todo_write_tool() {
+    let mut cards = ToolCallCards::default();
+    assert_eq!(
+        cards
+            .started(&start("c", "todo_write", json!({"todos": []})))
+            .unwrap(),
+        None
+    );
+    assert!(!cards.is_open("c"));
+}
+
+#[test]
+fn should_handle_empty_args() {
+    let mut cards = ToolCallCards::default();
+    let frame = cards
+        .started(&start("c", "read_file", json!({})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(frame["rawInput"], json!({}));
+}
+
+#[test]
+fn should_fall_back_to_defaults_when_tool_is_unknown() {
+    let mut cards = ToolCallCards::default();
+    let frame = cards
+        .started(&start("c", "mystery", json!({"a": 1})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(frame["title"], "mystery");
+    assert_eq!(frame["locations"], json!([]));
+    assert_eq!(frame["kind"], "other");
+}
+
+#[test]
+fn should_map_undefined_line_to_null_in_locations() {
+    let mut cards = ToolCallCards::default();
+    let mut s = start("c", "read_file", json!({}));
+    s.locations = vec![Location {
+        path: "/a".into(),
+        line: None,
+    }];
+    let frame = cards.started(&s).unwrap().unwrap();
+    assert_eq!(frame["locations"], json!([{"path": "/a", "line": null}]));
+}
+
+// ---- tool preparation lifecycle ----
+
+#[test]
+fn emits_a_preparing_tool_call_without_partial_input() {
+    let mut cards = ToolCallCards::default();
+    assert_frame(
+        cards.preparing("call-1", "read_file", None, None).unwrap(),
+        json!({"sessionUpdate": "tool_call", "toolCallId": "call-1", "status": "pending",
+               "title": "read_file", "content": [], "locations": [], "kind": "other",
+               "rawInput": {},
+               "_meta": {"toolName": "read_file", "phase": "preparing", "provenance": "builtin"}}),
+    );
+    assert_eq!(cards.phase("call-1"), Some(CardPhase::Preparing));
+}
+
+#[test]
+fn preparing_uses_the_described_title_and_kind() {
+    let mut cards = ToolCallCards::default();
+    let frame = cards
+        .preparing("c", "read_file", Some("ReadFile"), Some("read"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(frame["title"], "ReadFile");
+    assert_eq!(frame["kind"], "read");
+}
+
+#[test]
+fn suppresses_duplicate_preparing_frames_for_the_same_call_id() {
+    let mut cards = ToolCallCards::default();
+    assert!(cards
+        .preparing("call-1", "read_file", None, None)
+        .unwrap()
+        .is_some());
+    assert_eq!(
+        cards.preparing("call-1", "read_file", None, None).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn updates_the_prepared_tool_call_when_execution_starts() {
+    let mut cards = ToolCallCards::default();
+    let first = cards
+        .preparing("call-1", "read_file", None, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(first["sessionUpdate"], "tool_call");
+    let mut s = start("call-1", "read_file", json!({"file_path": "README.md"}));
+    s.title = Some("ReadFile: README.md".into());
+    s.kind = Some("read".into());
+    assert_frame(
+        cards.started(&s).unwrap(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "in_progress",
+               "title": "ReadFile: README.md", "content": [], "locations": [], "kind": "read",
+               "rawInput": {"file_path": "README.md"},
+               "_meta": {"toolName": "read_file", "provenance": "builtin"}}),
+    );
+    assert_eq!(cards.phase("call-1"), Some(CardPhase::Started));
+}
+
+#[test]
+fn emits_a_protocol_valid_discarded_preparation_terminal_update() {
+    let mut cards = ToolCallCards::default();
+    cards
+        .preparing("call-1", "mcp__filesystem__read_file", None, None)
+        .unwrap();
+    assert_frame(
+        cards
+            .discarded("call-1", "mcp__filesystem__read_file")
+            .unwrap(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "failed",
+               "content": [],
+               "_meta": {"toolName": "mcp__filesystem__read_file", "phase": "preparing",
+                         "preparationDiscarded": true, "provenance": "mcp", "serverId": "filesystem"}}),
+    );
+    assert!(!cards.is_open("call-1"));
+}
+
+#[test]
+fn clears_prepared_state_after_terminal_result() {
+    let mut cards = ToolCallCards::default();
+    cards.preparing("call-1", "read_file", None, None).unwrap();
+    cards
+        .finished(
+            "call-1",
+            "read_file",
+            result(ResultStatus::Completed, vec![], None),
+        )
+        .unwrap();
+    let again = cards
+        .preparing("call-1", "read_file", None, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(again["sessionUpdate"], "tool_call");
+}
+
+#[test]
+fn clears_prepared_state_after_terminal_error() {
+    let mut cards = ToolCallCards::default();
+    cards.preparing("call-1", "read_file", None, None).unwrap();
+    cards
+        .finished(
+            "call-1",
+            "read_file",
+            result(ResultStatus::Failed, vec![text("boom")], None),
+        )
+        .unwrap();
+    let again = cards
+        .preparing("call-1", "read_file", None, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(again["sessionUpdate"], "tool_call");
+}
+
+#[test]
+fn suppresses_preparation_lifecycle_frames_for_todo_write() {
+    let mut cards = ToolCallCards::default();
+    assert_eq!(
+        cards.preparing("call-1", "todo_write", None, None).unwrap(),
+        None
+    );
+    assert_eq!(cards.discarded("call-1", "todo_write").unwrap(), None);
+    assert_eq!(
+        cards
+            .finished(
+                "call-1",
+                "todo_write",
+                result(ResultStatus::Completed, vec![], None)
+            )
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn custom_suppressed_tools_replace_the_default() {
+    let mut cards = ToolCallCards::new(Some(vec!["secret".into()]));
+    assert_eq!(cards.preparing("a", "secret", None, None).unwrap(), None);
+    assert!(cards
+        .preparing("b", "todo_write", None, None)
+        .unwrap()
+        .is_some());
+}
+
+// ---- emitResult / emitError ----
+
+#[test]
+fn should_emit_tool_call_update_with_completed_status_on_success() {
+    let mut cards = ToolCallCards::default();
+    cards
+        .started(&start("call-1", "read_file", json!({})))
+        .unwrap();
+    assert_frame(
+        cards
+            .finished(
+                "call-1",
+                "read_file",
+                result(ResultStatus::Completed, vec![text("ok")], Some(json!("ok"))),
+            )
+            .unwrap(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed",
+               "content": [text("ok")],
+               "_meta": {"toolName": "read_file", "provenance": "builtin"}, "rawOutput": "ok"}),
+    );
+}
+
+#[test]
+fn should_emit_tool_call_update_with_failed_status_on_failure_without_raw_output() {
+    let mut cards = ToolCallCards::default();
+    cards
+        .started(&start("call-1", "read_file", json!({})))
+        .unwrap();
+    assert_frame(
+        cards
+            .finished(
+                "call-1",
+                "read_file",
+                result(
+                    ResultStatus::Failed,
+                    vec![text("Something went wrong")],
+                    None,
+                ),
+            )
+            .unwrap(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "failed",
+               "content": [text("Something went wrong")],
+               "_meta": {"toolName": "read_file", "provenance": "builtin"}}),
+    );
+}
+
+#[test]
+fn should_handle_diff_display_format() {
+    let mut cards = ToolCallCards::default();
+    cards.started(&start("c", "write_file", json!({}))).unwrap();
+    let diff = json!({"type": "diff", "path": "/a", "oldText": "", "newText": "x"});
+    let display = json!({"fileName": "a", "newContent": "x"});
+    let frame = cards
+        .finished(
+            "c",
+            "write_file",
+            result(
+                ResultStatus::Completed,
+                vec![diff.clone()],
+                Some(display.clone()),
+            ),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(frame["content"], json!([diff]));
+    assert_eq!(frame["rawOutput"], display);
+}
+
+#[test]
+fn should_handle_empty_message_parts() {
+    let mut cards = ToolCallCards::default();
+    cards.started(&start("c", "read_file", json!({}))).unwrap();
+    assert_frame(
+        cards
+            .finished(
+                "c",
+                "read_file",
+                result(ResultStatus::Completed, vec![], None),
+            )
+            .unwrap(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "completed", "content": [],
+               "_meta": {"toolName": "read_file", "provenance": "builtin"}}),
+    );
+}
+
+#[test]
+fn a_null_raw_output_is_still_sent() {
+    let mut cards = ToolCallCards::default();
+    cards.started(&start("c", "read_file", json!({}))).unwrap();
+    let frame = cards
+        .finished(
+            "c",
+            "read_file",
+            ToolResult::from_json(r#"{"status":"completed","rawOutput":null}"#).unwrap(),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(frame.get("rawOutput"), Some(&Value::Null));
+}
+
+#[test]
+fn provenance_is_stamped_on_start_result_and_error() {
+    let mut cards = ToolCallCards::default();
+    let name = "mcp__github__create_issue";
+    let s = cards
+        .started(&start("a", name, json!({})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        s["_meta"],
+        json!({"toolName": name, "provenance": "mcp", "serverId": "github"})
+    );
+    let r = cards
+        .finished("a", name, result(ResultStatus::Completed, vec![], None))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        r["_meta"],
+        json!({"toolName": name, "provenance": "mcp", "serverId": "github"})
+    );
+    cards.started(&start("b", name, json!({}))).unwrap();
+    let e = cards
+        .finished(
+            "b",
+            name,
+            result(ResultStatus::Failed, vec![text("x")], None),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(e["_meta"]["serverId"], "github");
+}
+
+// ---- the ledger's own rules ----
+
+#[test]
+fn no_update_is_built_for_an_id_without_an_open_card() {
+    let mut cards = ToolCallCards::default();
+    assert_eq!(
+        cards
+            .finished(
+                "nope",
+                "read_file",
+                result(ResultStatus::Completed, vec![], None)
+            )
+            .unwrap(),
+        None
+    );
+    assert_eq!(cards.discarded("nope", "read_file").unwrap(), None);
+    cards.preparing("a", "read_file", None, None).unwrap();
+    cards.discarded("a", "read_file").unwrap();
+    // A second terminal frame for the same card is refused too.
+    assert_eq!(cards.discarded("a", "read_file").unwrap(), None);
+    assert_eq!(
+        cards
+            .finished("a", "read_file", result(ResultStatus::Failed, vec![], None))
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn starting_an_open_unprepared_card_again_is_an_update() {
+    let mut cards = ToolCallCards::default();
+    let mut s = start("a", "read_file", json!({"p": 1}));
+    s.status = StartStatus::Pending;
+    assert_eq!(
+        cards.started(&s).unwrap().unwrap()["sessionUpdate"],
+        "tool_call"
+    );
+    s.status = StartStatus::InProgress;
+    let again = cards.started(&s).unwrap().unwrap();
+    assert_eq!(again["sessionUpdate"], "tool_call_update");
+    assert_eq!(again["status"], "in_progress");
+}
+
+#[test]
+fn a_prepared_card_whose_call_comes_back_under_a_suppressed_name_still_ends() {
+    // Found by the property test: suppression stops a card from opening, but
+    // never leaves an open one without its terminal frame.
+    let mut cards = ToolCallCards::default();
+    cards.preparing("c", "write_file", None, None).unwrap();
+    let s = cards
+        .started(&start("c", "todo_write", json!({"todos": []})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(s["sessionUpdate"], "tool_call_update");
+    let r = cards
+        .finished(
+            "c",
+            "todo_write",
+            result(ResultStatus::Completed, vec![], None),
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(r["status"], "completed");
+    assert!(!cards.is_open("c"));
+}
+
+#[test]
+fn close_all_ends_every_open_card_in_opening_order() {
+    let mut cards = ToolCallCards::default();
+    cards.preparing("p", "mcp__fs__read", None, None).unwrap();
+    cards
+        .started(&start("s", "shell", json!({"cmd": "ls"})))
+        .unwrap();
+    cards.preparing("done", "read_file", None, None).unwrap();
+    cards.discarded("done", "read_file").unwrap();
+    let frames = cards.close_all(None);
+    assert_eq!(frames.len(), 2);
+    assert_eq!(
+        frames[0].to_string(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "p", "status": "failed", "content": [],
+               "_meta": {"toolName": "mcp__fs__read", "phase": "preparing", "preparationDiscarded": true,
+                         "provenance": "mcp", "serverId": "fs"}})
+        .to_string()
+    );
+    assert_eq!(
+        frames[1].to_string(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "s", "status": "failed",
+               "content": [text("Tool execution was cancelled")],
+               "_meta": {"toolName": "shell", "provenance": "builtin"}})
+        .to_string()
+    );
+    assert!(cards.close_all(None).is_empty());
+    assert_eq!(cards.open_ids().count(), 0);
+}
+
+#[test]
+fn bad_input_is_an_invalid_argument_error() {
+    let mut cards = ToolCallCards::default();
+    let err = cards.preparing("", "read_file", None, None).unwrap_err();
+    assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
+    assert!(cards.started(&start("", "x", json!({}))).is_err());
+    assert!(cards.started(&start("a", "x", json!([1]))).is_err());
+    for bad in [
+        "not json",
+        "[]",
+        r#"{"toolName":"x"}"#,
+        r#"{"callId":"a","toolName":"x","rawInput":"s"}"#,
+        r#"{"callId":"a","toolName":"x","locations":[{"line":1}]}"#,
+        r#"{"callId":"a","toolName":"x","locations":[{"path":"/a","line":-1}]}"#,
+        r#"{"callId":"a","toolName":"x","status":"completed"}"#,
+    ] {
+        assert_eq!(
+            ToolStart::from_json(bad).unwrap_err().code.as_str(),
+            "INVALID_ARGUMENT",
+            "{bad}"
+        );
+    }
+    for bad in [
+        r#"{"status":"done"}"#,
+        r#"{"status":"failed","content":{}}"#,
+        r#"{"status":"failed","content":[1]}"#,
+    ] {
+        assert!(ToolResult::from_json(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn tool_start_from_json_reads_every_field() {
+    let s = ToolStart::from_json(
+        r#"{"callId":"a","toolName":"t","rawInput":{"z":1,"a":2},"title":"T","kind":"read",
+            "locations":[{"path":"/p","line":3},{"path":"/q"}],"status":"pending"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        s.raw_input.to_string(),
+        r#"{"z":1,"a":2}"#,
+        "argument key order is kept"
+    );
+    assert_eq!(s.title.as_deref(), Some("T"));
+    assert_eq!(
+        s.locations,
+        vec![
+            Location {
+                path: "/p".into(),
+                line: Some(3)
+            },
+            Location {
+                path: "/q".into(),
+                line: None
+            }
+        ]
+    );
+    assert_eq!(s.status, StartStatus::Pending);
+}
+
+// ---- TodoWrite → plan (spec §6.3) ----
+
+#[test]
+fn todo_write_emits_plan_update_from_result_display() {
+    let display = json!({"type": "todo_list", "todos": [
+        {"id": "1", "content": "a", "status": "pending"},
+        {"id": "2", "content": "b", "status": "completed"}]});
+    assert_frame(
+        plan_update(Some(&json!({"todos": []})), Some(&display)),
+        json!({"sessionUpdate": "plan", "entries": [
+            {"content": "a", "priority": "medium", "status": "pending"},
+            {"content": "b", "priority": "medium", "status": "completed"}]}),
+    );
+}
+
+#[test]
+fn todo_write_uses_args_as_fallback() {
+    let args = json!({"todos": [{"content": "x", "status": "in_progress"}]});
+    let frame = plan_update(Some(&args), Some(&Value::Null)).unwrap();
+    assert_eq!(
+        frame["entries"],
+        json!([{"content": "x", "priority": "medium", "status": "in_progress"}])
+    );
+}
+
+#[test]
+fn todo_write_reads_a_json_text_display() {
+    let display = json!(r#"{"type":"todo_list","todos":[{"content":"s","status":"pending"}]}"#);
+    assert_eq!(
+        plan_update(None, Some(&display)).unwrap()["entries"][0]["content"],
+        "s"
+    );
+}
+
+#[test]
+fn todo_write_emits_nothing_without_todos() {
+    assert_eq!(
+        plan_update(None, Some(&json!({"type": "todo_list", "todos": []}))),
+        None
+    );
+    assert_eq!(plan_update(None, Some(&json!("plain text result"))), None);
+    assert_eq!(plan_update(None, None), None);
+}
+
+#[test]
+fn todo_write_emits_empty_plan_when_args_had_todos_but_result_has_none() {
+    let args = json!({"todos": [{"content": "x", "status": "pending"}]});
+    assert_frame(
+        plan_update(
+            Some(&args),
+            Some(&json!({"type": "todo_list", "todos": []})),
+        ),
+        json!({"sessionUpdate": "plan", "entries": []}),
+    );
+    assert_frame(
+        plan_update(Some(&json!({"todos": []})), None),
+        json!({"sessionUpdate": "plan", "entries": []}),
+    );
+}
+
+#[test]
+fn todo_write_skips_entries_that_are_not_plan_entries() {
+    let args = json!({"todos": [{"content": 1, "status": "pending"}, {"content": "ok", "status": "weird"},
+                                 {"content": "keep", "status": "completed"}, "str"]});
+    let frame = plan_update(Some(&args), None).unwrap();
+    assert_eq!(
+        frame["entries"],
+        json!([{"content": "keep", "priority": "medium", "status": "completed"}])
+    );
+}
+
+// ---- mapToolKind / resolveToolProvenance ----
+
+#[test]
+fn should_map_all_kind_values_correctly() {
+    for (kind, acp) in [
+        ("read", "read"),
+        ("edit", "edit"),
+        ("delete", "delete"),
+        ("move", "move"),
+        ("search", "search"),
+        ("execute", "execute"),
+        ("think", "think"),
+        ("fetch", "fetch"),
+        ("agent", "other"),
+        ("other", "other"),
+        ("bogus", "other"),
+    ] {
+        assert_eq!(map_tool_kind("some_tool", Some(kind)), acp, "{kind}");
+    }
+    assert_eq!(map_tool_kind("some_tool", None), "other");
+}
+
+#[test]
+fn should_map_plan_mode_tools_to_switch_mode_kind() {
+    assert_eq!(
+        map_tool_kind("exit_plan_mode", Some("think")),
+        "switch_mode"
+    );
+    assert_eq!(map_tool_kind("enter_plan_mode", None), "switch_mode");
+    assert_eq!(map_tool_kind("other_tool", Some("think")), "think");
+}
+
+#[test]
+fn resolve_tool_provenance() {
+    let p = |n| {
+        let p = tool_provenance(n);
+        (p.provenance, p.server_id)
+    };
+    assert_eq!(p("shell"), ("builtin", None));
+    assert_eq!(p("read_file"), ("builtin", None));
+    assert_eq!(p("mcp__filesystem__read"), ("mcp", Some("filesystem")));
+    assert_eq!(
+        p("mcp__playwright__take_screenshot"),
+        ("mcp", Some("playwright"))
+    );
+    assert_eq!(p("mcp__just_one"), ("builtin", None));
+    assert_eq!(p("mcp____read"), ("builtin", None));
+    assert_eq!(p("mcp__srv__a__b"), ("mcp", Some("srv")));
+}

@@ -1,0 +1,177 @@
+//! `ToolCallPreparationTracker` (spec §5.3) against the ledger: the rows of
+//! `tool-call-preparation-tracker.test.ts` (spec §8.2) and the discard table
+//! of spec §5.5.
+
+use serde_json::Value;
+use toolcall_stream_core::acp::{Preparation, PreparationTracker, ToolCallCards};
+
+fn ids(frames: &[Value]) -> Vec<(String, String)> {
+    frames
+        .iter()
+        .map(|f| {
+            (
+                f["toolCallId"].as_str().unwrap().to_string(),
+                f["_meta"]["toolName"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pair(a: &str, b: &str) -> (String, String) {
+    (a.to_string(), b.to_string())
+}
+
+#[test]
+fn emits_a_preparation_once_and_does_not_discard_it_after_resolution() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    let preps = [Preparation::new("call-1", "read_file")];
+    let first = t.observe(&mut cards, &preps).unwrap();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0]["status"], "pending");
+    assert_eq!(first[0]["rawInput"], serde_json::json!({}));
+    assert_eq!(first[0]["_meta"]["phase"], "preparing");
+    assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
+    t.resolve([Some("call-1")]);
+    assert!(t.discard(&mut cards, false).unwrap().is_empty());
+    assert!(cards.is_open("call-1"), "the card waits for execution");
+}
+
+#[test]
+fn discards_every_unresolved_preparation_exactly_once() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    t.observe(
+        &mut cards,
+        &[
+            Preparation::new("call-1", "read_file"),
+            Preparation::new("call-2", "shell"),
+        ],
+    )
+    .unwrap();
+    let frames = t.discard(&mut cards, false).unwrap();
+    assert_eq!(
+        ids(&frames),
+        vec![pair("call-1", "read_file"), pair("call-2", "shell")]
+    );
+    for f in &frames {
+        assert_eq!(f["status"], "failed");
+        assert_eq!(f["_meta"]["preparationDiscarded"], true);
+    }
+    assert!(t.discard(&mut cards, false).unwrap().is_empty());
+}
+
+#[test]
+fn discards_a_resolved_preparation_when_the_stream_attempt_is_abandoned() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    t.observe(&mut cards, &[Preparation::new("call-1", "read_file")])
+        .unwrap();
+    t.resolve([Some("call-1")]);
+    assert_eq!(
+        ids(&t.discard(&mut cards, true).unwrap()),
+        vec![pair("call-1", "read_file")]
+    );
+}
+
+#[test]
+fn keeps_preparations_unresolved_for_missing_or_empty_function_call_ids() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    t.observe(&mut cards, &[Preparation::new("call-1", "read_file")])
+        .unwrap();
+    t.resolve([None, Some("")]);
+    assert_eq!(
+        ids(&t.discard(&mut cards, false).unwrap()),
+        vec![pair("call-1", "read_file")]
+    );
+}
+
+#[test]
+fn does_not_retry_a_preparation_when_the_emitter_suppresses_its_start() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    let preps = [Preparation::new("call-1", "todo_write")];
+    assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
+    assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+}
+
+#[test]
+fn a_preparation_whose_card_is_already_open_stays_suppressed_across_discard() {
+    let mut cards = ToolCallCards::default();
+    cards.preparing("call-1", "read_file", None, None).unwrap();
+    let mut t = PreparationTracker::new();
+    let preps = [Preparation::new("call-1", "read_file")];
+    assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
+    assert!(
+        t.discard(&mut cards, true).unwrap().is_empty(),
+        "not this tracker's card"
+    );
+    cards.discarded("call-1", "read_file").unwrap();
+    // spec §5.3: suppressed is not cleared by discard, so no retry.
+    assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
+}
+
+#[test]
+fn retry_discards_then_the_replacement_attempt_prepares_the_same_id_again() {
+    // spec §5.5 / §6.9.1: a discarded card can come back with the same id.
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    let preps = [Preparation::new("call-1", "write_file")];
+    t.observe(&mut cards, &preps).unwrap();
+    t.resolve([Some("call-1")]);
+    assert_eq!(t.discard(&mut cards, true).unwrap().len(), 1);
+    let again = t.observe(&mut cards, &preps).unwrap();
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0]["sessionUpdate"], "tool_call");
+}
+
+#[test]
+fn normal_end_keeps_resolved_cards_open_for_execution_and_discards_the_rest() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    t.observe(
+        &mut cards,
+        &[
+            Preparation::new("a", "read_file"),
+            Preparation::new("b", "read_file"),
+        ],
+    )
+    .unwrap();
+    t.resolve([Some("a")]);
+    assert_eq!(
+        ids(&t.discard(&mut cards, false).unwrap()),
+        vec![pair("b", "read_file")]
+    );
+    assert!(cards.is_open("a"));
+    assert!(!cards.is_open("b"));
+}
+
+#[test]
+fn a_card_finished_elsewhere_is_not_discarded() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    t.observe(&mut cards, &[Preparation::new("a", "read_file")])
+        .unwrap();
+    assert_eq!(cards.close_all(None).len(), 1);
+    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+}
+
+#[test]
+fn an_invalid_batch_opens_no_card() {
+    let mut cards = ToolCallCards::default();
+    let mut t = PreparationTracker::new();
+    let err = t
+        .observe(
+            &mut cards,
+            &[
+                Preparation::new("a", "read_file"),
+                Preparation::new("", "x"),
+            ],
+        )
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
+    assert_eq!(cards.open_ids().count(), 0);
+    assert_eq!(t.pending_ids().count(), 0);
+}
