@@ -1,0 +1,136 @@
+// The embedded loopback provider: a real HTTP server on 127.0.0.1 that speaks
+// the Anthropic Messages API (POST /v1/messages) and the OpenAI chat
+// completions API (POST /v1/chat/completions), both streaming, and replays the
+// recorded scenarios (scenarios.mjs) with realistic pacing (wire.mjs).
+//
+// A request is matched to a scenario by its last user text, to a turn by the
+// number of assistant messages after that text, and to an attempt by how many
+// identical requests came before it (so a retry gets the next attempt).
+import http from 'node:http';
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { scenarios as defaultScenarios, prng } from './scenarios.mjs';
+import { renderAnthropic, renderOpenAI } from './wire.mjs';
+
+/** The last user message that is text (not a tool result), and the turn after it. */
+function locate(messages, providerKind) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'user') continue;
+    let text;
+    if (typeof m.content === 'string') text = m.content;
+    else if (Array.isArray(m.content)) {
+      const texts = m.content.filter((b) => b.type === 'text').map((b) => b.text);
+      if (texts.length > 0) text = texts.join('\n');
+      else if (providerKind === 'anthropic') continue; // tool_result turn
+    }
+    if (text === undefined) continue;
+    const turn = messages.slice(i + 1).filter((x) => x.role === 'assistant').length;
+    return { text, turn };
+  }
+  return { text: '', turn: 0 };
+}
+
+const fallbackAttempt = (text) => ({ blocks: [{ type: 'text', text }], stop: 'end_turn' });
+
+/**
+ * @param {{speed?: number, splitFrames?: boolean, scenarios?: object}} options
+ *   speed divides every delay (tests use ~20); splitFrames writes some SSE frames
+ *   in two TCP writes at an arbitrary byte (possibly inside a UTF-8 sequence).
+ * @returns {Promise<{url: string, events: EventEmitter, requests: object[], close(): Promise<void>}>}
+ *   events: 'request' (record) and 'frame' ({record, note, at}) for every paced write.
+ */
+export async function startProvider({ speed = 1, splitFrames = true, scenarios = defaultScenarios } = {}) {
+  const events = new EventEmitter();
+  const requests = [];
+  const attemptsByKey = new Map();
+  const sockets = new Set();
+
+  const server = http.createServer(async (req, res) => {
+    const kind = req.url.endsWith('/messages') ? 'anthropic' : req.url.endsWith('/chat/completions') ? 'openai' : null;
+    if (req.method !== 'POST' || !kind) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    let body;
+    try {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      res.writeHead(400).end('{"error":{"message":"invalid JSON body"}}');
+      return;
+    }
+    const messages = body.messages ?? [];
+    const { text, turn } = locate(messages, kind);
+    const key = createHash('sha256').update(JSON.stringify([kind, body.system, messages])).digest('hex');
+    const attempt = attemptsByKey.get(key) ?? 0;
+    attemptsByKey.set(key, attempt + 1);
+    const name = Object.keys(scenarios).find((n) => text.includes(scenarios[n].prompt));
+    const attempts = name ? scenarios[name].turns[turn] : undefined;
+    const spec = attempts ? attempts[Math.min(attempt, attempts.length - 1)] : fallbackAttempt(`No recording matches this prompt (turn ${turn}).`);
+    const record = { kind, scenario: name ?? null, turn, attempt, body, headers: req.headers, status: 200, aborted: false, completed: false };
+    requests.push(record);
+    events.emit('request', record);
+
+    if (spec.http) {
+      record.status = spec.http.status;
+      const error = spec.http.error;
+      const payload = kind === 'anthropic' ? { type: 'error', error } : { error: { message: error.message, type: error.type, code: spec.http.status } };
+      res.writeHead(spec.http.status, { 'content-type': 'application/json', 'retry-after-ms': String(Math.round(200 / speed)) }).end(JSON.stringify(payload));
+      record.completed = true;
+      return;
+    }
+
+    const model = body.model ?? 'replay-model';
+    const renderKey = `${name}/${turn}/${attempt}`;
+    const frames = kind === 'anthropic' ? renderAnthropic(spec, { model, key: renderKey }) : renderOpenAI(spec, { model, key: renderKey });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...(kind === 'anthropic' ? { 'request-id': `req_${key.slice(0, 16)}` } : { 'x-request-id': key.slice(0, 16) }),
+    });
+    res.flushHeaders();
+    res.on('close', () => {
+      if (!record.completed) record.aborted = true;
+    });
+
+    const rand = prng(attempt + turn * 31 + 7);
+    const start = performance.now();
+    let due = 0;
+    for (const frame of frames) {
+      due += frame.delayMs / speed;
+      const wait = start + due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (record.aborted || res.destroyed) return;
+      const bytes = Buffer.from(frame.text, 'utf8');
+      if (splitFrames && bytes.length > 8 && rand() < 0.15) {
+        const at = 1 + Math.floor(rand() * (bytes.length - 1));
+        res.write(bytes.subarray(0, at));
+        res.write(bytes.subarray(at));
+      } else {
+        res.write(bytes);
+      }
+      if (frame.note) events.emit('frame', { record, note: frame.note, at: performance.now() });
+    }
+    record.completed = true;
+    res.end();
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    events,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,180 @@
+// Renders one scenario attempt (scenarios.mjs) as the SSE body a real provider
+// sends: Anthropic Messages events or OpenAI chat.completion.chunk data lines,
+// each frame with the delay (ms, at speed 1) after the previous one. The pacing
+// is that of a fast model: ~0.3 s to the first byte, ~40 text tokens/s, tool
+// arguments at ~1.4 KB/s in 10–40 character fragments.
+import { prng } from './scenarios.mjs';
+
+const PACE = {
+  firstByteMs: 300,
+  blockGapMs: 120,
+  toolStartToArgsMs: 250,
+  textTokenMs: 25,
+  argCharsPerSec: 1400,
+};
+
+/** Splits text into word-ish tokens of 1–3 words (text and thinking deltas). */
+function textPieces(text, rand) {
+  const words = text.match(/\S+\s*/g) ?? [text];
+  const out = [];
+  for (let i = 0; i < words.length; ) {
+    const n = 1 + Math.floor(rand() * 3);
+    out.push(words.slice(i, i + n).join(''));
+    i += n;
+  }
+  return out;
+}
+
+/** Splits JSON argument text into 10–40 character fragments, as providers do. */
+function argPieces(json, rand) {
+  const out = [];
+  for (let i = 0; i < json.length; ) {
+    const n = 10 + Math.floor(rand() * 31);
+    out.push(json.slice(i, i + n));
+    i += n;
+  }
+  return out;
+}
+
+const argDelay = (piece) => (piece.length / PACE.argCharsPerSec) * 1000;
+
+/**
+ * Walks an attempt's blocks, calling `emit(kind, payload, delayMs, note)` for
+ * every provider-neutral step; stops where `attempt.interrupt` says.
+ * Returns true when it was interrupted.
+ */
+function walk(attempt, seed, emit) {
+  const rand = prng(seed);
+  const stopAt = attempt.interrupt;
+  for (const [index, block] of attempt.blocks.entries()) {
+    const gap = PACE.blockGapMs;
+    if (block.type === 'text' || block.type === 'thinking') {
+      emit('start', { index, block }, gap);
+      for (const piece of textPieces(block.text, rand)) emit('delta', { index, block, piece }, PACE.textTokenMs);
+      emit('stop', { index, block }, 5);
+      continue;
+    }
+    const json = JSON.stringify(block.input);
+    // An interrupted block stops after `fraction` of its argument text.
+    const interrupted = stopAt && stopAt.block === index;
+    const pieces = argPieces(interrupted ? json.slice(0, Math.max(1, Math.floor(json.length * stopAt.fraction))) : json, rand);
+    emit('start', { index, block }, gap, { tool: block.name, id: block.id, argBytes: json.length });
+    let sent = 0;
+    for (const [i, piece] of pieces.entries()) {
+      sent += piece.length;
+      emit('delta', { index, block, piece }, i === 0 ? PACE.toolStartToArgsMs : argDelay(piece), {
+        tool: block.name,
+        id: block.id,
+        argSent: sent,
+        argBytes: json.length,
+      });
+    }
+    if (interrupted) return true;
+    emit('stop', { index, block }, 5, { tool: block.name, id: block.id, argsComplete: true });
+  }
+  return false;
+}
+
+function seedOf(text) {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+const outputTokens = (attempt) => Math.ceil(JSON.stringify(attempt.blocks).length / 4);
+
+/** @returns {{delayMs: number, text: string, note?: object}[]} */
+export function renderAnthropic(attempt, { model, key }) {
+  const frames = [];
+  const sse = (type, data, delayMs, note) => frames.push({ delayMs, text: `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`, note });
+  const msgId = `msg_01${seedOf(key).toString(36)}`;
+  sse(
+    'message_start',
+    {
+      message: {
+        id: msgId,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 412, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+      },
+    },
+    PACE.firstByteMs,
+  );
+  sse('ping', {}, 2);
+  const interrupted = walk(attempt, seedOf(key), (kind, { index, block, piece }, delayMs, note) => {
+    if (kind === 'start') {
+      const content_block =
+        block.type === 'text'
+          ? { type: 'text', text: '' }
+          : block.type === 'thinking'
+            ? { type: 'thinking', thinking: '', signature: '' }
+            : { type: 'tool_use', id: block.id, name: block.name, input: {} };
+      sse('content_block_start', { index, content_block }, delayMs, note);
+    } else if (kind === 'delta') {
+      const delta =
+        block.type === 'text'
+          ? { type: 'text_delta', text: piece }
+          : block.type === 'thinking'
+            ? { type: 'thinking_delta', thinking: piece }
+            : { type: 'input_json_delta', partial_json: piece };
+      sse('content_block_delta', { index, delta }, delayMs, note);
+    } else {
+      if (block.type === 'thinking') sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: `sig${seedOf(block.text).toString(36)}` } }, 3);
+      sse('content_block_stop', { index }, delayMs, note);
+    }
+  });
+  if (interrupted) {
+    sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
+    return frames;
+  }
+  sse('message_delta', { delta: { stop_reason: attempt.stop, stop_sequence: null }, usage: { output_tokens: outputTokens(attempt) } }, 20);
+  sse('message_stop', {}, 2);
+  return frames;
+}
+
+/** OpenAI-style ids for the same recorded call (`toolu_01X` → `call_X`). */
+export const openaiCallId = (id) => id.replace(/^toolu_01/, 'call_');
+
+/** @returns {{delayMs: number, text: string, note?: object}[]} */
+export function renderOpenAI(attempt, { model, key }) {
+  const frames = [];
+  const id = `chatcmpl-${seedOf(key).toString(36)}`;
+  const created = 1767225600;
+  const chunk = (delta, delayMs, note, finish_reason = null) =>
+    frames.push({
+      delayMs,
+      text: `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_replay', choices: [{ index: 0, delta, logprobs: null, finish_reason }] })}\n\n`,
+      note,
+    });
+  chunk({ role: 'assistant', content: '' }, PACE.firstByteMs);
+  const toolIndex = new Map();
+  let completeNote; // OpenAI calls are complete only at the finish chunk
+  const interrupted = walk(attempt, seedOf(key), (kind, { block, piece }, delayMs, rawNote) => {
+    const note = rawNote && { ...rawNote, id: openaiCallId(rawNote.id) };
+    if (kind === 'stop' && note?.argsComplete) completeNote = note;
+    if (block.type === 'text' || block.type === 'thinking') {
+      if (kind === 'delta') chunk(block.type === 'text' ? { content: piece } : { reasoning_content: piece }, delayMs, note);
+      return;
+    }
+    if (!toolIndex.has(block.id)) toolIndex.set(block.id, toolIndex.size);
+    const index = toolIndex.get(block.id);
+    if (kind === 'start') chunk({ tool_calls: [{ index, id: openaiCallId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] }, delayMs, note);
+    else if (kind === 'delta') chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, delayMs, note);
+  });
+  if (interrupted) {
+    const err = attempt.interrupt.error;
+    frames.push({ delayMs: 40, text: `data: ${JSON.stringify({ error: { message: err.message, type: err.type, code: 529 } })}\n\n`, note: { error: err.type } });
+    return frames;
+  }
+  chunk({}, 20, completeNote, attempt.stop === 'tool_use' ? 'tool_calls' : 'stop');
+  frames.push({
+    delayMs: 2,
+    text: `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_replay', choices: [], usage: { prompt_tokens: 412, completion_tokens: outputTokens(attempt), total_tokens: 412 + outputTokens(attempt) } })}\n\n`,
+  });
+  frames.push({ delayMs: 1, text: 'data: [DONE]\n\n' });
+  return frames;
+}
