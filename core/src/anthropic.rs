@@ -1,0 +1,555 @@
+//! The Anthropic Messages stream → Gemini chunks, with the semantics of
+//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
+//! plus SSE framing with the Anthropic SDK's event handling (§2.1).
+
+use crate::error::{Error, ErrorCode};
+use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::json::{self, Value};
+use crate::limits::Limits;
+use crate::repair::safe_json_parse;
+use crate::sse::{SseDecoder, SseEvent};
+
+/// One open content block (spec §2.2 `blocks`).
+struct Block {
+    /// The block's `index` as JSON text: JS Map keys compare by value.
+    key: String,
+    kind: String,
+    /// `id` / `name` as JSON text when the keys exist on the block.
+    id: Option<String>,
+    name: Option<String>,
+    input_json: String,
+}
+
+/// A token count as the reference holds it: a number, or `null` when a
+/// provider sent `output_tokens: null`.
+type Tokens = Option<f64>;
+
+#[derive(Default)]
+struct Usage {
+    cached: f64,
+    cache_creation: f64,
+    prompt: f64,
+    completion: Tokens,
+    cached_reported: bool,
+    cache_creation_reported: bool,
+    prompt_reported: bool,
+    completion_reported: bool,
+}
+
+impl Usage {
+    fn any_reported(&self) -> bool {
+        self.prompt_reported
+            || self.completion_reported
+            || self.cached_reported
+            || self.cache_creation_reported
+    }
+
+    /// `buildAnthropicUsageMetadata` (spec §2.5) as JSON text.
+    fn metadata(&self) -> String {
+        let looks_like_openai = !self.cache_creation_reported
+            && self.cache_creation == 0.0
+            && self.cached > 0.0
+            && self.prompt >= self.cached;
+        let prompt_total = if looks_like_openai {
+            self.prompt
+        } else {
+            self.prompt + self.cached + self.cache_creation
+        };
+        let mut out = String::with_capacity(96);
+        out.push_str("{\"promptTokenCount\":");
+        json::write_number(&mut out, prompt_total);
+        out.push_str(",\"cachedContentTokenCount\":");
+        json::write_number(&mut out, self.cached);
+        if self.completion_reported {
+            out.push_str(",\"candidatesTokenCount\":");
+            match self.completion {
+                Some(c) => json::write_number(&mut out, c),
+                None => out.push_str("null"),
+            }
+            out.push_str(",\"totalTokenCount\":");
+            json::write_number(&mut out, prompt_total + self.completion.unwrap_or(0.0));
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// Options of one Anthropic stream.
+#[derive(Clone, Debug, Default)]
+pub struct AnthropicOptions {
+    /// `modelVersion` until `message_start` names the model.
+    pub model: Option<String>,
+    pub limits: Limits,
+}
+
+/// One request's stream state (spec §2.2).
+pub struct AnthropicStream {
+    message_id: Option<String>,
+    model: Option<String>,
+    usage: Usage,
+    message_start_usage_pending: bool,
+    finish_reason: Option<String>,
+    blocks: Vec<Block>,
+    sse: SseDecoder,
+    limits: Limits,
+    buffered_args: usize,
+    finished: bool,
+}
+
+impl AnthropicStream {
+    pub fn new(options: AnthropicOptions) -> Self {
+        let model = options.model.filter(|m| !m.is_empty()).map(|m| {
+            let mut s = String::new();
+            json::write_str(&mut s, &m);
+            s
+        });
+        AnthropicStream {
+            message_id: None,
+            model,
+            usage: Usage::default(),
+            message_start_usage_pending: false,
+            finish_reason: None,
+            blocks: Vec::new(),
+            sse: SseDecoder::new(options.limits.max_buffered_bytes),
+            limits: options.limits,
+            buffered_args: 0,
+            finished: false,
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// One SDK event given as JSON text.
+    pub fn push_event_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.check_open()?;
+        let result = json::parse(text).and_then(|ev| self.event(&ev, out));
+        self.settle(result)
+    }
+
+    /// Raw bytes of the SSE response body, split anywhere.
+    pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
+        self.check_open()?;
+        let mut sse = std::mem::take(&mut self.sse);
+        let result = sse.push(bytes, |e| self.sse_event(e, out));
+        self.sse = sse;
+        self.settle(result)
+    }
+
+    /// End of input: flushes a final unterminated SSE event. The converter is
+    /// finished afterwards.
+    pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.check_open()?;
+        let mut sse = std::mem::take(&mut self.sse);
+        let result = sse.finish(|e| self.sse_event(e, out));
+        self.sse = sse;
+        self.finished = true;
+        result
+    }
+
+    fn check_open(&self) -> Result<(), Error> {
+        if self.finished {
+            return Err(Error::new(
+                ErrorCode::Finished,
+                "the converter is finished: end() was called or the stream failed",
+            ));
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self, result: Result<(), Error>) -> Result<(), Error> {
+        if let Err(e) = &result {
+            if e.fatal {
+                self.finished = true;
+            }
+        }
+        result
+    }
+
+    /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
+    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        if e.event == Some("ping") {
+            return Ok(());
+        }
+        let ev = json::parse(e.data)?;
+        if e.event == Some("error") {
+            return Err(stream_error(&ev));
+        }
+        self.event(&ev, out)
+    }
+
+    /// One event (spec §2.3).
+    fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        let Some(kind) = ev.at("type").as_jstr() else {
+            return Ok(());
+        };
+        match kind.raw() {
+            "content_block_delta" => self.content_block_delta(ev, out),
+            "message_start" => {
+                let message = required(ev, "message")?;
+                if let Some(id) = present(message.get("id")) {
+                    self.message_id = Some(js_text(id));
+                }
+                if let Some(model) = present(message.get("model")) {
+                    self.model = Some(js_text(model));
+                }
+                let usage = message.at("usage");
+                let u = &mut self.usage;
+                u.prompt_reported |= is_number(usage.get("input_tokens"));
+                u.completion_reported |= is_number(usage.get("output_tokens"));
+                u.cached_reported |= is_number(usage.get("cache_read_input_tokens"));
+                u.cache_creation_reported |= is_number(usage.get("cache_creation_input_tokens"));
+                if let Some(v) = usage.at("cache_read_input_tokens").as_f64() {
+                    u.cached = v;
+                }
+                if let Some(v) = usage.at("cache_creation_input_tokens").as_f64() {
+                    u.cache_creation = v;
+                }
+                if let Some(v) = usage.at("input_tokens").as_f64() {
+                    u.prompt = v;
+                }
+                if let Some(v) = usage.at("output_tokens").as_f64() {
+                    u.completion = Some(v);
+                }
+                self.message_start_usage_pending = u.any_reported();
+                Ok(())
+            }
+            "content_block_start" => {
+                let block = required(ev, "content_block")?;
+                let key = index_key(ev);
+                let ty = block.at("type");
+                let kind = if ty.truthy() {
+                    js_to_string(ty)
+                } else {
+                    "text".to_owned()
+                };
+                let id = block.get("id");
+                let name = block.get("name");
+                let mut input_json = String::new();
+                if kind == "tool_use" {
+                    if let Some(input) = block.get("input") {
+                        json::stringify(input, &mut input_json);
+                        if input_json == "{}" {
+                            input_json.clear();
+                        }
+                    }
+                }
+                self.add_args(input_json.len())?;
+                let preparation = match (
+                    kind.as_str(),
+                    id.and_then(Value::as_str),
+                    name.and_then(Value::as_str),
+                ) {
+                    ("tool_use", Some(id), Some(name)) if !id.is_empty() && !name.is_empty() => {
+                        Some(Preparation {
+                            call_id: id.into_owned(),
+                            tool_name: name.into_owned(),
+                        })
+                    }
+                    _ => None,
+                };
+                let block = Block {
+                    key,
+                    kind,
+                    id: id.map(js_text),
+                    name: name.map(js_text),
+                    input_json,
+                };
+                match self.blocks.iter_mut().find(|b| b.key == block.key) {
+                    Some(existing) => {
+                        self.buffered_args -= existing.input_json.len();
+                        *existing = block;
+                    }
+                    None => self.blocks.push(block),
+                }
+                if let Some(p) = preparation {
+                    let mut chunk = self.chunk(None);
+                    chunk.preparations.push(p);
+                    out.push(chunk);
+                }
+                Ok(())
+            }
+            "content_block_stop" => {
+                let key = index_key(ev);
+                let Some(pos) = self.blocks.iter().position(|b| b.key == key) else {
+                    return Ok(());
+                };
+                let block = self.blocks.remove(pos);
+                self.buffered_args -= block.input_json.len();
+                if block.kind == "tool_use" {
+                    let source = if block.input_json.is_empty() {
+                        "{}"
+                    } else {
+                        block.input_json.as_str()
+                    };
+                    let args = match safe_json_parse(source, self.limits.max_repair_depth)? {
+                        Some((text, _)) => text.into_owned(),
+                        None => "{}".to_owned(),
+                    };
+                    let part = Part::FunctionCall {
+                        id: block.id,
+                        name: block.name,
+                        args,
+                    };
+                    let chunk = self.chunk(Some(part));
+                    out.push(chunk);
+                }
+                Ok(())
+            }
+            "message_delta" => {
+                let delta = required(ev, "delta")?;
+                let stop = delta.at("stop_reason");
+                if stop.truthy() {
+                    self.finish_reason = Some(js_to_string(stop));
+                }
+                let usage = ev.get("usage");
+                let u = &mut self.usage;
+                if let Some(out_tokens) = json::get(usage, "output_tokens") {
+                    u.completion = out_tokens.as_f64();
+                    u.completion_reported = true;
+                }
+                if let Some(v) = json::get(usage, "input_tokens").and_then(Value::as_f64) {
+                    u.prompt = v;
+                    u.prompt_reported = true;
+                }
+                if let Some(v) = json::get(usage, "cache_read_input_tokens").and_then(Value::as_f64)
+                {
+                    u.cached = v;
+                    u.cached_reported = true;
+                }
+                if let Some(v) =
+                    json::get(usage, "cache_creation_input_tokens").and_then(Value::as_f64)
+                {
+                    u.cache_creation = v;
+                    u.cache_creation_reported = true;
+                }
+                if self.finish_reason.is_some() || usage.is_some_and(Value::truthy) {
+                    self.message_start_usage_pending = false;
+                    out.push(self.finish_chunk());
+                }
+                Ok(())
+            }
+            "message_stop" => {
+                if self.usage.any_reported() {
+                    self.message_start_usage_pending = false;
+                    out.push(self.finish_chunk());
+                }
+                Ok(())
+            }
+            "error" => Err(stream_error(ev)),
+            _ => Ok(()),
+        }
+    }
+
+    fn content_block_delta(
+        &mut self,
+        ev: &Value<'_>,
+        out: &mut Vec<Response>,
+    ) -> Result<(), Error> {
+        let delta = required(ev, "delta")?;
+        let Some(delta_type) = delta.at("type").as_jstr() else {
+            return Ok(());
+        };
+        match delta_type.raw() {
+            "input_json_delta" => {
+                let key = index_key(ev);
+                let Some(pos) = self.blocks.iter().position(|b| b.key == key) else {
+                    return Ok(());
+                };
+                let fragment = delta.at("partial_json");
+                if !fragment.truthy() {
+                    return Ok(());
+                }
+                let before = self.blocks[pos].input_json.len();
+                match fragment.as_jstr() {
+                    Some(s) => s.append_to(&mut self.blocks[pos].input_json),
+                    // Deliberate difference: a non-string fragment is
+                    // appended as its JSON text, not as "[object Object]".
+                    None => json::stringify(fragment, &mut self.blocks[pos].input_json),
+                }
+                let block_len = self.blocks[pos].input_json.len();
+                self.add_args(block_len - before)?;
+                if block_len > self.limits.max_call_bytes {
+                    return Err(limit_error(
+                        "tool call arguments",
+                        self.limits.max_call_bytes,
+                    ));
+                }
+                Ok(())
+            }
+            "text_delta" => {
+                if let Some(text) = delta.at("text").as_jstr().filter(|t| !t.is_empty()) {
+                    let chunk = self.chunk(Some(Part::text(text.value())));
+                    out.push(chunk);
+                }
+                Ok(())
+            }
+            "thinking_delta" => {
+                if let Some(text) = delta.at("thinking").as_jstr().filter(|t| !t.is_empty()) {
+                    let chunk = self.chunk(Some(Part::thought(text.value())));
+                    out.push(chunk);
+                }
+                Ok(())
+            }
+            "signature_delta" => {
+                let key = index_key(ev);
+                if !self.blocks.iter().any(|b| b.key == key) {
+                    return Ok(());
+                }
+                if let Some(sig) = delta.at("signature").as_jstr().filter(|t| !t.is_empty()) {
+                    let chunk = self.chunk(Some(Part::ThoughtSignature(sig.value().into_owned())));
+                    out.push(chunk);
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn add_args(&mut self, added: usize) -> Result<(), Error> {
+        self.buffered_args += added;
+        if self.buffered_args + self.sse.buffered() > self.limits.max_buffered_bytes {
+            return Err(limit_error(
+                "buffered stream data",
+                self.limits.max_buffered_bytes,
+            ));
+        }
+        Ok(())
+    }
+
+    /// `buildGeminiChunk(part, …, takePendingMessageStartUsage())`.
+    fn chunk(&mut self, part: Option<Part>) -> Response {
+        let usage = if std::mem::take(&mut self.message_start_usage_pending) {
+            Some(self.usage.metadata())
+        } else {
+            None
+        };
+        Response {
+            flavor: Flavor::Anthropic,
+            response_id: self.message_id.clone(),
+            create_time: now_ms_string(),
+            model_version: self.model.clone(),
+            candidate: Some(Candidate {
+                parts: part.into_iter().collect(),
+                finish_reason: None,
+            }),
+            usage,
+            preparations: Vec::new(),
+        }
+    }
+
+    fn finish_chunk(&self) -> Response {
+        Response {
+            flavor: Flavor::Anthropic,
+            response_id: self.message_id.clone(),
+            create_time: now_ms_string(),
+            model_version: self.model.clone(),
+            candidate: Some(Candidate {
+                parts: Vec::new(),
+                finish_reason: self.finish_reason.as_deref().map(map_finish_reason),
+            }),
+            usage: Some(self.usage.metadata()),
+            preparations: Vec::new(),
+        }
+    }
+}
+
+/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason.
+pub fn map_finish_reason(reason: &str) -> &'static str {
+    match reason {
+        "end_turn" | "stop_sequence" | "tool_use" => "STOP",
+        "max_tokens" => "MAX_TOKENS",
+        "content_filter" => "SAFETY",
+        _ => "FINISH_REASON_UNSPECIFIED",
+    }
+}
+
+/// An in-band `error` event: the SDK throws `APIError(body)`.
+fn stream_error(ev: &Value<'_>) -> Error {
+    let body = ev.get("error").unwrap_or(ev);
+    let message = body
+        .at("message")
+        .as_str()
+        .map(|m| m.into_owned())
+        .unwrap_or_else(|| "provider stream error".to_owned());
+    let mut provider = String::new();
+    json::stringify(body, &mut provider);
+    let mut err = Error::new(ErrorCode::StreamError, message);
+    err.provider_error = Some(provider);
+    err
+}
+
+fn limit_error(what: &str, limit: usize) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!("{what} exceed the limit of {limit} bytes"),
+    )
+}
+
+/// A sub-object the reference dereferences unguarded (`event.message.id`):
+/// without it the reference throws a TypeError; here the event is rejected
+/// with `INVALID_EVENT` and the converter stays usable.
+fn required<'v, 'a>(ev: &'v Value<'a>, key: &str) -> Result<&'v Value<'a>, Error> {
+    match ev.get(key) {
+        Some(v) if !v.is_null() => Ok(v),
+        _ => {
+            let ty = ev.at("type").as_str().unwrap_or_default().into_owned();
+            Err(Error::new(
+                ErrorCode::InvalidEvent,
+                format!("{ty} event without `{key}`"),
+            ))
+        }
+    }
+}
+
+/// `x ?? fallback` reads: present and not null.
+fn present<'v, 'a>(v: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
+    v.filter(|v| !v.is_null())
+}
+
+fn is_number(v: Option<&Value<'_>>) -> bool {
+    matches!(v, Some(Value::Num(_)))
+}
+
+/// The Map key of `event.index ?? 0`.
+fn index_key(ev: &Value<'_>) -> String {
+    match present(ev.get("index")) {
+        Some(Value::Num(n)) if !n.contains(['.', 'e', 'E', '-']) && n.len() < 16 => (*n).to_owned(),
+        Some(v) => js_text(v),
+        None => "0".to_owned(),
+    }
+}
+
+/// `JSON.stringify(value)` of a parsed value.
+fn js_text(v: &Value<'_>) -> String {
+    let mut s = String::new();
+    json::stringify(v, &mut s);
+    s
+}
+
+/// `String(value)` for the values the reference coerces.
+pub fn js_to_string(v: &Value<'_>) -> String {
+    match v {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Num(n) => {
+            let mut s = String::new();
+            json::write_number(&mut s, json::parse_number(n));
+            s
+        }
+        Value::Str(s) => s.value().into_owned(),
+        Value::Arr(items) => items
+            .iter()
+            .map(|i| {
+                if i.is_null() {
+                    String::new()
+                } else {
+                    js_to_string(i)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Obj(_) => "[object Object]".to_owned(),
+    }
+}

@@ -1,0 +1,147 @@
+//! The one error type of the core, with stable codes that become the `code`
+//! of the JS `Error` at the binding.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// A `data:` payload or an event text is not valid JSON.
+    InvalidJson,
+    /// The byte stream is not valid UTF-8.
+    InvalidUtf8,
+    /// An event of a known type lacks a field the reference dereferences
+    /// (e.g. `content_block_start` without `content_block`).
+    InvalidEvent,
+    /// The reference's `InvalidStreamError('…malformed tool call.')`.
+    MalformedToolCall,
+    /// The reference's `InvalidStreamError('…leaked thinking tags.')`.
+    ProtocolTagLeak,
+    /// An in-band provider error (Anthropic `error` event, OpenAI
+    /// `{"error":…}` chunk, `finish_reason: "error_finish"`).
+    StreamError,
+    /// A configured resource limit was exceeded.
+    LimitExceeded,
+    /// The converter was used after `end()` or after a fatal error.
+    Finished,
+    /// A bad argument from the caller.
+    InvalidArgument,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidJson => "INVALID_JSON",
+            ErrorCode::InvalidUtf8 => "INVALID_UTF8",
+            ErrorCode::InvalidEvent => "INVALID_EVENT",
+            ErrorCode::MalformedToolCall => "MALFORMED_TOOL_CALL",
+            ErrorCode::ProtocolTagLeak => "PROTOCOL_TAG_LEAK",
+            ErrorCode::StreamError => "STREAM_ERROR",
+            ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
+            ErrorCode::Finished => "FINISHED",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    /// The JS error `name` the reference would throw (`InvalidStreamError`
+    /// for the reference's stream validation errors, else `Error`).
+    pub name: &'static str,
+    /// The reference's `InvalidStreamError.type`, when it has one.
+    pub kind: Option<&'static str>,
+    /// Byte offset into the caller's input where it helps.
+    pub offset: Option<usize>,
+    /// The provider's own error object, as JSON text (in-band errors).
+    pub provider_error: Option<String>,
+    /// Whether the converter can take more input after this error.
+    pub fatal: bool,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        let (name, kind) = match code {
+            ErrorCode::MalformedToolCall => ("InvalidStreamError", Some("MALFORMED_TOOL_CALL")),
+            ErrorCode::ProtocolTagLeak => ("InvalidStreamError", Some("PROTOCOL_TAG_LEAK")),
+            _ => ("Error", None),
+        };
+        let fatal = matches!(
+            code,
+            ErrorCode::MalformedToolCall
+                | ErrorCode::ProtocolTagLeak
+                | ErrorCode::StreamError
+                | ErrorCode::LimitExceeded
+                | ErrorCode::Finished
+                | ErrorCode::InvalidUtf8
+        );
+        Error {
+            code,
+            message: message.into(),
+            name,
+            kind,
+            offset: None,
+            provider_error: None,
+            fatal,
+        }
+    }
+
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    pub fn fatal(mut self, fatal: bool) -> Self {
+        self.fatal = fatal;
+        self
+    }
+
+    pub fn malformed_tool_call() -> Self {
+        Error::new(
+            ErrorCode::MalformedToolCall,
+            "Model response contained a malformed tool call.",
+        )
+    }
+
+    pub fn protocol_tag_leak() -> Self {
+        Error::new(
+            ErrorCode::ProtocolTagLeak,
+            "Model response leaked thinking tags.",
+        )
+    }
+
+    /// The error as one JSON object, for the batch the binding returns.
+    pub fn write_json(&self, out: &mut String) {
+        use crate::json::write_str;
+        out.push_str("{\"code\":");
+        write_str(out, self.code.as_str());
+        out.push_str(",\"name\":");
+        write_str(out, self.name);
+        out.push_str(",\"message\":");
+        write_str(out, &self.message);
+        if let Some(kind) = self.kind {
+            out.push_str(",\"type\":");
+            write_str(out, kind);
+        }
+        if let Some(offset) = self.offset {
+            out.push_str(",\"offset\":");
+            out.push_str(&offset.to_string());
+        }
+        if let Some(p) = &self.provider_error {
+            out.push_str(",\"providerError\":");
+            out.push_str(p);
+        }
+        out.push_str(",\"fatal\":");
+        out.push_str(if self.fatal { "true" } else { "false" });
+        out.push('}');
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,595 @@
+//! OpenAI-compatible `chat.completion.chunk`s → Gemini chunks, with the
+//! semantics of `convertOpenAIChunkToGemini` in Qwen Code 0.21.2 and its
+//! per-request context (spec §3.2), plus SSE framing with the OpenAI SDK's
+//! handling of `[DONE]` and in-band errors.
+
+pub mod tags;
+pub mod text_delta;
+pub mod tool_call_parser;
+
+use std::collections::HashSet;
+
+use crate::error::{Error, ErrorCode};
+use crate::gemini::{now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::json::{self, Value};
+use crate::limits::Limits;
+use crate::sse::{SseDecoder, SseEvent};
+use tags::*;
+use text_delta::{estimate_token_units, TextDeltaState};
+use tool_call_parser::{ProviderIndex, ToolCallParser};
+
+const MAX_TAG_CANDIDATE_LENGTH: usize = 128;
+const TOKEN_ESTIMATE_UNITS_PER_TOKEN: f64 = 20.0;
+
+/// A visible-text candidate that may be a leaked thinking tag.
+#[derive(Debug)]
+struct TagCandidate {
+    text: String,
+    closing: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OpenAIOptions {
+    pub limits: Limits,
+}
+
+/// One request's context (spec §3.1 `createRequestContext`, §7).
+pub struct OpenAIStream {
+    parser: ToolCallParser,
+    text_state: TextDeltaState,
+    reasoning_state: TextDeltaState,
+    prepared: HashSet<String>,
+    has_structured_reasoning: bool,
+    has_thinking_tag_in_reasoning: bool,
+    has_visible_content: bool,
+    at_visible_line_start: bool,
+    tag_candidate: Option<TagCandidate>,
+    held_parts: Option<Vec<Part>>,
+    sse: SseDecoder,
+    done: bool,
+    finished: bool,
+    limits: Limits,
+    rng: u64,
+}
+
+impl OpenAIStream {
+    pub fn new(options: OpenAIOptions) -> Self {
+        let seed =
+            now_ms() ^ (std::ptr::addr_of!(options) as u64).rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
+        OpenAIStream {
+            parser: ToolCallParser::default(),
+            text_state: TextDeltaState::default(),
+            reasoning_state: TextDeltaState::default(),
+            prepared: HashSet::new(),
+            has_structured_reasoning: false,
+            has_thinking_tag_in_reasoning: false,
+            has_visible_content: false,
+            at_visible_line_start: false,
+            tag_candidate: None,
+            held_parts: None,
+            sse: SseDecoder::new(options.limits.max_buffered_bytes),
+            done: false,
+            finished: false,
+            limits: options.limits,
+            rng: seed | 1,
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// One chunk given as JSON text: exactly one response.
+    pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
+        self.check_open()?;
+        let result = json::parse(text).and_then(|chunk| self.convert(&chunk));
+        self.settle(result)
+    }
+
+    /// Raw bytes of the SSE body: one response per `data:` event until
+    /// `[DONE]`. An in-band `{"error": …}` payload or an `error_finish`
+    /// finish reason is a `STREAM_ERROR`, as the SDK and the pipeline throw.
+    pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
+        self.check_open()?;
+        let mut sse = std::mem::take(&mut self.sse);
+        let result = sse.push(bytes, |e| self.sse_event(e, out));
+        self.sse = sse;
+        self.settle(result)
+    }
+
+    pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.check_open()?;
+        let mut sse = std::mem::take(&mut self.sse);
+        let result = sse.finish(|e| self.sse_event(e, out));
+        self.sse = sse;
+        self.finished = true;
+        result
+    }
+
+    fn check_open(&self) -> Result<(), Error> {
+        if self.finished {
+            return Err(Error::new(
+                ErrorCode::Finished,
+                "the converter is finished: end() was called or the stream failed",
+            ));
+        }
+        Ok(())
+    }
+
+    fn settle<T>(&mut self, result: Result<T, Error>) -> Result<T, Error> {
+        if let Err(e) = &result {
+            if e.fatal {
+                self.finished = true;
+            }
+        }
+        result
+    }
+
+    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        if self.done {
+            return Ok(());
+        }
+        if e.data.starts_with("[DONE]") {
+            self.done = true;
+            return Ok(());
+        }
+        let chunk = json::parse(e.data)?;
+        if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
+            return Err(stream_error(err));
+        }
+        let choice = chunk.at("choices").as_first();
+        if choice
+            .at("finish_reason")
+            .as_jstr()
+            .is_some_and(|f| f.raw() == "error_finish")
+        {
+            let content = choice
+                .at("delta")
+                .at("content")
+                .as_str()
+                .unwrap_or_default();
+            let message = json::js_trim(&content);
+            let mut err = Error::new(
+                ErrorCode::StreamError,
+                if message.is_empty() {
+                    "Unknown stream error"
+                } else {
+                    message
+                },
+            );
+            err.name = "StreamContentError";
+            return Err(err);
+        }
+        let response = self.convert(&chunk)?;
+        out.push(response);
+        Ok(())
+    }
+
+    /// `convertOpenAIChunkToGemini(chunk, ctx)` (spec §3.2).
+    fn convert(&mut self, chunk: &Value<'_>) -> Result<Response, Error> {
+        let mut preparations = Vec::new();
+        let candidate = match chunk.get("choices").and_then(first) {
+            Some(choice) => Some(self.convert_choice(choice, &mut preparations)?),
+            None => None,
+        };
+        let created = chunk.at("created");
+        Ok(Response {
+            flavor: Flavor::OpenAI,
+            response_id: chunk.get("id").map(js_text),
+            create_time: if created.truthy() {
+                crate::anthropic::js_to_string(created)
+            } else {
+                now_ms_string()
+            },
+            model_version: chunk.get("model").filter(|m| m.truthy()).map(js_text),
+            candidate,
+            usage: chunk
+                .get("usage")
+                .filter(|u| u.truthy())
+                .map(|u| self.usage(u)),
+            preparations,
+        })
+    }
+
+    fn convert_choice(
+        &mut self,
+        choice: &Value<'_>,
+        preparations: &mut Vec<Preparation>,
+    ) -> Result<Candidate, Error> {
+        let delta = choice.at("delta");
+        let finish_value = choice.at("finish_reason");
+        let finish = finish_value.truthy();
+        let finish_str = finish_value.as_str();
+        let mut parts: Vec<Part> = Vec::new();
+
+        // Visible text (§3.2.1).
+        let mut content_parts = Vec::new();
+        if let Some(content) = delta.at("content").as_str() {
+            let normalized = self.text_state.normalize(&content);
+            if !normalized.is_empty() {
+                content_parts.push(Part::text(normalized));
+            }
+        }
+        // Reasoning (§3.2.2): `reasoning_content ?? reasoning`.
+        let reasoning = match delta.get("reasoning_content").filter(|v| !v.is_null()) {
+            Some(v) => Some(v),
+            None => delta.get("reasoning"),
+        };
+        if let Some(reasoning) = reasoning.filter(|v| v.truthy()).and_then(Value::as_str) {
+            let normalized = self.reasoning_state.normalize(&reasoning);
+            if !normalized.is_empty() {
+                self.reasoning_state.token_units += estimate_token_units(normalized);
+                self.has_structured_reasoning = true;
+                if contains_thinking_tag(normalized) {
+                    self.has_thinking_tag_in_reasoning = true;
+                }
+                parts.push(Part::thought(normalized));
+            }
+        }
+        parts.append(&mut content_parts);
+
+        // Tool-call deltas and preparations (§3.2.3).
+        if let Some(Value::Arr(calls)) = delta.get("tool_calls") {
+            for call in calls {
+                self.tool_call_delta(call, preparations)?;
+            }
+        }
+
+        // Thinking-tag protocol-leak guard (§3.2.4 step 1).
+        let mut visible: String = parts.iter().filter_map(Part::visible_text).collect();
+        let pending = self.tag_candidate.take();
+        let replayed_prefix = pending.as_ref().is_some_and(|p| {
+            p.closing.is_none() && has_non_whitespace(&p.text) && p.text == visible
+        });
+        let replayed_closing = standalone_closing_tag(&visible);
+        if replayed_prefix
+            || pending
+                .as_ref()
+                .is_some_and(|p| p.closing.is_some() && p.closing == replayed_closing)
+        {
+            drop_visible(&mut parts);
+            visible.clear();
+        }
+        let combined = format!(
+            "{}{}",
+            pending.as_ref().map_or("", |p| p.text.as_str()),
+            visible
+        );
+        let can_start = !self.has_visible_content
+            && !visible.is_empty()
+            && self.has_structured_reasoning
+            && can_be_standalone_tag_prefix(&combined);
+        if pending.is_some() || can_start {
+            let closing = standalone_closing_tag(&combined);
+            let opening = standalone_opening_tag(&combined);
+            let possible = can_be_standalone_tag_prefix(&combined);
+            let finished_whitespace = finish && closing.is_none() && !has_non_whitespace(&combined);
+            if opening && self.has_structured_reasoning {
+                return Err(Error::protocol_tag_leak());
+            }
+            if pending.as_ref().is_some_and(|p| p.closing.is_some()) && closing.is_none() {
+                return Err(Error::protocol_tag_leak());
+            }
+            if finished_whitespace {
+                drop_visible(&mut parts);
+                if !combined.is_empty() {
+                    parts.push(Part::text(combined.clone()));
+                }
+                visible = combined;
+            } else if possible {
+                if closing.is_none()
+                    && json::utf16_len(combined.trim_start_matches(json::is_js_whitespace))
+                        > MAX_TAG_CANDIDATE_LENGTH
+                {
+                    return Err(Error::protocol_tag_leak());
+                }
+                self.tag_candidate = Some(match closing {
+                    Some(name) => TagCandidate {
+                        text: format!("</{name}>"),
+                        closing: Some(name),
+                    },
+                    None => TagCandidate {
+                        text: combined,
+                        closing: None,
+                    },
+                });
+                drop_visible(&mut parts);
+                visible = String::new();
+                if finish && closing.is_none() {
+                    return Err(Error::protocol_tag_leak());
+                }
+            } else if pending.is_some() {
+                drop_visible(&mut parts);
+                parts.push(Part::text(combined.clone()));
+                visible = combined;
+            }
+        }
+        let leaked = self.has_structured_reasoning
+            && ((!self.has_visible_content && leading_thinking_tag(&visible))
+                || (self.has_thinking_tag_in_reasoning
+                    && (contains_closing_tag_after_newline(&visible)
+                        || (self.at_visible_line_start && leading_closing_tag(&visible)))));
+        if has_non_whitespace(&visible) {
+            self.has_visible_content = true;
+        }
+        if !visible.is_empty() && self.has_thinking_tag_in_reasoning {
+            let (had_break, suffix) = match visible.rfind('\n') {
+                Some(i) => (true, &visible[i + 1..]),
+                None => (false, visible.as_str()),
+            };
+            self.at_visible_line_start = (had_break || self.at_visible_line_start)
+                && suffix
+                    .chars()
+                    .all(|c| json::is_js_whitespace(c) && c != '\r' && c != '\n');
+        }
+        if leaked {
+            return Err(Error::protocol_tag_leak());
+        }
+
+        // Validation, holding and complete calls (§3.2.4 steps 2–5).
+        let nameless = self.parser.has_nameless_tool_call();
+        let completed = if finish {
+            self.parser
+                .completed_tool_calls(self.limits.max_repair_depth)?
+        } else {
+            Vec::new()
+        };
+        let truncated = finish && self.parser.has_incomplete_tool_calls();
+        if finish
+            && self
+                .tag_candidate
+                .as_ref()
+                .is_some_and(|c| c.closing.is_some())
+        {
+            if self.has_thinking_tag_in_reasoning
+                || finish_str.as_deref() != Some("tool_calls")
+                || completed.is_empty()
+                || nameless
+                || self.parser.has_conflicting_identity()
+                || truncated
+                || self.parser.has_invalid_arguments()
+            {
+                return Err(Error::protocol_tag_leak());
+            }
+            self.tag_candidate = None;
+        }
+        if finish
+            && (self.parser.has_invalid_index()
+                || nameless
+                || (finish_str.as_deref() == Some("tool_calls") && completed.is_empty()))
+        {
+            self.held_parts = None;
+            return Err(Error::malformed_tool_call());
+        }
+        let hold = !finish
+            && (nameless || self.has_thinking_tag_in_reasoning || self.tag_candidate.is_some());
+        if hold {
+            self.held_parts
+                .get_or_insert_with(Vec::new)
+                .append(&mut parts);
+        } else if let Some(mut held) = self.held_parts.take() {
+            held.append(&mut parts);
+            parts = held;
+        }
+        if finish {
+            for call in completed {
+                let id = match call.id {
+                    Some(id) => id,
+                    None => self.generated_id(),
+                };
+                let mut id_json = String::with_capacity(id.len() + 2);
+                json::write_str(&mut id_json, &id);
+                let mut name_json = String::with_capacity(call.name.len() + 2);
+                json::write_str(&mut name_json, &call.name);
+                parts.push(Part::FunctionCall {
+                    id: Some(id_json),
+                    name: Some(name_json),
+                    args: call.args,
+                });
+            }
+        }
+        let finish_reason = if !finish {
+            None
+        } else if truncated && finish_str.as_deref() != Some("length") {
+            Some("MAX_TOKENS")
+        } else {
+            Some(map_finish_reason(finish_str.as_deref().unwrap_or("")))
+        };
+        Ok(Candidate {
+            parts,
+            finish_reason,
+        })
+    }
+
+    fn tool_call_delta(
+        &mut self,
+        call: &Value<'_>,
+        preparations: &mut Vec<Preparation>,
+    ) -> Result<(), Error> {
+        let index = match call.get("index").filter(|v| !v.is_null()) {
+            None => ProviderIndex::Valid(0),
+            Some(v) => match v.as_f64() {
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+                    ProviderIndex::Valid(n as u64)
+                }
+                _ => ProviderIndex::Invalid,
+            },
+        };
+        let function = call.at("function");
+        let arguments = function.at("arguments");
+        // Deliberate difference: arguments sent as a JSON value instead of a
+        // string (llama.cpp, Ollama) are taken as their JSON text.
+        let owned_args;
+        let chunk: &str = if !arguments.truthy() {
+            ""
+        } else if let Some(s) = arguments.as_jstr() {
+            owned_args = s.value();
+            &owned_args
+        } else {
+            owned_args = js_text(arguments).into();
+            &owned_args
+        };
+        let id = id_text(call.at("id"));
+        let name = function.at("name").as_str();
+        let routed = self
+            .parser
+            .add_chunk(index, chunk, id.as_deref(), name.as_deref());
+        if self.parser.largest_buffer() > self.limits.max_call_bytes {
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "tool call arguments exceed the limit of {} bytes",
+                    self.limits.max_call_bytes
+                ),
+            ));
+        }
+        if self.parser.buffered() + self.sse.buffered() > self.limits.max_buffered_bytes {
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "buffered stream data exceed the limit of {} bytes",
+                    self.limits.max_buffered_bytes
+                ),
+            ));
+        }
+        let slot = match (routed, index) {
+            (Some(slot), _) => Some(slot),
+            (None, ProviderIndex::Valid(i)) => Some(i),
+            (None, ProviderIndex::Invalid) => None,
+        };
+        if let Some(slot) = slot {
+            if let (Some(id), Some(name)) = self.parser.meta(slot) {
+                if !self.prepared.contains(id) {
+                    self.prepared.insert(id.to_owned());
+                    preparations.push(Preparation {
+                        call_id: id.to_owned(),
+                        tool_name: name.to_owned(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Usage mapping (spec §3.2.6, as 0.21.2 runs it).
+    fn usage(&self, usage: &Value<'_>) -> String {
+        let num = |v: &Value<'_>| {
+            v.as_f64()
+                .filter(|n| *n != 0.0 && !n.is_nan())
+                .unwrap_or(0.0)
+        };
+        let prompt = num(usage.at("prompt_tokens"));
+        let completion = num(usage.at("completion_tokens"));
+        let total = num(usage.at("total_tokens"));
+        let estimated = (self.reasoning_state.token_units / TOKEN_ESTIMATE_UNITS_PER_TOKEN).ceil();
+        let thoughts = match usage
+            .at("completion_tokens_details")
+            .at("reasoning_tokens")
+            .as_f64()
+        {
+            Some(n) => n,
+            None if completion > 0.0 => estimated.min(completion),
+            None => estimated,
+        };
+        let cached = usage
+            .at("prompt_tokens_details")
+            .at("cached_tokens")
+            .as_f64()
+            .or_else(|| usage.at("cached_tokens").as_f64())
+            .unwrap_or(0.0);
+        let breakdown = total == 0.0 || prompt != 0.0 || completion != 0.0;
+        let mut out = String::with_capacity(128);
+        out.push('{');
+        if breakdown {
+            out.push_str("\"promptTokenCount\":");
+            json::write_number(&mut out, prompt);
+            out.push_str(",\"candidatesTokenCount\":");
+            json::write_number(&mut out, completion);
+            out.push(',');
+        }
+        out.push_str("\"thoughtsTokenCount\":");
+        json::write_number(&mut out, thoughts);
+        out.push_str(",\"totalTokenCount\":");
+        json::write_number(&mut out, total);
+        out.push_str(",\"cachedContentTokenCount\":");
+        json::write_number(&mut out, cached);
+        out.push('}');
+        out
+    }
+
+    /// `call_${Date.now()}_${Math.random().toString(36).substring(2, 9)}`.
+    fn generated_id(&mut self) -> String {
+        let mut suffix = String::with_capacity(7);
+        for _ in 0..7 {
+            // xorshift64*
+            self.rng ^= self.rng >> 12;
+            self.rng ^= self.rng << 25;
+            self.rng ^= self.rng >> 27;
+            let r = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let d = ((r >> 33) % 36) as u32;
+            suffix.push(char::from_digit(d, 36).unwrap_or('0'));
+        }
+        format!("call_{}_{}", now_ms(), suffix)
+    }
+}
+
+/// `mapOpenAIFinishReasonToGemini` (spec §3.2.5), for a truthy reason.
+pub fn map_finish_reason(reason: &str) -> &'static str {
+    match reason {
+        "stop" | "function_call" | "tool_calls" => "STOP",
+        "length" => "MAX_TOKENS",
+        "content_filter" => "SAFETY",
+        _ => "FINISH_REASON_UNSPECIFIED",
+    }
+}
+
+/// Removes the parts that carry visible text (`parts.filter(p => !visible(p))`).
+fn drop_visible(parts: &mut Vec<Part>) {
+    parts.retain(|p| p.visible_text().is_none_or(str::is_empty));
+}
+
+fn first<'v, 'a>(v: &'v Value<'a>) -> Option<&'v Value<'a>> {
+    match v {
+        Value::Arr(items) => items.first(),
+        _ => None,
+    }
+}
+
+trait FirstOrNull<'a> {
+    fn as_first(&self) -> &Value<'a>;
+}
+
+impl<'a> FirstOrNull<'a> for Value<'a> {
+    /// `v?.[0]`, reading as `null` when absent.
+    fn as_first(&self) -> &Value<'a> {
+        static NULL: Value<'static> = Value::Null;
+        first(self).unwrap_or(&NULL)
+    }
+}
+
+/// A tool-call id as the parser keys it: strings, and numbers by their JS
+/// text (ids of other types are ignored).
+fn id_text(v: &Value<'_>) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.value().into_owned()),
+        Value::Num(_) if v.truthy() => Some(crate::anthropic::js_to_string(v)),
+        _ => None,
+    }
+}
+
+fn js_text(v: &Value<'_>) -> String {
+    let mut s = String::new();
+    json::stringify(v, &mut s);
+    s
+}
+
+fn stream_error(err: &Value<'_>) -> Error {
+    let message = err
+        .at("message")
+        .as_str()
+        .map(|m| m.into_owned())
+        .unwrap_or_else(|| "provider stream error".to_owned());
+    let mut e = Error::new(ErrorCode::StreamError, message);
+    e.provider_error = Some(js_text(err));
+    e
+}

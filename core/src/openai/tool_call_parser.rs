@@ -1,0 +1,550 @@
+//! `StreamingToolCallParser` (spec §3.3): routes OpenAI tool-call deltas to
+//! internal slots, accumulates their arguments and tracks JSON depth and
+//! string state incrementally. Every routing decision of the reference is
+//! kept, including its `JSON.parse` probes — answered from a per-slot cache,
+//! since a buffer only ever grows, so no buffer is validated twice at one
+//! length.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use crate::error::Error;
+use crate::json::{is_blank, js_trim, validate, Kind};
+use crate::repair::safe_json_parse;
+
+/// One slot (spec §3.3.1: buffers / depths / inStrings / escapes / meta).
+#[derive(Debug, Default)]
+struct Slot {
+    index: u64,
+    buffer: String,
+    depth: i64,
+    in_string: bool,
+    escape: bool,
+    id: Option<String>,
+    name: Option<String>,
+    nameless: bool,
+    /// `(buffer length, JSON.parse outcome)` of the last probe.
+    parsed: Cell<Option<(usize, Option<Kind>)>>,
+}
+
+impl Slot {
+    fn new(index: u64) -> Slot {
+        Slot {
+            index,
+            ..Default::default()
+        }
+    }
+
+    /// `JSON.parse(buffer)` succeeds; its kind.
+    fn parse(&self) -> Option<Kind> {
+        if let Some((len, kind)) = self.parsed.get() {
+            if len == self.buffer.len() {
+                return kind;
+            }
+        }
+        let kind = validate(&self.buffer);
+        self.parsed.set(Some((self.buffer.len(), kind)));
+        kind
+    }
+
+    fn parses(&self) -> bool {
+        self.parse().is_some()
+    }
+
+    fn blank(&self) -> bool {
+        is_blank(&self.buffer)
+    }
+}
+
+/// A complete call at finish (spec §3.3.5): `args` is JSON object text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CompletedCall {
+    pub id: Option<String>,
+    pub name: String,
+    pub args: String,
+    pub index: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct ToolCallParser {
+    /// Slots in creation order (JS Map insertion order).
+    slots: Vec<Slot>,
+    by_index: HashMap<u64, usize>,
+    id_to_index: HashMap<String, u64>,
+    pending_remaps: HashMap<u64, u64>,
+    next_available: u64,
+    nameless_count: usize,
+    conflicting_identity: bool,
+    invalid_index: bool,
+    /// Bytes held in all buffers.
+    buffered: usize,
+}
+
+/// The provider's `index` as the reference validates it.
+#[derive(Clone, Copy, Debug)]
+pub enum ProviderIndex {
+    Valid(u64),
+    /// Not a non-negative safe integer.
+    Invalid,
+}
+
+impl ToolCallParser {
+    fn slot(&self, index: u64) -> Option<&Slot> {
+        self.by_index.get(&index).map(|&i| &self.slots[i])
+    }
+
+    fn slot_mut(&mut self, index: u64) -> &mut Slot {
+        let pos = match self.by_index.get(&index) {
+            Some(&pos) => pos,
+            None => {
+                self.slots.push(Slot::new(index));
+                self.by_index.insert(index, self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        &mut self.slots[pos]
+    }
+
+    fn set_nameless(&mut self, index: u64, nameless: bool) {
+        let slot = self.slot_mut(index);
+        if slot.nameless != nameless {
+            slot.nameless = nameless;
+            if nameless {
+                self.nameless_count += 1;
+            } else {
+                self.nameless_count -= 1;
+            }
+        }
+    }
+
+    /// Bytes held in argument buffers.
+    pub fn buffered(&self) -> usize {
+        self.buffered
+    }
+
+    /// The largest single buffer.
+    pub fn largest_buffer(&self) -> usize {
+        self.slots.iter().map(|s| s.buffer.len()).max().unwrap_or(0)
+    }
+
+    /// `addChunk(index, chunk, id?, name?)` (spec §3.3.2). Returns the slot
+    /// the chunk was routed to (`actualIndex`), if any.
+    pub fn add_chunk(
+        &mut self,
+        index: ProviderIndex,
+        chunk: &str,
+        id: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<u64> {
+        let valid_name = name.map(js_trim).filter(|n| !n.is_empty());
+        let id = id.filter(|id| !id.is_empty());
+        let ProviderIndex::Valid(index) = index else {
+            self.conflicting_identity = true;
+            self.invalid_index = true;
+            return None;
+        };
+        // Phantom chunk: nothing to route.
+        if id.is_none() && valid_name.is_none() && is_blank(chunk) {
+            match self.slot(index) {
+                None => return None,
+                Some(s) if s.depth == 0 && !s.in_string => return None,
+                Some(_) => {}
+            }
+        }
+        let mut actual = index;
+        let known_id = id.is_some_and(|id| self.id_to_index.contains_key(id));
+        let existing_name = self.slot(index).and_then(|s| s.name.as_deref());
+        let name_only =
+            valid_name.is_some_and(|n| chunk.is_empty() && existing_name.is_none_or(|e| e == n));
+        if let Some(id) = id {
+            if let Some(&mapped) = self.id_to_index.get(id) {
+                actual = mapped;
+            } else if let Some(&remapped) = self
+                .pending_remaps
+                .get(&index)
+                .filter(|r| self.slot(**r).is_none_or(|s| s.id.is_none()))
+            {
+                actual = remapped;
+                self.id_to_index.insert(id.to_owned(), actual);
+            } else {
+                if let Some(existing) = self.slot(index) {
+                    if existing.id.as_deref().is_some_and(|e| e != id) {
+                        let complete =
+                            existing.depth == 0 && (existing.blank() || existing.parses());
+                        if complete {
+                            let unnamed = existing.name.is_none();
+                            actual = 0;
+                            while self.by_index.contains_key(&actual) {
+                                actual += 1;
+                            }
+                            if unnamed {
+                                self.conflicting_identity = true;
+                            }
+                        } else {
+                            self.conflicting_identity = true;
+                        }
+                    }
+                }
+                self.id_to_index.insert(id.to_owned(), actual);
+            }
+        } else if !name_only {
+            if let Some(&remapped) = self.pending_remaps.get(&index) {
+                actual = remapped;
+                if let Some(s) = self.slot(actual) {
+                    if s.depth == 0 && !s.blank() && s.parses() {
+                        actual = self.most_recent_incomplete();
+                    }
+                }
+            } else if let Some(s) = self.slot(index) {
+                if s.depth > 0 || s.blank() {
+                    actual = index;
+                } else if s.parses() {
+                    actual = self.most_recent_incomplete();
+                }
+            }
+        }
+        self.slot_mut(actual);
+        // Metadata-only update (step 5).
+        if chunk.is_empty() && (id.is_some() || valid_name.is_some()) {
+            let slot = self.slot_mut(actual);
+            if let Some(id) = id {
+                slot.id = Some(id.to_owned());
+            }
+            if let Some(n) = valid_name {
+                if slot.name.is_none() {
+                    slot.name = Some(n.to_owned());
+                }
+            }
+            let nameless = slot.name.is_none() && slot.id.is_some();
+            self.set_nameless(actual, nameless);
+            if actual != index {
+                self.pending_remaps.insert(index, actual);
+            }
+            return Some(actual);
+        }
+        // Replay guard (step 6).
+        if known_id {
+            let slot = self.slot_mut(actual);
+            if slot.depth == 0 && !slot.blank() && slot.parses() {
+                return Some(actual);
+            }
+        }
+        let slot = self.slot_mut(actual);
+        let identity_changed = id.is_some_and(|id| slot.id.as_deref().is_some_and(|old| old != id));
+        if let Some(id) = id {
+            slot.id = Some(id.to_owned());
+        }
+        let mut conflict = false;
+        if let Some(n) = valid_name {
+            if !identity_changed && slot.name.as_deref().is_some_and(|old| old != n) {
+                conflict = true;
+            } else {
+                slot.name = Some(n.to_owned());
+            }
+        }
+        slot.buffer.push_str(chunk);
+        // Depth/string scan (step 9): the structural characters are ASCII,
+        // so a byte scan equals the reference's code-point scan.
+        let (mut depth, mut in_string, mut escape) = (slot.depth, slot.in_string, slot.escape);
+        for &c in chunk.as_bytes() {
+            if !in_string {
+                match c {
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if c == b'"' && !escape {
+                in_string = !in_string;
+            }
+            escape = c == b'\\' && !escape;
+        }
+        slot.depth = depth;
+        slot.in_string = in_string;
+        slot.escape = escape;
+        let nameless = slot.name.is_none() && (slot.id.is_some() || !is_blank(&slot.buffer));
+        self.buffered += chunk.len();
+        if conflict {
+            self.conflicting_identity = true;
+        }
+        if actual != index {
+            self.pending_remaps.insert(index, actual);
+        }
+        self.set_nameless(actual, nameless);
+        Some(actual)
+    }
+
+    /// `getToolCallMeta(index)`: the slot's id and name.
+    pub fn meta(&self, index: u64) -> (Option<&str>, Option<&str>) {
+        match self.slot(index) {
+            Some(s) => (s.id.as_deref(), s.name.as_deref()),
+            None => (None, None),
+        }
+    }
+
+    pub fn has_nameless_tool_call(&self) -> bool {
+        self.nameless_count > 0
+    }
+
+    pub fn has_conflicting_identity(&self) -> bool {
+        self.conflicting_identity
+    }
+
+    pub fn has_invalid_index(&self) -> bool {
+        self.invalid_index
+    }
+
+    /// Any named, non-empty buffer that does not parse to an object.
+    pub fn has_invalid_arguments(&self) -> bool {
+        self.slots
+            .iter()
+            .filter(|s| s.name.is_some() && !s.buffer.is_empty())
+            .any(|s| s.parse() != Some(Kind::Object))
+    }
+
+    /// Any named slot still inside a structure or a string (truncation).
+    pub fn has_incomplete_tool_calls(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| s.name.is_some() && (s.depth > 0 || s.in_string))
+    }
+
+    /// `getCompletedToolCalls()` (spec §3.3.5).
+    pub fn completed_tool_calls(
+        &self,
+        max_repair_depth: usize,
+    ) -> Result<Vec<CompletedCall>, Error> {
+        let mut done = Vec::new();
+        let mut emitted: Vec<&str> = Vec::new();
+        for slot in &self.slots {
+            let Some(name) = &slot.name else { continue };
+            if let Some(id) = slot.id.as_deref() {
+                if emitted.contains(&id) {
+                    continue;
+                }
+                emitted.push(id);
+            }
+            let args = if slot.blank() {
+                "{}".to_owned()
+            } else if let Some(kind) = slot.parse() {
+                object_or_empty(&slot.buffer, kind)
+            } else {
+                let closed = slot.in_string.then(|| format!("{}\"", slot.buffer));
+                match closed.as_deref().and_then(|c| validate(c).map(|k| (c, k))) {
+                    Some((text, kind)) => object_or_empty(text, kind),
+                    None => match safe_json_parse(&slot.buffer, max_repair_depth)? {
+                        Some((text, kind)) => object_or_empty(&text, kind),
+                        None => "{}".to_owned(),
+                    },
+                }
+            };
+            done.push(CompletedCall {
+                id: slot.id.clone(),
+                name: name.clone(),
+                args,
+                index: slot.index,
+            });
+        }
+        Ok(done)
+    }
+
+    fn most_recent_incomplete(&mut self) -> u64 {
+        let best = self
+            .slots
+            .iter()
+            .filter(|s| {
+                (s.id.is_some() && (s.depth > 0 || (s.blank() && s.name.is_none())))
+                    || (!s.blank() && !s.parses())
+            })
+            .map(|s| s.index)
+            .max();
+        match best {
+            Some(i) => i,
+            None => self.next_available(),
+        }
+    }
+
+    fn next_available(&mut self) -> u64 {
+        while let Some(s) = self.slot(self.next_available) {
+            if s.name.is_none() || s.depth > 0 || s.id.is_none() || (!s.blank() && !s.parses()) {
+                return self.next_available;
+            }
+            self.next_available += 1;
+        }
+        let free = self.next_available;
+        self.next_available += 1;
+        free
+    }
+}
+
+/// Non-object arguments collapse to `{}` (spec §3.3.5 step 5).
+fn object_or_empty(text: &str, kind: Kind) -> String {
+    if kind == Kind::Object {
+        text.to_owned()
+    } else {
+        "{}".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProviderIndex::Valid;
+    use super::*;
+
+    fn calls(p: &ToolCallParser) -> Vec<(Option<String>, String, serde_json::Value, u64)> {
+        p.completed_tool_calls(512)
+            .unwrap()
+            .into_iter()
+            .map(|c| {
+                (
+                    c.id,
+                    c.name,
+                    serde_json::from_str(&c.args).unwrap(),
+                    c.index,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn accumulates_fragments_and_tracks_depth_and_strings() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{\"key\":", None, None);
+        p.add_chunk(Valid(0), " \"va{l", None, None);
+        assert!(p.has_incomplete_tool_calls());
+        p.add_chunk(Valid(0), "ue\\\"\"}", None, None);
+        assert!(!p.has_incomplete_tool_calls());
+        assert_eq!(
+            calls(&p),
+            vec![(
+                Some("call_1".into()),
+                "f".into(),
+                serde_json::json!({"key":"va{lue\""}),
+                0
+            )]
+        );
+    }
+
+    #[test]
+    fn split_identity_deltas_use_the_remapped_slot() {
+        // spec §3.3.5 worked example.
+        let mut p = ToolCallParser::default();
+        assert_eq!(
+            p.add_chunk(
+                Valid(0),
+                "{\"file_path\":\"a.sql\"}",
+                Some("call-1"),
+                Some("read_file")
+            ),
+            Some(0)
+        );
+        assert_eq!(p.add_chunk(Valid(0), "", Some("call-2"), None), Some(1));
+        assert_eq!(
+            p.add_chunk(
+                Valid(0),
+                "{\"file_path\":\"b.sql\"}",
+                None,
+                Some("write_file")
+            ),
+            Some(1)
+        );
+        assert_eq!(p.meta(1), (Some("call-2"), Some("write_file")));
+        assert_eq!(
+            p.add_chunk(Valid(0), "", None, Some("delete_file")),
+            Some(2)
+        );
+        assert_eq!(
+            p.add_chunk(Valid(0), "{\"file_path\":\"c.sql\"}", None, None),
+            Some(2)
+        );
+        assert_eq!(p.add_chunk(Valid(0), "", Some("call-3"), None), Some(2));
+        let ids: Vec<_> = calls(&p).into_iter().map(|c| c.0.unwrap()).collect();
+        assert_eq!(ids, ["call-1", "call-2", "call-3"]);
+    }
+
+    #[test]
+    fn first_name_wins_and_names_are_trimmed() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "", Some("c"), Some(" read_file "));
+        p.add_chunk(Valid(0), "{}", Some("c"), Some("shell"));
+        assert_eq!(p.meta(0), (Some("c"), Some("read_file")));
+        assert!(p.has_conflicting_identity());
+    }
+
+    #[test]
+    fn replays_of_a_completed_call_are_ignored() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "{\"a\":1}", Some("c"), Some("f"));
+        p.add_chunk(Valid(0), "{\"a\":1}", Some("c"), Some("g"));
+        assert_eq!(
+            calls(&p),
+            vec![(Some("c".into()), "f".into(), serde_json::json!({"a":1}), 0)]
+        );
+    }
+
+    #[test]
+    fn collisions_relocate_complete_calls_and_reuse_incomplete_slots() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "{}", Some("call_1"), Some("f1"));
+        assert_eq!(
+            p.add_chunk(Valid(0), "{}", Some("call_2"), Some("f2")),
+            Some(1)
+        );
+        assert!(!p.has_conflicting_identity());
+        let mut q = ToolCallParser::default();
+        q.add_chunk(Valid(0), "{\"a\":", Some("call_1"), Some("function1"));
+        assert_eq!(
+            q.add_chunk(Valid(0), "", Some("call_2"), Some("function2")),
+            Some(0)
+        );
+        assert_eq!(q.meta(0), (Some("call_2"), Some("function1")));
+    }
+
+    #[test]
+    fn repair_order_and_collapse() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "{\"text\":\"unclosed", Some("a"), Some("f"));
+        p.add_chunk(
+            Valid(1),
+            "{\"valid\":\"data\",\"invalid\": }",
+            Some("b"),
+            Some("g"),
+        );
+        p.add_chunk(Valid(2), "[1,2]", Some("c"), Some("h"));
+        p.add_chunk(Valid(3), "  ", Some("d"), Some("i"));
+        let got: Vec<_> = calls(&p).into_iter().map(|c| c.2).collect();
+        assert_eq!(
+            got,
+            vec![
+                serde_json::json!({"text":"unclosed"}),
+                serde_json::json!({"valid":"data","invalid":null}),
+                serde_json::json!({}),
+                serde_json::json!({}),
+            ]
+        );
+    }
+
+    #[test]
+    fn phantom_and_invalid_index_chunks() {
+        let mut p = ToolCallParser::default();
+        assert_eq!(p.add_chunk(Valid(0), "", None, None), None);
+        assert!(!p.has_nameless_tool_call());
+        assert_eq!(
+            p.add_chunk(ProviderIndex::Invalid, "{}", Some("x"), Some("f")),
+            None
+        );
+        assert!(p.has_invalid_index() && p.has_conflicting_identity());
+        p.add_chunk(Valid(0), "", Some("call_1"), None);
+        assert!(p.has_nameless_tool_call());
+    }
+
+    #[test]
+    fn no_argument_slots_are_skipped_when_relocating() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "", Some("a"), Some("f"));
+        p.add_chunk(Valid(1), "", Some("b"), Some("g"));
+        // A new id on index 0 collides with a complete no-argument call.
+        assert_eq!(p.add_chunk(Valid(0), "", Some("c"), Some("h")), Some(2));
+    }
+}

@@ -1,0 +1,361 @@
+//! The conformance corpus (`__test__/fixtures/conformance`, the reference's
+//! own outputs) through the core, as events and as SSE bytes split at every
+//! byte boundary. Comparison rules: the corpus README (parsed JSON; masked
+//! clock values and generated ids compared by shape and consistency).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::Error;
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures/conformance")
+}
+
+fn streams(prefix: &str) -> Vec<(String, Vec<Value>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(corpus().join("streams")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if name.starts_with(prefix) {
+            let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            out.push((name, items.as_array().unwrap().clone()));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(!out.is_empty());
+    out
+}
+
+fn expected(name: &str, suffix: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(corpus().join("expected").join(format!("{name}.{suffix}")))
+        .unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// One output line in the corpus format.
+#[derive(Debug)]
+enum Line {
+    Response {
+        tag: Value,
+        response: Value,
+        preparations: Value,
+    },
+    Error {
+        tag: Value,
+        code: String,
+    },
+}
+
+fn line(tag: Value, r: &Response) -> Line {
+    let mut item = String::new();
+    r.write_item(&mut item);
+    let item: Value = serde_json::from_str(&item).expect("output is valid JSON");
+    Line::Response {
+        tag,
+        response: item["r"].clone(),
+        preparations: item.get("p").cloned().unwrap_or(Value::Array(vec![])),
+    }
+}
+
+fn error_line(tag: Value, e: &Error) -> Line {
+    Line::Error {
+        tag,
+        code: e.kind.unwrap_or(e.code.as_str()).to_owned(),
+    }
+}
+
+/// Masks clock values and generated ids (`call_<ms>_<7 base36>`), keeping
+/// generated ids distinguishable so consistency is still checked.
+fn mask(v: &Value, ids: &mut HashMap<String, usize>) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("createTime", Value::String(s)) if s.len() >= 13 => {
+                            assert!(s.bytes().all(|b| b.is_ascii_digit()), "createTime {s}");
+                            Value::String("<now>".into())
+                        }
+                        _ => mask(v, ids),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| mask(v, ids)).collect()),
+        Value::String(s) if is_generated_id(s) => {
+            let n = ids.len();
+            let n = *ids.entry(s.clone()).or_insert(n);
+            Value::String(format!("<generated {n}>"))
+        }
+        other => other.clone(),
+    }
+}
+
+fn is_generated_id(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix("call_") else {
+        return false;
+    };
+    let Some((ms, suffix)) = rest.split_once('_') else {
+        return false;
+    };
+    !ms.is_empty()
+        && ms.bytes().all(|b| b.is_ascii_digit())
+        && (1..=7).contains(&suffix.len())
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+}
+
+fn compare(name: &str, how: &str, got: &[Line], want: &[Value], tag_key: &str) {
+    let (mut got_ids, mut want_ids) = (HashMap::new(), HashMap::new());
+    let want: Vec<&Value> = want.iter().filter(|w| !is_transport_error(w)).collect();
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{name} ({how}): line count\n got: {got:#?}\nwant: {want:#?}"
+    );
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        match g {
+            Line::Response {
+                tag,
+                response,
+                preparations,
+            } => {
+                assert_eq!(Some(tag), w.get(tag_key), "{name} ({how}) line {i}: tag");
+                let w_resp = w
+                    .get("response")
+                    .unwrap_or_else(|| panic!("{name} ({how}) line {i}: expected {w}"));
+                assert_eq!(
+                    mask(response, &mut got_ids),
+                    mask(w_resp, &mut want_ids),
+                    "{name} ({how}) line {i}: response"
+                );
+                let w_preps = w
+                    .get("toolCallPreparations")
+                    .cloned()
+                    .unwrap_or(Value::Array(vec![]));
+                assert_eq!(
+                    preparations, &w_preps,
+                    "{name} ({how}) line {i}: preparations"
+                );
+            }
+            Line::Error { tag, code } => {
+                assert_eq!(
+                    Some(tag),
+                    w.get(tag_key),
+                    "{name} ({how}) line {i}: error tag"
+                );
+                let err = w
+                    .get("error")
+                    .unwrap_or_else(|| panic!("{name} ({how}) line {i}: unexpected error {code}"));
+                let want_code = err
+                    .get("type")
+                    .or_else(|| err.get("code"))
+                    .and_then(Value::as_str)
+                    .unwrap();
+                assert_eq!(code, want_code, "{name} ({how}) line {i}");
+            }
+        }
+    }
+}
+
+/// The harness's simulated transport failure (`__throw__`) is not the
+/// converter's output.
+fn is_transport_error(w: &Value) -> bool {
+    w.get("error").is_some_and(|e| {
+        e.get("code")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.starts_with('E'))
+    })
+}
+
+fn events_until_throw(items: &[Value]) -> &[Value] {
+    let end = items
+        .iter()
+        .position(|e| e.get("__throw__").is_some())
+        .unwrap_or(items.len());
+    &items[..end]
+}
+
+fn anthropic_sse(events: &[Value]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for ev in events {
+        let ty = ev["type"].as_str().unwrap_or("message");
+        body.extend_from_slice(format!("event: {ty}\ndata: {ev}\n\n").as_bytes());
+    }
+    body
+}
+
+fn openai_sse(chunks: &[Value]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for c in chunks {
+        body.extend_from_slice(format!("data: {c}\n\n").as_bytes());
+    }
+    body.extend_from_slice(b"data: [DONE]\n\n");
+    body
+}
+
+fn run_anthropic_events(events: &[Value]) -> Vec<Line> {
+    let mut s = AnthropicStream::new(AnthropicOptions::default());
+    let mut lines = Vec::new();
+    for (i, ev) in events_until_throw(events).iter().enumerate() {
+        let mut out = Vec::new();
+        let r = s.push_event_text(&ev.to_string(), &mut out);
+        lines.extend(out.iter().map(|o| line(i.into(), o)));
+        if let Err(e) = r {
+            lines.push(error_line(i.into(), &e));
+            break;
+        }
+    }
+    lines
+}
+
+/// Responses and preparations only (tags depend on how bytes were split).
+fn flat(lines: &[Line]) -> Vec<String> {
+    let mut ids = HashMap::new();
+    lines
+        .iter()
+        .map(|l| match l {
+            Line::Response {
+                response,
+                preparations,
+                ..
+            } => {
+                let mut r = mask(response, &mut ids);
+                r.as_object_mut().unwrap().remove("createTime");
+                format!("{r} {preparations}")
+            }
+            Line::Error { code, .. } => format!("error {code}"),
+        })
+        .collect()
+}
+
+fn run_anthropic_bytes(pieces: &[&[u8]]) -> Vec<Line> {
+    let mut s = AnthropicStream::new(AnthropicOptions::default());
+    let mut lines = Vec::new();
+    let mut out = Vec::new();
+    for p in pieces {
+        if let Err(e) = s.push_bytes(p, &mut out) {
+            lines.extend(out.iter().map(|o| line(Value::Null, o)));
+            lines.push(error_line(Value::Null, &e));
+            return lines;
+        }
+    }
+    s.end(&mut out).unwrap();
+    lines.extend(out.iter().map(|o| line(Value::Null, o)));
+    lines
+}
+
+fn run_openai_chunks(chunks: &[Value]) -> Vec<Line> {
+    let mut s = OpenAIStream::new(OpenAIOptions::default());
+    let mut lines = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        match s.push_chunk_text(&c.to_string()) {
+            Ok(r) => lines.push(line(i.into(), &r)),
+            Err(e) => {
+                lines.push(error_line(i.into(), &e));
+                break;
+            }
+        }
+    }
+    lines
+}
+
+fn run_openai_bytes(pieces: &[&[u8]]) -> Vec<Line> {
+    let mut s = OpenAIStream::new(OpenAIOptions::default());
+    let mut lines = Vec::new();
+    let mut out = Vec::new();
+    for p in pieces {
+        if let Err(e) = s.push_bytes(p, &mut out) {
+            lines.extend(out.iter().map(|o| line(Value::Null, o)));
+            lines.push(error_line(Value::Null, &e));
+            return lines;
+        }
+    }
+    s.end(&mut out).unwrap();
+    lines.extend(out.iter().map(|o| line(Value::Null, o)));
+    lines
+}
+
+#[test]
+fn anthropic_events_match_the_reference() {
+    for (name, events) in streams("anthropic-") {
+        let got = run_anthropic_events(&events);
+        compare(
+            &name,
+            "events",
+            &got,
+            &expected(&name, "expected.ndjson"),
+            "event",
+        );
+    }
+}
+
+#[test]
+fn anthropic_bytes_split_anywhere_match_whole_events() {
+    for (name, events) in streams("anthropic-") {
+        let events = events_until_throw(&events);
+        let body = anthropic_sse(events);
+        let whole = flat(&run_anthropic_events(events));
+        assert_eq!(
+            flat(&run_anthropic_bytes(&[&body])),
+            whole,
+            "{name}: whole body"
+        );
+        for at in 0..=body.len() {
+            let got = flat(&run_anthropic_bytes(&[&body[..at], &body[at..]]));
+            assert_eq!(got, whole, "{name}: split at byte {at}");
+        }
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(
+            flat(&run_anthropic_bytes(&bytes)),
+            whole,
+            "{name}: byte by byte"
+        );
+    }
+}
+
+#[test]
+fn openai_chunks_match_the_reference() {
+    for (name, chunks) in streams("openai-") {
+        let got = run_openai_chunks(&chunks);
+        compare(
+            &name,
+            "chunks",
+            &got,
+            &expected(&name, "expected.ndjson"),
+            "chunk",
+        );
+    }
+}
+
+#[test]
+fn openai_bytes_split_anywhere_match_whole_chunks() {
+    for (name, chunks) in streams("openai-") {
+        let body = openai_sse(&chunks);
+        let whole = flat(&run_openai_chunks(&chunks));
+        let crlf = String::from_utf8(body.clone())
+            .unwrap()
+            .replace('\n', "\r\n")
+            .into_bytes();
+        for body in [body, crlf] {
+            assert_eq!(
+                flat(&run_openai_bytes(&[&body])),
+                whole,
+                "{name}: whole body"
+            );
+            for at in 0..=body.len() {
+                let got = flat(&run_openai_bytes(&[&body[..at], &body[at..]]));
+                assert_eq!(got, whole, "{name}: split at byte {at}");
+            }
+        }
+    }
+}
