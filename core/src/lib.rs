@@ -1,1 +1,17 @@
-pub fn version() -> &'static str { env!("CARGO_PKG_VERSION") }
+//! toolcall-stream core: provider streams (Anthropic Messages SSE,
+//! OpenAI-compatible chunks) to Gemini `GenerateContentResponse` chunks with
+//! tool-call preparation metadata, and the ACP tool-card ledger. Pure Rust:
+//! the napi binding lives in the parent crate.
+
+pub mod acp;
+pub mod anthropic;
+pub mod error;
+pub mod gemini;
+pub mod json;
+pub mod limits;
+pub mod openai;
+pub mod repair;
+pub mod sse;
+
+pub use error::{Error, ErrorCode};
+pub use limits::Limits;
