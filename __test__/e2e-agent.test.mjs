@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
-import { launchAgent } from '../demo/harness.mjs';
+import { launchAgent, AGENT_PATH } from '../demo/harness.mjs';
 import { scenarios, workspaceFiles, designDocument } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
@@ -64,6 +65,33 @@ function framesOf(updates, id) {
     .filter((u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id);
 }
 const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
+
+describe('agent command line', () => {
+  const runAgent = (args, env) =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [AGENT_PATH, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('refuses to start without the provider key, saying which variable is missing', async () => {
+    const anthropic = await runAgent(['--provider', 'anthropic']);
+    assert.equal(anthropic.code, 1);
+    assert.match(anthropic.stderr, /ANTHROPIC_API_KEY is not set/);
+    assert.equal(anthropic.stdout, '', 'stdout carries ACP only');
+    const openai = await runAgent(['--provider', 'openai']);
+    assert.match(openai.stderr, /OPENAI_API_KEY is not set/);
+  });
+
+  it('rejects an unknown provider', async () => {
+    const { code, stderr } = await runAgent(['--provider', 'gemini'], { ANTHROPIC_API_KEY: 'k' });
+    assert.equal(code, 1);
+    assert.match(stderr, /--provider must be anthropic or openai/);
+  });
+});
 
 for (const providerKind of ['anthropic', 'openai']) {
   const callId = (anthropicId) => (providerKind === 'openai' ? openaiCallId(anthropicId) : anthropicId);
@@ -132,7 +160,10 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.equal(preparing._meta.toolName, 'write_file');
       assert.deepEqual(started.rawInput, { path: 'docs/design.md', content: designDocument() });
       assert.equal(started.title, 'WriteFile: docs/design.md');
-      assert.deepEqual(started.locations, [{ path: path.join(cwd, 'docs/design.md') }]);
+      assert.deepEqual(
+        started.locations.map((l) => l.path),
+        [path.join(cwd, 'docs/design.md')],
+      );
       assert.equal(started._meta.phase, undefined);
       assert.deepEqual(finished.content, [{ type: 'diff', path: path.join(cwd, 'docs/design.md'), oldText: null, newText: designDocument() }]);
 
