@@ -1,2 +1,494 @@
 'use strict';
-module.exports = {};
+// ACP tool cards: the JS face of the native card ledger (core/src/acp).
+//
+// Native code owns the state and builds every frame (spec §6.2 shapes, key
+// order included); this layer validates arguments, calls `describe()` (JS
+// callbacks never run from Rust), reads and writes response objects, and runs
+// the stream loop of spec §6.4. Each native call takes strings and returns one
+// JSON text, parsed once here.
+
+const { native } = require('./native.js');
+const { getToolCallPreparations, setToolCallPreparations } = require('./preparations.js');
+
+/** The provider's raw tool-call id, kept on a normalised `functionCall` (spec §4.1). */
+const PROVIDER_TOOL_CALL_ID = Symbol('providerToolCallId');
+
+function invalid(message) {
+  const err = new TypeError(message);
+  err.code = 'INVALID_ARGUMENT';
+  return err;
+}
+
+function isObject(value) {
+  return value !== null && typeof value === 'object';
+}
+
+function isPlainObjectLike(value) {
+  return isObject(value) && !Array.isArray(value);
+}
+
+function checkString(value, what) {
+  if (typeof value !== 'string') throw invalid(`${what} must be a string`);
+}
+
+function checkCallId(value, what) {
+  if (typeof value !== 'string' || value === '') throw invalid(`${what}: callId must be a non-empty string`);
+}
+
+function toJson(value, what) {
+  try {
+    return JSON.stringify(value);
+  } catch (cause) {
+    const err = invalid(`${what} is not JSON-serialisable: ${cause && cause.message}`);
+    err.cause = cause;
+    throw err;
+  }
+}
+
+// Private state of a ToolCallCards, shared with PreparationTracker.
+const internals = new WeakMap();
+
+function internalsOf(cards, what) {
+  const state = internals.get(cards);
+  if (!state) throw invalid(`${what}: expected a ToolCallCards instance`);
+  return state;
+}
+
+/** `describe(toolName)` → `{title, kind}`, keeping only string values. */
+function describeTool(state, toolName) {
+  if (!state.describe) return {};
+  const d = state.describe(toolName);
+  if (!isObject(d)) return {};
+  return {
+    title: typeof d.title === 'string' ? d.title : undefined,
+    kind: typeof d.kind === 'string' ? d.kind : undefined,
+  };
+}
+
+/**
+ * The tool cards of one ACP session: what Qwen Code's `ToolCallEmitter`
+ * tracks (spec §5.4), plus a ledger of open cards so that a
+ * `tool_call_update` is never built for an id the client has not seen (such
+ * methods return `null` instead), and every opened card ends exactly once.
+ */
+class ToolCallCards {
+  /**
+   * @param {{ suppressedTools?: string[], describe?: (toolName: string) => { title?: string, kind?: string } }} [options]
+   *   `suppressedTools` replaces the default `['todo_write']` (spec §6.3: no
+   *   card ever). `describe` gives a card's title and kind for a tool name;
+   *   kind is a Qwen `Kind` or ACP kind, mapped per spec §6.2.
+   */
+  constructor(options = {}) {
+    if (!isPlainObjectLike(options)) throw invalid('ToolCallCards: options must be an object');
+    const { suppressedTools, describe } = options;
+    if (
+      suppressedTools !== undefined &&
+      (!Array.isArray(suppressedTools) || !suppressedTools.every((t) => typeof t === 'string'))
+    ) {
+      throw invalid('ToolCallCards: suppressedTools must be an array of strings');
+    }
+    if (describe !== undefined && typeof describe !== 'function') {
+      throw invalid('ToolCallCards: describe must be a function');
+    }
+    internals.set(this, {
+      native: new native.NativeToolCallCards(suppressedTools === undefined ? undefined : [...suppressedTools]),
+      describe,
+    });
+  }
+
+  /**
+   * The preparing `tool_call` (spec §6.2): `pending`, `rawInput: {}`,
+   * `_meta.phase: 'preparing'`. `null` for a suppressed tool or an id whose
+   * card is already open.
+   */
+  preparing(callId, toolName) {
+    checkCallId(callId, 'preparing');
+    checkString(toolName, 'preparing: toolName');
+    const state = internalsOf(this, 'preparing');
+    const { title, kind } = describeTool(state, toolName);
+    return JSON.parse(state.native.preparing(callId, toolName, title, kind));
+  }
+
+  /**
+   * A complete call reaching execution: `tool_call_update` with the full
+   * field set if its card is open (prepared), else a new `tool_call`. `null`
+   * for a suppressed tool. `status` defaults to `'in_progress'`; pass
+   * `'pending'` while a permission request is outstanding. Title and kind
+   * default to `describe(toolName)`.
+   * @param {{ callId: string, toolName: string, rawInput: object, title?: string, kind?: string, locations?: {path: string, line?: number | null}[], status?: 'pending' | 'in_progress' }} call
+   */
+  started(call) {
+    if (!isPlainObjectLike(call)) throw invalid('started: call must be an object');
+    const { callId, toolName, rawInput = {}, locations, status } = call;
+    checkCallId(callId, 'started');
+    checkString(toolName, 'started: toolName');
+    if (!isPlainObjectLike(rawInput)) throw invalid('started: rawInput must be an object');
+    const state = internalsOf(this, 'started');
+    let { title, kind } = call;
+    if (title === undefined || kind === undefined) {
+      const d = describeTool(state, toolName);
+      if (title === undefined) title = d.title;
+      if (kind === undefined) kind = d.kind;
+    }
+    const text = toJson({ callId, toolName, rawInput, title, kind, locations, status }, 'started: call');
+    return JSON.parse(state.native.started(text));
+  }
+
+  /**
+   * The terminal `tool_call_update` (spec §6.2 "Result"/"Error"); `rawOutput`
+   * is sent only when not `undefined`. `null` when no card is open for the
+   * id, which is always so for suppressed tools: send {@link ToolCallCards#plan}
+   * for TodoWrite instead.
+   * @param {{ status: 'completed' | 'failed', content?: object[], rawOutput?: unknown }} result
+   */
+  finished(callId, toolName, result) {
+    checkCallId(callId, 'finished');
+    checkString(toolName, 'finished: toolName');
+    if (!isPlainObjectLike(result)) throw invalid('finished: result must be an object');
+    const { status, content, rawOutput } = result;
+    const state = internalsOf(this, 'finished');
+    const text = toJson({ status, content, rawOutput }, 'finished: result');
+    return JSON.parse(state.native.finished(callId, toolName, text));
+  }
+
+  /**
+   * A failed result carrying one text item (Qwen's `emitError`).
+   */
+  failed(callId, toolName, message) {
+    checkString(message, 'failed: message');
+    return this.finished(callId, toolName, {
+      status: 'failed',
+      content: [{ type: 'content', content: { type: 'text', text: message } }],
+    });
+  }
+
+  /**
+   * The discarded-preparation frame (spec §6.2): `failed`, `content: []`,
+   * `_meta.preparationDiscarded: true`. `null` if no card is open for the id.
+   */
+  discarded(callId, toolName) {
+    checkCallId(callId, 'discarded');
+    checkString(toolName, 'discarded: toolName');
+    return JSON.parse(internalsOf(this, 'discarded').native.discarded(callId, toolName));
+  }
+
+  /**
+   * Terminal frames for every card still open, in opening order (end of
+   * turn, cancel): a card still preparing is discarded; a started one fails
+   * with `message` (default "Tool execution was cancelled").
+   * @param {string} [message]
+   */
+  closeAll(message) {
+    if (message !== undefined) checkString(message, 'closeAll: message');
+    return JSON.parse(internalsOf(this, 'closeAll').native.closeAll(message));
+  }
+
+  /**
+   * Spec §6.3: the `plan` update that replaces TodoWrite's card, or `null`.
+   * Todos come from a `{type:'todo_list', todos}` result display (object or
+   * JSON text), else from `args.todos`; an empty plan is sent when
+   * `args.todos` is an array but no valid todo was found.
+   * @param {object} [args] the TodoWrite call's arguments
+   * @param {unknown} [resultDisplay] the tool's result display
+   */
+  plan(args, resultDisplay) {
+    const argsJson = args === undefined ? undefined : toJson(args, 'plan: args');
+    const displayJson = resultDisplay === undefined ? undefined : toJson(resultDisplay, 'plan: resultDisplay');
+    return JSON.parse(native.acpPlanUpdate(argsJson, displayJson));
+  }
+
+  /** Whether a card is open for `callId`. */
+  isOpen(callId) {
+    checkString(callId, 'isOpen: callId');
+    return internalsOf(this, 'isOpen').native.isOpen(callId);
+  }
+
+  /** Ids of the open cards, in opening order. */
+  openIds() {
+    return JSON.parse(internalsOf(this, 'openIds').native.openIds());
+  }
+}
+
+/**
+ * One model stream's preparations (spec §5.3): a preparing card per new
+ * preparation, resolution by complete `functionCall` ids, and discards on
+ * retry / fallback / cancel / error / normal end (spec §5.5).
+ */
+class PreparationTracker {
+  #native = new native.NativePreparationTracker();
+  #cards;
+
+  /** @param {ToolCallCards} cards the session's cards */
+  constructor(cards) {
+    if (!(cards instanceof ToolCallCards)) throw invalid('PreparationTracker: expected a ToolCallCards instance');
+    this.#cards = cards;
+  }
+
+  /** Preparing frames for the response's new preparations (spec §5.3 observe). */
+  observe(response) {
+    const preparations = getToolCallPreparations(response);
+    if (preparations.length === 0) return [];
+    const state = internalsOf(this.#cards, 'observe');
+    const list = preparations.map((p) => ({
+      callId: p.callId,
+      toolName: p.toolName,
+      ...describeTool(state, p.toolName),
+    }));
+    return JSON.parse(this.#native.observe(state.native, JSON.stringify(list)));
+  }
+
+  /** Marks pending preparations whose complete call arrived (non-empty ids only). */
+  resolve(functionCalls) {
+    if (functionCalls == null) return;
+    if (typeof functionCalls[Symbol.iterator] !== 'function') throw invalid('resolve: functionCalls must be iterable');
+    const ids = [];
+    for (const call of functionCalls) {
+      if (isObject(call) && typeof call.id === 'string' && call.id !== '') ids.push(call.id);
+    }
+    if (ids.length > 0) this.#native.resolve(ids);
+  }
+
+  /**
+   * Discarded frames for the pending preparations; resolved ones too when
+   * `includeResolved` (retry, fallback, cancel, stream error). Clears first,
+   * so a second call returns `[]`.
+   */
+  discard(includeResolved = false) {
+    return JSON.parse(this.#native.discard(internalsOf(this.#cards, 'discard').native, Boolean(includeResolved)));
+  }
+}
+
+/** Spec §4.1 `syncFunctionCallsField`: shadow the SDK getter with the normalised calls. */
+function syncFunctionCallsField(response, parts) {
+  const calls = parts.map((part) => part && part.functionCall).filter(Boolean);
+  const value = calls.length > 0 ? calls : undefined;
+  let owner = response;
+  let descriptor;
+  while (owner && !descriptor) {
+    descriptor = Object.getOwnPropertyDescriptor(owner, 'functionCalls');
+    owner = Object.getPrototypeOf(owner);
+  }
+  if (descriptor && descriptor.set) {
+    response.functionCalls = value;
+    return;
+  }
+  if (!descriptor || descriptor.writable || descriptor.get) {
+    Object.defineProperty(response, 'functionCalls', { value, writable: true, configurable: true, enumerable: true });
+  }
+}
+
+function modelParts(response) {
+  const candidates = response.candidates;
+  const content = Array.isArray(candidates) && isObject(candidates[0]) ? candidates[0].content : undefined;
+  return isObject(content) && Array.isArray(content.parts) ? content : undefined;
+}
+
+function rawCallId(functionCall) {
+  return typeof functionCall.id === 'string' && functionCall.id !== '' ? functionCall.id : null;
+}
+
+/**
+ * GeminiChat's per-attempt id normalisation (spec §4.1). One per attempt: a
+ * retry or fallback starts a new one from the same history.
+ */
+class ToolCallIds {
+  #native;
+
+  /** @param {Iterable<string>} [historyIds] every functionCall / functionResponse id in history */
+  constructor(historyIds = []) {
+    if (historyIds === null || typeof historyIds[Symbol.iterator] !== 'function') {
+      throw invalid('ToolCallIds: historyIds must be an iterable of strings');
+    }
+    const ids = [...historyIds];
+    if (!ids.every((id) => typeof id === 'string')) throw invalid('ToolCallIds: historyIds must be strings');
+    this.#native = new native.NativeToolCallIds(ids);
+  }
+
+  /**
+   * Rewrites the response in place: preparations first (reserved ids), then
+   * `functionCall` parts (same-attempt duplicates dropped, absent ids
+   * generated, the provider id kept under {@link getProviderToolCallId}),
+   * then `response.functionCalls` becomes an own property with the
+   * normalised calls. Non-string ids count as absent.
+   */
+  apply(response) {
+    if (!isObject(response)) throw invalid('ToolCallIds.apply: response must be an object');
+    const preparations = getToolCallPreparations(response);
+    const content = modelParts(response);
+    if (preparations.length === 0 && !content) return;
+    const parts = content ? content.parts : [];
+    const rawIds = [];
+    for (const part of parts) {
+      if (isObject(part) && isObject(part.functionCall)) rawIds.push(rawCallId(part.functionCall));
+    }
+    const out = JSON.parse(
+      this.#native.apply(JSON.stringify({ preparations: preparations.map((p) => p.callId), calls: rawIds })),
+    );
+    if (preparations.length > 0) {
+      setToolCallPreparations(
+        response,
+        preparations.map((p, i) => ({ ...p, callId: out.preparations[i] })),
+      );
+    }
+    if (!content) return;
+    const normalized = [];
+    let k = 0;
+    for (const part of parts) {
+      if (!(isObject(part) && isObject(part.functionCall))) {
+        normalized.push(part);
+        continue;
+      }
+      const id = out.calls[k];
+      const raw = rawIds[k];
+      k += 1;
+      if (id === null) continue; // a same-attempt duplicate
+      const functionCall = { ...part.functionCall, id };
+      if (raw !== null) Object.defineProperty(functionCall, PROVIDER_TOOL_CALL_ID, { value: raw, enumerable: false });
+      normalized.push({ ...part, functionCall });
+    }
+    content.parts = normalized;
+    syncFunctionCallsField(response, normalized);
+  }
+}
+
+/** The provider's raw id of a normalised `functionCall`, or `undefined`. */
+function getProviderToolCallId(functionCall) {
+  return isObject(functionCall) ? functionCall[PROVIDER_TOOL_CALL_ID] : undefined;
+}
+
+function functionCallsOf(response) {
+  // A GenerateContentResponse has the SDK getter; a normalised response has
+  // an own property; a plain object has neither.
+  if ('functionCalls' in response) return response.functionCalls;
+  const content = modelParts(response);
+  if (!content) return undefined;
+  const calls = content.parts.filter((p) => isObject(p) && isObject(p.functionCall)).map((p) => p.functionCall);
+  return calls.length > 0 ? calls : undefined;
+}
+
+/** Sends every frame, awaiting each; rethrows the first failure after trying all (spec §5.3 discard). */
+async function sendAll(frames, send) {
+  let failure;
+  let failed = false;
+  for (const frame of frames) {
+    try {
+      await send(frame);
+    } catch (err) {
+      if (!failed) failure = err;
+      failed = true;
+    }
+  }
+  if (failed) throw failure;
+}
+
+/**
+ * The one stream-loop body of spec §6.4 (Qwen copies it into four paths).
+ * Per chunk: text / thought frames, then preparing cards, then call
+ * collection. `retry` / `model_fallback` discard every card of the abandoned
+ * attempt (resolved too) and clear the collected calls; `compressed` is
+ * ignored. A thrown stream error or an aborted signal discards everything; a
+ * normal end discards only cards whose call never arrived, leaving the rest
+ * open for execution. Discard failures never change the outcome.
+ *
+ * With `historyIds`, chunks are id-normalised here (a fresh
+ * {@link ToolCallIds} per attempt); leave it out if the stream already is.
+ *
+ * @param {AsyncIterable<{type: string, value?: object}> | Iterable<{type: string, value?: object}>} events
+ * @param {{ cards: ToolCallCards, send: (update: object) => unknown, signal?: AbortSignal, historyIds?: Iterable<string>, onDiscardError?: (error: unknown) => void }} options
+ * @returns {Promise<{ functionCalls: object[], usage?: object, cancelled?: true }>}
+ */
+async function consumeModelStream(events, options) {
+  if (
+    !isObject(events) ||
+    (typeof events[Symbol.asyncIterator] !== 'function' && typeof events[Symbol.iterator] !== 'function')
+  ) {
+    throw invalid('consumeModelStream: events must be an (async) iterable');
+  }
+  if (!isPlainObjectLike(options)) throw invalid('consumeModelStream: options must be an object');
+  const { cards, send, signal, historyIds, onDiscardError } = options;
+  if (!(cards instanceof ToolCallCards)) throw invalid('consumeModelStream: options.cards must be a ToolCallCards');
+  if (typeof send !== 'function') throw invalid('consumeModelStream: options.send must be a function');
+  if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) {
+    throw invalid('consumeModelStream: options.signal must be an AbortSignal');
+  }
+  if (onDiscardError !== undefined && typeof onDiscardError !== 'function') {
+    throw invalid('consumeModelStream: options.onDiscardError must be a function');
+  }
+  const history = historyIds === undefined ? undefined : [...historyIds];
+  const newAttemptIds = () => (history === undefined ? undefined : new ToolCallIds(history));
+
+  const tracker = new PreparationTracker(cards);
+  let ids = newAttemptIds();
+  let functionCalls = [];
+  let usage;
+  let streamFailed = false;
+
+  // Qwen's finalizeToolCallPreparations: discard, and swallow failures.
+  const finalize = async (includeResolved) => {
+    try {
+      await sendAll(tracker.discard(includeResolved), send);
+    } catch (err) {
+      if (onDiscardError) {
+        try {
+          onDiscardError(err);
+        } catch {
+          // A failing observer must not change the outcome either.
+        }
+      }
+    }
+  };
+
+  try {
+    for await (const event of events) {
+      if (signal && signal.aborted) break;
+      if (!isObject(event) || typeof event.type !== 'string') {
+        throw invalid('consumeModelStream: each event must be an object with a string type');
+      }
+      if (event.type === 'chunk') {
+        const response = event.value;
+        if (!isObject(response)) throw invalid('consumeModelStream: a chunk event needs a response value');
+        if (ids) ids.apply(response);
+        const content = modelParts(response);
+        if (content) {
+          for (const part of content.parts) {
+            if (isObject(part) && typeof part.text === 'string' && part.text !== '') {
+              await send({
+                sessionUpdate: part.thought ? 'agent_thought_chunk' : 'agent_message_chunk',
+                content: { type: 'text', text: part.text },
+              });
+            }
+          }
+        }
+        if (response.usageMetadata) usage = response.usageMetadata;
+        for (const frame of tracker.observe(response)) await send(frame);
+        const calls = functionCallsOf(response);
+        if (calls && calls.length > 0) {
+          tracker.resolve(calls);
+          functionCalls.push(...calls);
+        }
+      } else if (event.type === 'retry' || event.type === 'model_fallback') {
+        await finalize(true);
+        functionCalls = [];
+        ids = newAttemptIds();
+      }
+    }
+  } catch (err) {
+    streamFailed = true;
+    throw err;
+  } finally {
+    await finalize(streamFailed || Boolean(signal && signal.aborted));
+  }
+  if (signal && signal.aborted) {
+    // spec §6.6: the collected calls are never executed.
+    return usage === undefined ? { functionCalls: [], cancelled: true } : { functionCalls: [], usage, cancelled: true };
+  }
+  return usage === undefined ? { functionCalls } : { functionCalls, usage };
+}
+
+module.exports = {
+  ToolCallCards,
+  PreparationTracker,
+  ToolCallIds,
+  consumeModelStream,
+  getProviderToolCallId,
+};

@@ -95,3 +95,27 @@ fn two_preparations_never_share_a_final_id() {
         vec![s("a__qwen_dup_3"), s("a__qwen_dup_3__qwen_dup_2")]
     );
 }
+
+#[test]
+fn apply_json_round_trips_and_marks_dropped_calls_null() {
+    let mut ids = ToolCallIds::new([s("a")]);
+    let out = ids
+        .apply_json(r#"{"preparations":["a"],"calls":["a",null,"a"]}"#)
+        .unwrap();
+    assert_eq!(
+        out,
+        r#"{"preparations":["a__qwen_dup_2"],"calls":["a__qwen_dup_2","call_qwen_1",null]}"#
+    );
+    for bad in [
+        "nope",
+        r#"{"calls":[1]}"#,
+        r#"{"preparations":[null]}"#,
+        r#"{"calls":{}}"#,
+    ] {
+        assert_eq!(
+            ids.apply_json(bad).unwrap_err().code.as_str(),
+            "INVALID_ARGUMENT",
+            "{bad}"
+        );
+    }
+}

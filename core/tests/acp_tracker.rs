@@ -175,3 +175,26 @@ fn an_invalid_batch_opens_no_card() {
     assert_eq!(cards.open_ids().count(), 0);
     assert_eq!(t.pending_ids().count(), 0);
 }
+
+#[test]
+fn preparations_parse_from_json() {
+    let list = Preparation::list_from_json(
+        r#"[{"callId":"a","toolName":"read_file","title":"Read","kind":"read"},{"callId":"b","toolName":"x","title":null}]"#,
+    )
+    .unwrap();
+    assert_eq!(list[0].title.as_deref(), Some("Read"));
+    assert_eq!(list[1], Preparation::new("b", "x"));
+    for bad in [
+        "{}",
+        "[1]",
+        r#"[{"toolName":"x"}]"#,
+        r#"[{"callId":"a","toolName":3}]"#,
+        "[",
+    ] {
+        assert_eq!(
+            Preparation::list_from_json(bad).unwrap_err().code.as_str(),
+            "INVALID_ARGUMENT",
+            "{bad}"
+        );
+    }
+}

@@ -248,11 +248,12 @@ impl ToolResult {
         let status = match string_field(&obj, "status", WHAT)?.as_deref() {
             Some("completed") => ResultStatus::Completed,
             Some("failed") => ResultStatus::Failed,
-            other => {
+            Some(other) => {
                 return Err(invalid(format!(
                     "finished: status must be 'completed' or 'failed', got {other:?}"
                 )))
             }
+            None => return Err(invalid("finished: status is required")),
         };
         let content = match field(&obj, "content") {
             None => Vec::new(),
@@ -382,6 +383,11 @@ impl ToolCallCards {
     /// Ids of the open cards, in the order they were opened.
     pub fn open_ids(&self) -> impl Iterator<Item = &str> {
         self.open.iter().map(|c| c.call_id.as_str())
+    }
+
+    /// [`ToolCallCards::open_ids`] as a JSON array text.
+    pub fn open_ids_json(&self) -> String {
+        Value::from(self.open_ids().collect::<Vec<_>>()).to_string()
     }
 
     fn take(&mut self, call_id: &str) -> Option<OpenCard> {
@@ -606,4 +612,20 @@ pub fn plan_update(args: Option<&Value>, result_display: Option<&Value>) -> Opti
     f.insert("sessionUpdate".into(), "plan".into());
     f.insert("entries".into(), Value::Array(entries));
     Some(Value::Object(f))
+}
+
+/// [`plan_update`] over JSON texts (the binding's form): `None` for an
+/// absent argument; the result is the frame's JSON text or `null`.
+pub fn plan_update_json(args: Option<&str>, result_display: Option<&str>) -> Result<String> {
+    let parse = |text: Option<&str>, what: &str| -> Result<Option<Value>> {
+        text.map(|t| {
+            serde_json::from_str(t).map_err(|e| invalid(format!("plan: invalid {what} JSON: {e}")))
+        })
+        .transpose()
+    };
+    let args = parse(args, "args")?;
+    let display = parse(result_display, "resultDisplay")?;
+    Ok(super::frame_json(
+        plan_update(args.as_ref(), display.as_ref()).as_ref(),
+    ))
 }

@@ -9,6 +9,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use serde_json::Value;
+
+use super::{invalid, Result};
+
 const DUPLICATE_ID_SUFFIX: &str = "__qwen_dup_";
 const GENERATED_ID_PREFIX: &str = "call_qwen_";
 
@@ -107,5 +111,35 @@ impl ToolCallIds {
             .map(|raw| self.normalize_call(raw.as_deref()))
             .collect();
         (preparations, calls)
+    }
+
+    /// [`ToolCallIds::apply`] over JSON text, for the binding: input
+    /// `{"preparations": [raw…], "calls": [raw | null…]}`, output the same
+    /// shape with final ids, where a `null` call means "drop this part" (an
+    /// absent id always gets a generated one, so `null` is unambiguous).
+    pub fn apply_json(&mut self, json: &str) -> Result<String> {
+        let input: Value =
+            serde_json::from_str(json).map_err(|e| invalid(format!("apply: invalid JSON: {e}")))?;
+        let list = |key: &str| -> Result<Vec<Option<String>>> {
+            match input.get(key) {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|v| match v {
+                        Value::Null => Ok(None),
+                        Value::String(s) => Ok(Some(s.clone())),
+                        _ => Err(invalid(format!("apply: {key} ids must be strings or null"))),
+                    })
+                    .collect(),
+                Some(_) => Err(invalid(format!("apply: {key} must be an array"))),
+            }
+        };
+        let preparations = list("preparations")?
+            .into_iter()
+            .map(|id| id.ok_or_else(|| invalid("apply: a preparation id is null")))
+            .collect::<Result<Vec<String>>>()?;
+        let calls = list("calls")?;
+        let (preparations, calls) = self.apply(&preparations, &calls);
+        Ok(serde_json::json!({ "preparations": preparations, "calls": calls }).to_string())
     }
 }

@@ -12,8 +12,8 @@ pub mod ids;
 pub mod tracker;
 
 pub use cards::{
-    map_tool_kind, plan_update, tool_provenance, CardPhase, Location, Provenance, ResultStatus,
-    StartStatus, ToolCallCards, ToolResult, ToolStart, DEFAULT_SUPPRESSED_TOOLS,
+    map_tool_kind, plan_update, plan_update_json, tool_provenance, CardPhase, Location, Provenance,
+    ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart, DEFAULT_SUPPRESSED_TOOLS,
 };
 pub use ids::ToolCallIds;
 pub use tracker::{Preparation, PreparationTracker};
@@ -30,3 +30,22 @@ pub(crate) fn invalid(message: impl Into<String>) -> Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// One optional frame as JSON text (`null` for none): the binding returns
+/// this so JS does a single `JSON.parse`.
+pub fn frame_json(frame: Option<&SessionUpdate>) -> String {
+    frame.map_or_else(|| "null".to_string(), SessionUpdate::to_string)
+}
+
+/// Frames as one JSON array text.
+pub fn frames_json(frames: &[SessionUpdate]) -> String {
+    let mut out = String::from("[");
+    for (i, f) in frames.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&f.to_string());
+    }
+    out.push(']');
+    out
+}

@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use serde_json::Value;
+
 use super::{invalid, Result, SessionUpdate, ToolCallCards};
 
 /// One preparation of a response chunk (spec §5.1), with the card title and
@@ -27,6 +29,38 @@ impl Preparation {
             title: None,
             kind: None,
         }
+    }
+
+    /// Parses `[{callId, toolName, title?, kind?}, …]` (JSON text from JS).
+    pub fn list_from_json(json: &str) -> Result<Vec<Preparation>> {
+        let items = match serde_json::from_str::<Value>(json) {
+            Ok(Value::Array(items)) => items,
+            Ok(_) => return Err(invalid("observe: preparations must be an array")),
+            Err(e) => return Err(invalid(format!("observe: invalid JSON: {e}"))),
+        };
+        items.iter().map(Preparation::from_value).collect()
+    }
+
+    fn from_value(item: &Value) -> Result<Preparation> {
+        if !item.is_object() {
+            return Err(invalid("observe: each preparation must be an object"));
+        }
+        let text = |key: &str| match item.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(invalid(format!(
+                "observe: preparation {key} must be a string"
+            ))),
+        };
+        let required = |key: &str| {
+            text(key)?.ok_or_else(|| invalid(format!("observe: preparation {key} is required")))
+        };
+        Ok(Preparation {
+            call_id: required("callId")?,
+            tool_name: required("toolName")?,
+            title: text("title")?,
+            kind: text("kind")?,
+        })
     }
 }
 

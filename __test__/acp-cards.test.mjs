@@ -1,0 +1,354 @@
+// The card lifecycle through the public JS API: ToolCallCards,
+// PreparationTracker, ToolCallIds (spec §4.1, §5.3–§5.5, §6.2, §6.3), every
+// frame validated against the ACP schema v1.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { assertValidUpdate } from './acp-helpers.mjs';
+
+const require = createRequire(import.meta.url);
+const {
+  ToolCallCards,
+  PreparationTracker,
+  ToolCallIds,
+  getProviderToolCallId,
+  setToolCallPreparations,
+  getToolCallPreparations,
+  liveHandles,
+} = require('../index.js');
+
+/** Asserts frame validity and exact JSON (key order included). */
+function assertFrame(actual, expected) {
+  assert.notEqual(actual, null);
+  assertValidUpdate(actual);
+  assert.equal(JSON.stringify(actual), JSON.stringify(expected));
+}
+
+function response(parts, preparations) {
+  const r = { candidates: [{ content: { role: 'model', parts } }] };
+  if (preparations) setToolCallPreparations(r, preparations);
+  return r;
+}
+
+describe('ToolCallCards', () => {
+  it('prepares, starts and finishes one card with the exact spec §6.2 frames', () => {
+    const cards = new ToolCallCards({ describe: (name) => ({ title: `Read: ${name}`, kind: 'read' }) });
+    assertFrame(cards.preparing('call-1', 'read_file'), {
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call-1',
+      status: 'pending',
+      title: 'Read: read_file',
+      content: [],
+      locations: [],
+      kind: 'read',
+      rawInput: {},
+      _meta: { toolName: 'read_file', phase: 'preparing', provenance: 'builtin' },
+    });
+    assertFrame(
+      cards.started({
+        callId: 'call-1',
+        toolName: 'read_file',
+        rawInput: { file_path: 'README.md' },
+        title: 'ReadFile: README.md',
+        locations: [{ path: '/w/README.md' }],
+      }),
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'call-1',
+        status: 'in_progress',
+        title: 'ReadFile: README.md',
+        content: [],
+        locations: [{ path: '/w/README.md', line: null }],
+        kind: 'read',
+        rawInput: { file_path: 'README.md' },
+        _meta: { toolName: 'read_file', provenance: 'builtin' },
+      },
+    );
+    const text = { type: 'content', content: { type: 'text', text: 'hello' } };
+    assertFrame(cards.finished('call-1', 'read_file', { status: 'completed', content: [text], rawOutput: 'hello' }), {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call-1',
+      status: 'completed',
+      content: [text],
+      _meta: { toolName: 'read_file', provenance: 'builtin' },
+      rawOutput: 'hello',
+    });
+    assert.equal(cards.isOpen('call-1'), false);
+  });
+
+  it('starts an unprepared call as a tool_call and stamps mcp provenance', () => {
+    const cards = new ToolCallCards();
+    assertFrame(cards.started({ callId: 'c', toolName: 'mcp__github__create_issue', rawInput: { t: 1 } }), {
+      sessionUpdate: 'tool_call',
+      toolCallId: 'c',
+      status: 'in_progress',
+      title: 'mcp__github__create_issue',
+      content: [],
+      locations: [],
+      kind: 'other',
+      rawInput: { t: 1 },
+      _meta: { toolName: 'mcp__github__create_issue', provenance: 'mcp', serverId: 'github' },
+    });
+  });
+
+  it('emits the protocol-valid discarded preparation frame', () => {
+    const cards = new ToolCallCards();
+    cards.preparing('call-1', 'mcp__filesystem__read_file');
+    assertFrame(cards.discarded('call-1', 'mcp__filesystem__read_file'), {
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call-1',
+      status: 'failed',
+      content: [],
+      _meta: {
+        toolName: 'mcp__filesystem__read_file',
+        phase: 'preparing',
+        preparationDiscarded: true,
+        provenance: 'mcp',
+        serverId: 'filesystem',
+      },
+    });
+  });
+
+  it('never builds an update for an id without an open card', () => {
+    const cards = new ToolCallCards();
+    assert.equal(cards.finished('ghost', 'read_file', { status: 'failed' }), null);
+    assert.equal(cards.discarded('ghost', 'read_file'), null);
+    assert.equal(cards.failed('ghost', 'read_file', 'boom'), null);
+    cards.preparing('a', 'read_file');
+    assert.notEqual(cards.discarded('a', 'read_file'), null);
+    assert.equal(cards.discarded('a', 'read_file'), null, 'one terminal frame per card');
+  });
+
+  it('suppresses duplicate preparing frames and re-prepares after a terminal frame', () => {
+    const cards = new ToolCallCards();
+    assert.notEqual(cards.preparing('a', 'read_file'), null);
+    assert.equal(cards.preparing('a', 'read_file'), null);
+    cards.failed('a', 'read_file', 'nope');
+    assert.equal(cards.preparing('a', 'read_file').sessionUpdate, 'tool_call');
+  });
+
+  it('never gives todo_write a card and builds its plan update instead (spec §6.3)', () => {
+    const cards = new ToolCallCards();
+    const todos = [{ id: '1', content: 'write tests', status: 'in_progress' }];
+    assert.equal(cards.preparing('t', 'todo_write'), null);
+    assert.equal(cards.started({ callId: 't', toolName: 'todo_write', rawInput: { todos } }), null);
+    assert.equal(cards.discarded('t', 'todo_write'), null);
+    assert.equal(cards.finished('t', 'todo_write', { status: 'completed' }), null);
+    const plan = cards.plan({ todos });
+    assertFrame(plan, {
+      sessionUpdate: 'plan',
+      entries: [{ content: 'write tests', priority: 'medium', status: 'in_progress' }],
+    });
+    assertFrame(cards.plan({ todos }, { type: 'todo_list', todos: [] }), { sessionUpdate: 'plan', entries: [] });
+    assert.equal(cards.plan(undefined, 'Todos updated'), null);
+    assert.equal(cards.plan({}), null);
+  });
+
+  it('honours custom suppressedTools', () => {
+    const cards = new ToolCallCards({ suppressedTools: ['secret'] });
+    assert.equal(cards.preparing('a', 'secret'), null);
+    assert.notEqual(cards.preparing('b', 'todo_write'), null);
+  });
+
+  it('closeAll ends every open card: discarded if preparing, failed if started', () => {
+    const cards = new ToolCallCards();
+    cards.preparing('p', 'read_file');
+    cards.started({ callId: 's', toolName: 'shell', rawInput: { cmd: 'ls' }, status: 'pending' });
+    assert.deepEqual(cards.openIds(), ['p', 's']);
+    const frames = cards.closeAll('Turn cancelled');
+    frames.forEach(assertValidUpdate);
+    assert.deepEqual(
+      frames.map((f) => [f.toolCallId, f.status, f._meta.preparationDiscarded ?? false]),
+      [
+        ['p', 'failed', true],
+        ['s', 'failed', false],
+      ],
+    );
+    assert.equal(frames[1].content[0].content.text, 'Turn cancelled');
+    assert.deepEqual(cards.closeAll(), []);
+  });
+
+  it('throws INVALID_ARGUMENT errors for bad input, from JS and from native', () => {
+    const cards = new ToolCallCards();
+    const bad = [
+      () => new ToolCallCards({ suppressedTools: 'todo_write' }),
+      () => new ToolCallCards({ describe: 'no' }),
+      () => cards.preparing('', 'x'),
+      () => cards.preparing('a', 7),
+      () => cards.started({ callId: 'a', toolName: 'x', rawInput: [1] }),
+      () => cards.started({ callId: 'a', toolName: 'x', rawInput: {}, locations: [{ line: 1 }] }),
+      () => cards.started({ callId: 'a', toolName: 'x', rawInput: {}, status: 'completed' }),
+      () => cards.started({ callId: 'a', toolName: 'x', rawInput: { n: 1n } }),
+      () => cards.finished('a', 'x', { status: 'done' }),
+      () => cards.finished('a', 'x', { status: 'failed', content: 'text' }),
+      () => cards.plan({ cyclic: globalThis }),
+      () => new PreparationTracker({}),
+      () => new ToolCallIds([1]),
+      () => new ToolCallIds(null),
+    ];
+    for (const f of bad) {
+      assert.throws(f, (err) => err instanceof Error && err.code === 'INVALID_ARGUMENT', f.toString());
+    }
+  });
+
+  it('propagates a throwing describe() and keeps the ledger usable', () => {
+    const cards = new ToolCallCards({
+      describe: () => {
+        throw new Error('registry down');
+      },
+    });
+    assert.throws(() => cards.preparing('a', 'x'), /registry down/);
+    assert.equal(cards.isOpen('a'), false);
+  });
+});
+
+describe('PreparationTracker (spec §8.2)', () => {
+  it('emits a preparation once and does not discard it after resolution', () => {
+    const cards = new ToolCallCards();
+    const tracker = new PreparationTracker(cards);
+    const r = response([], [{ callId: 'call-1', toolName: 'read_file' }]);
+    const frames = tracker.observe(r);
+    assert.equal(frames.length, 1);
+    frames.forEach(assertValidUpdate);
+    assert.deepEqual(tracker.observe(r), []);
+    tracker.resolve([{ id: 'call-1', name: 'read_file', args: {} }]);
+    assert.deepEqual(tracker.discard(), []);
+  });
+
+  it('discards every unresolved preparation exactly once', () => {
+    const tracker = new PreparationTracker(new ToolCallCards());
+    tracker.observe(
+      response(
+        [],
+        [
+          { callId: 'call-1', toolName: 'read_file' },
+          { callId: 'call-2', toolName: 'shell' },
+        ],
+      ),
+    );
+    const frames = tracker.discard();
+    frames.forEach(assertValidUpdate);
+    assert.deepEqual(
+      frames.map((f) => [f.toolCallId, f._meta.toolName]),
+      [
+        ['call-1', 'read_file'],
+        ['call-2', 'shell'],
+      ],
+    );
+    assert.deepEqual(tracker.discard(), []);
+  });
+
+  it('discards a resolved preparation when the stream attempt is abandoned', () => {
+    const tracker = new PreparationTracker(new ToolCallCards());
+    tracker.observe(response([], [{ callId: 'call-1', toolName: 'read_file' }]));
+    tracker.resolve([{ id: 'call-1' }]);
+    assert.deepEqual(
+      tracker.discard(true).map((f) => f.toolCallId),
+      ['call-1'],
+    );
+  });
+
+  it('keeps preparations unresolved for missing or empty function call IDs', () => {
+    const tracker = new PreparationTracker(new ToolCallCards());
+    tracker.observe(response([], [{ callId: 'call-1', toolName: 'read_file' }]));
+    tracker.resolve([{ id: undefined }, { id: '' }, null]);
+    assert.deepEqual(
+      tracker.discard().map((f) => f.toolCallId),
+      ['call-1'],
+    );
+  });
+
+  it('does not retry a preparation when the emitter suppresses its start', () => {
+    const tracker = new PreparationTracker(new ToolCallCards());
+    const r = response([], [{ callId: 'call-1', toolName: 'todo_write' }]);
+    assert.deepEqual(tracker.observe(r), []);
+    assert.deepEqual(tracker.observe(r), []);
+    assert.deepEqual(tracker.discard(), []);
+  });
+
+  it('passes describe() titles into preparing frames and ignores responses without preparations', () => {
+    const seen = [];
+    const cards = new ToolCallCards({ describe: (n) => (seen.push(n), { title: n.toUpperCase(), kind: 'agent' }) });
+    const tracker = new PreparationTracker(cards);
+    assert.deepEqual(tracker.observe({}), []);
+    assert.deepEqual(tracker.observe(null), []);
+    const [frame] = tracker.observe(response([], [{ callId: 'a', toolName: 'task' }]));
+    assert.equal(frame.title, 'TASK');
+    assert.equal(frame.kind, 'other', 'Agent maps to other (spec §6.2)');
+    assert.deepEqual(seen, ['task']);
+  });
+});
+
+describe('ToolCallIds (spec §4.1)', () => {
+  it('normalises preparations and calls alike, keeping the provider id', () => {
+    const ids = new ToolCallIds(['toolu_1', 'toolu_1__qwen_dup_2']);
+    const r = response(
+      [{ text: 'hi' }, { functionCall: { id: 'toolu_1', name: 'read_file', args: { p: 1 } } }],
+      [{ callId: 'toolu_1', toolName: 'read_file' }],
+    );
+    ids.apply(r);
+    assert.deepEqual(getToolCallPreparations(r), [{ callId: 'toolu_1__qwen_dup_3', toolName: 'read_file' }]);
+    const fc = r.candidates[0].content.parts[1].functionCall;
+    assert.deepEqual(fc, { id: 'toolu_1__qwen_dup_3', name: 'read_file', args: { p: 1 } });
+    assert.equal(getProviderToolCallId(fc), 'toolu_1');
+    assert.ok(!Object.keys(fc).some((k) => k !== 'id' && k !== 'name' && k !== 'args'), 'the raw id is not enumerable');
+    assert.deepEqual(r.functionCalls, [fc]);
+    assert.ok(Object.getOwnPropertyDescriptor(r, 'functionCalls'));
+  });
+
+  it('drops same-attempt duplicates and generates ids for absent ones', () => {
+    const ids = new ToolCallIds();
+    const r1 = response([
+      { functionCall: { id: 'a', name: 'x', args: {} } },
+      { functionCall: { name: 'y', args: {} } },
+    ]);
+    ids.apply(r1);
+    assert.deepEqual(
+      r1.functionCalls.map((c) => c.id),
+      ['a', 'call_qwen_1'],
+    );
+    assert.equal(getProviderToolCallId(r1.functionCalls[1]), undefined);
+    const r2 = response([{ text: 't' }, { functionCall: { id: 'a', name: 'x', args: {} } }]);
+    ids.apply(r2);
+    assert.deepEqual(r2.candidates[0].content.parts, [{ text: 't' }]);
+    assert.equal(r2.functionCalls, undefined);
+  });
+
+  it('overrides the @google/genai functionCalls getter with the normalised calls', () => {
+    const { GenerateContentResponse } = require('@google/genai');
+    const r = new GenerateContentResponse();
+    r.candidates = [{ content: { role: 'model', parts: [{ functionCall: { id: 'h', name: 'x', args: {} } }] } }];
+    new ToolCallIds(['h']).apply(r);
+    assert.deepEqual(
+      r.functionCalls.map((c) => c.id),
+      ['h__qwen_dup_2'],
+    );
+  });
+
+  it('leaves a response without parts or preparations alone', () => {
+    const r = { usageMetadata: { totalTokenCount: 1 } };
+    new ToolCallIds().apply(r);
+    assert.deepEqual(Object.keys(r), ['usageMetadata']);
+    assert.throws(() => new ToolCallIds().apply(null), { code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('native state lifetime', () => {
+  it('frees cards, trackers and id tables after GC', async () => {
+    if (typeof globalThis.gc !== 'function') return;
+    const before = liveHandles();
+    (() => {
+      for (let i = 0; i < 50; i++) {
+        const cards = new ToolCallCards();
+        new PreparationTracker(cards).observe(response([], [{ callId: `c${i}`, toolName: 'x' }]));
+        new ToolCallIds(['a']);
+      }
+    })();
+    assert.ok(liveHandles() >= before + 150);
+    for (let i = 0; i < 20 && liveHandles() > before; i++) {
+      globalThis.gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.ok(liveHandles() <= before, `live handles ${liveHandles()} > ${before}`);
+  });
+});

@@ -1,0 +1,67 @@
+// Shared by the acp-*.test.mjs files: ACP schema validation (schema v1 from
+// @agentclientprotocol/sdk, draft 2020-12) and the card invariants checker.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+
+const require = createRequire(import.meta.url);
+const Ajv2020 = require('ajv/dist/2020').default;
+const schema = JSON.parse(
+  readFileSync(new URL('../node_modules/@agentclientprotocol/sdk/schema/v1/schema.json', import.meta.url), 'utf8'),
+);
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(schema, 'acp');
+const validateNotification = ajv.compile({ $ref: 'acp#/$defs/SessionNotification' });
+
+/** Asserts `update` is a valid `session/update` payload (wrapped as SessionNotification params). */
+export function assertValidUpdate(update) {
+  const params = { sessionId: 'sess-1', update };
+  if (!validateNotification(params)) {
+    assert.fail(`invalid ACP update ${JSON.stringify(update)}: ${ajv.errorsText(validateNotification.errors)}`);
+  }
+}
+
+/**
+ * What a client (Zed) concludes from the tool frames, checked frame by frame:
+ * the first frame for an id (and the first after its card closed) is a
+ * `tool_call`; no `tool_call_update` for an id without an open card; a
+ * preparing frame has `rawInput: {}`; any other rawInput is the complete
+ * arguments (`fullArgs(id)`).
+ */
+export class CardClient {
+  open = new Set();
+  terminals = new Map();
+  frames = [];
+  constructor(fullArgs = () => undefined) {
+    this.fullArgs = fullArgs;
+  }
+  receive(update) {
+    assertValidUpdate(update);
+    this.frames.push(update);
+    const { sessionUpdate: kind, toolCallId: id } = update;
+    if (kind === 'tool_call') {
+      assert.ok(!this.open.has(id), `tool_call for already open card ${id}`);
+      this.open.add(id);
+    } else if (kind === 'tool_call_update') {
+      assert.ok(this.open.has(id), `tool_call_update for ${id} without an open card`);
+      if (update.status === 'completed' || update.status === 'failed') {
+        this.open.delete(id);
+        this.terminals.set(id, (this.terminals.get(id) ?? 0) + 1);
+      }
+    } else {
+      return;
+    }
+    if (update._meta?.phase === 'preparing') {
+      if (kind === 'tool_call') {
+        assert.deepEqual(update.rawInput, {}, 'a preparing frame carries no arguments');
+        assert.equal(update.status, 'pending');
+      } else {
+        assert.equal(update._meta.preparationDiscarded, true);
+        assert.ok(!('rawInput' in update));
+      }
+    } else if ('rawInput' in update) {
+      assert.deepEqual(update.rawInput, this.fullArgs(id), `rawInput of ${id} is not its complete arguments`);
+    }
+  }
+}

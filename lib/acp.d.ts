@@ -1,0 +1,162 @@
+// Types of lib/acp.js (ACP tool cards), to be merged into index.d.ts.
+
+/** An ACP `session/update` payload: the value of `params.update` (spec §6.2). */
+export type SessionUpdate =
+  | ToolCallFrame
+  | ToolCallUpdateFrame
+  | PlanFrame
+  | { sessionUpdate: 'agent_message_chunk' | 'agent_thought_chunk'; content: { type: 'text'; text: string } };
+
+export type ToolKind =
+  'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
+
+export interface ToolCallMeta {
+  toolName: string;
+  /** Only on preparing and discarded frames. */
+  phase?: 'preparing';
+  /** Only on a discarded preparation: remove the card rather than show a failed tool. */
+  preparationDiscarded?: true;
+  provenance: 'builtin' | 'mcp';
+  /** For `mcp__<server>__<tool>` names. */
+  serverId?: string;
+}
+
+export interface ToolCallLocation {
+  path: string;
+  line: number | null;
+}
+
+/** The first frame of a card: preparing (`pending`, `rawInput: {}`) or an unprepared start. */
+export interface ToolCallFrame {
+  sessionUpdate: 'tool_call';
+  toolCallId: string;
+  status: 'pending' | 'in_progress';
+  title: string;
+  content: [];
+  locations: ToolCallLocation[];
+  kind: ToolKind;
+  rawInput: Record<string, unknown>;
+  _meta: ToolCallMeta;
+}
+
+/** A start of a prepared card (full fields) or a terminal frame. */
+export interface ToolCallUpdateFrame {
+  sessionUpdate: 'tool_call_update';
+  toolCallId: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'failed';
+  title?: string;
+  content: object[];
+  locations?: ToolCallLocation[];
+  kind?: ToolKind;
+  rawInput?: Record<string, unknown>;
+  rawOutput?: unknown;
+  _meta: ToolCallMeta;
+}
+
+export interface PlanFrame {
+  sessionUpdate: 'plan';
+  entries: { content: string; priority: 'medium'; status: 'pending' | 'in_progress' | 'completed' }[];
+}
+
+export interface ToolCallCardsOptions {
+  /** Tools that never get a card. Replaces the default `['todo_write']`. */
+  suppressedTools?: string[];
+  /** Title and kind of a tool's card; `kind` is a Qwen `Kind` or an ACP kind (`agent` and unknown kinds become `other`). */
+  describe?: (toolName: string) => { title?: string; kind?: string };
+}
+
+export interface ToolCallStart {
+  callId: string;
+  toolName: string;
+  /** The complete arguments. */
+  rawInput: object;
+  title?: string;
+  kind?: string;
+  locations?: { path: string; line?: number | null }[];
+  /** `'in_progress'` (default) or `'pending'` while a permission request is outstanding. */
+  status?: 'pending' | 'in_progress';
+}
+
+export interface ToolCallResult {
+  status: 'completed' | 'failed';
+  /** ACP `ToolCallContent` items. */
+  content?: object[];
+  /** Sent as `rawOutput` unless `undefined`. */
+  rawOutput?: unknown;
+}
+
+/**
+ * The tool cards of one ACP session. Methods that would address an id with no
+ * open card return `null`: a `tool_call_update` is never built for a card the
+ * client has not seen, and every opened card ends exactly once.
+ */
+export declare class ToolCallCards {
+  constructor(options?: ToolCallCardsOptions);
+  /** Preparing `tool_call`; `null` if the tool is suppressed or the card is already open. */
+  preparing(callId: string, toolName: string): ToolCallFrame | null;
+  /** `tool_call_update` (full fields) if the card is open, else a new `tool_call`; `null` for a suppressed tool. */
+  started(call: ToolCallStart): ToolCallFrame | ToolCallUpdateFrame | null;
+  /** The terminal frame; `null` if no card is open (always so for suppressed tools: use `plan()`). */
+  finished(callId: string, toolName: string, result: ToolCallResult): ToolCallUpdateFrame | null;
+  /** `finished(…, {status: 'failed', content: [text message]})` (Qwen's `emitError`). */
+  failed(callId: string, toolName: string, message: string): ToolCallUpdateFrame | null;
+  /** The discarded-preparation frame; `null` if no card is open. */
+  discarded(callId: string, toolName: string): ToolCallUpdateFrame | null;
+  /** Terminal frames for every open card (end of turn, cancel); `message` for started ones (default "Tool execution was cancelled"). */
+  closeAll(message?: string): ToolCallUpdateFrame[];
+  /** TodoWrite's `plan` update (spec §6.3), or `null` when there is nothing to show. */
+  plan(args?: object, resultDisplay?: unknown): PlanFrame | null;
+  isOpen(callId: string): boolean;
+  openIds(): string[];
+}
+
+/** One model stream's preparations (spec §5.3). */
+export declare class PreparationTracker {
+  constructor(cards: ToolCallCards);
+  observe(response: object): ToolCallFrame[];
+  resolve(functionCalls: ReadonlyArray<{ id?: string }> | null | undefined): void;
+  discard(includeResolved?: boolean): ToolCallUpdateFrame[];
+}
+
+/** One attempt's id normalisation (spec §4.1). */
+export declare class ToolCallIds {
+  constructor(historyIds?: Iterable<string>);
+  /** Rewrites preparations, `functionCall` parts and `response.functionCalls` in place. */
+  apply(response: object): void;
+}
+
+/** The provider's raw id of a normalised `functionCall`, or `undefined`. */
+export declare function getProviderToolCallId(functionCall: object): string | undefined;
+
+export type StreamEvent =
+  | { type: 'chunk'; value: object }
+  | { type: 'retry'; retryInfo?: unknown; isContinuation?: boolean; maxOutputTokensEscalated?: boolean }
+  | { type: 'model_fallback'; info?: unknown }
+  | { type: 'compressed'; info?: unknown };
+
+export interface ConsumeModelStreamOptions {
+  cards: ToolCallCards;
+  /** Receives every frame, in order; awaited. */
+  send: (update: SessionUpdate) => unknown;
+  /** Checked on each event; when aborted the loop exits and every card is discarded. */
+  signal?: AbortSignal;
+  /** History ids: when given, chunks are id-normalised here, a fresh `ToolCallIds` per attempt. */
+  historyIds?: Iterable<string>;
+  /** Called with the first failure of a discard; discard failures never change the outcome. */
+  onDiscardError?: (error: unknown) => void;
+}
+
+export interface ConsumeModelStreamResult {
+  /** The complete calls of the last attempt; `[]` when cancelled. */
+  functionCalls: object[];
+  /** The latest `usageMetadata`. */
+  usage?: object;
+  /** The signal was aborted: the calls must not run. */
+  cancelled?: true;
+}
+
+/** The stream-loop body of spec §6.4. Rejects with the stream's error after discarding every card. */
+export declare function consumeModelStream(
+  events: AsyncIterable<StreamEvent> | Iterable<StreamEvent>,
+  options: ConsumeModelStreamOptions,
+): Promise<ConsumeModelStreamResult>;

@@ -1,0 +1,271 @@
+//! The napi binding of the ACP card lifecycle (`toolcall_stream_core::acp`).
+//!
+//! Boundary rule: strings in, one JSON text out; `lib/acp.js` does one
+//! `JSON.parse` per call and owns the ergonomic API (`describe()` callbacks,
+//! response objects, `consumeModelStream`). Native state lives in `#[napi]`
+//! class instances, freed with their JS wrapper. Every entry catches panics
+//! (`INTERNAL`) and maps core errors to a JS `Error` whose `code` is the
+//! core's stable code.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::handles::Tracked;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use toolcall_stream_core::acp::{
+    frame_json, frames_json, plan_update_json, Preparation, PreparationTracker, ToolCallCards,
+    ToolCallIds, ToolResult, ToolStart,
+};
+
+/// Entries return napi's `Result<T, String>`: the error's status string
+/// becomes `err.code` in JS. (Spelled out at each entry, because the
+/// `#[napi]` macro recognises a `Result` return by name.)
+fn guard<T>(f: impl FnOnce() -> toolcall_stream_core::acp::Result<T>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(Error::new(e.code.as_str().to_string(), e.message)),
+        Err(_) => Err(internal()),
+    }
+}
+
+fn internal() -> Error<String> {
+    Error::new(
+        "INTERNAL".to_string(),
+        "toolcall-stream: internal error in the ACP card ledger".to_string(),
+    )
+}
+
+/// A stateful entry: after a panic the state may be inconsistent, so it is
+/// poisoned and every later call fails with `INTERNAL` too.
+fn guard_state<S, T>(
+    state: &mut S,
+    poisoned: &mut bool,
+    f: impl FnOnce(&mut S) -> toolcall_stream_core::acp::Result<T>,
+) -> Result<T, String> {
+    if *poisoned {
+        return Err(internal());
+    }
+    match catch_unwind(AssertUnwindSafe(|| f(state))) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(Error::new(e.code.as_str().to_string(), e.message)),
+        Err(_) => {
+            *poisoned = true;
+            Err(internal())
+        }
+    }
+}
+
+/// The session's card ledger (spec §5.4). Wrapped by `ToolCallCards` in
+/// `lib/acp.js`.
+#[napi]
+pub struct NativeToolCallCards {
+    inner: Tracked<ToolCallCards>,
+    poisoned: bool,
+}
+
+impl NativeToolCallCards {
+    fn with<T>(
+        &mut self,
+        f: impl FnOnce(&mut ToolCallCards) -> toolcall_stream_core::acp::Result<T>,
+    ) -> Result<T, String> {
+        guard_state(&mut *self.inner, &mut self.poisoned, f)
+    }
+}
+
+#[napi]
+impl NativeToolCallCards {
+    /// `suppressed_tools`: `undefined` keeps the default (`todo_write`).
+    #[napi(constructor)]
+    pub fn new(suppressed_tools: Option<Vec<String>>) -> Self {
+        NativeToolCallCards {
+            inner: Tracked::new(ToolCallCards::new(suppressed_tools)),
+            poisoned: false,
+        }
+    }
+
+    /// A preparing `tool_call` frame, or `null`.
+    #[napi]
+    pub fn preparing(
+        &mut self,
+        call_id: String,
+        tool_name: String,
+        title: Option<String>,
+        kind: Option<String>,
+    ) -> Result<String, String> {
+        self.with(|cards| {
+            let frame = cards.preparing(&call_id, &tool_name, title.as_deref(), kind.as_deref())?;
+            Ok(frame_json(frame.as_ref()))
+        })
+    }
+
+    /// `call_json`: `{callId, toolName, rawInput, title?, kind?, locations?,
+    /// status?}`. A `tool_call` / `tool_call_update` frame, or `null`.
+    #[napi]
+    pub fn started(&mut self, call_json: String) -> Result<String, String> {
+        self.with(|cards| {
+            let start = ToolStart::from_json(&call_json)?;
+            Ok(frame_json(cards.started(&start)?.as_ref()))
+        })
+    }
+
+    /// `result_json`: `{status, content?, rawOutput?}`. A terminal frame, or
+    /// `null`.
+    #[napi]
+    pub fn finished(
+        &mut self,
+        call_id: String,
+        tool_name: String,
+        result_json: String,
+    ) -> Result<String, String> {
+        self.with(|cards| {
+            let result = ToolResult::from_json(&result_json)?;
+            Ok(frame_json(
+                cards.finished(&call_id, &tool_name, result)?.as_ref(),
+            ))
+        })
+    }
+
+    /// A discarded-preparation frame, or `null`.
+    #[napi]
+    pub fn discarded(&mut self, call_id: String, tool_name: String) -> Result<String, String> {
+        self.with(|cards| Ok(frame_json(cards.discarded(&call_id, &tool_name)?.as_ref())))
+    }
+
+    /// Terminal frames for every open card, as a JSON array.
+    #[napi]
+    pub fn close_all(&mut self, message: Option<String>) -> Result<String, String> {
+        self.with(|cards| Ok(frames_json(&cards.close_all(message.as_deref()))))
+    }
+
+    #[napi]
+    pub fn is_open(&mut self, call_id: String) -> Result<bool, String> {
+        self.with(|cards| Ok(cards.is_open(&call_id)))
+    }
+
+    /// Ids of the open cards, in opening order, as a JSON array.
+    #[napi]
+    pub fn open_ids(&mut self) -> Result<String, String> {
+        self.with(|cards| Ok(cards.open_ids_json()))
+    }
+}
+
+/// Spec §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
+/// texts (`undefined` when absent).
+#[napi]
+pub fn acp_plan_update(
+    args_json: Option<String>,
+    result_display_json: Option<String>,
+) -> Result<String, String> {
+    guard(|| plan_update_json(args_json.as_deref(), result_display_json.as_deref()))
+}
+
+/// One model stream's preparation tracker (spec §5.3). Wrapped by
+/// `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
+/// each call.
+#[napi]
+pub struct NativePreparationTracker {
+    inner: Tracked<PreparationTracker>,
+    poisoned: bool,
+}
+
+impl Default for NativePreparationTracker {
+    fn default() -> Self {
+        NativePreparationTracker::new()
+    }
+}
+
+impl NativePreparationTracker {
+    /// Runs `f` on the tracker and the session's cards; a panic poisons both.
+    fn with_cards<T>(
+        &mut self,
+        cards: &mut NativeToolCallCards,
+        f: impl FnOnce(
+            &mut PreparationTracker,
+            &mut ToolCallCards,
+        ) -> toolcall_stream_core::acp::Result<T>,
+    ) -> Result<T, String> {
+        if cards.poisoned {
+            return Err(internal());
+        }
+        let cards_inner = &mut *cards.inner;
+        let result = guard_state(&mut *self.inner, &mut self.poisoned, |tracker| {
+            f(tracker, cards_inner)
+        });
+        cards.poisoned |= self.poisoned;
+        result
+    }
+}
+
+#[napi]
+impl NativePreparationTracker {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        NativePreparationTracker {
+            inner: Tracked::new(PreparationTracker::new()),
+            poisoned: false,
+        }
+    }
+
+    /// `preparations_json`: `[{callId, toolName, title?, kind?}]`. The
+    /// preparing frames, as a JSON array.
+    #[napi]
+    pub fn observe(
+        &mut self,
+        cards: &mut NativeToolCallCards,
+        preparations_json: String,
+    ) -> Result<String, String> {
+        self.with_cards(cards, |tracker, cards| {
+            let preparations = Preparation::list_from_json(&preparations_json)?;
+            Ok(frames_json(&tracker.observe(cards, &preparations)?))
+        })
+    }
+
+    /// The non-empty ids of a chunk's complete calls.
+    #[napi]
+    pub fn resolve(&mut self, call_ids: Vec<String>) -> Result<(), String> {
+        guard_state(&mut *self.inner, &mut self.poisoned, |tracker| {
+            tracker.resolve(call_ids.iter().map(|id| Some(id.as_str())));
+            Ok(())
+        })
+    }
+
+    /// The discarded frames, as a JSON array.
+    #[napi]
+    pub fn discard(
+        &mut self,
+        cards: &mut NativeToolCallCards,
+        include_resolved: bool,
+    ) -> Result<String, String> {
+        self.with_cards(cards, |tracker, cards| {
+            Ok(frames_json(&tracker.discard(cards, include_resolved)?))
+        })
+    }
+}
+
+/// One attempt's id normalisation (spec §4.1). Wrapped by `ToolCallIds` in
+/// `lib/acp.js`.
+#[napi]
+pub struct NativeToolCallIds {
+    inner: Tracked<ToolCallIds>,
+    poisoned: bool,
+}
+
+#[napi]
+impl NativeToolCallIds {
+    #[napi(constructor)]
+    pub fn new(history_ids: Vec<String>) -> Self {
+        NativeToolCallIds {
+            inner: Tracked::new(ToolCallIds::new(history_ids)),
+            poisoned: false,
+        }
+    }
+
+    /// `input_json`: `{preparations: [raw], calls: [raw | null]}`; returns the
+    /// same shape with final ids (`null` call = drop the part).
+    #[napi]
+    pub fn apply(&mut self, input_json: String) -> Result<String, String> {
+        guard_state(&mut *self.inner, &mut self.poisoned, |ids| {
+            ids.apply_json(&input_json)
+        })
+    }
+}
