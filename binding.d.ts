@@ -9,4 +9,107 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-export declare function coreVersion(): string
+/** The state behind `AnthropicConverter` (one request). */
+export declare class NativeAnthropic {
+  constructor(model?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null)
+  /** One SDK event as JSON text. */
+  pushEvent(event: string): string | null
+  /** Raw SSE bytes. */
+  pushBytes(data: Uint8Array): string | null
+  /** Raw SSE text. */
+  pushText(data: string): string | null
+  end(): string | null
+  get finished(): boolean
+}
+
+/** The state behind `OpenAIConverter` (one request). */
+export declare class NativeOpenAI {
+  constructor(limitsOpt?: NativeLimits | undefined | null)
+  /**
+   * One `chat.completion.chunk` as JSON text: a batch of exactly one
+   * response, or of one error.
+   */
+  pushChunk(chunk: string): string | null
+  pushBytes(data: Uint8Array): string | null
+  pushText(data: string): string | null
+  end(): string | null
+  get finished(): boolean
+}
+
+/**
+ * One model stream's preparation tracker (spec §5.3). Wrapped by
+ * `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
+ * each call.
+ */
+export declare class NativePreparationTracker {
+  constructor()
+  /**
+   * `preparations_json`: `[{callId, toolName, title?, kind?}]`. The
+   * preparing frames, as a JSON array.
+   */
+  observe(cards: NativeToolCallCards, preparationsJson: string): string
+  /** The non-empty ids of a chunk's complete calls. */
+  resolve(callIds: Array<string>): void
+  /** The discarded frames, as a JSON array. */
+  discard(cards: NativeToolCallCards, includeResolved: boolean): string
+}
+
+/**
+ * The session's card ledger (spec §5.4). Wrapped by `ToolCallCards` in
+ * `lib/acp.js`.
+ */
+export declare class NativeToolCallCards {
+  /** `suppressed_tools`: `undefined` keeps the default (`todo_write`). */
+  constructor(suppressedTools?: Array<string> | undefined | null)
+  /** A preparing `tool_call` frame, or `null`. */
+  preparing(callId: string, toolName: string, title?: string | undefined | null, kind?: string | undefined | null): string
+  /**
+   * `call_json`: `{callId, toolName, rawInput, title?, kind?, locations?,
+   * status?}`. A `tool_call` / `tool_call_update` frame, or `null`.
+   */
+  started(callJson: string): string
+  /**
+   * `result_json`: `{status, content?, rawOutput?}`. A terminal frame, or
+   * `null`.
+   */
+  finished(callId: string, toolName: string, resultJson: string): string
+  /** A discarded-preparation frame, or `null`. */
+  discarded(callId: string, toolName: string): string
+  /** Terminal frames for every open card, as a JSON array. */
+  closeAll(message?: string | undefined | null): string
+  isOpen(callId: string): boolean
+  /** Ids of the open cards, in opening order, as a JSON array. */
+  openIds(): string
+}
+
+/**
+ * One attempt's id normalisation (spec §4.1). Wrapped by `ToolCallIds` in
+ * `lib/acp.js`.
+ */
+export declare class NativeToolCallIds {
+  constructor(historyIds: Array<string>)
+  /**
+   * `input_json`: `{preparations: [raw], calls: [raw | null]}`; returns the
+   * same shape with final ids (`null` call = drop the part).
+   */
+  apply(inputJson: string): string
+}
+
+/**
+ * Spec §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
+ * texts (`undefined` when absent).
+ */
+export declare function acpPlanUpdate(argsJson?: string | undefined | null, resultDisplayJson?: string | undefined | null): string
+
+/**
+ * The number of native states alive (converters, card ledgers, trackers,
+ * id tables) whose handle objects have not been collected yet.
+ */
+export declare function liveHandles(): number
+
+/** Limits as JS passes them (numbers; absent = default). */
+export interface NativeLimits {
+  maxCallBytes?: number
+  maxBufferedBytes?: number
+  maxRepairDepth?: number
+}

@@ -835,4 +835,10 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.coreVersion = nativeBinding.coreVersion
+module.exports.NativeAnthropic = nativeBinding.NativeAnthropic
+module.exports.NativeOpenAI = nativeBinding.NativeOpenAI
+module.exports.NativePreparationTracker = nativeBinding.NativePreparationTracker
+module.exports.NativeToolCallCards = nativeBinding.NativeToolCallCards
+module.exports.NativeToolCallIds = nativeBinding.NativeToolCallIds
+module.exports.acpPlanUpdate = nativeBinding.acpPlanUpdate
+module.exports.liveHandles = nativeBinding.liveHandles

@@ -436,6 +436,7 @@ impl AnthropicStream {
             }),
             usage,
             preparations: Vec::new(),
+            sanitized: None,
         }
     }
 
@@ -451,6 +452,7 @@ impl AnthropicStream {
             }),
             usage: Some(self.usage.metadata()),
             preparations: Vec::new(),
+            sanitized: None,
         }
     }
 }

@@ -25,6 +25,8 @@ pub enum ErrorCode {
     Finished,
     /// A bad argument from the caller.
     InvalidArgument,
+    /// A bug: a panic caught at the binding. The converter is finished.
+    Internal,
 }
 
 impl ErrorCode {
@@ -39,6 +41,7 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
             ErrorCode::Finished => "FINISHED",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 }
@@ -75,6 +78,7 @@ impl Error {
                 | ErrorCode::LimitExceeded
                 | ErrorCode::Finished
                 | ErrorCode::InvalidUtf8
+                | ErrorCode::Internal
         );
         Error {
             code,

@@ -100,6 +100,9 @@ impl Part {
 pub enum Flavor {
     Anthropic,
     OpenAI,
+    /// The pipeline's end-of-stream flush of held parts: a bare
+    /// `new GenerateContentResponse()` with only `candidates`.
+    Bare,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -120,6 +123,10 @@ pub struct Response {
     /// The `usageMetadata` object as JSON text.
     pub usage: Option<String>,
     pub preparations: Vec<Preparation>,
+    /// Set on the OpenAI finish chunk whose standalone closing thinking tag
+    /// was sanitised (the reference's `protocolTagSanitized`): `(tagName,
+    /// toolCallCount)`. The pipeline needs it; it is not part of the response.
+    pub sanitized: Option<(&'static str, usize)>,
 }
 
 impl Response {
@@ -150,6 +157,13 @@ impl Response {
             }
             out.push(']');
         }
+        if let Some((tag, count)) = self.sanitized {
+            out.push_str(",\"s\":{\"tagName\":\"");
+            out.push_str(tag);
+            out.push_str("\",\"toolCallCount\":");
+            out.push_str(&count.to_string());
+            out.push('}');
+        }
         out.push('}');
     }
 
@@ -168,6 +182,7 @@ impl Response {
                 self.write_header(out, false);
                 self.write_usage(out);
             }
+            Flavor::Bare => self.write_candidates(out),
         }
         out.push('}');
     }
@@ -201,7 +216,10 @@ impl Response {
                 }
                 p.write(out);
             }
-            out.push_str("],\"role\":\"model\"},\"index\":0,\"safetyRatings\":[]");
+            out.push_str("],\"role\":\"model\"},\"index\":0");
+            if self.flavor != Flavor::Bare {
+                out.push_str(",\"safetyRatings\":[]");
+            }
             if let Some(f) = c.finish_reason {
                 out.push_str(",\"finishReason\":\"");
                 out.push_str(f);

@@ -12,18 +12,23 @@ use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::Error;
 
-fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures/conformance")
+/// The reference corpus, and our own cases (multi-byte UTF-8, truncation)
+/// whose expected outputs the oracle produced the same way.
+fn corpora() -> [PathBuf; 2] {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
+    [fixtures.join("conformance"), fixtures.join("extra")]
 }
 
 fn streams(prefix: &str) -> Vec<(String, Vec<Value>)> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(corpus().join("streams")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        if name.starts_with(prefix) {
-            let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            out.push((name, items.as_array().unwrap().clone()));
+    for dir in corpora() {
+        for entry in std::fs::read_dir(dir.join("streams")).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if name.starts_with(prefix) {
+                let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                out.push((name, items.as_array().unwrap().clone()));
+            }
         }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -32,8 +37,13 @@ fn streams(prefix: &str) -> Vec<(String, Vec<Value>)> {
 }
 
 fn expected(name: &str, suffix: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(corpus().join("expected").join(format!("{name}.{suffix}")))
+    let file = format!("{name}.{suffix}");
+    let path = corpora()
+        .into_iter()
+        .map(|d| d.join("expected").join(&file))
+        .find(|p| p.exists())
         .unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -95,6 +105,8 @@ fn mask(v: &Value, ids: &mut HashMap<String, usize>) -> Value {
             let n = *ids.entry(s.clone()).or_insert(n);
             Value::String(format!("<generated {n}>"))
         }
+        // JSON.parse reads `1e3` and `1000` as the same number.
+        Value::Number(n) => serde_json::json!(n.as_f64()),
         other => other.clone(),
     }
 }

@@ -45,6 +45,8 @@ pub struct OpenAIStream {
     at_visible_line_start: bool,
     tag_candidate: Option<TagCandidate>,
     held_parts: Option<Vec<Part>>,
+    /// `protocolTagSanitized`, taken by the next response.
+    sanitized: Option<(&'static str, usize)>,
     sse: SseDecoder,
     done: bool,
     finished: bool,
@@ -67,6 +69,7 @@ impl OpenAIStream {
             at_visible_line_start: false,
             tag_candidate: None,
             held_parts: None,
+            sanitized: None,
             sse: SseDecoder::new(options.limits.max_buffered_bytes),
             done: false,
             finished: false,
@@ -97,13 +100,38 @@ impl OpenAIStream {
         self.settle(result)
     }
 
+    /// End of input: flushes a final unterminated SSE event, then the
+    /// pipeline's end-of-stream check of a pending thinking-tag candidate
+    /// (spec §3.1 step 5): whitespace-only → its held parts are flushed as a
+    /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.check_open()?;
         let mut sse = std::mem::take(&mut self.sse);
         let result = sse.finish(|e| self.sse_event(e, out));
         self.sse = sse;
         self.finished = true;
-        result
+        result?;
+        if let Some(candidate) = self.tag_candidate.take() {
+            if candidate.closing.is_some() || has_non_whitespace(&candidate.text) {
+                return Err(Error::protocol_tag_leak());
+            }
+            if let Some(parts) = self.held_parts.take().filter(|p| !p.is_empty()) {
+                out.push(Response {
+                    flavor: Flavor::Bare,
+                    response_id: None,
+                    create_time: String::new(),
+                    model_version: None,
+                    candidate: Some(Candidate {
+                        parts,
+                        finish_reason: None,
+                    }),
+                    usage: None,
+                    preparations: Vec::new(),
+                    sanitized: None,
+                });
+            }
+        }
+        Ok(())
     }
 
     fn check_open(&self) -> Result<(), Error> {
@@ -188,6 +216,7 @@ impl OpenAIStream {
                 .filter(|u| u.truthy())
                 .map(|u| self.usage(u)),
             preparations,
+            sanitized: self.sanitized.take(),
         })
     }
 
@@ -351,7 +380,12 @@ impl OpenAIStream {
             {
                 return Err(Error::protocol_tag_leak());
             }
-            self.tag_candidate = None;
+            let tag = self
+                .tag_candidate
+                .take()
+                .and_then(|c| c.closing)
+                .unwrap_or("think");
+            self.sanitized = Some((tag, completed.len()));
         }
         if finish
             && (self.parser.has_invalid_index()

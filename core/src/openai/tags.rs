@@ -16,7 +16,7 @@ fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
 
 /// Matches `<\/?think(?:ing)?\s*>` (or the closing-only / line-local
 /// variants) at the start of `s`; returns the tag name and the rest.
-fn tag_at<'a>(s: &'a str, closing: Closing, not_crlf: bool) -> Option<(&'static str, &'a str)> {
+fn tag_at(s: &str, closing: Closing, not_crlf: bool) -> Option<(&'static str, &str)> {
     let s = s.strip_prefix('<')?;
     let s = match (closing, s.strip_prefix('/')) {
         (Closing::Required, None) | (Closing::Forbidden, Some(_)) => return None,
