@@ -16,7 +16,10 @@ import { scenarios, workspaceFiles, designDocument } from '../demo/scenarios.mjs
 import { openaiCallId } from '../demo/wire.mjs';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
 
-const SPEED = 20; // the recorded pacing, 20× faster
+// The recorded pacing, 20× faster; the large write at 4× so that its ~0.9 s
+// of arguments leave a clear margin for the card-before-arguments check.
+const SPEED = 20;
+const SCENARIO_SPEED = { 'large-write': 4 };
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
@@ -101,7 +104,7 @@ for (const providerKind of ['anthropic', 'openai']) {
     let agent;
 
     before(async () => {
-      provider = await startProvider({ speed: SPEED });
+      provider = await startProvider({ speed: SPEED, scenarioSpeed: SCENARIO_SPEED });
       agent = await launchAgent({ provider: providerKind, providerUrl: provider.url, retryDelayMs: 20 });
     });
     after(async () => {

@@ -422,6 +422,20 @@ async function runPrompt(session, provider, params, signal, send, options) {
 // ---------------------------------------------------------------------------
 // ACP wiring.
 
+/**
+ * Converts one tiny stream through the public API before serving, so lazy
+ * loading (the native addon, the optional @google/genai peer) is not paid by
+ * the first card of the first prompt.
+ */
+function warmUp() {
+  const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const converter = new AnthropicConverter({ model: 'warm-up' });
+  converter.pushBytes(
+    sse('message_start', { message: { id: 'msg_warm', type: 'message', role: 'assistant', model: 'warm-up', content: [], usage: { input_tokens: 0, output_tokens: 0 } } }) +
+      sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_warm', name: 'read_file', input: {} } }),
+  );
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -443,6 +457,7 @@ async function main() {
   const provider = values.provider === 'anthropic' ? new AnthropicProvider(providerOptions) : new OpenAIProvider(providerOptions);
   const options = { retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0) };
 
+  warmUp();
   const acp = await import('@agentclientprotocol/sdk');
   const { methods, RequestError } = acp;
   const sessions = new Map();

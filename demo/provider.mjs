@@ -34,13 +34,14 @@ function locate(messages, providerKind) {
 const fallbackAttempt = (text) => ({ blocks: [{ type: 'text', text }], stop: 'end_turn' });
 
 /**
- * @param {{speed?: number, splitFrames?: boolean, scenarios?: object}} options
- *   speed divides every delay (tests use ~20); splitFrames writes some SSE frames
+ * @param {{speed?: number, scenarioSpeed?: Record<string, number>, splitFrames?: boolean, scenarios?: object}} options
+ *   speed divides every delay (tests use ~20), scenarioSpeed overrides it per
+ *   scenario; splitFrames writes some SSE frames
  *   in two TCP writes at an arbitrary byte (possibly inside a UTF-8 sequence).
  * @returns {Promise<{url: string, events: EventEmitter, requests: object[], close(): Promise<void>}>}
  *   events: 'request' (record) and 'frame' ({record, note, at}) for every paced write.
  */
-export async function startProvider({ speed = 1, splitFrames = true, scenarios = defaultScenarios } = {}) {
+export async function startProvider({ speed: defaultSpeed = 1, scenarioSpeed = {}, splitFrames = true, scenarios = defaultScenarios } = {}) {
   const events = new EventEmitter();
   const requests = [];
   const attemptsByKey = new Map();
@@ -69,6 +70,7 @@ export async function startProvider({ speed = 1, splitFrames = true, scenarios =
     const name = Object.keys(scenarios).find((n) => text.includes(scenarios[n].prompt));
     const attempts = name ? scenarios[name].turns[turn] : undefined;
     const spec = attempts ? attempts[Math.min(attempt, attempts.length - 1)] : fallbackAttempt(`No recording matches this prompt (turn ${turn}).`);
+    const speed = scenarioSpeed[name] ?? defaultSpeed;
     const record = { kind, scenario: name ?? null, turn, attempt, body, headers: req.headers, status: 200, aborted: false, completed: false };
     requests.push(record);
     events.emit('request', record);
