@@ -314,6 +314,26 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.ok(followUp.includes('Todo list updated (3 items).'));
     });
 
+    it('a provider id reused in a later turn gets its own card (__qwen_dup_2), consistently in history', async () => {
+      const id = callId('toolu_01Same');
+      const dup = `${id}__qwen_dup_2`;
+      const { response, updates, requests } = await run('reused-id');
+      assert.equal(response.stopReason, 'end_turn');
+      for (const [cardId, file] of [
+        [id, 'README.md'],
+        [dup, 'package.json'],
+      ]) {
+        const frames = framesOf(updates, cardId);
+        assert.deepEqual(frames.map(shape), ['tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:completed']);
+        assert.deepEqual(frames[1].rawInput, { path: file });
+      }
+      const history = requests[2].body.messages;
+      const callIds = providerKind === 'anthropic' ? history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_use').map((b) => b.id) : history.flatMap((m) => m.tool_calls ?? []).map((c) => c.id);
+      const resultIds = providerKind === 'anthropic' ? history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : history.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+      assert.deepEqual(callIds, [id, dup]);
+      assert.deepEqual(resultIds, [id, dup]);
+    });
+
     it('every session/update on the wire validates against the ACP schema v1', () => {
       const all = agent.wire.filter((e) => e.msg.method === 'session/update');
       assert.ok(all.length > 50, `saw ${all.length} session/update notifications`);

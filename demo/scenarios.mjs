@@ -156,6 +156,16 @@ export const scenarios = {
       [{ blocks: [{ type: 'text', text: 'Plan recorded; src/ has the files to refactor.' }], stop: 'end_turn' }],
     ],
   },
+  'reused-id': {
+    // Some OpenAI-compatible servers number calls per response, so an id
+    // comes back in a later turn; the card must not collide with the old one.
+    prompt: 'Read README.md, then package.json.',
+    turns: [
+      [{ blocks: [{ type: 'tool_use', id: 'toolu_01Same', name: 'read_file', input: { path: 'README.md' } }], stop: 'tool_use' }],
+      [{ blocks: [{ type: 'tool_use', id: 'toolu_01Same', name: 'read_file', input: { path: 'package.json' } }], stop: 'tool_use' }],
+      [{ blocks: [{ type: 'text', text: 'Both files read.' }], stop: 'end_turn' }],
+    ],
+  },
   'http-529': {
     prompt: 'Read README.md.',
     turns: [
