@@ -9,31 +9,15 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The state behind `AnthropicConverter` (one request). */
-export declare class NativeAnthropic {
-  constructor(model?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null)
-  /** One SDK event as JSON text. */
-  pushEvent(event: string): string | null
-  /** Raw SSE bytes. */
-  pushBytes(data: Uint8Array): string | null
-  /** Raw SSE text. */
-  pushText(data: string): string | null
-  end(): string | null
-  get finished(): boolean
-}
-
-/** The state behind `OpenAIConverter` (one request). */
-export declare class NativeOpenAI {
-  constructor(limitsOpt?: NativeLimits | undefined | null)
-  /**
-   * One `chat.completion.chunk` as JSON text: a batch of exactly one
-   * response, or of one error.
-   */
-  pushChunk(chunk: string): string | null
-  pushBytes(data: Uint8Array): string | null
-  pushText(data: string): string | null
-  end(): string | null
-  get finished(): boolean
+/**
+ * The handle object behind `AnthropicConverter` / `OpenAIConverter`: it
+ * owns one slot of the converter table, freed when V8 collects it. The hot
+ * calls are the free functions below, addressed by `slot`.
+ */
+export declare class ConverterHandle {
+  /** `kind`: "anthropic" or "openai". */
+  constructor(kind: string, model?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null)
+  get slot(): number
 }
 
 /**
@@ -102,6 +86,27 @@ export declare class NativeToolCallIds {
 export declare function acpPlanUpdate(argsJson?: string | undefined | null, resultDisplayJson?: string | undefined | null): string
 
 /**
+ * `input_json_delta` fragments the JS layer gathered for block `index`
+ * (its JS number text), in order, joined: the hot path of SDK events.
+ */
+export declare function anthropicAppendInput(slot: number, index: string, fragments: string): string | null
+
+/** One Anthropic SDK event as JSON text. */
+export declare function anthropicPushEvent(slot: number, event: string): string | null
+
+/** End of input for either converter. */
+export declare function converterEnd(slot: number): string | null
+
+/** Whether the converter takes no more input. */
+export declare function converterFinished(slot: number): boolean
+
+/** Raw SSE bytes into either converter. */
+export declare function converterPushBytes(slot: number, data: Uint8Array): string | null
+
+/** Raw SSE text into either converter. */
+export declare function converterPushText(slot: number, data: string): string | null
+
+/**
  * The number of native states alive (converters, card ledgers, trackers,
  * id tables) whose handle objects have not been collected yet.
  */
@@ -113,3 +118,19 @@ export interface NativeLimits {
   maxBufferedBytes?: number
   maxRepairDepth?: number
 }
+
+/** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
+export declare function openaiPushChunk(slot: number, chunk: string): string | null
+
+/**
+ * Argument-only tool-call deltas the JS layer gathered, as the JSON text
+ * `[index, arguments, index, arguments, …]`, fed to the parser in order.
+ */
+export declare function openaiPushFragments(slot: number, fragments: string): string | null
+
+/**
+ * True when an argument-only delta would convert to an empty response (no
+ * held parts to release, no thinking-tag candidate pending): the JS layer
+ * may then build that response itself and defer the delta.
+ */
+export declare function openaiQuiet(slot: number): boolean

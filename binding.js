@@ -835,10 +835,18 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.NativeAnthropic = nativeBinding.NativeAnthropic
-module.exports.NativeOpenAI = nativeBinding.NativeOpenAI
+module.exports.ConverterHandle = nativeBinding.ConverterHandle
 module.exports.NativePreparationTracker = nativeBinding.NativePreparationTracker
 module.exports.NativeToolCallCards = nativeBinding.NativeToolCallCards
 module.exports.NativeToolCallIds = nativeBinding.NativeToolCallIds
 module.exports.acpPlanUpdate = nativeBinding.acpPlanUpdate
+module.exports.anthropicAppendInput = nativeBinding.anthropicAppendInput
+module.exports.anthropicPushEvent = nativeBinding.anthropicPushEvent
+module.exports.converterEnd = nativeBinding.converterEnd
+module.exports.converterFinished = nativeBinding.converterFinished
+module.exports.converterPushBytes = nativeBinding.converterPushBytes
+module.exports.converterPushText = nativeBinding.converterPushText
 module.exports.liveHandles = nativeBinding.liveHandles
+module.exports.openaiPushChunk = nativeBinding.openaiPushChunk
+module.exports.openaiPushFragments = nativeBinding.openaiPushFragments
+module.exports.openaiQuiet = nativeBinding.openaiQuiet

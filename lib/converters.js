@@ -46,77 +46,232 @@ function eventText(value, fn) {
   }
 }
 
-function pushRaw(nativeState, data, fn) {
-  if (typeof data === 'string') return nativeState.pushText(data);
-  if (data instanceof Uint8Array) return nativeState.pushBytes(data);
-  if (data instanceof ArrayBuffer) return nativeState.pushBytes(new Uint8Array(data));
+function pushRaw(slot, data, fn) {
+  if (typeof data === 'string') return native.converterPushText(slot, data);
+  if (data instanceof Uint8Array) return native.converterPushBytes(slot, data);
+  if (data instanceof ArrayBuffer) return native.converterPushBytes(slot, new Uint8Array(data));
   throw invalidArgument(`${fn}: expected a Uint8Array, Buffer or string`);
+}
+
+/** Gathered argument text is handed to native at least every this many characters. */
+const FLUSH_AT = 1 << 20;
+
+/** A new response object with the fields in the order given. */
+function newResponse() {
+  const Class = responseClass();
+  return Class ? new Class() : {};
 }
 
 /**
  * One Anthropic Messages request: Qwen Code's `processStream` state.
  * Feed SDK events with `pushEvent`, or the raw SSE body with `pushBytes`.
+ *
+ * SDK event objects take a JS fast path for the two hot events, with the
+ * native converter's semantics: `input_json_delta` fragments are gathered
+ * and handed over in one call (they yield nothing), and text/thinking deltas
+ * are built here once native has yielded a chunk since the last
+ * `message_start` (so no message_start usage is pending and the header is
+ * known). Limits on gathered arguments are checked when they are handed over.
  */
 class AnthropicConverter {
-  #native;
+  #handle;
+  #slot;
+  #args = '';
+  #argsIndex = '';
+  /** `{responseId?, modelVersion?}` of chunks built here, or null. */
+  #header = null;
 
   constructor(options) {
     const { model, limits } = readOptions(options, 'AnthropicConverter');
-    this.#native = new native.NativeAnthropic(model, limits);
+    this.#handle = new native.ConverterHandle('anthropic', model, limits);
+    this.#slot = this.#handle.slot;
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
   pushEvent(event) {
-    return decodeBatch(this.#native.pushEvent(eventText(event, 'AnthropicConverter.pushEvent')));
+    if (event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
+      const delta = event.delta;
+      if (delta !== null && typeof delta === 'object') {
+        if (delta.type === 'input_json_delta') {
+          const fragment = delta.partial_json;
+          const index = event.index ?? 0;
+          if (typeof fragment === 'string' && typeof index === 'number') {
+            if (fragment === '') return [];
+            const key = String(index);
+            if (key !== this.#argsIndex) {
+              this.#flush();
+              this.#argsIndex = key;
+            }
+            this.#args += fragment;
+            if (this.#args.length >= FLUSH_AT) this.#flush();
+            return [];
+          }
+        } else if (this.#header !== null && (delta.type === 'text_delta' || delta.type === 'thinking_delta')) {
+          const thought = delta.type === 'thinking_delta';
+          const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
+          if (typeof text === 'string') return text === '' ? [] : [this.#chunk(text, thought)];
+        }
+      }
+    }
+    this.#flush();
+    const out = decodeBatch(native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')));
+    this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
+    return out;
   }
 
   /** Raw SSE bytes of the HTTP body, split anywhere. */
   pushBytes(data) {
-    return decodeBatch(pushRaw(this.#native, data, 'AnthropicConverter.pushBytes'));
+    this.#flush();
+    return decodeBatch(pushRaw(this.#slot, data, 'AnthropicConverter.pushBytes'));
   }
 
   /** End of input. The converter is finished afterwards. */
   end() {
-    return decodeBatch(this.#native.end());
+    this.#flush();
+    return decodeBatch(native.converterEnd(this.#slot));
   }
 
   /** True after `end()` or after a fatal error. */
   get finished() {
-    return this.#native.finished;
+    return native.converterFinished(this.#slot);
   }
+
+  #flush() {
+    if (this.#args === '') return;
+    const fragments = this.#args;
+    this.#args = '';
+    decodeBatch(native.anthropicAppendInput(this.#slot, this.#argsIndex, fragments));
+  }
+
+  /** After a native call: a yielded chunk means no usage is pending and shows the header. */
+  #learn(out, mayChangeHeader) {
+    if (out.length > 0) {
+      const last = out[out.length - 1];
+      this.#header = {
+        hasId: 'responseId' in last,
+        responseId: last.responseId,
+        hasModel: 'modelVersion' in last,
+        modelVersion: last.modelVersion,
+      };
+    } else if (mayChangeHeader) {
+      this.#header = null;
+    }
+  }
+
+  #chunk(text, thought) {
+    const h = this.#header;
+    const r = newResponse();
+    if (h.hasId) r.responseId = h.responseId;
+    r.createTime = String(Date.now());
+    if (h.hasModel) r.modelVersion = h.modelVersion;
+    r.promptFeedback = { safetyRatings: [] };
+    r.candidates = [
+      { content: { parts: [thought ? { text, thought: true } : { text }], role: 'model' }, index: 0, safetyRatings: [] },
+    ];
+    return r;
+  }
+}
+
+const isNullish = (v) => v === undefined || v === null;
+
+/**
+ * `[index, arguments]` when `chunk` is an argument-only tool-call delta
+ * (one call, no id, no name, no text, no finish, no usage): while the
+ * converter is quiet such a chunk converts to an empty response.
+ */
+function argumentFragment(chunk) {
+  if (chunk.usage) return undefined;
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
+  const delta = choice.delta;
+  if (delta === null || typeof delta !== 'object') return undefined;
+  if (!isNullish(delta.content) || (delta.reasoning_content ?? delta.reasoning)) return undefined;
+  const calls = delta.tool_calls;
+  if (!Array.isArray(calls) || calls.length !== 1) return undefined;
+  const call = calls[0];
+  if (call === null || typeof call !== 'object' || !(isNullish(call.id) || call.id === '')) return undefined;
+  const fn = call.function;
+  if (fn === null || typeof fn !== 'object' || !(isNullish(fn.name) || fn.name === '')) return undefined;
+  const args = fn.arguments;
+  const index = call.index ?? 0;
+  if (typeof args !== 'string' || args === '' || typeof index !== 'number') return undefined;
+  return [index, args];
 }
 
 /**
  * One OpenAI-compatible request: Qwen Code's request context and
  * StreamingToolCallParser. `pushChunk` is exactly `convertOpenAIChunkToGemini`.
+ *
+ * Chunk objects take a JS fast path for argument-only tool-call deltas while
+ * the converter is quiet (no held parts, no thinking-tag candidate): their
+ * (empty) response is built here and the fragments are handed to the native
+ * parser, in order, before the next chunk that needs it.
  */
 class OpenAIConverter {
-  #native;
+  #handle;
+  #slot;
+  #fragments = [];
+  #fragmentChars = 0;
+  #quiet = true;
 
   constructor(options) {
     const { limits } = readOptions(options, 'OpenAIConverter');
-    this.#native = new native.NativeOpenAI(limits);
+    this.#handle = new native.ConverterHandle('openai', undefined, limits);
+    this.#slot = this.#handle.slot;
   }
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
-    const [response] = decodeBatch(this.#native.pushChunk(eventText(chunk, 'OpenAIConverter.pushChunk')), sanitizedByResponse);
+    if (this.#quiet && chunk !== null && typeof chunk === 'object') {
+      const fragment = argumentFragment(chunk);
+      if (fragment !== undefined) {
+        this.#fragments.push(fragment[0], fragment[1]);
+        this.#fragmentChars += fragment[1].length;
+        if (this.#fragmentChars >= FLUSH_AT) this.#flush();
+        return emptyChunkResponse(chunk);
+      }
+    }
+    this.#flush();
+    const text = eventText(chunk, 'OpenAIConverter.pushChunk');
+    const [response] = decodeBatch(native.openaiPushChunk(this.#slot, text), sanitizedByResponse);
+    this.#quiet = native.openaiQuiet(this.#slot);
     return response;
   }
 
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
   pushBytes(data) {
-    return decodeBatch(pushRaw(this.#native, data, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
+    this.#flush();
+    return decodeBatch(pushRaw(this.#slot, data, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
   }
 
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
   end() {
-    return decodeBatch(this.#native.end(), sanitizedByResponse);
+    this.#flush();
+    return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse);
   }
 
   get finished() {
-    return this.#native.finished;
+    return native.converterFinished(this.#slot);
   }
+
+  #flush() {
+    if (this.#fragments.length === 0) return;
+    const text = JSON.stringify(this.#fragments);
+    this.#fragments = [];
+    this.#fragmentChars = 0;
+    decodeBatch(native.openaiPushFragments(this.#slot, text));
+  }
+}
+
+/** The response `convertOpenAIChunkToGemini` builds for a chunk without parts. */
+function emptyChunkResponse(chunk) {
+  const r = newResponse();
+  r.candidates = [{ content: { parts: [], role: 'model' }, index: 0, safetyRatings: [] }];
+  if (chunk.id !== undefined) r.responseId = chunk.id;
+  r.createTime = chunk.created ? String(chunk.created) : String(Date.now());
+  if (chunk.model) r.modelVersion = chunk.model;
+  r.promptFeedback = { safetyRatings: [] };
+  return r;
 }
 
 /** Drop-in for `AnthropicContentGenerator.processStream(stream)`. */

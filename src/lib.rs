@@ -21,7 +21,7 @@ use toolcall_stream_core::gemini::{write_batch, Response};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::{Error, ErrorCode, Limits};
 
-use handles::Tracked;
+use handles::HandleTable;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -89,117 +89,184 @@ fn step<S>(
     Some(text)
 }
 
-/// The state behind `AnthropicConverter` (one request).
-#[napi]
-pub struct NativeAnthropic {
-    inner: Tracked<AnthropicStream>,
+/// One converter's state in the handle table.
+enum Converter {
+    Anthropic(AnthropicStream),
+    OpenAI(OpenAIStream),
+}
+
+/// A converter's state plus its poison flag (set by a caught panic).
+struct Entry {
+    converter: Converter,
     poisoned: bool,
 }
 
+static CONVERTERS: HandleTable<Entry> = HandleTable::new();
+
+/// The handle object behind `AnthropicConverter` / `OpenAIConverter`: it
+/// owns one slot of the converter table, freed when V8 collects it. The hot
+/// calls are the free functions below, addressed by `slot`.
 #[napi]
-impl NativeAnthropic {
+pub struct ConverterHandle {
+    slot: u32,
+}
+
+#[napi]
+impl ConverterHandle {
+    /// `kind`: "anthropic" or "openai".
     #[napi(constructor)]
-    pub fn new(model: Option<String>, limits_opt: Option<NativeLimits>) -> Self {
-        let inner = AnthropicStream::new(AnthropicOptions {
-            model,
-            limits: limits(limits_opt),
-        });
-        NativeAnthropic {
-            inner: Tracked::new(inner),
+    pub fn new(
+        kind: String,
+        model: Option<String>,
+        limits_opt: Option<NativeLimits>,
+    ) -> napi::Result<Self> {
+        let limits = limits(limits_opt);
+        let converter = match kind.as_str() {
+            "anthropic" => {
+                Converter::Anthropic(AnthropicStream::new(AnthropicOptions { model, limits }))
+            }
+            "openai" => Converter::OpenAI(OpenAIStream::new(OpenAIOptions { limits })),
+            other => {
+                return Err(napi::Error::new(
+                    napi::Status::InvalidArg,
+                    format!("unknown converter kind {other:?}"),
+                ));
+            }
+        };
+        let slot = CONVERTERS.insert(Entry {
+            converter,
             poisoned: false,
-        }
-    }
-
-    /// One SDK event as JSON text.
-    #[napi]
-    pub fn push_event(&mut self, event: String) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.push_event_text(&event, out)
-        })
-    }
-
-    /// Raw SSE bytes.
-    #[napi]
-    pub fn push_bytes(&mut self, data: Uint8Array) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.push_bytes(&data, out)
-        })
-    }
-
-    /// Raw SSE text.
-    #[napi]
-    pub fn push_text(&mut self, data: String) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.push_bytes(data.as_bytes(), out)
-        })
-    }
-
-    #[napi]
-    pub fn end(&mut self) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.end(out)
-        })
+        });
+        Ok(ConverterHandle { slot })
     }
 
     #[napi(getter)]
-    pub fn finished(&self) -> bool {
-        self.poisoned || self.inner.is_finished()
+    pub fn slot(&self) -> u32 {
+        self.slot
     }
 }
 
-/// The state behind `OpenAIConverter` (one request).
-#[napi(js_name = "NativeOpenAI")]
-pub struct NativeOpenAI {
-    inner: Tracked<OpenAIStream>,
-    poisoned: bool,
+impl Drop for ConverterHandle {
+    fn drop(&mut self) {
+        CONVERTERS.remove(self.slot);
+    }
 }
 
+/// Runs `f` on the converter in `slot`, as one batch.
+fn on_converter(
+    slot: u32,
+    f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
+) -> Option<String> {
+    CONVERTERS
+        .with(slot, |entry| {
+            step(&mut entry.converter, &mut entry.poisoned, f)
+        })
+        .unwrap_or_else(|| {
+            let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
+            let mut text = String::new();
+            write_batch(&[], Some(&e), &mut text);
+            Some(text)
+        })
+}
+
+fn wrong_kind(expected: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidArgument,
+        format!("this call needs an {expected} converter"),
+    )
+}
+
+/// Raw SSE bytes into either converter.
 #[napi]
-impl NativeOpenAI {
-    #[napi(constructor)]
-    pub fn new(limits_opt: Option<NativeLimits>) -> Self {
-        let inner = OpenAIStream::new(OpenAIOptions {
-            limits: limits(limits_opt),
-        });
-        NativeOpenAI {
-            inner: Tracked::new(inner),
-            poisoned: false,
-        }
-    }
+pub fn converter_push_bytes(slot: u32, data: Uint8Array) -> Option<String> {
+    on_converter(slot, |c, out| match c {
+        Converter::Anthropic(s) => s.push_bytes(&data, out),
+        Converter::OpenAI(s) => s.push_bytes(&data, out),
+    })
+}
 
-    /// One `chat.completion.chunk` as JSON text: a batch of exactly one
-    /// response, or of one error.
-    #[napi]
-    pub fn push_chunk(&mut self, chunk: String) -> Option<String> {
-        step(&mut *self.inner, &mut self.poisoned, |inner, out| {
-            out.push(inner.push_chunk_text(&chunk)?);
+/// Raw SSE text into either converter.
+#[napi]
+pub fn converter_push_text(slot: u32, data: String) -> Option<String> {
+    on_converter(slot, |c, out| match c {
+        Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
+        Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
+    })
+}
+
+/// End of input for either converter.
+#[napi]
+pub fn converter_end(slot: u32) -> Option<String> {
+    on_converter(slot, |c, out| match c {
+        Converter::Anthropic(s) => s.end(out),
+        Converter::OpenAI(s) => s.end(out),
+    })
+}
+
+/// Whether the converter takes no more input.
+#[napi]
+pub fn converter_finished(slot: u32) -> bool {
+    CONVERTERS
+        .with(slot, |e| {
+            e.poisoned
+                || match &e.converter {
+                    Converter::Anthropic(s) => s.is_finished(),
+                    Converter::OpenAI(s) => s.is_finished(),
+                }
+        })
+        .unwrap_or(true)
+}
+
+/// One Anthropic SDK event as JSON text.
+#[napi]
+pub fn anthropic_push_event(slot: u32, event: String) -> Option<String> {
+    on_converter(slot, |c, out| match c {
+        Converter::Anthropic(s) => s.push_event_text(&event, out),
+        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
+    })
+}
+
+/// `input_json_delta` fragments the JS layer gathered for block `index`
+/// (its JS number text), in order, joined: the hot path of SDK events.
+#[napi]
+pub fn anthropic_append_input(slot: u32, index: String, fragments: String) -> Option<String> {
+    on_converter(slot, |c, _| match c {
+        Converter::Anthropic(s) => s.append_input(&index, &fragments),
+        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
+    })
+}
+
+/// One OpenAI chunk as JSON text: a batch of exactly one response or error.
+#[napi]
+pub fn openai_push_chunk(slot: u32, chunk: String) -> Option<String> {
+    on_converter(slot, |c, out| match c {
+        Converter::OpenAI(s) => {
+            out.push(s.push_chunk_text(&chunk)?);
             Ok(())
-        })
-    }
+        }
+        Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
+    })
+}
 
-    #[napi]
-    pub fn push_bytes(&mut self, data: Uint8Array) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.push_bytes(&data, out)
-        })
-    }
+/// Argument-only tool-call deltas the JS layer gathered, as the JSON text
+/// `[index, arguments, index, arguments, …]`, fed to the parser in order.
+#[napi]
+pub fn openai_push_fragments(slot: u32, fragments: String) -> Option<String> {
+    on_converter(slot, |c, _| match c {
+        Converter::OpenAI(s) => s.push_fragments_text(&fragments),
+        Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
+    })
+}
 
-    #[napi]
-    pub fn push_text(&mut self, data: String) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.push_bytes(data.as_bytes(), out)
+/// True when an argument-only delta would convert to an empty response (no
+/// held parts to release, no thinking-tag candidate pending): the JS layer
+/// may then build that response itself and defer the delta.
+#[napi]
+pub fn openai_quiet(slot: u32) -> bool {
+    CONVERTERS
+        .with(slot, |e| match &e.converter {
+            Converter::OpenAI(s) => !e.poisoned && s.is_quiet(),
+            Converter::Anthropic(_) => false,
         })
-    }
-
-    #[napi]
-    pub fn end(&mut self) -> Option<String> {
-        step(&mut self.inner, &mut self.poisoned, |inner, out| {
-            inner.end(out)
-        })
-    }
-
-    #[napi(getter)]
-    pub fn finished(&self) -> bool {
-        self.poisoned || self.inner.is_finished()
-    }
+        .unwrap_or(false)
 }

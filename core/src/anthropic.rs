@@ -167,9 +167,20 @@ impl AnthropicStream {
         result
     }
 
+    /// `input_json_delta` fragments for block `index` (JS number text),
+    /// gathered and joined by the JS layer from SDK event objects.
+    pub fn append_input(&mut self, index: &str, fragments: &str) -> Result<(), Error> {
+        self.check_open()?;
+        let result = self.append_to_block(index, |buf| buf.push_str(fragments));
+        self.settle(result)
+    }
+
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if e.event == Some("ping") {
+            return Ok(());
+        }
+        if e.event != Some("error") && self.fast_input_json_delta(e.data)? {
             return Ok(());
         }
         let ev = json::parse(e.data)?;
@@ -405,6 +416,65 @@ impl AnthropicStream {
             }
             _ => Ok(()),
         }
+    }
+
+    fn append_to_block(
+        &mut self,
+        key: &str,
+        append: impl FnOnce(&mut String),
+    ) -> Result<(), Error> {
+        match self.blocks.iter().position(|b| b.key == key) {
+            Some(pos) => self.append_at(pos, append),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends to block `pos`'s arguments, enforcing the limits.
+    fn append_at(&mut self, pos: usize, append: impl FnOnce(&mut String)) -> Result<(), Error> {
+        let buf = &mut self.blocks[pos].input_json;
+        let before = buf.len();
+        append(buf);
+        let block_len = buf.len();
+        self.add_args(block_len - before)?;
+        if block_len > self.limits.max_call_bytes {
+            return Err(limit_error(
+                "tool call arguments",
+                self.limits.max_call_bytes,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The hot event of a tool-heavy stream, as the Anthropic API serialises
+    /// it: `{"type":"content_block_delta","index":N,"delta":{"type":
+    /// "input_json_delta","partial_json":"…"}}`. Recognised by its exact
+    /// shape and appended without building a DOM; any other spelling takes
+    /// the general path. Returns whether the event was consumed.
+    fn fast_input_json_delta(&mut self, data: &str) -> Result<bool, Error> {
+        const HEAD: &str = "{\"type\":\"content_block_delta\",\"index\":";
+        const MID: &str = ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"";
+        let Some(rest) = data.strip_prefix(HEAD) else {
+            return Ok(false);
+        };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits > 15 || (digits > 1 && rest.starts_with('0')) {
+            return Ok(false);
+        }
+        let (index, rest) = rest.split_at(digits);
+        let Some(body) = rest.strip_prefix(MID) else {
+            return Ok(false);
+        };
+        let Some((end, escaped)) = json::scan_string(body.as_bytes(), 0) else {
+            return Ok(false);
+        };
+        if &body[end + 1..] != "}}" {
+            return Ok(false);
+        }
+        let fragment = json::JStr::from_scanned(&body[..end], escaped);
+        if !fragment.is_empty() {
+            self.append_to_block(index, |buf| fragment.append_to(buf))?;
+        }
+        Ok(true)
     }
 
     fn add_args(&mut self, added: usize) -> Result<(), Error> {

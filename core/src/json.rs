@@ -28,6 +28,11 @@ pub struct JStr<'a> {
 }
 
 impl<'a> JStr<'a> {
+    /// String content already validated by [`scan_string`].
+    pub fn from_scanned(raw: &'a str, escaped: bool) -> Self {
+        JStr { raw, escaped }
+    }
+
     /// The escaped source text between the quotes: valid JSON string content.
     pub fn raw(&self) -> &'a str {
         self.raw
@@ -305,9 +310,10 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Scans string content starting after the opening quote. Returns the index
-/// of the closing quote and whether any escape occurred.
-fn scan_string(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
+/// Scans JSON string content starting after the opening quote. Returns the
+/// index of the closing quote and whether any escape occurred; `None` when
+/// the content is not a valid JSON string.
+pub fn scan_string(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     loop {
         let rel = memchr::memchr3(b'"', b'\\', 0x00, &s[i..]);

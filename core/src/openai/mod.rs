@@ -440,15 +440,7 @@ impl OpenAIStream {
         call: &Value<'_>,
         preparations: &mut Vec<Preparation>,
     ) -> Result<(), Error> {
-        let index = match call.get("index").filter(|v| !v.is_null()) {
-            None => ProviderIndex::Valid(0),
-            Some(v) => match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
-                    ProviderIndex::Valid(n as u64)
-                }
-                _ => ProviderIndex::Invalid,
-            },
-        };
+        let index = provider_index(call.get("index"));
         let function = call.at("function");
         let arguments = function.at("arguments");
         // Deliberate difference: arguments sent as a JSON value instead of a
@@ -465,9 +457,56 @@ impl OpenAIStream {
         };
         let id = id_text(call.at("id"));
         let name = function.at("name").as_str();
-        let routed = self
-            .parser
-            .add_chunk(index, chunk, id.as_deref(), name.as_deref());
+        self.feed(index, chunk, id.as_deref(), name.as_deref(), preparations)
+    }
+
+    /// Argument-only deltas gathered by the JS layer, as the JSON text
+    /// `[index, arguments, …]`: fed in order, exactly as the chunks that
+    /// carried them would have been (they yield no parts and no
+    /// preparations while the stream is quiet).
+    pub fn push_fragments_text(&mut self, text: &str) -> Result<(), Error> {
+        self.check_open()?;
+        let result = json::parse(text).and_then(|list| {
+            let Value::Arr(items) = list else {
+                return Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "fragments must be a JSON array",
+                ));
+            };
+            let mut preparations = Vec::new();
+            for pair in items.chunks(2) {
+                let [index, fragment] = pair else { break };
+                let fragment = fragment.as_str().unwrap_or_default();
+                self.feed(
+                    provider_index(Some(index)),
+                    &fragment,
+                    None,
+                    None,
+                    &mut preparations,
+                )?;
+            }
+            Ok(())
+        });
+        self.settle(result)
+    }
+
+    /// No held parts and no thinking-tag candidate: an argument-only delta
+    /// converts to an empty response.
+    pub fn is_quiet(&self) -> bool {
+        !self.finished
+            && self.tag_candidate.is_none()
+            && self.held_parts.as_ref().is_none_or(Vec::is_empty)
+    }
+
+    fn feed(
+        &mut self,
+        index: ProviderIndex,
+        chunk: &str,
+        id: Option<&str>,
+        name: Option<&str>,
+        preparations: &mut Vec<Preparation>,
+    ) -> Result<(), Error> {
+        let routed = self.parser.add_chunk(index, chunk, id, name);
         if self.parser.largest_buffer() > self.limits.max_call_bytes {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
@@ -564,6 +603,20 @@ impl OpenAIStream {
             suffix.push(char::from_digit(d, 36).unwrap_or('0'));
         }
         format!("call_{}_{}", now_ms(), suffix)
+    }
+}
+
+/// `toolCall.index ?? 0`, checked as the parser does (`Number.isSafeInteger`
+/// and non-negative).
+fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
+    match v.filter(|v| !v.is_null()) {
+        None => ProviderIndex::Valid(0),
+        Some(v) => match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
+                ProviderIndex::Valid(n as u64)
+            }
+            _ => ProviderIndex::Invalid,
+        },
     }
 }
 
