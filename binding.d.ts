@@ -88,8 +88,9 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
 /**
  * `input_json_delta` fragments the JS layer gathered for block `index`
  * (its JS number text), in order, joined: the hot path of SDK events.
+ * `json_encoded`: sent as a JSON string literal (text with lone surrogates).
  */
-export declare function anthropicAppendInput(slot: number, index: string, fragments: string): string | null
+export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | null
 
 /** One Anthropic SDK event as JSON text. */
 export declare function anthropicPushEvent(slot: number, event: string): string | null

@@ -140,7 +140,11 @@ class AnthropicConverter {
     if (this.#args === '') return;
     const fragments = this.#args;
     this.#args = '';
-    decodeBatch(native.anthropicAppendInput(this.#slot, this.#argsIndex, fragments));
+    // Lone surrogates cannot cross as UTF-8; such text crosses JSON-encoded.
+    const wellFormed = fragments.isWellFormed();
+    decodeBatch(
+      native.anthropicAppendInput(this.#slot, this.#argsIndex, wellFormed ? fragments : JSON.stringify(fragments), !wellFormed),
+    );
   }
 
   /** After a native call: a yielded chunk means no usage is pending and shows the header. */

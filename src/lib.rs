@@ -228,10 +228,16 @@ pub fn anthropic_push_event(slot: u32, event: String) -> Option<String> {
 
 /// `input_json_delta` fragments the JS layer gathered for block `index`
 /// (its JS number text), in order, joined: the hot path of SDK events.
+/// `json_encoded`: sent as a JSON string literal (text with lone surrogates).
 #[napi]
-pub fn anthropic_append_input(slot: u32, index: String, fragments: String) -> Option<String> {
+pub fn anthropic_append_input(
+    slot: u32,
+    index: String,
+    fragments: String,
+    json_encoded: bool,
+) -> Option<String> {
     on_converter(slot, |c, _| match c {
-        Converter::Anthropic(s) => s.append_input(&index, &fragments),
+        Converter::Anthropic(s) => s.append_input(&index, &fragments, json_encoded),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
     })
 }

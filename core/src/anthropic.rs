@@ -168,10 +168,28 @@ impl AnthropicStream {
     }
 
     /// `input_json_delta` fragments for block `index` (JS number text),
-    /// gathered and joined by the JS layer from SDK event objects.
-    pub fn append_input(&mut self, index: &str, fragments: &str) -> Result<(), Error> {
+    /// gathered and joined by the JS layer from SDK event objects. With
+    /// `json_encoded` they come as one JSON string literal (the JS layer's
+    /// transport for text holding lone surrogates).
+    pub fn append_input(
+        &mut self,
+        index: &str,
+        fragments: &str,
+        json_encoded: bool,
+    ) -> Result<(), Error> {
         self.check_open()?;
-        let result = self.append_to_block(index, |buf| buf.push_str(fragments));
+        let result = if json_encoded {
+            match json::parse(fragments) {
+                Ok(Value::Str(s)) => self.append_to_block(index, |buf| s.append_json_text_to(buf)),
+                Ok(_) => Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "encoded fragments must be a JSON string",
+                )),
+                Err(e) => Err(e),
+            }
+        } else {
+            self.append_to_block(index, |buf| buf.push_str(fragments))
+        };
         self.settle(result)
     }
 
@@ -372,22 +390,12 @@ impl AnthropicStream {
                 if !fragment.truthy() {
                     return Ok(());
                 }
-                let before = self.blocks[pos].input_json.len();
-                match fragment.as_jstr() {
-                    Some(s) => s.append_to(&mut self.blocks[pos].input_json),
+                self.append_at(pos, |buf| match fragment.as_jstr() {
+                    Some(s) => s.append_json_text_to(buf),
                     // Deliberate difference: a non-string fragment is
                     // appended as its JSON text, not as "[object Object]".
-                    None => json::stringify(fragment, &mut self.blocks[pos].input_json),
-                }
-                let block_len = self.blocks[pos].input_json.len();
-                self.add_args(block_len - before)?;
-                if block_len > self.limits.max_call_bytes {
-                    return Err(limit_error(
-                        "tool call arguments",
-                        self.limits.max_call_bytes,
-                    ));
-                }
-                Ok(())
+                    None => json::stringify(fragment, buf),
+                })
             }
             "text_delta" => {
                 if let Some(text) = delta.at("text").as_jstr().filter(|t| !t.is_empty()) {
@@ -472,7 +480,7 @@ impl AnthropicStream {
         }
         let fragment = json::JStr::from_scanned(&body[..end], escaped);
         if !fragment.is_empty() {
-            self.append_to_block(index, |buf| fragment.append_to(buf))?;
+            self.append_to_block(index, |buf| fragment.append_json_text_to(buf))?;
         }
         Ok(true)
     }

@@ -45,14 +45,26 @@ impl<'a> JStr<'a> {
             return Cow::Borrowed(self.raw);
         }
         let mut out = String::with_capacity(self.raw.len());
-        decode_into(self.raw, &mut out);
+        decode_into(self.raw, &mut out, false);
         Cow::Owned(out)
     }
 
     /// Appends the decoded value to `out` without an intermediate allocation.
     pub fn append_to(&self, out: &mut String) {
         if self.escaped {
-            decode_into(self.raw, out);
+            decode_into(self.raw, out, false);
+        } else {
+            out.push_str(self.raw);
+        }
+    }
+
+    /// Appends the decoded value to `out`, which holds JSON text being
+    /// accumulated (tool arguments): a lone UTF-16 surrogate stays a `\uXXXX`
+    /// escape, so a pair split across two fragments rejoins when JS parses
+    /// the whole text, as it does in the reference.
+    pub fn append_json_text_to(&self, out: &mut String) {
+        if self.escaped {
+            decode_into(self.raw, out, true);
         } else {
             out.push_str(self.raw);
         }
@@ -399,8 +411,9 @@ fn hex4(b: &[u8]) -> u32 {
     })
 }
 
-/// Decodes validated string content (escapes included) into `out`.
-fn decode_into(raw: &str, out: &mut String) {
+/// Decodes validated string content (escapes included) into `out`. A lone
+/// surrogate escape becomes U+FFFD, or stays an escape with `keep_lone`.
+fn decode_into(raw: &str, out: &mut String, keep_lone: bool) {
     let b = raw.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -434,7 +447,13 @@ fn decode_into(raw: &str, out: &mut String) {
                         continue;
                     }
                 }
-                out.push(char::from_u32(hi).unwrap_or('\u{FFFD}'));
+                match char::from_u32(hi) {
+                    Some(c) => out.push(c),
+                    None if keep_lone => {
+                        let _ = write!(out, "\\u{hi:04x}");
+                    }
+                    None => out.push('\u{FFFD}'),
+                }
             }
             other => out.push(char::from(other)),
         }
@@ -799,6 +818,17 @@ mod tests {
         assert!(parse("{\"a\":1} x").is_err());
         let lone = parse(r#""\ud800x""#).unwrap();
         assert_eq!(lone.as_str().unwrap(), "\u{FFFD}x");
+    }
+
+    #[test]
+    fn lone_surrogates_stay_escapes_in_json_text() {
+        let (hi, lo) = (parse(r#""a\ud83d""#).unwrap(), parse(r#""\ude00b""#).unwrap());
+        let mut args = String::from("\"");
+        hi.as_jstr().unwrap().append_json_text_to(&mut args);
+        lo.as_jstr().unwrap().append_json_text_to(&mut args);
+        args.push('"');
+        assert_eq!(args, r#""a\ud83d\ude00b""#);
+        assert_eq!(parse(&args).unwrap().as_str().unwrap(), "a😀b");
     }
 
     #[test]

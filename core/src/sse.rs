@@ -72,6 +72,8 @@ impl SseDecoder {
             if probe.starts_with(&[0xEF, 0xBB, 0xBF]) {
                 let from_buf = self.buf.len();
                 self.buf.clear();
+                // An empty push while the BOM was incomplete scanned it.
+                self.scanned = 0;
                 bytes = &bytes[3 - from_buf..];
                 self.base += 3;
             }

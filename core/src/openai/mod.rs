@@ -449,10 +449,10 @@ impl OpenAIStream {
         let chunk: &str = if !arguments.truthy() {
             ""
         } else if let Some(s) = arguments.as_jstr() {
-            owned_args = s.value();
+            owned_args = json_text_of(s);
             &owned_args
         } else {
-            owned_args = js_text(arguments).into();
+            owned_args = js_text(arguments);
             &owned_args
         };
         let id = id_text(call.at("id"));
@@ -662,6 +662,14 @@ fn id_text(v: &Value<'_>) -> Option<String> {
         Value::Num(_) if v.truthy() => Some(crate::anthropic::js_to_string(v)),
         _ => None,
     }
+}
+
+/// Argument text from a JSON string: lone surrogates stay escapes, so a pair
+/// split across two deltas rejoins (see `JStr::append_json_text_to`).
+fn json_text_of(s: json::JStr<'_>) -> String {
+    let mut out = String::with_capacity(s.raw().len());
+    s.append_json_text_to(&mut out);
+    out
 }
 
 fn js_text(v: &Value<'_>) -> String {
