@@ -5,7 +5,15 @@
 
 const { native } = require('./native.js');
 const { getToolCallPreparations, setToolCallPreparations } = require('./preparations.js');
-const { decodeBatch, toResponse, responseClass, ToolCallStreamError, invalidArgument } = require('./responses.js');
+const {
+  decodeBatch,
+  toResponse,
+  newResponse,
+  simpleResponse,
+  responseClass,
+  ToolCallStreamError,
+  invalidArgument,
+} = require('./responses.js');
 
 /** Pipeline-only annotation: the finish chunk whose closing thinking tag was sanitised. */
 const sanitizedByResponse = new WeakMap();
@@ -55,12 +63,6 @@ function pushRaw(slot, data, fn) {
 
 /** Gathered argument text is handed to native at least every this many characters. */
 const FLUSH_AT = 1 << 20;
-
-/** A new response object with the fields in the order given. */
-function newResponse() {
-  const Class = responseClass();
-  return Class ? new Class() : {};
-}
 
 /**
  * One Anthropic Messages request: Qwen Code's `processStream` state.
@@ -151,28 +153,18 @@ class AnthropicConverter {
   #learn(out, mayChangeHeader) {
     if (out.length > 0) {
       const last = out[out.length - 1];
-      this.#header = {
-        hasId: 'responseId' in last,
-        responseId: last.responseId,
-        hasModel: 'modelVersion' in last,
-        modelVersion: last.modelVersion,
-      };
+      const header = { f: 0 };
+      if ('responseId' in last) header.responseId = last.responseId;
+      if ('modelVersion' in last) header.modelVersion = last.modelVersion;
+      this.#header = header;
     } else if (mayChangeHeader) {
       this.#header = null;
     }
   }
 
   #chunk(text, thought) {
-    const h = this.#header;
-    const r = newResponse();
-    if (h.hasId) r.responseId = h.responseId;
-    r.createTime = String(Date.now());
-    if (h.hasModel) r.modelVersion = h.modelVersion;
-    r.promptFeedback = { safetyRatings: [] };
-    r.candidates = [
-      { content: { parts: [thought ? { text, thought: true } : { text }], role: 'model' }, index: 0, safetyRatings: [] },
-    ];
-    return r;
+    this.#header.createTime = String(Date.now());
+    return simpleResponse(this.#header, thought ? { text, thought: true } : { text });
   }
 }
 
@@ -269,13 +261,10 @@ class OpenAIConverter {
 
 /** The response `convertOpenAIChunkToGemini` builds for a chunk without parts. */
 function emptyChunkResponse(chunk) {
-  const r = newResponse();
-  r.candidates = [{ content: { parts: [], role: 'model' }, index: 0, safetyRatings: [] }];
-  if (chunk.id !== undefined) r.responseId = chunk.id;
-  r.createTime = chunk.created ? String(chunk.created) : String(Date.now());
-  if (chunk.model) r.modelVersion = chunk.model;
-  r.promptFeedback = { safetyRatings: [] };
-  return r;
+  const header = { f: 1, createTime: chunk.created ? String(chunk.created) : String(Date.now()) };
+  if (chunk.id !== undefined) header.responseId = chunk.id;
+  if (chunk.model) header.modelVersion = chunk.model;
+  return simpleResponse(header, undefined);
 }
 
 /** Drop-in for `AnthropicContentGenerator.processStream(stream)`. */

@@ -47,8 +47,31 @@ function invalidArgument(message) {
   return new ToolCallStreamError(message, { code: 'INVALID_ARGUMENT' });
 }
 
+/** A new, empty response object (a GenerateContentResponse when available). */
+function newResponse() {
+  const Class = responseClass();
+  return Class ? new Class() : {};
+}
+
 /**
- * Decodes one native batch. Returns the responses; throws a
+ * A chunk with at most one text part and nothing else, built from its header
+ * (`{f, createTime, responseId?, modelVersion?}`, `f` 1 = OpenAI key order)
+ * and its part (`part` undefined = no parts), with the reference's key order.
+ */
+function simpleResponse(h, part) {
+  const r = newResponse();
+  const candidates = [{ content: { parts: part === undefined ? [] : [part], role: 'model' }, index: 0, safetyRatings: [] }];
+  if (h.f === 1) r.candidates = candidates;
+  if ('responseId' in h) r.responseId = h.responseId;
+  r.createTime = h.createTime;
+  if ('modelVersion' in h) r.modelVersion = h.modelVersion;
+  r.promptFeedback = { safetyRatings: [] };
+  if (h.f !== 1) r.candidates = candidates;
+  return r;
+}
+
+/**
+ * Decodes one native batch (format: src/lib.rs, core gemini::write_batch). Returns the responses; throws a
  * ToolCallStreamError (carrying the responses converted before it) when the
  * batch ends in an error. `sanitized` receives pipeline-only annotations.
  */
@@ -57,7 +80,17 @@ function decodeBatch(text, sanitized) {
   const items = JSON.parse(text);
   const out = new Array(items.length);
   let n = 0;
+  let header;
   for (const item of items) {
+    if (Array.isArray(item)) {
+      const kind = item[0];
+      out[n++] = simpleResponse(header, kind === 2 ? undefined : kind === 1 ? { text: item[1], thought: true } : { text: item[1] });
+      continue;
+    }
+    if (item.h) {
+      header = item.h;
+      continue;
+    }
     if (item.error) {
       out.length = n;
       const e = item.error;
@@ -72,4 +105,4 @@ function decodeBatch(text, sanitized) {
   return out;
 }
 
-module.exports = { toResponse, decodeBatch, ToolCallStreamError, invalidArgument, responseClass };
+module.exports = { toResponse, decodeBatch, newResponse, simpleResponse, ToolCallStreamError, invalidArgument, responseClass };
