@@ -1,0 +1,260 @@
+//! Bounded resources: per-call argument bytes, total buffered bytes and the
+//! repair nesting depth are configurable; past a limit the stream fails with
+//! `LIMIT_EXCEEDED` (fatal: the converter is finished), and what was
+//! converted before the error is kept. Hostile nesting never overflows the
+//! stack.
+
+use serde_json::json;
+use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::{Error, ErrorCode, Limits};
+
+fn limits(call: usize, buffered: usize, depth: usize) -> Limits {
+    Limits {
+        max_call_bytes: call,
+        max_buffered_bytes: buffered,
+        max_repair_depth: depth,
+    }
+}
+
+fn anthropic(l: Limits) -> AnthropicStream {
+    AnthropicStream::new(AnthropicOptions {
+        model: None,
+        limits: l,
+    })
+}
+
+fn openai(l: Limits) -> OpenAIStream {
+    OpenAIStream::new(OpenAIOptions { limits: l })
+}
+
+fn tool_start(index: usize, id: &str) -> String {
+    json!({"type": "content_block_start", "index": index,
+        "content_block": {"type": "tool_use", "id": id, "name": "write_file", "input": {}}})
+    .to_string()
+}
+
+fn args_delta(index: usize, fragment: &str) -> String {
+    json!({"type": "content_block_delta", "index": index,
+        "delta": {"type": "input_json_delta", "partial_json": fragment}})
+    .to_string()
+}
+
+fn assert_limit(e: Error) {
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(e.fatal, "a limit ends the stream");
+}
+
+#[test]
+fn the_defaults_are_generous() {
+    let d = Limits::default();
+    assert_eq!(d.max_call_bytes, 64 << 20);
+    assert!(d.max_buffered_bytes >= d.max_call_bytes);
+    assert_eq!(d.max_repair_depth, 512);
+}
+
+#[test]
+fn anthropic_arguments_past_max_call_bytes() {
+    let mut s = anthropic(limits(100, 1 << 20, 512));
+    let mut out = Vec::new();
+    s.push_event_text(&tool_start(0, "toolu_1"), &mut out)
+        .unwrap();
+    s.push_event_text(
+        &args_delta(0, &format!("{{\"c\":\"{}", "x".repeat(80))),
+        &mut out,
+    )
+    .unwrap();
+    let e = s
+        .push_event_text(&args_delta(0, &"y".repeat(30)), &mut out)
+        .unwrap_err();
+    assert_limit(e);
+    assert!(s.is_finished());
+    assert_eq!(out.len(), 1, "the preparation before the limit is kept");
+    assert_eq!(out[0].preparations[0].call_id, "toolu_1");
+    let again = s
+        .push_event_text(&args_delta(0, "z"), &mut out)
+        .unwrap_err();
+    assert_eq!(again.code, ErrorCode::Finished);
+}
+
+#[test]
+fn anthropic_open_calls_together_past_max_buffered_bytes() {
+    let mut s = anthropic(limits(100, 150, 512));
+    let mut out = Vec::new();
+    for i in 0..2 {
+        s.push_event_text(&tool_start(i, &format!("toolu_{i}")), &mut out)
+            .unwrap();
+    }
+    s.push_event_text(&args_delta(0, &"a".repeat(80)), &mut out)
+        .unwrap();
+    // Each call is under 100 bytes; together they are past 150.
+    assert_limit(
+        s.push_event_text(&args_delta(1, &"b".repeat(80)), &mut out)
+            .unwrap_err(),
+    );
+}
+
+#[test]
+fn a_closed_block_frees_its_bytes() {
+    let mut s = anthropic(limits(100, 150, 512));
+    let mut out = Vec::new();
+    for i in 0..5 {
+        s.push_event_text(&tool_start(i, &format!("toolu_{i}")), &mut out)
+            .unwrap();
+        s.push_event_text(
+            &args_delta(i, &format!("{{\"a\":\"{}\"}}", "x".repeat(80))),
+            &mut out,
+        )
+        .unwrap();
+        s.push_event_text(
+            &json!({"type": "content_block_stop", "index": i}).to_string(),
+            &mut out,
+        )
+        .unwrap();
+    }
+    assert_eq!(out.iter().filter(|r| r.preparations.len() == 1).count(), 5);
+}
+
+#[test]
+fn an_sse_line_past_max_buffered_bytes_reports_its_offset() {
+    let mut s = anthropic(limits(1 << 20, 64, 512));
+    let mut out = Vec::new();
+    let e = s
+        .push_bytes(format!("data: {}", "x".repeat(100)).as_bytes(), &mut out)
+        .unwrap_err();
+    assert_limit(e.clone());
+    assert!(e.offset.is_some());
+    let mut o = openai(limits(1 << 20, 64, 512));
+    // Split into small pieces, the line still grows past the limit.
+    let mut last = Ok(());
+    for _ in 0..20 {
+        last = o.push_bytes(b"data: xxxxxxxx", &mut out);
+        if last.is_err() {
+            break;
+        }
+    }
+    assert_limit(last.unwrap_err());
+}
+
+fn openai_call(index: u32, id: Option<&str>, args: &str) -> String {
+    let mut call = json!({"index": index, "type": "function", "function": {"name": "write_file", "arguments": args}});
+    if let Some(id) = id {
+        call["id"] = json!(id);
+    }
+    json!({"id": "c", "created": 1, "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": null}]})
+        .to_string()
+}
+
+#[test]
+fn openai_arguments_past_max_call_bytes() {
+    let mut s = openai(limits(100, 1 << 20, 512));
+    let first = s
+        .push_chunk_text(&openai_call(
+            0,
+            Some("call_1"),
+            &format!("{{\"c\":\"{}", "x".repeat(80)),
+        ))
+        .unwrap();
+    assert_eq!(first.preparations.len(), 1);
+    assert_limit(
+        s.push_chunk_text(&openai_call(0, None, &"y".repeat(30)))
+            .unwrap_err(),
+    );
+    assert!(s.is_finished());
+}
+
+#[test]
+fn openai_parallel_calls_past_max_buffered_bytes() {
+    let mut s = openai(limits(100, 150, 512));
+    s.push_chunk_text(&openai_call(
+        0,
+        Some("call_1"),
+        &format!("{{\"c\":\"{}", "x".repeat(80)),
+    ))
+    .unwrap();
+    assert_limit(
+        s.push_chunk_text(&openai_call(
+            1,
+            Some("call_2"),
+            &format!("{{\"c\":\"{}", "x".repeat(80)),
+        ))
+        .unwrap_err(),
+    );
+}
+
+#[test]
+fn openai_limits_apply_on_the_byte_stream_and_keep_earlier_responses() {
+    let mut s = openai(limits(100, 1 << 20, 512));
+    let body = format!(
+        "data: {}\n\ndata: {}\n\n",
+        openai_call(0, Some("call_1"), "{\"c\":\""),
+        openai_call(0, None, &"y".repeat(200))
+    );
+    let mut out = Vec::new();
+    assert_limit(s.push_bytes(body.as_bytes(), &mut out).unwrap_err());
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].preparations[0].call_id, "call_1");
+}
+
+fn finish_anthropic_with(args: &str, depth: usize) -> (Vec<Response>, Result<(), Error>) {
+    let mut s = anthropic(limits(1 << 20, 1 << 22, depth));
+    let mut out = Vec::new();
+    s.push_event_text(&tool_start(0, "toolu_1"), &mut out)
+        .unwrap();
+    s.push_event_text(&args_delta(0, args), &mut out).unwrap();
+    let r = s.push_event_text(
+        &json!({"type": "content_block_stop", "index": 0}).to_string(),
+        &mut out,
+    );
+    (out, r)
+}
+
+#[test]
+fn repair_of_arguments_nested_past_max_repair_depth_is_a_limit_error() {
+    // Broken (unclosed) and shallow: repaired as the reference does.
+    let (out, r) = finish_anthropic_with(&format!("{{\"a\":{}", "[".repeat(5)), 8);
+    r.unwrap();
+    assert_eq!(out.len(), 2, "the preparation, then the repaired call");
+    // Broken and deeper than the limit: never handed to the recursive
+    // repairer.
+    let (_, r) = finish_anthropic_with(&format!("{{\"a\":{}", "[".repeat(20)), 8);
+    assert_limit(r.unwrap_err());
+    // The default limit holds off a hostile 100,000 levels.
+    let (_, r) = finish_anthropic_with(&"[".repeat(100_000), 512);
+    assert_limit(r.unwrap_err());
+    // Valid JSON needs no repair: its depth is not limited.
+    let deep = format!("{{\"a\":{}{}}}", "[".repeat(2000), "]".repeat(2000));
+    let (out, r) = finish_anthropic_with(&deep, 8);
+    r.unwrap();
+    assert_eq!(out.len(), 2);
+}
+
+#[test]
+fn openai_repair_depth_applies_at_finish() {
+    let mut s = openai(limits(1 << 20, 1 << 22, 8));
+    s.push_chunk_text(&openai_call(
+        0,
+        Some("call_1"),
+        &format!("{{\"a\":{}1,", "[".repeat(20)),
+    ))
+    .unwrap();
+    let finish = json!({"id": "c", "created": 1, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    assert_limit(s.push_chunk_text(&finish.to_string()).unwrap_err());
+}
+
+#[test]
+fn hostile_nesting_in_an_event_is_a_limit_error_without_recursion() {
+    for text in [
+        "[".repeat(1_000_000),
+        format!(
+            "{{\"type\":\"message_start\",\"message\":{}",
+            "{\"a\":".repeat(200_000)
+        ),
+    ] {
+        let mut s = anthropic(Limits::default());
+        assert_limit(s.push_event_text(&text, &mut Vec::new()).unwrap_err());
+        let mut o = openai(Limits::default());
+        assert_limit(o.push_chunk_text(&text).unwrap_err());
+    }
+}
