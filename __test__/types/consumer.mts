@@ -1,0 +1,229 @@
+// A TypeScript consumer that uses every public API of `toolcall-stream`
+// through `import`. Type-checked (never run) by __test__/package-types.test.mjs
+// with `tsc --strict --noEmit`. The `@ts-expect-error` lines check that
+// wrong uses are rejected, not only that right ones are accepted.
+import {
+  AnthropicConverter,
+  OpenAIConverter,
+  PreparationTracker,
+  ToolCallCards,
+  ToolCallIds,
+  ToolCallStreamError,
+  consumeModelStream,
+  convertAnthropicStream,
+  convertOpenAIStream,
+  getProviderToolCallId,
+  getToolCallPreparations,
+  liveHandles,
+  setToolCallPreparations,
+  toResponse,
+} from 'toolcall-stream';
+import type {
+  ConsumeModelStreamOptions,
+  ConsumeModelStreamResult,
+  ConverterLimits,
+  ConverterOptions,
+  GenerateContentResponse,
+  PlanFrame,
+  SessionUpdate,
+  StreamBytes,
+  StreamEvent,
+  ToolCallCardsOptions,
+  ToolCallFrame,
+  ToolCallLocation,
+  ToolCallMeta,
+  ToolCallPreparation,
+  ToolCallResult,
+  ToolCallStart,
+  ToolCallStreamErrorCode,
+  ToolCallStreamErrorInit,
+  ToolCallUpdateFrame,
+  ToolKind,
+} from 'toolcall-stream';
+import toolcallStream from 'toolcall-stream';
+import { GenerateContentResponse as GenAIResponse } from '@google/genai';
+
+type IsAny<T> = 0 extends 1 & T ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const assertType = <T extends true>(): T => true as T;
+
+// The responses are @google/genai's class, not `any` (an unresolved import would make them `any`).
+assertType<Equal<IsAny<GenerateContentResponse>, false>>();
+assertType<Equal<GenerateContentResponse, GenAIResponse>>();
+
+// Preparations.
+const limits: ConverterLimits = { maxCallBytes: 1 << 20, maxBufferedBytes: 1 << 22, maxRepairDepth: 64 };
+const options: ConverterOptions = { model: 'claude-x', limits };
+const anthropic = new AnthropicConverter(options);
+new AnthropicConverter();
+new AnthropicConverter({ model: 'm' });
+const fromEvent: GenerateContentResponse[] = anthropic.pushEvent({ type: 'message_start', message: {} });
+anthropic.pushEvent('{"type":"ping"}');
+const bytes: StreamBytes = new TextEncoder().encode('event: ping\ndata: {"type":"ping"}\n\n');
+anthropic.pushBytes(bytes);
+anthropic.pushBytes(Buffer.from(''));
+anthropic.pushBytes(new ArrayBuffer(0));
+anthropic.pushBytes('data: {}\n\n');
+const ended: GenerateContentResponse[] = anthropic.end();
+const finished: boolean = anthropic.finished;
+// @ts-expect-error finished is read-only
+anthropic.finished = true;
+// @ts-expect-error pushEvent takes an object or its JSON text
+anthropic.pushEvent(42);
+// @ts-expect-error unknown option
+new AnthropicConverter({ modle: 'typo' });
+// @ts-expect-error limits are numbers
+new OpenAIConverter({ limits: { maxCallBytes: '1' } });
+
+const openai = new OpenAIConverter({ limits: { maxCallBytes: 1024 } });
+const one: GenerateContentResponse = openai.pushChunk({ choices: [] });
+openai.pushChunk('{"choices":[]}');
+const many: GenerateContentResponse[] = openai.pushBytes('data: [DONE]\n\n');
+openai.end();
+const openaiFinished: boolean = openai.finished;
+
+// The real class's getters are typed.
+const text: string | undefined = one.text;
+const calls = one.functionCalls;
+if (calls) for (const call of calls) void call.name;
+
+const preparations: readonly ToolCallPreparation[] = getToolCallPreparations(one);
+for (const p of preparations) {
+  const id: string = p.callId;
+  const name: string = p.toolName;
+  void [id, name];
+}
+setToolCallPreparations(one, [{ callId: 'toolu_1', toolName: 'read_file' }]);
+setToolCallPreparations(one, preparations);
+setToolCallPreparations(one, []);
+// @ts-expect-error a preparation needs a toolName
+setToolCallPreparations(one, [{ callId: 'x' }]);
+// @ts-expect-error preparations are frozen
+preparations[0] = { callId: 'a', toolName: 'b' };
+
+const plain: GenerateContentResponse = toResponse({ candidates: [] });
+const live: number = liveHandles();
+
+async function streams(): Promise<void> {
+  async function* events(): AsyncGenerator<object> {
+    yield { type: 'message_start', message: { model: 'm' } };
+  }
+  const gen: AsyncGenerator<GenerateContentResponse, void, undefined> = convertAnthropicStream(events(), options);
+  for await (const r of gen) void r.candidates;
+  for await (const r of convertAnthropicStream([{ type: 'message_stop' }])) void r;
+  for await (const r of convertOpenAIStream([{ choices: [] }], { model: 'gpt' })) {
+    void getToolCallPreparations(r);
+  }
+}
+
+// Errors.
+try {
+  anthropic.pushEvent('{');
+} catch (e) {
+  if (e instanceof ToolCallStreamError) {
+    const code: ToolCallStreamErrorCode = e.code;
+    const fatal: boolean = e.fatal;
+    const before: GenerateContentResponse[] = e.responses;
+    const type: string | undefined = e.type;
+    const offset: number | undefined = e.offset;
+    const provider: unknown = e.providerError;
+    const message: string = e.message;
+    const asError: Error = e;
+    switch (code) {
+      case 'INVALID_JSON':
+      case 'INVALID_UTF8':
+      case 'INVALID_EVENT':
+      case 'MALFORMED_TOOL_CALL':
+      case 'PROTOCOL_TAG_LEAK':
+      case 'STREAM_ERROR':
+      case 'LIMIT_EXCEEDED':
+      case 'FINISHED':
+      case 'INVALID_ARGUMENT':
+      case 'INTERNAL':
+        break;
+      default: {
+        const never: never = code;
+        void never;
+      }
+    }
+    void [fatal, before, type, offset, provider, message, asError];
+  }
+}
+const init: ToolCallStreamErrorInit = { code: 'STREAM_ERROR', fatal: true, providerError: { message: 'x' } };
+const made = new ToolCallStreamError('boom', init);
+// @ts-expect-error not a stable code
+new ToolCallStreamError('boom', { code: 'NOPE' });
+void made;
+
+// ACP tool cards.
+const cardOptions: ToolCallCardsOptions = {
+  suppressedTools: ['todo_write'],
+  describe: (toolName) => ({ title: toolName, kind: 'read' }),
+};
+const cards = new ToolCallCards(cardOptions);
+new ToolCallCards();
+const preparing: ToolCallFrame | null = cards.preparing('call_1', 'read_file');
+const start: ToolCallStart = {
+  callId: 'call_1',
+  toolName: 'read_file',
+  rawInput: { path: '/a' },
+  locations: [{ path: '/a', line: 3 }],
+  status: 'in_progress',
+};
+const started: ToolCallFrame | ToolCallUpdateFrame | null = cards.started(start);
+const result: ToolCallResult = { status: 'completed', content: [], rawOutput: 'ok' };
+const done: ToolCallUpdateFrame | null = cards.finished('call_1', 'read_file', result);
+const failed: ToolCallUpdateFrame | null = cards.failed('call_2', 'edit', 'no');
+const discarded: ToolCallUpdateFrame | null = cards.discarded('call_3', 'edit');
+const closed: ToolCallUpdateFrame[] = cards.closeAll('cancelled');
+const plan: PlanFrame | null = cards.plan({ todos: [] }, undefined);
+const open: boolean = cards.isOpen('call_1');
+const ids: string[] = cards.openIds();
+if (preparing) {
+  const meta: ToolCallMeta = preparing._meta;
+  const kind: ToolKind = preparing.kind;
+  const locations: ToolCallLocation[] = preparing.locations;
+  void [meta, kind, locations];
+}
+
+const tracker = new PreparationTracker(cards);
+const observed: ToolCallFrame[] = tracker.observe(one);
+tracker.resolve(one.functionCalls);
+tracker.resolve(null);
+const dropped: ToolCallUpdateFrame[] = tracker.discard(true);
+
+const idMap = new ToolCallIds(['call_old']);
+new ToolCallIds();
+idMap.apply(one);
+const providerId: string | undefined = getProviderToolCallId({ id: 'x', name: 'y' });
+
+async function session(signal: AbortSignal): Promise<ConsumeModelStreamResult> {
+  const sent: SessionUpdate[] = [];
+  const events: StreamEvent[] = [
+    { type: 'chunk', value: one },
+    { type: 'retry', isContinuation: false },
+    { type: 'model_fallback' },
+    { type: 'compressed' },
+  ];
+  const opts: ConsumeModelStreamOptions = {
+    cards,
+    send: (update) => {
+      sent.push(update);
+    },
+    signal,
+    historyIds: new Set(['call_old']),
+    onDiscardError: (error) => void error,
+  };
+  const out = await consumeModelStream(events, opts);
+  const calls: object[] = out.functionCalls;
+  const usage: object | undefined = out.usage;
+  const cancelled: true | undefined = out.cancelled;
+  void [calls, usage, cancelled];
+  return out;
+}
+
+// The default export is the CommonJS module object.
+const sameClass: typeof AnthropicConverter = toolcallStream.AnthropicConverter;
+
+void [fromEvent, ended, finished, many, openaiFinished, text, plain, live, streams, started, done, failed];
+void [discarded, closed, plan, open, ids, observed, dropped, providerId, session, sameClass];

@@ -1,0 +1,26 @@
+// ESM entry: the same objects as `require('toolcall-stream')` (one
+// implementation, CommonJS), so classes, WeakMap-held preparations and
+// `instanceof` checks are shared between `import` and `require` callers.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const cjs = require('./index.js');
+
+export const {
+  getToolCallPreparations,
+  setToolCallPreparations,
+  AnthropicConverter,
+  OpenAIConverter,
+  convertAnthropicStream,
+  convertOpenAIStream,
+  ToolCallStreamError,
+  toResponse,
+  ToolCallCards,
+  PreparationTracker,
+  ToolCallIds,
+  consumeModelStream,
+  getProviderToolCallId,
+  liveHandles,
+} = cjs;
+
+export default cjs;

@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// `npm run build:cross`: builds every napi target this x86_64 Linux machine can
+// build, with zig (PyPI `ziglang`) through cargo-zigbuild (`napi build -x`),
+// then copies each addon into its platform package npm/<platform>/.
+//
+//   npm run build:cross                          all buildable targets
+//   npm run build:cross -- aarch64-apple-darwin  only the named ones
+//
+// Windows (x86_64-pc-windows-msvc) is not built here: `napi build -x` uses
+// cargo-xwin, which downloads the MSVC CRT and Windows SDK at build time, and
+// this machine reaches only the package registries. CI builds it on
+// windows-latest (.github/workflows/release.yml).
+//
+// The glibc x64 build is pinned to glibc 2.17 (`x86_64-unknown-linux-gnu.2.17`)
+// so the published binary loads on any distribution since CentOS 7; the script
+// checks the pin with objdump afterwards. Builds run one at a time under
+// `nice -n 19` (this machine has 2 shared cores).
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const binaryName = pkg.napi.binaryName;
+
+/** napi target → how to build it here (`zigTarget` may carry a glibc pin). */
+const PLAN = {
+  'x86_64-unknown-linux-gnu': {
+    zigTarget: 'x86_64-unknown-linux-gnu.2.17',
+    platform: 'linux-x64-gnu',
+    glibcMax: '2.17',
+  },
+  'aarch64-unknown-linux-gnu': {
+    zigTarget: 'aarch64-unknown-linux-gnu.2.17',
+    platform: 'linux-arm64-gnu',
+    glibcMax: '2.17',
+  },
+  'x86_64-unknown-linux-musl': { zigTarget: 'x86_64-unknown-linux-musl', platform: 'linux-x64-musl' },
+  'aarch64-unknown-linux-musl': { zigTarget: 'aarch64-unknown-linux-musl', platform: 'linux-arm64-musl' },
+  'x86_64-apple-darwin': { zigTarget: 'x86_64-apple-darwin', platform: 'darwin-x64' },
+  'aarch64-apple-darwin': { zigTarget: 'aarch64-apple-darwin', platform: 'darwin-arm64' },
+  'x86_64-pc-windows-msvc': { skip: 'needs cargo-xwin, which downloads the MSVC SDK: built in CI on windows-latest' },
+};
+
+const outDir = path.join(root, 'target', 'napi-cross');
+const shimDir = path.join(root, '.cache', 'zig-shim');
+
+function run(cmd, args, opts = {}) {
+  console.log(`$ ${[cmd, ...args].join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
+}
+
+function has(cmd, args = ['--version']) {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+}
+
+/** zig on PATH: the real one, or a shim over the PyPI `ziglang` package. */
+function ensureZig(env) {
+  if (has('zig', ['version'])) return;
+  if (!has('python3', ['-m', 'ziglang', 'version'])) run('python3', ['-m', 'pip', 'install', '--quiet', 'ziglang']);
+  fs.mkdirSync(shimDir, { recursive: true });
+  const shim = path.join(shimDir, 'zig');
+  fs.writeFileSync(shim, '#!/bin/sh\nexec python3 -m ziglang "$@"\n', { mode: 0o755 });
+  env.PATH = `${shimDir}${path.delimiter}${env.PATH}`;
+}
+
+function ensureZigbuild() {
+  if (!has('cargo', ['zigbuild', '--version']))
+    run('nice', ['-n', '19', 'cargo', 'install', '--locked', 'cargo-zigbuild']);
+}
+
+function ensureRustTarget(target) {
+  const installed = execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split('\n');
+  if (!installed.includes(target)) run('rustup', ['target', 'add', target]);
+}
+
+/** The highest GLIBC_x.y symbol version the addon needs. */
+export function maxGlibc(file) {
+  const dump = execFileSync('objdump', ['-T', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const versions = [...dump.matchAll(/GLIBC_(\d+)\.(\d+)(?:\.(\d+))?/g)].map((m) => [+m[1], +m[2], +(m[3] ?? 0)]);
+  versions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+  const top = versions.at(-1);
+  return top ? top.filter((n, i) => i < 2 || n).join('.') : null;
+}
+
+/** `linux-x64-gnu` etc. of this Node process. */
+function hostPlatform() {
+  const { platform, arch } = process;
+  if (platform !== 'linux') return `${platform}-${arch}`;
+  return `${platform}-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`;
+}
+
+/** Runs a conversion through the package with this binary, where this machine can load it. */
+function smoke(platform, file) {
+  if (platform !== hostPlatform()) return `not run here (host is ${hostPlatform()})`;
+  const code = `
+    const { AnthropicConverter, getToolCallPreparations } = require(${JSON.stringify(root)});
+    const c = new AnthropicConverter({ model: 'm' });
+    const out = [
+      ...c.pushEvent({ type: 'message_start', message: { id: 'msg_1', model: 'm' } }),
+      ...c.pushEvent({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} } }),
+    ];
+    if (!out.some((r) => getToolCallPreparations(r).length)) process.exit(1);`;
+  const r = spawnSync(process.execPath, ['-e', code], {
+    env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: file },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`${platform}: the binary does not load or convert:\n${r.stderr}`);
+  return 'loaded and converted a stream';
+}
+
+const cmp = (a, b) => {
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+};
+
+function main() {
+  const wanted = process.argv.slice(2);
+  const targets = wanted.length ? wanted : pkg.napi.targets;
+  for (const t of targets) if (!PLAN[t]) throw new Error(`unknown target ${t} (not in scripts/build-cross.mjs PLAN)`);
+
+  const env = { ...process.env };
+  ensureZig(env);
+  ensureZigbuild();
+  fs.mkdirSync(outDir, { recursive: true });
+
+  const results = [];
+  for (const target of targets) {
+    const plan = PLAN[target];
+    if (plan.skip) {
+      results.push({ target, status: `skipped: ${plan.skip}` });
+      continue;
+    }
+    ensureRustTarget(target);
+    const dir = path.join(outDir, plan.platform);
+    fs.rmSync(dir, { recursive: true, force: true });
+    // The generated loader and types go to the scratch dir: binding.js and
+    // binding.d.ts at the root come from `npm run build` only.
+    run(
+      'nice',
+      [
+        '-n',
+        '19',
+        'npx',
+        'napi',
+        'build',
+        '--platform',
+        '--release',
+        '--cross-compile',
+        '--target',
+        plan.zigTarget,
+        '--output-dir',
+        dir,
+        '--js',
+        'binding.js',
+        '--dts',
+        'binding.d.ts',
+      ],
+      { env },
+    );
+    const file = path.join(dir, `${binaryName}.${plan.platform}.node`);
+    if (!fs.existsSync(file)) throw new Error(`${target}: expected ${file}`);
+    // Into its platform package (gitignored). CI does this step with
+    // `napi artifacts`, which needs every target's binary and also copies them
+    // all beside index.js; here Windows is missing, and the root stays as
+    // `npm run build` left it.
+    fs.copyFileSync(file, path.join(root, 'npm', plan.platform, path.basename(file)));
+    const described = execFileSync('file', ['-b', file], { encoding: 'utf8' }).trim();
+    let status = described;
+    if (plan.glibcMax) {
+      const needed = maxGlibc(file);
+      if (needed && cmp(needed, plan.glibcMax) > 0)
+        throw new Error(`${target}: needs GLIBC_${needed} > ${plan.glibcMax}`);
+      status += ` | max GLIBC_${needed}`;
+    }
+    status += ` | ${smoke(plan.platform, file)}`;
+    results.push({ target, status });
+  }
+
+  console.log('\nbuild:cross summary');
+  for (const { target, status } of results) console.log(`  ${target.padEnd(28)} ${status}`);
+}
+
+main();
