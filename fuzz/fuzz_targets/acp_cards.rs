@@ -1,0 +1,140 @@
+//! The ACP card ledger, preparation tracker and id table under arbitrary
+//! operation sequences: never panics; a client that sees the frames never
+//! gets an update for an id it has no open card for, never a second
+//! `tool_call` for an open card, and after `close_all` every opened card has
+//! ended with exactly one terminal frame.
+#![no_main]
+
+use std::collections::{HashMap, HashSet};
+
+use libfuzzer_sys::fuzz_target;
+use toolcall_stream_core::acp::{
+    Preparation, PreparationTracker, ResultStatus, SessionUpdate, StartStatus, ToolCallCards,
+    ToolCallIds, ToolResult, ToolStart,
+};
+
+const IDS: [&str; 5] = ["a", "b", "c", "a__qwen_dup_2", "call_qwen_1"];
+const TOOLS: [&str; 4] = ["read_file", "todo_write", "mcp__fs__write", "shell"];
+
+#[derive(Default)]
+struct Client {
+    open: HashSet<String>,
+    opened: HashMap<String, usize>,
+    terminals: HashMap<String, usize>,
+}
+
+impl Client {
+    fn receive(&mut self, f: &SessionUpdate) {
+        let id = f["toolCallId"].as_str().expect("a tool frame names its id");
+        assert!(!id.is_empty());
+        match f["sessionUpdate"].as_str() {
+            Some("tool_call") => {
+                assert!(self.open.insert(id.to_owned()), "tool_call for open {id}");
+                *self.opened.entry(id.to_owned()).or_default() += 1;
+                assert_ne!(f["_meta"]["toolName"], "todo_write");
+            }
+            Some("tool_call_update") => {
+                assert!(self.open.contains(id), "update for unknown id {id}");
+                if matches!(f["status"].as_str(), Some("completed" | "failed")) {
+                    self.open.remove(id);
+                    *self.terminals.entry(id.to_owned()).or_default() += 1;
+                }
+            }
+            other => panic!("unexpected frame {other:?}"),
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut cards = ToolCallCards::new(None);
+    let mut tracker = PreparationTracker::new();
+    let mut ids = ToolCallIds::new(["a"]);
+    let mut client = Client::default();
+    for pair in data.chunks(2) {
+        let op = pair[0];
+        let arg = usize::from(*pair.get(1).unwrap_or(&0));
+        let id = IDS[arg % IDS.len()];
+        let tool = TOOLS[(arg / IDS.len()) % TOOLS.len()];
+        let frames: Vec<SessionUpdate> = match op % 9 {
+            0 => tracker
+                .observe(&mut cards, &[Preparation::new(id, tool)])
+                .unwrap(),
+            1 => {
+                tracker.resolve([Some(id)]);
+                Vec::new()
+            }
+            2 => tracker.discard(&mut cards, arg % 2 == 0).unwrap(),
+            3 => {
+                let start = ToolStart {
+                    call_id: id.to_owned(),
+                    tool_name: tool.to_owned(),
+                    raw_input: serde_json::json!({ "n": arg }),
+                    title: None,
+                    kind: None,
+                    locations: Vec::new(),
+                    status: if arg % 2 == 0 {
+                        StartStatus::Pending
+                    } else {
+                        StartStatus::InProgress
+                    },
+                };
+                cards.started(&start).unwrap().into_iter().collect()
+            }
+            4 => {
+                let result = ToolResult {
+                    status: if arg % 2 == 0 {
+                        ResultStatus::Completed
+                    } else {
+                        ResultStatus::Failed
+                    },
+                    content: Vec::new(),
+                    raw_output: None,
+                };
+                cards
+                    .finished(id, tool, result)
+                    .unwrap()
+                    .into_iter()
+                    .collect()
+            }
+            5 => cards.discarded(id, tool).unwrap().into_iter().collect(),
+            6 => cards.close_all(None),
+            7 => {
+                // A retry: the abandoned attempt's cards go, a new attempt
+                // normalises ids from the same history.
+                let frames = tracker.discard(&mut cards, true).unwrap();
+                tracker = PreparationTracker::new();
+                ids = ToolCallIds::new(["a"]);
+                frames
+            }
+            _ => {
+                let (preps, calls) = ids.apply(&[id.to_owned()], &[Some(id.to_owned()), None]);
+                assert_eq!(preps[0], ids.reserve(id), "a reservation is stable");
+                if let Some(call) = &calls[0] {
+                    assert_eq!(call, &preps[0], "a call takes its preparation's id");
+                }
+                assert!(calls[1]
+                    .as_deref()
+                    .is_some_and(|g| g.starts_with("call_qwen_")));
+                Vec::new()
+            }
+        };
+        for f in &frames {
+            client.receive(f);
+        }
+        for open in cards.open_ids() {
+            assert!(client.open.contains(open), "ledger and client agree");
+        }
+        assert_eq!(cards.open_ids().count(), client.open.len());
+    }
+    for f in tracker.discard(&mut cards, true).unwrap() {
+        client.receive(&f);
+    }
+    for f in cards.close_all(None) {
+        client.receive(&f);
+    }
+    assert!(client.open.is_empty());
+    assert_eq!(
+        client.opened, client.terminals,
+        "one terminal frame per card"
+    );
+});

@@ -1,0 +1,42 @@
+//! The SSE decoder: never panics, and any split of the bytes dispatches the
+//! same events and fails with the same error at the same offset.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolcall_stream_core::sse::SseDecoder;
+use toolcall_stream_core::Error;
+use toolcall_stream_fuzz::{pieces, seed_and_body};
+
+fn run(
+    pieces: &[&[u8]],
+) -> (
+    Vec<(Option<String>, String)>,
+    Option<(String, Option<usize>)>,
+) {
+    let mut d = SseDecoder::new(1 << 24);
+    let mut events = Vec::new();
+    let fail = |e: Error| Some((e.code.as_str().to_owned(), e.offset));
+    for p in pieces {
+        let r = d.push(p, |e| {
+            events.push((e.event.map(str::to_owned), e.data.to_owned()));
+            Ok(())
+        });
+        if let Err(e) = r {
+            return (events, fail(e));
+        }
+    }
+    let r = d.finish(|e| {
+        events.push((e.event.map(str::to_owned), e.data.to_owned()));
+        Ok(())
+    });
+    (events, r.err().and_then(fail))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (seed, body) = seed_and_body(data);
+    let whole = run(&[body]);
+    let split = run(&pieces(seed, body));
+    assert_eq!(whole, split);
+    let bytes: Vec<&[u8]> = body.chunks(1).collect();
+    assert_eq!(whole, run(&bytes));
+});

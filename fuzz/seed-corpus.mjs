@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// Seeds fuzz/corpus/<target>/ (gitignored) from the stream fixtures: the
+// conformance corpus, our extra cases and the quirk streams. Byte targets get
+// `<2 split-seed bytes><SSE body>` (LF and CRLF), event/chunk targets one JSON
+// text per line.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixtures = path.join(here, '..', '__test__', 'fixtures');
+const sources = ['conformance', 'extra', 'quirks'].map((d) => path.join(fixtures, d, 'streams'));
+const corpus = path.join(here, 'corpus');
+
+const anthropicSse = (events) =>
+  events.map((e) => `event: ${e.type ?? 'message'}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+const openaiSse = (chunks) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
+
+function write(target, name, bytes) {
+  const dir = path.join(corpus, target);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, name), bytes);
+}
+
+let n = 0;
+for (const dir of sources) {
+  if (!fs.existsSync(dir)) continue;
+  for (const file of fs.readdirSync(dir).sort()) {
+    if (!file.endsWith('.json')) continue;
+    const name = file.replace(/\.json$/, '');
+    const raw = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+    const items = (Array.isArray(raw) ? raw : (raw.events ?? raw.chunks ?? [])).filter((e) => !e?.__throw__);
+    const anthropic = name.startsWith('anthropic-');
+    const sse = anthropic ? anthropicSse(items) : openaiSse(items);
+    const seed = Buffer.from([n % 251, (n * 7) % 253]);
+    for (const [suffix, body] of [
+      ['', sse],
+      ['-crlf', sse.replaceAll('\n', '\r\n')],
+    ]) {
+      const bytes = Buffer.concat([seed, Buffer.from(body)]);
+      write('sse_decoder', `${name}${suffix}`, bytes);
+      write(anthropic ? 'anthropic_bytes' : 'openai_bytes', `${name}${suffix}`, bytes);
+    }
+    write(anthropic ? 'anthropic_events' : 'openai_chunks', name, items.map((e) => JSON.stringify(e)).join('\n'));
+    n++;
+  }
+}
+for (let i = 0; i < 8; i++) {
+  write('acp_cards', `ops-${i}`, Buffer.from(Array.from({ length: 64 }, (_, k) => (k * 31 + i * 17) % 256)));
+}
+console.log(`seeded ${n} streams into ${path.relative(process.cwd(), corpus)}`);
