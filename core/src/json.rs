@@ -225,7 +225,7 @@ impl<'a> Parser<'a> {
             None => Err(self.err("unexpected end")),
             Some(b'{') => {
                 self.i += 1;
-                let mut entries = Vec::new();
+                let mut entries = Vec::with_capacity(6);
                 self.ws();
                 if self.s.get(self.i) == Some(&b'}') {
                     self.i += 1;
@@ -258,7 +258,7 @@ impl<'a> Parser<'a> {
             }
             Some(b'[') => {
                 self.i += 1;
-                let mut items = Vec::new();
+                let mut items = Vec::with_capacity(2);
                 self.ws();
                 if self.s.get(self.i) == Some(&b']') {
                     self.i += 1;
@@ -822,7 +822,10 @@ mod tests {
 
     #[test]
     fn lone_surrogates_stay_escapes_in_json_text() {
-        let (hi, lo) = (parse(r#""a\ud83d""#).unwrap(), parse(r#""\ude00b""#).unwrap());
+        let (hi, lo) = (
+            parse(r#""a\ud83d""#).unwrap(),
+            parse(r#""\ude00b""#).unwrap(),
+        );
         let mut args = String::from("\"");
         hi.as_jstr().unwrap().append_json_text_to(&mut args);
         lo.as_jstr().unwrap().append_json_text_to(&mut args);

@@ -264,95 +264,107 @@ impl OpenAIStream {
             }
         }
 
-        // Thinking-tag protocol-leak guard (§3.2.4 step 1).
-        let mut visible: String = parts.iter().filter_map(Part::visible_text).collect();
-        let pending = self.tag_candidate.take();
-        let replayed_prefix = pending.as_ref().is_some_and(|p| {
-            p.closing.is_none() && has_non_whitespace(&p.text) && p.text == visible
-        });
-        let replayed_closing = standalone_closing_tag(&visible);
-        if replayed_prefix
-            || pending
-                .as_ref()
-                .is_some_and(|p| p.closing.is_some() && p.closing == replayed_closing)
-        {
-            drop_visible(&mut parts);
-            visible.clear();
-        }
-        let combined = format!(
-            "{}{}",
-            pending.as_ref().map_or("", |p| p.text.as_str()),
-            visible
-        );
-        let can_start = !self.has_visible_content
-            && !visible.is_empty()
-            && self.has_structured_reasoning
-            && can_be_standalone_tag_prefix(&combined);
-        if pending.is_some() || can_start {
-            let closing = standalone_closing_tag(&combined);
-            let opening = standalone_opening_tag(&combined);
-            let possible = can_be_standalone_tag_prefix(&combined);
-            let finished_whitespace = finish && closing.is_none() && !has_non_whitespace(&combined);
-            if opening && self.has_structured_reasoning {
-                return Err(Error::protocol_tag_leak());
+        // Thinking-tag protocol-leak guard (§3.2.4 step 1). It can only act
+        // once structured reasoning was seen or a tag candidate is pending;
+        // otherwise all it does is note visible content.
+        if self.tag_candidate.is_none() && !self.has_structured_reasoning {
+            if !self.has_visible_content {
+                self.has_visible_content = parts
+                    .iter()
+                    .filter_map(Part::visible_text)
+                    .any(has_non_whitespace);
             }
-            if pending.as_ref().is_some_and(|p| p.closing.is_some()) && closing.is_none() {
-                return Err(Error::protocol_tag_leak());
-            }
-            if finished_whitespace {
+        } else {
+            let mut visible: String = parts.iter().filter_map(Part::visible_text).collect();
+            let pending = self.tag_candidate.take();
+            let replayed_prefix = pending.as_ref().is_some_and(|p| {
+                p.closing.is_none() && has_non_whitespace(&p.text) && p.text == visible
+            });
+            let replayed_closing = standalone_closing_tag(&visible);
+            if replayed_prefix
+                || pending
+                    .as_ref()
+                    .is_some_and(|p| p.closing.is_some() && p.closing == replayed_closing)
+            {
                 drop_visible(&mut parts);
-                if !combined.is_empty() {
+                visible.clear();
+            }
+            let combined = format!(
+                "{}{}",
+                pending.as_ref().map_or("", |p| p.text.as_str()),
+                visible
+            );
+            let can_start = !self.has_visible_content
+                && !visible.is_empty()
+                && self.has_structured_reasoning
+                && can_be_standalone_tag_prefix(&combined);
+            if pending.is_some() || can_start {
+                let closing = standalone_closing_tag(&combined);
+                let opening = standalone_opening_tag(&combined);
+                let possible = can_be_standalone_tag_prefix(&combined);
+                let finished_whitespace =
+                    finish && closing.is_none() && !has_non_whitespace(&combined);
+                if opening && self.has_structured_reasoning {
+                    return Err(Error::protocol_tag_leak());
+                }
+                if pending.as_ref().is_some_and(|p| p.closing.is_some()) && closing.is_none() {
+                    return Err(Error::protocol_tag_leak());
+                }
+                if finished_whitespace {
+                    drop_visible(&mut parts);
+                    if !combined.is_empty() {
+                        parts.push(Part::text(combined.clone()));
+                    }
+                    visible = combined;
+                } else if possible {
+                    if closing.is_none()
+                        && json::utf16_len(combined.trim_start_matches(json::is_js_whitespace))
+                            > MAX_TAG_CANDIDATE_LENGTH
+                    {
+                        return Err(Error::protocol_tag_leak());
+                    }
+                    self.tag_candidate = Some(match closing {
+                        Some(name) => TagCandidate {
+                            text: format!("</{name}>"),
+                            closing: Some(name),
+                        },
+                        None => TagCandidate {
+                            text: combined,
+                            closing: None,
+                        },
+                    });
+                    drop_visible(&mut parts);
+                    visible = String::new();
+                    if finish && closing.is_none() {
+                        return Err(Error::protocol_tag_leak());
+                    }
+                } else if pending.is_some() {
+                    drop_visible(&mut parts);
                     parts.push(Part::text(combined.clone()));
+                    visible = combined;
                 }
-                visible = combined;
-            } else if possible {
-                if closing.is_none()
-                    && json::utf16_len(combined.trim_start_matches(json::is_js_whitespace))
-                        > MAX_TAG_CANDIDATE_LENGTH
-                {
-                    return Err(Error::protocol_tag_leak());
-                }
-                self.tag_candidate = Some(match closing {
-                    Some(name) => TagCandidate {
-                        text: format!("</{name}>"),
-                        closing: Some(name),
-                    },
-                    None => TagCandidate {
-                        text: combined,
-                        closing: None,
-                    },
-                });
-                drop_visible(&mut parts);
-                visible = String::new();
-                if finish && closing.is_none() {
-                    return Err(Error::protocol_tag_leak());
-                }
-            } else if pending.is_some() {
-                drop_visible(&mut parts);
-                parts.push(Part::text(combined.clone()));
-                visible = combined;
             }
-        }
-        let leaked = self.has_structured_reasoning
-            && ((!self.has_visible_content && leading_thinking_tag(&visible))
-                || (self.has_thinking_tag_in_reasoning
-                    && (contains_closing_tag_after_newline(&visible)
-                        || (self.at_visible_line_start && leading_closing_tag(&visible)))));
-        if has_non_whitespace(&visible) {
-            self.has_visible_content = true;
-        }
-        if !visible.is_empty() && self.has_thinking_tag_in_reasoning {
-            let (had_break, suffix) = match visible.rfind('\n') {
-                Some(i) => (true, &visible[i + 1..]),
-                None => (false, visible.as_str()),
-            };
-            self.at_visible_line_start = (had_break || self.at_visible_line_start)
-                && suffix
-                    .chars()
-                    .all(|c| json::is_js_whitespace(c) && c != '\r' && c != '\n');
-        }
-        if leaked {
-            return Err(Error::protocol_tag_leak());
+            let leaked = self.has_structured_reasoning
+                && ((!self.has_visible_content && leading_thinking_tag(&visible))
+                    || (self.has_thinking_tag_in_reasoning
+                        && (contains_closing_tag_after_newline(&visible)
+                            || (self.at_visible_line_start && leading_closing_tag(&visible)))));
+            if has_non_whitespace(&visible) {
+                self.has_visible_content = true;
+            }
+            if !visible.is_empty() && self.has_thinking_tag_in_reasoning {
+                let (had_break, suffix) = match visible.rfind('\n') {
+                    Some(i) => (true, &visible[i + 1..]),
+                    None => (false, visible.as_str()),
+                };
+                self.at_visible_line_start = (had_break || self.at_visible_line_start)
+                    && suffix
+                        .chars()
+                        .all(|c| json::is_js_whitespace(c) && c != '\r' && c != '\n');
+            }
+            if leaked {
+                return Err(Error::protocol_tag_leak());
+            }
         }
 
         // Validation, holding and complete calls (§3.2.4 steps 2–5).

@@ -7,6 +7,7 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::Error;
 use crate::json::{is_blank, js_trim, validate, Kind};
@@ -56,6 +57,27 @@ impl Slot {
     }
 }
 
+/// Slot indexes are small integers chosen by the provider: a multiplicative
+/// hash is enough, and SipHash showed in profiles of the hot path.
+#[derive(Default)]
+struct IndexHasher(u64);
+
+impl Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 /// A complete call at finish (spec §3.3.5): `args` is JSON object text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct CompletedCall {
@@ -69,9 +91,9 @@ pub struct CompletedCall {
 pub struct ToolCallParser {
     /// Slots in creation order (JS Map insertion order).
     slots: Vec<Slot>,
-    by_index: HashMap<u64, usize>,
+    by_index: HashMap<u64, usize, BuildHasherDefault<IndexHasher>>,
     id_to_index: HashMap<String, u64>,
-    pending_remaps: HashMap<u64, u64>,
+    pending_remaps: HashMap<u64, u64, BuildHasherDefault<IndexHasher>>,
     next_available: u64,
     nameless_count: usize,
     conflicting_identity: bool,
