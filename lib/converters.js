@@ -54,15 +54,41 @@ function eventText(value, fn) {
   }
 }
 
-function pushRaw(slot, data, fn) {
-  if (typeof data === 'string') return native.converterPushText(slot, data);
+/**
+ * Raw input into a converter. Text split between the two UTF-16 units of a
+ * character cannot cross as UTF-8: a trailing high surrogate waits in
+ * `carry` for the next piece.
+ */
+function pushRaw(slot, data, carry, fn) {
+  if (typeof data === 'string') {
+    if (carry.text) {
+      data = carry.text + data;
+      carry.text = '';
+    }
+    const last = data.charCodeAt(data.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      carry.text = data.slice(-1);
+      data = data.slice(0, -1);
+    }
+    return native.converterPushText(slot, data);
+  }
   if (data instanceof Uint8Array) return native.converterPushBytes(slot, data);
   if (data instanceof ArrayBuffer) return native.converterPushBytes(slot, new Uint8Array(data));
   throw invalidArgument(`${fn}: expected a Uint8Array, Buffer or string`);
 }
 
+/** A lone high surrogate left at the end of the input. */
+function flushCarry(slot, carry) {
+  if (carry.text) {
+    const text = carry.text;
+    carry.text = '';
+    decodeBatch(native.converterPushText(slot, text));
+  }
+}
+
 /** Gathered argument text is handed to native at least every this many characters. */
 const FLUSH_AT = 1 << 20;
+const DEFAULT_MAX_CALL_BYTES = 64 << 20;
 
 /**
  * One Anthropic Messages request: Qwen Code's `processStream` state.
@@ -80,13 +106,18 @@ class AnthropicConverter {
   #slot;
   #args = '';
   #argsIndex = '';
+  /** UTF-8 bytes handed to native per block index since its content_block_start. */
+  #argsBytes = new Map();
+  #maxCallBytes;
   /** `{responseId?, modelVersion?}` of chunks built here, or null. */
   #header = null;
+  #carry = { text: '' };
 
   constructor(options) {
     const { model, limits } = readOptions(options, 'AnthropicConverter');
     this.#handle = new native.ConverterHandle('anthropic', model, limits);
     this.#slot = this.#handle.slot;
+    this.#maxCallBytes = limits?.maxCallBytes ?? DEFAULT_MAX_CALL_BYTES;
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
@@ -105,7 +136,11 @@ class AnthropicConverter {
               this.#argsIndex = key;
             }
             this.#args += fragment;
-            if (this.#args.length >= FLUSH_AT) this.#flush();
+            // Hand over before the gathered text could cross maxCallBytes
+            // (a UTF-16 unit is at most 3 UTF-8 bytes), so the limit fails
+            // at the event that crosses it, as on the native path.
+            const flushed = this.#argsBytes.get(key) ?? 0;
+            if (this.#args.length >= FLUSH_AT || flushed + 3 * this.#args.length > this.#maxCallBytes) this.#flush();
             return [];
           }
         } else if (this.#header !== null && (delta.type === 'text_delta' || delta.type === 'thinking_delta')) {
@@ -116,20 +151,22 @@ class AnthropicConverter {
       }
     }
     this.#flush();
+    if (event?.type === 'content_block_start') this.#argsBytes.delete(String(event.index ?? 0));
     const out = decodeBatch(native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')));
     this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
     return out;
   }
 
-  /** Raw SSE bytes of the HTTP body, split anywhere. */
+  /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
     this.#flush();
-    return decodeBatch(pushRaw(this.#slot, data, 'AnthropicConverter.pushBytes'));
+    return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'));
   }
 
   /** End of input. The converter is finished afterwards. */
   end() {
     this.#flush();
+    flushCarry(this.#slot, this.#carry);
     return decodeBatch(native.converterEnd(this.#slot));
   }
 
@@ -142,6 +179,8 @@ class AnthropicConverter {
     if (this.#args === '') return;
     const fragments = this.#args;
     this.#args = '';
+    const key = this.#argsIndex;
+    this.#argsBytes.set(key, (this.#argsBytes.get(key) ?? 0) + Buffer.byteLength(fragments));
     // Lone surrogates cannot cross as UTF-8; such text crosses JSON-encoded.
     const wellFormed = fragments.isWellFormed();
     decodeBatch(
@@ -209,6 +248,7 @@ class OpenAIConverter {
   #fragments = [];
   #fragmentChars = 0;
   #quiet = true;
+  #carry = { text: '' };
 
   constructor(options) {
     const { limits } = readOptions(options, 'OpenAIConverter');
@@ -237,12 +277,13 @@ class OpenAIConverter {
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
   pushBytes(data) {
     this.#flush();
-    return decodeBatch(pushRaw(this.#slot, data, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
+    return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
   }
 
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
   end() {
     this.#flush();
+    flushCarry(this.#slot, this.#carry);
     return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse);
   }
 

@@ -91,8 +91,8 @@ fn step<S>(
 
 /// One converter's state in the handle table.
 enum Converter {
-    Anthropic(AnthropicStream),
-    OpenAI(OpenAIStream),
+    Anthropic(Box<AnthropicStream>),
+    OpenAI(Box<OpenAIStream>),
 }
 
 /// A converter's state plus its poison flag (set by a caught panic).
@@ -122,10 +122,11 @@ impl ConverterHandle {
     ) -> napi::Result<Self> {
         let limits = limits(limits_opt);
         let converter = match kind.as_str() {
-            "anthropic" => {
-                Converter::Anthropic(AnthropicStream::new(AnthropicOptions { model, limits }))
-            }
-            "openai" => Converter::OpenAI(OpenAIStream::new(OpenAIOptions { limits })),
+            "anthropic" => Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
+                model,
+                limits,
+            }))),
+            "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions { limits }))),
             other => {
                 return Err(napi::Error::new(
                     napi::Status::InvalidArg,
