@@ -68,7 +68,7 @@ function ensureZig(env) {
 }
 
 function ensureZigbuild() {
-  if (!has('cargo', ['zigbuild', '--version']))
+  if (!has('cargo-zigbuild', ['--version']))
     run('nice', ['-n', '19', 'cargo', 'install', '--locked', 'cargo-zigbuild']);
 }
 
