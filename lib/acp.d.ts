@@ -1,4 +1,4 @@
-// Types of lib/acp.js (ACP tool cards), to be merged into index.d.ts.
+// Types of lib/acp.js (ACP tool cards), re-exported by index.d.ts.
 
 /** An ACP `session/update` payload: the value of `params.update` (spec §6.2). */
 export type SessionUpdate =

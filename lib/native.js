@@ -1,6 +1,64 @@
 'use strict';
 // The generated napi-rs loader; every native call goes through this module.
-const native = require('../binding.js');
+// When no binary loads, the loader's own error is replaced by one that names
+// the platform, what was tried and how to build from source.
+const native = loadBinding();
+
+function loadBinding() {
+  try {
+    return require('../binding.js');
+  } catch (err) {
+    throw bindingLoadError(err);
+  }
+}
+
+/** `linux-x64-gnu`, `darwin-arm64`, …: the napi-rs platform name of this process. */
+function platformName() {
+  const { platform, arch } = process;
+  if (platform !== 'linux') return `${platform}-${arch}`;
+  let glibc;
+  try {
+    glibc = process.report.getReport().header.glibcVersionRuntime;
+  } catch {
+    glibc = undefined;
+  }
+  return `${platform}-${arch}-${glibc ? 'gnu' : 'musl'}`;
+}
+
+function bindingLoadError(err) {
+  // The generated loader chains one error per candidate through `cause`,
+  // last tried first.
+  const tried = [];
+  for (let e = err.cause; e; e = e.cause) {
+    const message = String(e.message ?? e).split('\n')[0];
+    const missing = /^Cannot find module '([^']+)'/.exec(message);
+    tried.unshift(missing ? `${missing[1]} (not found)` : message);
+  }
+  let targets = [];
+  try {
+    targets = require('../package.json').napi.targets;
+  } catch {
+    targets = [];
+  }
+  const name = platformName();
+  const error = new Error(
+    [
+      `toolcall-stream: no native binary could be loaded for ${name} (Node ${process.version}).`,
+      `Tried, in order:${tried.length ? tried.map((t) => `\n  - ${t}`).join('') : ` ${err.message}`}`,
+      `Prebuilt binaries are published for: ${targets.join(', ')}.`,
+      'On one of those, reinstall with optional dependencies enabled (not --omit=optional / --no-optional);' +
+        ' if npm still skips the platform package, remove node_modules and package-lock.json and run `npm install`' +
+        ' again (https://github.com/npm/cli/issues/4828).',
+      'Otherwise build from source (Rust toolchain and Node >= 20): in a clone of the repository run' +
+        ' `npm install && npm run build`, which writes toolcall-stream.<platform>.node beside index.js;' +
+        ' or point NAPI_RS_NATIVE_LIBRARY_PATH at a .node file built elsewhere.',
+    ].join('\n'),
+  );
+  error.code = 'ERR_TOOLCALL_STREAM_NO_BINDING';
+  error.platform = name;
+  error.cause = err;
+  return error;
+}
 
 function liveHandles() {
   return native.liveHandles();
