@@ -23,9 +23,6 @@ use toolcall_stream_core::{Error, ErrorCode, Limits};
 
 use handles::HandleTable;
 
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
 pub struct NativeLimits {
