@@ -262,7 +262,7 @@ describe('consumeModelStream', () => {
     if (typeof acp.AnthropicConverter !== 'function') return t.skip('AnthropicConverter not available');
     const events = JSON.parse(
       readFileSync(
-        new URL('../../shared/conformance/streams/anthropic-tool-use-fragments.json', import.meta.url),
+        new URL('fixtures/conformance/streams/anthropic-tool-use-fragments.json', import.meta.url),
         'utf8',
       ),
     );

@@ -77,6 +77,21 @@ function pushRaw(slot, data, carry, fn) {
   throw invalidArgument(`${fn}: expected a Uint8Array, Buffer or string`);
 }
 
+/**
+ * Runs `fn`; a hostile value (throwing getters, proxies, objects without a
+ * primitive value) surfaces as INVALID_ARGUMENT instead of a raw TypeError.
+ */
+function guarded(fn, name) {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ToolCallStreamError) throw err;
+    const wrapped = invalidArgument(`${name}: the value could not be read: ${err?.message ?? String(err)}`);
+    wrapped.cause = err;
+    throw wrapped;
+  }
+}
+
 /** A lone high surrogate left at the end of the input. */
 function flushCarry(slot, carry) {
   if (carry.text) {
@@ -122,6 +137,10 @@ class AnthropicConverter {
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
   pushEvent(event) {
+    return guarded(() => this.#pushEvent(event), 'AnthropicConverter.pushEvent');
+  }
+
+  #pushEvent(event) {
     if (event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
       const delta = event.delta;
       if (delta !== null && typeof delta === 'object') {
@@ -151,7 +170,9 @@ class AnthropicConverter {
       }
     }
     this.#flush();
-    if (event?.type === 'content_block_start') this.#argsBytes.delete(String(event.index ?? 0));
+    if (event?.type === 'content_block_start' && typeof (event.index ?? 0) === 'number') {
+      this.#argsBytes.delete(String(event.index ?? 0));
+    }
     const out = decodeBatch(native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')));
     this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
     return out;
@@ -258,6 +279,10 @@ class OpenAIConverter {
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
+    return guarded(() => this.#pushChunk(chunk), 'OpenAIConverter.pushChunk');
+  }
+
+  #pushChunk(chunk) {
     if (this.#quiet && chunk !== null && typeof chunk === 'object') {
       const fragment = argumentFragment(chunk);
       if (fragment !== undefined) {
