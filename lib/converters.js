@@ -337,9 +337,12 @@ function emptyChunkResponse(chunk) {
 async function* convertAnthropicStream(events, options) {
   const converter = new AnthropicConverter(options);
   for await (const event of events) {
-    yield* converter.pushEvent(event);
+    // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
+    const out = converter.pushEvent(event);
+    for (let i = 0; i < out.length; i++) yield out[i];
   }
-  yield* converter.end();
+  const rest = converter.end();
+  for (let i = 0; i < rest.length; i++) yield rest[i];
 }
 
 function protocolTagLeak(message) {
@@ -421,7 +424,8 @@ async function* convertOpenAIStream(chunks, options) {
     }
     yield response;
   }
-  yield* converter.end();
+  const rest = converter.end();
+  for (let i = 0; i < rest.length; i++) yield rest[i];
   if (pendingFinish && !finishYielded) yield pendingFinish;
 }
 

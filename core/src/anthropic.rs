@@ -611,6 +611,14 @@ fn js_text(v: &Value<'_>) -> String {
 /// `String(value)` for the values the reference coerces.
 pub fn js_to_string(v: &Value<'_>) -> String {
     match v {
+        // A plain integer literal is its own shortest form (JS `String(n)`).
+        Value::Num(n)
+            if n.len() <= 15
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && (n.len() == 1 || !n.starts_with('0')) =>
+        {
+            (*n).to_owned()
+        }
         Value::Null => "null".to_owned(),
         Value::Bool(b) => b.to_string(),
         Value::Num(n) => {

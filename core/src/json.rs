@@ -328,19 +328,9 @@ impl<'a> Parser<'a> {
 pub fn scan_string(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     loop {
-        let rel = memchr::memchr3(b'"', b'\\', 0x00, &s[i..]);
-        // Control characters must be checked too; memchr3 finds the common
-        // stop bytes quickly, the loop below catches the rest.
-        let stop = match rel {
-            Some(r) => i + r,
-            None => s.len(),
-        };
-        if s[i..stop].iter().any(|&c| c < 0x20) {
-            return None;
-        }
-        if stop >= s.len() {
-            return None;
-        }
+        // One pass, one table lookup a byte: the stop bytes are `"`, `\\`
+        // and the control characters a JSON string may not hold raw.
+        let stop = i + s[i..].iter().position(|&c| STOP[usize::from(c)])?;
         match s[stop] {
             b'"' => return Some((stop, escaped)),
             b'\\' => {
@@ -361,6 +351,19 @@ pub fn scan_string(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
         }
     }
 }
+
+/// Bytes that end a run of plain string content.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
 
 /// Scans a JSON number at `i`; returns its end.
 fn scan_number(s: &[u8], mut i: usize) -> Option<usize> {
@@ -614,6 +617,7 @@ pub fn is_blank(s: &str) -> bool {
 
 /// Writes `s` as a JSON string literal exactly as `JSON.stringify` does.
 pub fn write_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
     let b = s.as_bytes();
     let mut start = 0;
@@ -659,6 +663,13 @@ pub fn stringify(v: &Value<'_>, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Num(n) => write_number(out, parse_number(n)),
+        // Unescaped source text is exactly what JSON.stringify writes.
+        Value::Str(s) if !s.escaped => {
+            out.reserve(s.raw.len() + 2);
+            out.push('"');
+            out.push_str(s.raw);
+            out.push('"');
+        }
         Value::Str(s) => write_str(out, &s.value()),
         Value::Arr(items) => {
             out.push('[');
