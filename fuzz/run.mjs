@@ -4,6 +4,8 @@
 //   node fuzz/run.mjs [SECONDS] [TARGET...]
 // Needs the nightly toolchain and `cargo install cargo-fuzz`.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,14 +27,18 @@ for (const target of targets) {
     `-max_total_time=${seconds}`, '-max_len=65536', '-rss_limit_mb=2048', '-print_final_stats=1',
   ];
   const started = Date.now();
-  const run = spawnSync('nice', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] });
-  const log = run.stderr ?? '';
+  // libFuzzer logs to stderr, megabytes of it: to a file, not a pipe buffer.
+  const logFile = path.join(os.tmpdir(), `toolcall-stream-fuzz-${target}.log`);
+  const fd = fs.openSync(logFile, 'w');
+  const run = spawnSync('nice', args, { cwd: root, stdio: ['ignore', 'inherit', fd] });
+  fs.closeSync(fd);
+  const log = fs.readFileSync(logFile, 'utf8');
   process.stderr.write(log.split('\n').slice(-25).join('\n'));
   const execs = /stat::number_of_executed_units:\s*(\d+)/.exec(log)?.[1];
-  summary.push({ target, status: run.status, seconds: Math.round((Date.now() - started) / 1000), execs: Number(execs ?? 0) });
+  summary.push({ target, status: run.status ?? run.signal, seconds: Math.round((Date.now() - started) / 1000), execs: Number(execs ?? 0) });
   if (run.status !== 0) {
     console.table(summary);
-    console.error(`fuzz target ${target} failed (crash artifact under fuzz/artifacts/${target}/)`);
+    console.error(`fuzz target ${target} failed (log: ${logFile}; crash artifact under fuzz/artifacts/${target}/)`);
     process.exit(1);
   }
 }
