@@ -130,8 +130,17 @@ export declare function openaiPushChunk(slot: number, chunk: string): string | n
 export declare function openaiPushFragments(slot: number, fragments: string): string | null
 
 /**
+ * The content of a content-only delta (only while `openai_text_ready`):
+ * the normalised text, empty for no part. The JS layer builds the response.
+ */
+export declare function openaiPushTextDelta(slot: number, content: string): string
+
+/**
  * True when an argument-only delta would convert to an empty response (no
  * held parts to release, no thinking-tag candidate pending): the JS layer
  * may then build that response itself and defer the delta.
  */
 export declare function openaiQuiet(slot: number): boolean
+
+/** Whether a content-only delta may take `openai_push_text_delta`. */
+export declare function openaiTextReady(slot: number): boolean

@@ -849,4 +849,6 @@ module.exports.converterPushText = nativeBinding.converterPushText
 module.exports.liveHandles = nativeBinding.liveHandles
 module.exports.openaiPushChunk = nativeBinding.openaiPushChunk
 module.exports.openaiPushFragments = nativeBinding.openaiPushFragments
+module.exports.openaiPushTextDelta = nativeBinding.openaiPushTextDelta
 module.exports.openaiQuiet = nativeBinding.openaiQuiet
+module.exports.openaiTextReady = nativeBinding.openaiTextReady

@@ -269,6 +269,7 @@ class OpenAIConverter {
   #fragments = [];
   #fragmentChars = 0;
   #quiet = true;
+  #textReady = true;
   #carry = { text: '' };
 
   constructor(options) {
@@ -283,6 +284,13 @@ class OpenAIConverter {
   }
 
   #pushChunk(chunk) {
+    if (this.#textReady && this.#fragments.length === 0 && chunk !== null && typeof chunk === 'object') {
+      const content = plainContent(chunk);
+      if (content !== undefined) {
+        const text = native.openaiPushTextDelta(this.#slot, content);
+        return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text });
+      }
+    }
     if (this.#quiet && chunk !== null && typeof chunk === 'object') {
       const fragment = argumentFragment(chunk);
       if (fragment !== undefined) {
@@ -296,13 +304,20 @@ class OpenAIConverter {
     const text = eventText(chunk, 'OpenAIConverter.pushChunk');
     const [response] = decodeBatch(native.openaiPushChunk(this.#slot, text), sanitizedByResponse);
     this.#quiet = native.openaiQuiet(this.#slot);
+    this.#textReady = native.openaiTextReady(this.#slot);
     return response;
   }
 
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
   pushBytes(data) {
     this.#flush();
-    return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
+    try {
+      return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
+    } finally {
+      // Bytes move the native state; the chunk fast paths must look again.
+      this.#quiet = native.openaiQuiet(this.#slot);
+      this.#textReady = native.openaiTextReady(this.#slot);
+    }
   }
 
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
@@ -322,15 +337,38 @@ class OpenAIConverter {
     this.#fragments = [];
     this.#fragmentChars = 0;
     decodeBatch(native.openaiPushFragments(this.#slot, text));
+    this.#textReady = native.openaiTextReady(this.#slot);
   }
+}
+
+/** The response fields `convertOpenAIChunkToGemini` takes from a chunk. */
+function chunkHeader(chunk) {
+  const header = { f: 1, createTime: chunk.created ? String(chunk.created) : String(Date.now()) };
+  if (chunk.id !== undefined) header.responseId = chunk.id;
+  if (chunk.model) header.modelVersion = chunk.model;
+  return header;
 }
 
 /** The response `convertOpenAIChunkToGemini` builds for a chunk without parts. */
 function emptyChunkResponse(chunk) {
-  const header = { f: 1, createTime: chunk.created ? String(chunk.created) : String(Date.now()) };
-  if (chunk.id !== undefined) header.responseId = chunk.id;
-  if (chunk.model) header.modelVersion = chunk.model;
-  return simpleResponse(header, undefined);
+  return simpleResponse(chunkHeader(chunk), undefined);
+}
+
+/**
+ * The `content` of a content-only delta (a string, no reasoning, no tool
+ * calls, no finish, no usage), else undefined.
+ */
+function plainContent(chunk) {
+  if (chunk.usage) return undefined;
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
+  const delta = choice.delta;
+  if (delta === null || typeof delta !== 'object') return undefined;
+  const content = delta.content;
+  if (typeof content !== 'string' || (delta.reasoning_content ?? delta.reasoning) || !isNullish(delta.tool_calls)) {
+    return undefined;
+  }
+  return content;
 }
 
 /** Drop-in for `AnthropicContentGenerator.processStream(stream)`. */

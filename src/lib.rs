@@ -274,3 +274,44 @@ pub fn openai_quiet(slot: u32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Whether a content-only delta may take `openai_push_text_delta`.
+#[napi]
+pub fn openai_text_ready(slot: u32) -> bool {
+    CONVERTERS
+        .with(slot, |e| match &e.converter {
+            Converter::OpenAI(s) => !e.poisoned && s.is_text_ready(),
+            Converter::Anthropic(_) => false,
+        })
+        .unwrap_or(false)
+}
+
+/// The content of a content-only delta (only while `openai_text_ready`):
+/// the normalised text, empty for no part. The JS layer builds the response.
+#[napi]
+pub fn openai_push_text_delta(slot: u32, content: String) -> napi::Result<String> {
+    let result = CONVERTERS.with(slot, |e| {
+        catch_unwind(AssertUnwindSafe(|| match &mut e.converter {
+            Converter::OpenAI(s) if !e.poisoned => s.push_plain_text(&content),
+            _ => Err(wrong_kind("ready OpenAI")),
+        }))
+        .unwrap_or_else(|_| {
+            e.poisoned = true;
+            Err(Error::new(
+                ErrorCode::Internal,
+                "internal error in the native converter",
+            ))
+        })
+    });
+    match result {
+        Some(Ok(text)) => Ok(text),
+        Some(Err(e)) => Err(napi::Error::new(
+            napi::Status::GenericFailure,
+            format!("{}: {}", e.code.as_str(), e.message),
+        )),
+        None => Err(napi::Error::new(
+            napi::Status::InvalidArg,
+            "no live converter in this slot",
+        )),
+    }
+}

@@ -502,6 +502,36 @@ impl OpenAIStream {
         self.settle(result)
     }
 
+    /// A content-only delta would convert to at most one text part, decided
+    /// by the cumulative-text normaliser alone: nothing is held, no candidate
+    /// or nameless call is pending, and the thinking-tag guard cannot act
+    /// (no reasoning seen, or visible content already seen and no tag in
+    /// the reasoning).
+    pub fn is_text_ready(&self) -> bool {
+        self.is_quiet()
+            && !self.parser.has_nameless_tool_call()
+            && !self.has_thinking_tag_in_reasoning
+            && (!self.has_structured_reasoning || self.has_visible_content)
+    }
+
+    /// The content of a content-only delta while [`Self::is_text_ready`]:
+    /// returns the normalised text (empty = no part), with exactly the state
+    /// changes the full conversion makes.
+    pub fn push_plain_text(&mut self, content: &str) -> Result<String, Error> {
+        self.check_open()?;
+        if !self.is_text_ready() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "the converter is not ready for a plain text delta",
+            ));
+        }
+        let normalized = self.text_state.normalize(content).to_owned();
+        if !self.has_visible_content && has_non_whitespace(&normalized) {
+            self.has_visible_content = true;
+        }
+        Ok(normalized)
+    }
+
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
