@@ -1,0 +1,97 @@
+// The JS fast paths (event objects handled or gathered in JS) must be
+// indistinguishable from the native path (the same events as JSON text):
+// property tests over random event sequences, including the states in which
+// a fast path must step aside (held parts, thinking tags, nameless calls).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import fc from 'fast-check';
+
+const require = createRequire(import.meta.url);
+const { AnthropicConverter, OpenAIConverter, getToolCallPreparations } = require('../index.js');
+
+/** Responses (createTime masked: it is the clock), preparations and errors. */
+function record(run) {
+  const out = [];
+  for (const step of run) {
+    try {
+      for (const r of step()) {
+        // Generated ids (call_<ms>_<random>) are masked: the clock and the RNG.
+        const { createTime, ...rest } = JSON.parse(JSON.stringify(r).replace(/call_\d+_[0-9a-z]{1,7}/g, 'call_<generated>'));
+        out.push({ ...rest, preparations: getToolCallPreparations(r).map((p) => ({ ...p })) });
+      }
+    } catch (err) {
+      out.push({ error: err.code, responses: (err.responses ?? []).length });
+      if (err.fatal) break;
+    }
+  }
+  return out;
+}
+
+const text = fc.oneof(
+  fc.constantFrom('', ' ', 'Hello', 'Hello world', '</think>', '\n</think>\n', '<think>', 'é😀', 'a"b\\c\n'),
+  fc.string({ maxLength: 12 }),
+);
+
+const openaiChunk = fc.oneof(
+  text.map((t) => ({ content: t })),
+  text.map((t) => ({ reasoning_content: t })),
+  fc.record({ index: fc.integer({ min: 0, max: 2 }), id: fc.constantFrom(undefined, 'call_a', 'call_b'), name: fc.constantFrom(undefined, 'read_file', ' shell '), args: fc.constantFrom('', '{"a":', '1}', '"x', '{}', '[]', ' ') }).map(
+    ({ index, id, name, args }) => ({ tool_calls: [{ index, ...(id ? { id } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }),
+  ),
+  fc.constantFrom({ finish: 'stop' }, { finish: 'tool_calls' }, { finish: 'length' }, { usage: true }),
+);
+
+function toChunk(kind, i) {
+  const base = { id: 'chatcmpl-p', object: 'chat.completion.chunk', created: 1710000000 + (i % 2), model: 'gpt-p' };
+  if (kind.finish) return { ...base, choices: [{ index: 0, delta: {}, finish_reason: kind.finish }] };
+  if (kind.usage) return { ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
+  return { ...base, choices: [{ index: 0, delta: kind, finish_reason: null }] };
+}
+
+test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random streams', () => {
+  fc.assert(
+    fc.property(fc.array(openaiChunk, { maxLength: 30 }), (kinds) => {
+      const chunks = kinds.map(toChunk);
+      const a = new OpenAIConverter();
+      const b = new OpenAIConverter();
+      const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
+      const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
+      assert.deepEqual(viaObjects, viaText);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+const anthropicEvent = fc.oneof(
+  fc.record({ index: fc.integer({ min: 0, max: 2 }), id: fc.constantFrom('', 'toolu_a', 'toolu_b'), name: fc.constantFrom('', 'read_file') }).map(({ index, id, name }) => ({
+    type: 'content_block_start',
+    index,
+    content_block: { type: 'tool_use', id, name, input: {} },
+  })),
+  fc.integer({ min: 0, max: 2 }).map((index) => ({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } })),
+  fc.record({ index: fc.integer({ min: 0, max: 2 }), json: fc.constantFrom('', '{"a":', '1}', '"x😀', '\\u00e9"}') }).map(({ index, json }) => ({
+    type: 'content_block_delta',
+    index,
+    delta: { type: 'input_json_delta', partial_json: json },
+  })),
+  text.map((t) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } })),
+  text.map((t) => ({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: t } })),
+  fc.integer({ min: 0, max: 2 }).map((index) => ({ type: 'content_block_stop', index })),
+  fc.constantFrom('m1', 'm2').map((id) => ({ type: 'message_start', message: { id, model: `model-${id}`, usage: { input_tokens: 2, output_tokens: 1 } } })),
+  fc.constant({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }),
+  fc.constant({ type: 'message_stop' }),
+);
+
+test('Anthropic: event objects (fast paths) equal event text (native) on random streams', () => {
+  fc.assert(
+    fc.property(fc.array(anthropicEvent, { maxLength: 30 }), (events) => {
+      const a = new AnthropicConverter();
+      const b = new AnthropicConverter();
+      const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
+      const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
+      assert.deepEqual(viaObjects, viaText);
+    }),
+    { numRuns: 400 },
+  );
+});
