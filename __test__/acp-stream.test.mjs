@@ -261,10 +261,7 @@ describe('consumeModelStream', () => {
   it('shows a card for a real converted Anthropic stream before its arguments arrive', async (t) => {
     if (typeof acp.AnthropicConverter !== 'function') return t.skip('AnthropicConverter not available');
     const events = JSON.parse(
-      readFileSync(
-        new URL('fixtures/conformance/streams/anthropic-tool-use-fragments.json', import.meta.url),
-        'utf8',
-      ),
+      readFileSync(new URL('fixtures/conformance/streams/anthropic-tool-use-fragments.json', import.meta.url), 'utf8'),
     );
     const converter = new acp.AnthropicConverter({ model: 'claude-oracle-4' });
     const order = [];

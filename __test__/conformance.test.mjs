@@ -44,7 +44,11 @@ function compare(name, how, got, want) {
     } else {
       assert.equal(g.error, undefined, `${name} (${how}) line ${i}: unexpected ${JSON.stringify(g.error)}`);
       assert.deepEqual(mask(g.response, gotIds), mask(w.response, wantIds), `${name} (${how}) line ${i}`);
-      assert.deepEqual(g.toolCallPreparations ?? [], w.toolCallPreparations ?? [], `${name} (${how}) line ${i}: preparations`);
+      assert.deepEqual(
+        g.toolCallPreparations ?? [],
+        w.toolCallPreparations ?? [],
+        `${name} (${how}) line ${i}: preparations`,
+      );
     }
     const tagKey = 'event' in w ? 'event' : 'chunk';
     if (g[tagKey] !== undefined) assert.equal(g[tagKey], w[tagKey], `${name} (${how}) line ${i}: tag`);
@@ -123,7 +127,11 @@ for (const { name, items } of streams('anthropic-')) {
     const want = flat(whole);
     assert.deepEqual(flat(anthropicBytes([body])), want, `${name}: whole body`);
     for (let at = 0; at <= body.length; at++) {
-      assert.deepEqual(flat(anthropicBytes([body.subarray(0, at), body.subarray(at)])), want, `${name}: split at ${at}`);
+      assert.deepEqual(
+        flat(anthropicBytes([body.subarray(0, at), body.subarray(at)])),
+        want,
+        `${name}: split at ${at}`,
+      );
     }
     // As strings too (a JS string split between UTF-16 units of one character is still whole code points here).
     assert.deepEqual(flat(anthropicBytes([anthropicSse(untilThrow(items))])), want, `${name}: string input`);

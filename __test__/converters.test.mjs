@@ -39,7 +39,10 @@ function anthropicToolStream({ id = 'toolu_1', name = 'write_file', content = 'x
   const args = JSON.stringify({ file_path: '/tmp/a.txt', content });
   const step = Math.ceil(args.length / pieces);
   const events = [
-    { type: 'message_start', message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 5, output_tokens: 1 } } },
+    {
+      type: 'message_start',
+      message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 5, output_tokens: 1 } },
+    },
     { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Writing.' } },
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' Now.' } },
@@ -47,7 +50,11 @@ function anthropicToolStream({ id = 'toolu_1', name = 'write_file', content = 'x
     { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id, name, input: {} } },
   ];
   for (let i = 0; i < args.length; i += step) {
-    events.push({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: args.slice(i, i + step) } });
+    events.push({
+      type: 'content_block_delta',
+      index: 1,
+      delta: { type: 'input_json_delta', partial_json: args.slice(i, i + step) },
+    });
   }
   events.push(
     { type: 'content_block_stop', index: 1 },
@@ -111,7 +118,11 @@ test('event objects (JS fast paths), event text and raw bytes give the same resp
 
 test('the model option names the model until message_start does', () => {
   const c = new AnthropicConverter({ model: 'configured' });
-  const [prep] = c.pushEvent({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'n', input: {} } });
+  const [prep] = c.pushEvent({
+    type: 'content_block_start',
+    index: 0,
+    content_block: { type: 'tool_use', id: 't', name: 'n', input: {} },
+  });
   assert.equal(prep.modelVersion, 'configured');
   c.pushEvent({ type: 'message_start', message: { id: 'm', model: 'actual' } });
   const [text] = c.pushEvent({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'hi' } });
@@ -125,12 +136,31 @@ function openaiInterleaved(calls = 4, size = 25000) {
   const args = [];
   for (let i = 0; i < calls; i++) {
     args.push(JSON.stringify({ path: `/f${i}`, content: `${i}`.repeat(size) }));
-    chunks.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: i, id: `call_${i}`, type: 'function', function: { name: 'write_file', arguments: '' } }] }, finish_reason: null }] });
+    chunks.push({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              { index: i, id: `call_${i}`, type: 'function', function: { name: 'write_file', arguments: '' } },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
+    });
   }
   for (let off = 0; off < args[0].length; off += 40) {
     for (let i = 0; i < calls; i++) {
       const piece = args[i].slice(off, off + 40);
-      if (piece) chunks.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: i, function: { arguments: piece } }] }, finish_reason: null }] });
+      if (piece)
+        chunks.push({
+          ...base,
+          choices: [
+            { index: 0, delta: { tool_calls: [{ index: i, function: { arguments: piece } }] }, finish_reason: null },
+          ],
+        });
     }
   }
   chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
@@ -165,7 +195,16 @@ test('OpenAI chunk objects (fragment fast path), chunk text and bytes give the s
 test('the pipeline merges finish and usage and keeps the preparations of both', async () => {
   const base = { id: 'c', object: 'chat.completion.chunk', created: 1710000000, model: 'm' };
   const chunks = [
-    { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_w', function: { name: 'ls', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] },
+    {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: 'call_w', function: { name: 'ls', arguments: '{}' } }] },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    },
     { ...base, choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } },
   ];
   const out = [];
@@ -179,7 +218,9 @@ test('the pipeline merges finish and usage and keeps the preparations of both', 
 
 test('an in-band provider error keeps what was converted before it', () => {
   const { events } = anthropicToolStream({ pieces: 3 });
-  const body = sse(events.slice(0, 7)) + 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+  const body =
+    sse(events.slice(0, 7)) +
+    'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
   const c = new AnthropicConverter();
   const err = thrown(() => c.pushBytes(body));
   assert.equal(err.code, 'STREAM_ERROR');
@@ -218,7 +259,10 @@ test('bad input is a typed error with a stable code; the converter goes on where
 test('MALFORMED_TOOL_CALL carries the reference type and ends the converter', () => {
   const c = new OpenAIConverter();
   const base = { id: 'c', created: 1, model: 'm' };
-  c.pushChunk({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'x', function: { arguments: '{}' } }] } }] });
+  c.pushChunk({
+    ...base,
+    choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'x', function: { arguments: '{}' } }] } }],
+  });
   const err = thrown(() => c.pushChunk({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }));
   assert.equal(err.code, 'MALFORMED_TOOL_CALL');
   assert.equal(err.type, 'MALFORMED_TOOL_CALL');
@@ -232,25 +276,32 @@ test('limits end the stream with LIMIT_EXCEEDED', () => {
   const body = sse(events);
   assert.throws(() => c.pushBytes(body), { code: 'LIMIT_EXCEEDED' });
   const d = new AnthropicConverter({ limits: { maxCallBytes: 1000 } });
-  assert.throws(() => {
-    for (const e of events) d.pushEvent(e);
-  }, { code: 'LIMIT_EXCEEDED' });
+  assert.throws(
+    () => {
+      for (const e of events) d.pushEvent(e);
+    },
+    { code: 'LIMIT_EXCEEDED' },
+  );
 });
 
-test('native state is freed when converters are collected', { skip: typeof global.gc !== 'function' && 'needs --expose-gc' }, async () => {
-  const settle = async () => {
-    for (let i = 0; i < 10; i++) {
-      global.gc();
-      await new Promise((r) => setImmediate(r));
-    }
-  };
-  await settle();
-  const before = liveHandles();
-  (() => {
-    const keep = [];
-    for (let i = 0; i < 200; i++) keep.push(new AnthropicConverter(), new OpenAIConverter());
-    assert.equal(liveHandles(), before + 400);
-  })();
-  await settle();
-  assert.equal(liveHandles(), before);
-});
+test(
+  'native state is freed when converters are collected',
+  { skip: typeof global.gc !== 'function' && 'needs --expose-gc' },
+  async () => {
+    const settle = async () => {
+      for (let i = 0; i < 10; i++) {
+        global.gc();
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    await settle();
+    const before = liveHandles();
+    (() => {
+      const keep = [];
+      for (let i = 0; i < 200; i++) keep.push(new AnthropicConverter(), new OpenAIConverter());
+      assert.equal(liveHandles(), before + 400);
+    })();
+    await settle();
+    assert.equal(liveHandles(), before);
+  },
+);

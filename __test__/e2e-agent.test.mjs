@@ -53,7 +53,10 @@ function assertCardInvariants(updates) {
       open.add(u.toolCallId);
       if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
     } else if (u.sessionUpdate === 'tool_call_update') {
-      assert.ok(open.has(u.toolCallId), `tool_call_update for ${u.toolCallId} with no open card (Zed: "Tool call not found")`);
+      assert.ok(
+        open.has(u.toolCallId),
+        `tool_call_update for ${u.toolCallId} with no open card (Zed: "Tool call not found")`,
+      );
       if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
     } else continue;
     if (u.status === 'pending') assert.deepEqual(u.rawInput, {}, 'a preparing card never carries partial arguments');
@@ -72,7 +75,10 @@ const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscar
 describe('agent command line', () => {
   const runAgent = (args, env) =>
     new Promise((resolve) => {
-      const child = spawn(process.execPath, [AGENT_PATH, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [AGENT_PATH, ...args], {
+        env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -131,7 +137,13 @@ for (const providerKind of ['anthropic', 'openai']) {
         assert.equal(errors, null, `invalid session/update ${JSON.stringify(e.update).slice(0, 300)}`);
       }
       assertCardInvariants(updates);
-      return { cwd, sessionId, response, updates, requests: provider.requests.filter((r) => r.scenario === name && JSON.stringify(r.body).includes(cwd)) };
+      return {
+        cwd,
+        sessionId,
+        response,
+        updates,
+        requests: provider.requests.filter((r) => r.scenario === name && JSON.stringify(r.body).includes(cwd)),
+      };
     }
 
     it('initialize answers with the protocol version and agent info', () => {
@@ -154,7 +166,11 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.equal(response.stopReason, 'end_turn');
 
       const frames = framesOf(updates, id);
-      assert.deepEqual(frames.map(shape), ['tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:completed']);
+      assert.deepEqual(frames.map(shape), [
+        'tool_call:pending',
+        'tool_call_update:in_progress',
+        'tool_call_update:completed',
+      ]);
       const [preparing, started, finished] = frames;
       assert.deepEqual(preparing.rawInput, {});
       assert.equal(preparing.title, 'WriteFile');
@@ -168,16 +184,24 @@ for (const providerKind of ['anthropic', 'openai']) {
         [path.join(cwd, 'docs/design.md')],
       );
       assert.equal(started._meta.phase, undefined);
-      assert.deepEqual(finished.content, [{ type: 'diff', path: path.join(cwd, 'docs/design.md'), oldText: null, newText: designDocument() }]);
+      assert.deepEqual(finished.content, [
+        { type: 'diff', path: path.join(cwd, 'docs/design.md'), oldText: null, newText: designDocument() },
+      ]);
 
       // The point of it all: the card was on screen before the arguments finished streaming.
       const cardAt = updates.find((e) => e.update === preparing).at;
       assert.ok(argsComplete, 'the provider sent the complete call');
-      assert.ok(cardAt < argsComplete, `card at ${cardAt.toFixed(1)} ms, arguments complete at ${argsComplete.toFixed(1)} ms`);
+      assert.ok(
+        cardAt < argsComplete,
+        `card at ${cardAt.toFixed(1)} ms, arguments complete at ${argsComplete.toFixed(1)} ms`,
+      );
 
       // Thought and text frames came through, thought first.
       const kinds = updates.map((e) => e.update.sessionUpdate);
-      assert.ok(kinds.indexOf('agent_thought_chunk') >= 0 && kinds.indexOf('agent_thought_chunk') < kinds.indexOf('agent_message_chunk'));
+      assert.ok(
+        kinds.indexOf('agent_thought_chunk') >= 0 &&
+          kinds.indexOf('agent_thought_chunk') < kinds.indexOf('agent_message_chunk'),
+      );
 
       assert.equal(await fs.readFile(path.join(cwd, 'docs/design.md'), 'utf8'), designDocument());
 
@@ -187,7 +211,12 @@ for (const providerKind of ['anthropic', 'openai']) {
       if (providerKind === 'anthropic') {
         const assistant = followUp.at(-2);
         assert.equal(assistant.role, 'assistant');
-        assert.deepEqual(assistant.content.at(-1), { type: 'tool_use', id, name: 'write_file', input: { path: 'docs/design.md', content: designDocument() } });
+        assert.deepEqual(assistant.content.at(-1), {
+          type: 'tool_use',
+          id,
+          name: 'write_file',
+          input: { path: 'docs/design.md', content: designDocument() },
+        });
         const [toolResult] = followUp.at(-1).content;
         assert.equal(toolResult.type, 'tool_result');
         assert.equal(toolResult.tool_use_id, id);
@@ -196,7 +225,10 @@ for (const providerKind of ['anthropic', 'openai']) {
         const assistant = followUp.at(-2);
         assert.equal(assistant.role, 'assistant');
         assert.equal(assistant.tool_calls[0].id, id);
-        assert.deepEqual(JSON.parse(assistant.tool_calls[0].function.arguments), { path: 'docs/design.md', content: designDocument() });
+        assert.deepEqual(JSON.parse(assistant.tool_calls[0].function.arguments), {
+          path: 'docs/design.md',
+          content: designDocument(),
+        });
         assert.equal(followUp.at(-1).role, 'tool');
         assert.equal(followUp.at(-1).tool_call_id, id);
         assert.match(followUp.at(-1).content, /^Wrote \d+ bytes/);
@@ -216,7 +248,13 @@ for (const providerKind of ['anthropic', 'openai']) {
       );
       for (const id of [callId('toolu_01ReadPackageJson'), callId('toolu_01ListSrc')]) {
         const frames = framesOf(updates, id);
-        assert.deepEqual(frames.map(shape), ['tool_call:pending', 'tool_call_update:failed:discarded', 'tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:completed']);
+        assert.deepEqual(frames.map(shape), [
+          'tool_call:pending',
+          'tool_call_update:failed:discarded',
+          'tool_call:pending',
+          'tool_call_update:in_progress',
+          'tool_call_update:completed',
+        ]);
         const discarded = frames[1];
         assert.deepEqual(discarded.content, []);
         assert.equal(discarded._meta.phase, 'preparing');
@@ -225,10 +263,16 @@ for (const providerKind of ['anthropic', 'openai']) {
       }
       // Both discards precede the first card of the retry.
       const tools = updates.map((e) => e.update).filter((u) => u.toolCallId);
-      assert.deepEqual(tools.slice(0, 4).map(shape), ['tool_call:pending', 'tool_call:pending', 'tool_call_update:failed:discarded', 'tool_call_update:failed:discarded']);
+      assert.deepEqual(tools.slice(0, 4).map(shape), [
+        'tool_call:pending',
+        'tool_call:pending',
+        'tool_call_update:failed:discarded',
+        'tool_call_update:failed:discarded',
+      ]);
       // The abandoned attempt's calls were not executed in addition: one result per call reached the model.
       const last = requests[2].body.messages;
-      if (providerKind === 'anthropic') assert.equal(last.at(-1).content.filter((b) => b.type === 'tool_result').length, 2);
+      if (providerKind === 'anthropic')
+        assert.equal(last.at(-1).content.filter((b) => b.type === 'tool_result').length, 2);
       else assert.equal(last.filter((m) => m.role === 'tool').length, 2);
     });
 
@@ -239,7 +283,11 @@ for (const providerKind of ['anthropic', 'openai']) {
         requests.map((r) => r.status),
         [529, 200, 200],
       );
-      assert.deepEqual(framesOf(updates, callId('toolu_01ReadReadme')).map(shape), ['tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:completed']);
+      assert.deepEqual(framesOf(updates, callId('toolu_01ReadReadme')).map(shape), [
+        'tool_call:pending',
+        'tool_call_update:in_progress',
+        'tool_call_update:completed',
+      ]);
     });
 
     it('session/cancel in the middle of the arguments: card discarded, HTTP request aborted, stopReason cancelled, session still usable', async () => {
@@ -273,9 +321,17 @@ for (const providerKind of ['anthropic', 'openai']) {
         ['toolu_01ReadParent', '../secret.txt'],
       ]) {
         const frames = framesOf(updates, callId(raw));
-        assert.deepEqual(frames.map(shape), ['tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:failed']);
+        assert.deepEqual(frames.map(shape), [
+          'tool_call:pending',
+          'tool_call_update:in_progress',
+          'tool_call_update:failed',
+        ]);
         const failed = frames.at(-1);
-        assert.equal(failed._meta.preparationDiscarded, undefined, 'a refused call is a tool failure, not a discarded preparation');
+        assert.equal(
+          failed._meta.preparationDiscarded,
+          undefined,
+          'a refused call is a tool failure, not a discarded preparation',
+        );
         const text = failed.content[0].content.text;
         assert.ok(text.includes(`"${p}" is outside the session's working directory (${cwd})`), text);
       }
@@ -309,7 +365,11 @@ for (const providerKind of ['anthropic', 'openai']) {
           ],
         },
       ]);
-      assert.deepEqual(framesOf(updates, callId('toolu_01ListSrcPlan')).map(shape), ['tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:completed']);
+      assert.deepEqual(framesOf(updates, callId('toolu_01ListSrcPlan')).map(shape), [
+        'tool_call:pending',
+        'tool_call_update:in_progress',
+        'tool_call_update:completed',
+      ]);
       const followUp = JSON.stringify(requests[1].body.messages);
       assert.ok(followUp.includes('Todo list updated (3 items).'));
     });
@@ -324,12 +384,28 @@ for (const providerKind of ['anthropic', 'openai']) {
         [dup, 'package.json'],
       ]) {
         const frames = framesOf(updates, cardId);
-        assert.deepEqual(frames.map(shape), ['tool_call:pending', 'tool_call_update:in_progress', 'tool_call_update:completed']);
+        assert.deepEqual(frames.map(shape), [
+          'tool_call:pending',
+          'tool_call_update:in_progress',
+          'tool_call_update:completed',
+        ]);
         assert.deepEqual(frames[1].rawInput, { path: file });
       }
       const history = requests[2].body.messages;
-      const callIds = providerKind === 'anthropic' ? history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_use').map((b) => b.id) : history.flatMap((m) => m.tool_calls ?? []).map((c) => c.id);
-      const resultIds = providerKind === 'anthropic' ? history.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id) : history.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+      const callIds =
+        providerKind === 'anthropic'
+          ? history
+              .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+              .filter((b) => b.type === 'tool_use')
+              .map((b) => b.id)
+          : history.flatMap((m) => m.tool_calls ?? []).map((c) => c.id);
+      const resultIds =
+        providerKind === 'anthropic'
+          ? history
+              .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+              .filter((b) => b.type === 'tool_result')
+              .map((b) => b.tool_use_id)
+          : history.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
       assert.deepEqual(callIds, [id, dup]);
       assert.deepEqual(resultIds, [id, dup]);
     });
@@ -337,8 +413,12 @@ for (const providerKind of ['anthropic', 'openai']) {
     it('every session/update on the wire validates against the ACP schema v1', () => {
       const all = agent.wire.filter((e) => e.msg.method === 'session/update');
       assert.ok(all.length > 50, `saw ${all.length} session/update notifications`);
-      for (const e of all) assert.equal(sessionNotificationErrors(e.msg.params), null, JSON.stringify(e.msg.params).slice(0, 300));
-      assert.ok(!agent.wire.some((e) => e.msg.error), `no JSON-RPC error responses: ${JSON.stringify(agent.wire.find((e) => e.msg.error)?.msg)}`);
+      for (const e of all)
+        assert.equal(sessionNotificationErrors(e.msg.params), null, JSON.stringify(e.msg.params).slice(0, 300));
+      assert.ok(
+        !agent.wire.some((e) => e.msg.error),
+        `no JSON-RPC error responses: ${JSON.stringify(agent.wire.find((e) => e.msg.error)?.msg)}`,
+      );
     });
   });
 }

@@ -17,7 +17,9 @@ function record(run) {
     try {
       for (const r of step()) {
         // Generated ids (call_<ms>_<random>) are masked: the clock and the RNG.
-        const { createTime, ...rest } = JSON.parse(JSON.stringify(r).replace(/call_\d+_[0-9a-z]{1,7}/g, 'call_<generated>'));
+        const { createTime, ...rest } = JSON.parse(
+          JSON.stringify(r).replace(/call_\d+_[0-9a-z]{1,7}/g, 'call_<generated>'),
+        );
         out.push({ ...rest, preparations: getToolCallPreparations(r).map((p) => ({ ...p })) });
       }
     } catch (err) {
@@ -36,9 +38,16 @@ const text = fc.oneof(
 const openaiChunk = fc.oneof(
   text.map((t) => ({ content: t })),
   text.map((t) => ({ reasoning_content: t })),
-  fc.record({ index: fc.integer({ min: 0, max: 2 }), id: fc.constantFrom(undefined, 'call_a', 'call_b'), name: fc.constantFrom(undefined, 'read_file', ' shell '), args: fc.constantFrom('', '{"a":', '1}', '"x', '{}', '[]', ' ') }).map(
-    ({ index, id, name, args }) => ({ tool_calls: [{ index, ...(id ? { id } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }),
-  ),
+  fc
+    .record({
+      index: fc.integer({ min: 0, max: 2 }),
+      id: fc.constantFrom(undefined, 'call_a', 'call_b'),
+      name: fc.constantFrom(undefined, 'read_file', ' shell '),
+      args: fc.constantFrom('', '{"a":', '1}', '"x', '{}', '[]', ' '),
+    })
+    .map(({ index, id, name, args }) => ({
+      tool_calls: [{ index, ...(id ? { id } : {}), function: { ...(name ? { name } : {}), arguments: args } }],
+    })),
   fc.constantFrom({ finish: 'stop' }, { finish: 'tool_calls' }, { finish: 'length' }, { usage: true }),
 );
 
@@ -64,21 +73,34 @@ test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random str
 });
 
 const anthropicEvent = fc.oneof(
-  fc.record({ index: fc.integer({ min: 0, max: 2 }), id: fc.constantFrom('', 'toolu_a', 'toolu_b'), name: fc.constantFrom('', 'read_file') }).map(({ index, id, name }) => ({
-    type: 'content_block_start',
-    index,
-    content_block: { type: 'tool_use', id, name, input: {} },
-  })),
-  fc.integer({ min: 0, max: 2 }).map((index) => ({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } })),
-  fc.record({ index: fc.integer({ min: 0, max: 2 }), json: fc.constantFrom('', '{"a":', '1}', '"x😀', '\\u00e9"}') }).map(({ index, json }) => ({
-    type: 'content_block_delta',
-    index,
-    delta: { type: 'input_json_delta', partial_json: json },
-  })),
+  fc
+    .record({
+      index: fc.integer({ min: 0, max: 2 }),
+      id: fc.constantFrom('', 'toolu_a', 'toolu_b'),
+      name: fc.constantFrom('', 'read_file'),
+    })
+    .map(({ index, id, name }) => ({
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id, name, input: {} },
+    })),
+  fc
+    .integer({ min: 0, max: 2 })
+    .map((index) => ({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } })),
+  fc
+    .record({ index: fc.integer({ min: 0, max: 2 }), json: fc.constantFrom('', '{"a":', '1}', '"x😀', '\\u00e9"}') })
+    .map(({ index, json }) => ({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json: json },
+    })),
   text.map((t) => ({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: t } })),
   text.map((t) => ({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: t } })),
   fc.integer({ min: 0, max: 2 }).map((index) => ({ type: 'content_block_stop', index })),
-  fc.constantFrom('m1', 'm2').map((id) => ({ type: 'message_start', message: { id, model: `model-${id}`, usage: { input_tokens: 2, output_tokens: 1 } } })),
+  fc.constantFrom('m1', 'm2').map((id) => ({
+    type: 'message_start',
+    message: { id, model: `model-${id}`, usage: { input_tokens: 2, output_tokens: 1 } },
+  })),
   fc.constant({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 9 } }),
   fc.constant({ type: 'message_stop' }),
 );

@@ -26,8 +26,20 @@ function promised(code) {
 const squash = (s) => s.replace(/\s+/g, ' ').trim();
 
 test('README has examples for every public class', () => {
-  for (const name of ['AnthropicConverter', 'OpenAIConverter', 'convertAnthropicStream', 'convertOpenAIStream', 'ToolCallCards', 'ToolCallIds', 'consumeModelStream', 'getToolCallPreparations']) {
-    assert.ok(examples.some((e) => e.includes(name)), `an example uses ${name}`);
+  for (const name of [
+    'AnthropicConverter',
+    'OpenAIConverter',
+    'convertAnthropicStream',
+    'convertOpenAIStream',
+    'ToolCallCards',
+    'ToolCallIds',
+    'consumeModelStream',
+    'getToolCallPreparations',
+  ]) {
+    assert.ok(
+      examples.some((e) => e.includes(name)),
+      `an example uses ${name}`,
+    );
   }
 });
 

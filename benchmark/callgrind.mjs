@@ -56,7 +56,10 @@ const areas = [
     'string scanning / unescaping (scan_string, decode_into, UTF-8 checks)',
     /json::(scan_string|decode_into|JStr)|from_utf8|memchr::.*Three|memchr3/,
   ],
-  ['SSE framing (SseDecoder: line memchr, field split)', /sse::|SseDecoder|CharSearcher|memchr::.*(One|memchr_raw)|slice::memchr/],
+  [
+    'SSE framing (SseDecoder: line memchr, field split)',
+    /sse::|SseDecoder|CharSearcher|memchr::.*(One|memchr_raw)|slice::memchr/,
+  ],
   ['final arguments: validate + repair', /repair::|json::validate|jsonrepair/],
   ['event dispatch and state (anthropic::)', /anthropic::/],
   [

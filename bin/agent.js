@@ -33,7 +33,11 @@ const log = (...args) => process.stderr.write(`[toolcall-stream-agent] ${args.jo
 const TOOL_SCHEMAS = {
   read_file: {
     description: 'Read a UTF-8 text file inside the working directory.',
-    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path relative to the working directory' } }, required: ['path'] },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Path relative to the working directory' } },
+      required: ['path'],
+    },
   },
   write_file: {
     description: 'Create or overwrite a UTF-8 text file inside the working directory.',
@@ -88,7 +92,9 @@ async function resolveInside(cwd, p) {
     return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
   };
   const refuse = () =>
-    new ToolError(`Refused: "${p}" is outside the session's working directory (${cwd}). Only paths inside it can be read or written.`);
+    new ToolError(
+      `Refused: "${p}" is outside the session's working directory (${cwd}). Only paths inside it can be read or written.`,
+    );
   if (outside(abs)) throw refuse();
   // The nearest existing ancestor must not escape through a symlink.
   let probe = abs;
@@ -116,7 +122,8 @@ const TOOLS = {
       throw new ToolError(`File not found: ${args.path}`);
     });
     if (!stat.isFile()) throw new ToolError(`Not a file: ${args.path}`);
-    if (stat.size > MAX_READ_BYTES) throw new ToolError(`File too large to read (${stat.size} bytes, limit ${MAX_READ_BYTES}).`);
+    if (stat.size > MAX_READ_BYTES)
+      throw new ToolError(`File too large to read (${stat.size} bytes, limit ${MAX_READ_BYTES}).`);
     const body = await fs.readFile(abs, 'utf8');
     return { output: body, content: [text(body)] };
   },
@@ -176,7 +183,11 @@ class AnthropicProvider {
           max_tokens: 16384,
           system: systemPrompt(session.cwd),
           messages: session.messages,
-          tools: Object.entries(TOOL_SCHEMAS).map(([name, t]) => ({ name, description: t.description, input_schema: t.parameters })),
+          tools: Object.entries(TOOL_SCHEMAS).map(([name, t]) => ({
+            name,
+            description: t.description,
+            input_schema: t.parameters,
+          })),
           stream: true,
         },
         { signal },
@@ -195,7 +206,12 @@ class AnthropicProvider {
   addToolResults(session, results) {
     session.messages.push({
       role: 'user',
-      content: results.map((r) => ({ type: 'tool_result', tool_use_id: r.callId, content: r.output, ...(r.isError ? { is_error: true } : {}) })),
+      content: results.map((r) => ({
+        type: 'tool_result',
+        tool_use_id: r.callId,
+        content: r.output,
+        ...(r.isError ? { is_error: true } : {}),
+      })),
     });
   }
   historyIds(session) {
@@ -243,7 +259,13 @@ class OpenAIProvider {
       role: 'assistant',
       content: t || null,
       ...(calls.length > 0
-        ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })) }
+        ? {
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+            })),
+          }
         : {}),
     });
   }
@@ -274,7 +296,11 @@ function isRetryable(err, emittedOutput) {
   }
   if (typeof err?.status === 'number') return RETRYABLE_STATUS.has(err.status);
   // A dropped connection is retried only before any visible output (spec §4.2).
-  return !emittedOutput && (err?.name === 'APIConnectionError' || ['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(err?.cause?.code ?? err?.code));
+  return (
+    !emittedOutput &&
+    (err?.name === 'APIConnectionError' ||
+      ['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(err?.cause?.code ?? err?.code))
+  );
 }
 
 function retryDelay(err, attempt, baseMs) {
@@ -287,7 +313,9 @@ function retryDelay(err, attempt, baseMs) {
 }
 
 const describeError = (err) =>
-  err?.code === 'STREAM_ERROR' && err.providerError ? `${err.providerError.type ?? 'error'}: ${err.providerError.message ?? err.message}` : (err?.message ?? String(err));
+  err?.code === 'STREAM_ERROR' && err.providerError
+    ? `${err.providerError.type ?? 'error'}: ${err.providerError.message ?? err.message}`
+    : (err?.message ?? String(err));
 
 // ---------------------------------------------------------------------------
 // One model request, with its attempts, as the StreamEvent sequence that
@@ -329,7 +357,10 @@ async function* modelEvents(session, provider, signal, turn, retryDelayMs) {
     }
     const delay = retryDelay(failure, attempt, retryDelayMs);
     log(`attempt ${attempt} failed (${describeError(failure)}); retrying in ${delay} ms`);
-    yield { type: 'retry', retryInfo: { message: describeError(failure), attempt, maxRetries: MAX_RETRIES, delayMs: delay } };
+    yield {
+      type: 'retry',
+      retryInfo: { message: describeError(failure), attempt, maxRetries: MAX_RETRIES, delayMs: delay },
+    };
     await sleep(delay, undefined, { signal });
   }
 }
@@ -367,7 +398,13 @@ async function runTool(session, call, send) {
     const tool = TOOLS[toolName];
     if (!tool) throw new ToolError(`Tool "${toolName}" not found in registry.`);
     const result = await tool(session.cwd, args);
-    send(session.cards.finished(callId, toolName, { status: 'completed', content: result.content, ...(result.rawOutput ? { rawOutput: result.rawOutput } : {}) }));
+    send(
+      session.cards.finished(callId, toolName, {
+        status: 'completed',
+        content: result.content,
+        ...(result.rawOutput ? { rawOutput: result.rawOutput } : {}),
+      }),
+    );
     return { callId, output: result.output };
   } catch (err) {
     const message = err instanceof ToolError ? err.message : `${toolName} failed: ${err.message}`;
@@ -384,14 +421,20 @@ function promptText(blocks) {
     .map((b) => {
       if (b.type === 'text') return b.text;
       if (b.type === 'resource_link') return `@${b.uri}`;
-      if (b.type === 'resource' && typeof b.resource?.text === 'string') return `<file uri="${b.resource.uri}">\n${b.resource.text}\n</file>`;
+      if (b.type === 'resource' && typeof b.resource?.text === 'string')
+        return `<file uri="${b.resource.uri}">\n${b.resource.text}\n</file>`;
       return '';
     })
     .filter(Boolean)
     .join('\n');
 }
 
-const STOP_REASONS = { MAX_TOKENS: 'max_tokens', SAFETY: 'refusal', RECITATION: 'refusal', PROHIBITED_CONTENT: 'refusal' };
+const STOP_REASONS = {
+  MAX_TOKENS: 'max_tokens',
+  SAFETY: 'refusal',
+  RECITATION: 'refusal',
+  PROHIBITED_CONTENT: 'refusal',
+};
 
 async function runPrompt(session, provider, params, signal, send, options) {
   provider.addUserText(session, promptText(params.prompt));
@@ -399,7 +442,11 @@ async function runPrompt(session, provider, params, signal, send, options) {
     const turn = { text: '', finishReason: undefined };
     let result;
     try {
-      result = await consumeModelStream(modelEvents(session, provider, signal, turn, options.retryDelayMs), { cards: session.cards, send, signal });
+      result = await consumeModelStream(modelEvents(session, provider, signal, turn, options.retryDelayMs), {
+        cards: session.cards,
+        send,
+        signal,
+      });
     } catch (err) {
       if (signal.aborted) return 'cancelled';
       throw err;
@@ -411,7 +458,11 @@ async function runPrompt(session, provider, params, signal, send, options) {
     const results = [];
     for (const call of calls) {
       // Calls after a cancel are not executed, but the model still gets an answer for each.
-      results.push(signal.aborted ? { callId: call.id, output: 'Cancelled by the user before it ran.', isError: true } : await runTool(session, call, send));
+      results.push(
+        signal.aborted
+          ? { callId: call.id, output: 'Cancelled by the user before it ran.', isError: true }
+          : await runTool(session, call, send),
+      );
     }
     provider.addToolResults(session, results);
     if (signal.aborted) return 'cancelled';
@@ -431,8 +482,20 @@ function warmUp() {
   const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   const converter = new AnthropicConverter({ model: 'warm-up' });
   converter.pushBytes(
-    sse('message_start', { message: { id: 'msg_warm', type: 'message', role: 'assistant', model: 'warm-up', content: [], usage: { input_tokens: 0, output_tokens: 0 } } }) +
-      sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: 'toolu_warm', name: 'read_file', input: {} } }),
+    sse('message_start', {
+      message: {
+        id: 'msg_warm',
+        type: 'message',
+        role: 'assistant',
+        model: 'warm-up',
+        content: [],
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    }) +
+      sse('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_warm', name: 'read_file', input: {} },
+      }),
   );
 }
 
@@ -447,14 +510,18 @@ async function main() {
     },
   });
   if (values.help) {
-    process.stdout.write('Usage: toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]\n');
+    process.stdout.write(
+      'Usage: toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]\n',
+    );
     return;
   }
-  if (values.provider !== 'anthropic' && values.provider !== 'openai') throw new Error(`--provider must be anthropic or openai, not ${values.provider}`);
+  if (values.provider !== 'anthropic' && values.provider !== 'openai')
+    throw new Error(`--provider must be anthropic or openai, not ${values.provider}`);
   const keyVar = values.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
   if (!process.env[keyVar]) throw new Error(`${keyVar} is not set`);
   const providerOptions = { baseURL: values['base-url'], model: values.model };
-  const provider = values.provider === 'anthropic' ? new AnthropicProvider(providerOptions) : new OpenAIProvider(providerOptions);
+  const provider =
+    values.provider === 'anthropic' ? new AnthropicProvider(providerOptions) : new OpenAIProvider(providerOptions);
   const options = { retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0) };
 
   warmUp();
@@ -466,12 +533,16 @@ async function main() {
     .agent({ name: 'toolcall-stream-agent' })
     .onRequest(methods.agent.initialize, () => ({
       protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: { loadSession: false, promptCapabilities: { image: false, audio: false, embeddedContext: true } },
+      agentCapabilities: {
+        loadSession: false,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      },
       agentInfo: { name: 'toolcall-stream-agent', title: 'toolcall-stream reference agent', version },
       authMethods: [],
     }))
     .onRequest(methods.agent.session.new, async ({ params }) => {
-      if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
+      if (!path.isAbsolute(params.cwd))
+        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must be an absolute path');
       const cwd = await fs.realpath(params.cwd).catch(() => {
         throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd does not exist');
       });
@@ -479,7 +550,10 @@ async function main() {
       sessions.set(sessionId, {
         cwd,
         messages: [],
-        cards: new ToolCallCards({ suppressedTools: [TODO_WRITE], describe: (toolName) => TOOL_DISPLAY[toolName] ?? {} }),
+        cards: new ToolCallCards({
+          suppressedTools: [TODO_WRITE],
+          describe: (toolName) => TOOL_DISPLAY[toolName] ?? {},
+        }),
         running: null,
       });
       return { sessionId };
@@ -496,7 +570,9 @@ async function main() {
       const send = (update) => {
         if (!update) return outbox;
         for (const u of Array.isArray(update) ? update : [update]) {
-          outbox = outbox.then(() => client.notify(methods.client.session.update, { sessionId: params.sessionId, update: u }));
+          outbox = outbox.then(() =>
+            client.notify(methods.client.session.update, { sessionId: params.sessionId, update: u }),
+          );
         }
         return outbox;
       };
@@ -505,7 +581,10 @@ async function main() {
         return { stopReason };
       } catch (err) {
         log(`prompt failed: ${describeError(err)}`);
-        throw RequestError.internalError({ providerError: err?.providerError ?? null, status: err?.status ?? null }, `Model request failed: ${describeError(err)}`);
+        throw RequestError.internalError(
+          { providerError: err?.providerError ?? null, status: err?.status ?? null },
+          `Model request failed: ${describeError(err)}`,
+        );
       } finally {
         // No card is ever left open at the end of a turn (spec §6.9.2).
         send(session.cards.closeAll());

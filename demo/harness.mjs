@@ -15,7 +15,15 @@ export const AGENT_PATH = fileURLToPath(new URL('../bin/agent.js', import.meta.u
  *   providerUrl is the loopback provider's origin; the OpenAI client gets `${providerUrl}/v1`.
  */
 export async function launchAgent({ provider, providerUrl, model, retryDelayMs = 200 }) {
-  const args = [AGENT_PATH, '--provider', provider, '--base-url', provider === 'openai' ? `${providerUrl}/v1` : providerUrl, '--retry-delay-ms', String(retryDelayMs)];
+  const args = [
+    AGENT_PATH,
+    '--provider',
+    provider,
+    '--base-url',
+    provider === 'openai' ? `${providerUrl}/v1` : providerUrl,
+    '--retry-delay-ms',
+    String(retryDelayMs),
+  ];
   if (model) args.push('--model', model);
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -56,7 +64,9 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
     .client({ name: 'toolcall-stream-scripted-client' })
     .onNotification(acp.methods.client.session.update, () => {})
     .onRequest(acp.methods.client.session.requestPermission, () => ({ outcome: { outcome: 'cancelled' } }));
-  const connection = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout).pipeThrough(tap)));
+  const connection = app.connect(
+    acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout).pipeThrough(tap)),
+  );
   const agent = connection.agent;
 
   const init = await agent.request(acp.methods.agent.initialize, {
@@ -75,7 +85,9 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
     },
     /** Every session/update params ({sessionId, update}) received so far, in order, with arrival times. */
     updates(sessionId) {
-      return wire.filter((e) => e.msg.method === 'session/update' && (!sessionId || e.msg.params.sessionId === sessionId)).map((e) => ({ at: e.at, ...e.msg.params }));
+      return wire
+        .filter((e) => e.msg.method === 'session/update' && (!sessionId || e.msg.params.sessionId === sessionId))
+        .map((e) => ({ at: e.at, ...e.msg.params }));
     },
     async newSession(cwd) {
       const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });

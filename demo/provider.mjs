@@ -41,7 +41,12 @@ const fallbackAttempt = (text) => ({ blocks: [{ type: 'text', text }], stop: 'en
  * @returns {Promise<{url: string, events: EventEmitter, requests: object[], close(): Promise<void>}>}
  *   events: 'request' (record) and 'frame' ({record, note, at}) for every paced write.
  */
-export async function startProvider({ speed: defaultSpeed = 1, scenarioSpeed = {}, splitFrames = true, scenarios = defaultScenarios } = {}) {
+export async function startProvider({
+  speed: defaultSpeed = 1,
+  scenarioSpeed = {},
+  splitFrames = true,
+  scenarios = defaultScenarios,
+} = {}) {
   const events = new EventEmitter();
   const requests = [];
   const attemptsByKey = new Map();
@@ -50,7 +55,9 @@ export async function startProvider({ speed: defaultSpeed = 1, scenarioSpeed = {
   const server = http.createServer(async (req, res) => {
     const kind = req.url.endsWith('/messages') ? 'anthropic' : req.url.endsWith('/chat/completions') ? 'openai' : null;
     if (req.method !== 'POST' || !kind) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
     }
     let body;
@@ -64,29 +71,54 @@ export async function startProvider({ speed: defaultSpeed = 1, scenarioSpeed = {
     }
     const messages = body.messages ?? [];
     const { text, turn } = locate(messages, kind);
-    const key = createHash('sha256').update(JSON.stringify([kind, body.system, messages])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([kind, body.system, messages]))
+      .digest('hex');
     const attempt = attemptsByKey.get(key) ?? 0;
     attemptsByKey.set(key, attempt + 1);
     const name = Object.keys(scenarios).find((n) => text.includes(scenarios[n].prompt));
     const attempts = name ? scenarios[name].turns[turn] : undefined;
-    const spec = attempts ? attempts[Math.min(attempt, attempts.length - 1)] : fallbackAttempt(`No recording matches this prompt (turn ${turn}).`);
+    const spec = attempts
+      ? attempts[Math.min(attempt, attempts.length - 1)]
+      : fallbackAttempt(`No recording matches this prompt (turn ${turn}).`);
     const speed = scenarioSpeed[name] ?? defaultSpeed;
-    const record = { kind, scenario: name ?? null, turn, attempt, body, headers: req.headers, status: 200, aborted: false, completed: false };
+    const record = {
+      kind,
+      scenario: name ?? null,
+      turn,
+      attempt,
+      body,
+      headers: req.headers,
+      status: 200,
+      aborted: false,
+      completed: false,
+    };
     requests.push(record);
     events.emit('request', record);
 
     if (spec.http) {
       record.status = spec.http.status;
       const error = spec.http.error;
-      const payload = kind === 'anthropic' ? { type: 'error', error } : { error: { message: error.message, type: error.type, code: spec.http.status } };
-      res.writeHead(spec.http.status, { 'content-type': 'application/json', 'retry-after-ms': String(Math.round(200 / speed)) }).end(JSON.stringify(payload));
+      const payload =
+        kind === 'anthropic'
+          ? { type: 'error', error }
+          : { error: { message: error.message, type: error.type, code: spec.http.status } };
+      res
+        .writeHead(spec.http.status, {
+          'content-type': 'application/json',
+          'retry-after-ms': String(Math.round(200 / speed)),
+        })
+        .end(JSON.stringify(payload));
       record.completed = true;
       return;
     }
 
     const model = body.model ?? 'replay-model';
     const renderKey = `${name}/${turn}/${attempt}`;
-    const frames = kind === 'anthropic' ? renderAnthropic(spec, { model, key: renderKey }) : renderOpenAI(spec, { model, key: renderKey });
+    const frames =
+      kind === 'anthropic'
+        ? renderAnthropic(spec, { model, key: renderKey })
+        : renderOpenAI(spec, { model, key: renderKey });
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

@@ -32,7 +32,15 @@ const cancelAfterMs = Number(values['cancel-after-ms']) / speed;
 
 const tty = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code) => (s) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
-const c = { dim: paint('2'), bold: paint('1'), green: paint('32'), red: paint('31'), yellow: paint('33'), cyan: paint('36'), magenta: paint('35') };
+const c = {
+  dim: paint('2'),
+  bold: paint('1'),
+  green: paint('32'),
+  red: paint('31'),
+  yellow: paint('33'),
+  cyan: paint('36'),
+  magenta: paint('35'),
+};
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 const clip = (s, n = 72) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -59,12 +67,27 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
   const t0 = performance.now();
   const at = (t) => c.dim(`+${((t - t0) / 1000).toFixed(2).padStart(5)}s`);
   const line = (t, tag, text) => console.log(`  ${at(t)}  ${tag.padEnd(tty ? 20 : 11)} ${text}`);
-  const m = { name, short, firstCard: null, completeCall: null, inProgress: null, discarded: 0, reprepared: 0, stop: null, frames: 0, invalid: [] };
+  const m = {
+    name,
+    short,
+    firstCard: null,
+    completeCall: null,
+    inProgress: null,
+    discarded: 0,
+    reprepared: 0,
+    stop: null,
+    frames: 0,
+    invalid: [],
+  };
   const seenCards = new Set();
   let textRun = null; // consecutive message/thought chunks, printed as one line
   const flush = () => {
     if (!textRun) return;
-    line(textRun.at, textRun.thought ? c.magenta('thought') : c.cyan('message'), clip(textRun.text.replace(/\s+/g, ' ').trim()));
+    line(
+      textRun.at,
+      textRun.thought ? c.magenta('thought') : c.cyan('message'),
+      clip(textRun.text.replace(/\s+/g, ' ').trim()),
+    );
     textRun = null;
   };
 
@@ -95,7 +118,11 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
       if (again) m.reprepared++;
       seenCards.add(id);
       m.firstCard ??= t - t0;
-      line(t, c.green('card ◌'), `${id}  ${update.title}  ${c.bold('pending')} (preparing, rawInput {})${again ? c.yellow('  ← prepared again on the retry') : ''}`);
+      line(
+        t,
+        c.green('card ◌'),
+        `${id}  ${update.title}  ${c.bold('pending')} (preparing, rawInput {})${again ? c.yellow('  ← prepared again on the retry') : ''}`,
+      );
       if (cancel && !cancelTimer) {
         cancelTimer = setTimeout(() => {
           line(performance.now(), c.yellow('client'), `session/cancel  (the arguments are still streaming)`);
@@ -104,14 +131,26 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
       }
     } else if (meta.preparationDiscarded) {
       m.discarded++;
-      line(t, c.yellow('card ✕'), `${id}  failed + preparationDiscarded: the attempt was abandoned; the editor removes the card`);
+      line(
+        t,
+        c.yellow('card ✕'),
+        `${id}  failed + preparationDiscarded: the attempt was abandoned; the editor removes the card`,
+      );
     } else if (update.status === 'in_progress') {
       m.inProgress ??= t - t0;
       const size = JSON.stringify(update.rawInput ?? {}).length;
-      line(t, c.green('card ▶'), `${id}  ${update.title}  ${c.bold('in_progress')}  rawInput ${size > 200 ? kb(size) : JSON.stringify(update.rawInput)}`);
+      line(
+        t,
+        c.green('card ▶'),
+        `${id}  ${update.title}  ${c.bold('in_progress')}  rawInput ${size > 200 ? kb(size) : JSON.stringify(update.rawInput)}`,
+      );
     } else if (update.status === 'completed') {
       const diff = (update.content ?? []).find((x) => x.type === 'diff');
-      line(t, c.green('card ✔'), `${id}  ${c.bold('completed')}${diff ? `  diff ${path.relative(cwd, diff.path)} (${kb(Buffer.byteLength(diff.newText))})` : ''}`);
+      line(
+        t,
+        c.green('card ✔'),
+        `${id}  ${c.bold('completed')}${diff ? `  diff ${path.relative(cwd, diff.path)} (${kb(Buffer.byteLength(diff.newText))})` : ''}`,
+      );
     } else if (update.status === 'failed') {
       const msg = update.content?.[0]?.content?.text ?? '';
       line(t, c.red('card ✖'), `${id}  ${c.bold('failed')}  ${clip(msg, 90)}`);
@@ -132,14 +171,23 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
       m.completeCall ??= t - t0;
       if (note.argBytes > 1000) {
         flush();
-        line(t, c.dim('provider'), c.dim(`${note.tool} arguments complete (${kb(note.argBytes)}) — only now could a card appear without preparation`));
+        line(
+          t,
+          c.dim('provider'),
+          c.dim(
+            `${note.tool} arguments complete (${kb(note.argBytes)}) — only now could a card appear without preparation`,
+          ),
+        );
       }
     } else if (note.argSent !== undefined && note.argBytes > 1000) {
       const last = lastProgress.get(note.id);
       if (last === undefined || t - last >= 1000 / speed) {
         lastProgress.set(note.id, t);
         flush();
-        const progress = last === undefined ? `first argument bytes (${kb(note.argBytes)} to come)` : `${kb(note.argSent)} / ${kb(note.argBytes)}`;
+        const progress =
+          last === undefined
+            ? `first argument bytes (${kb(note.argBytes)} to come)`
+            : `${kb(note.argSent)} / ${kb(note.argBytes)}`;
         line(t, c.dim('provider'), c.dim(`${note.tool} arguments streaming… ${progress}`));
       }
     }
@@ -152,7 +200,11 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     if (record.attempt > 0) {
       m.completeCall = null; // measured on the attempt that succeeds
       flush();
-      line(performance.now(), c.dim('provider'), c.dim(`request ${record.attempt + 1} for the same turn (the agent's retry)`));
+      line(
+        performance.now(),
+        c.dim('provider'),
+        c.dim(`request ${record.attempt + 1} for the same turn (the agent's retry)`),
+      );
     }
   };
 
@@ -185,7 +237,15 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
 }
 
 function table(rows) {
-  const head = ['scenario', 'card (preparing)', 'complete call', 'card without preparation', 'earlier by', 'discarded', 'stop'];
+  const head = [
+    'scenario',
+    'card (preparing)',
+    'complete call',
+    'card without preparation',
+    'earlier by',
+    'discarded',
+    'stop',
+  ];
   const body = rows.map((r) => [
     r.short,
     r.firstCard === null ? '—' : `+${secs(r.firstCard)}`,
@@ -205,32 +265,93 @@ function table(rows) {
 async function main() {
   const started = performance.now();
   const provider = await startProvider({ speed });
-  const agent = await launchAgent({ provider: values.provider, providerUrl: provider.url, model: values.provider === 'openai' ? 'gpt-4.1' : 'claude-sonnet-4-5', retryDelayMs: Math.round(500 / speed) });
+  const agent = await launchAgent({
+    provider: values.provider,
+    providerUrl: provider.url,
+    model: values.provider === 'openai' ? 'gpt-4.1' : 'claude-sonnet-4-5',
+    retryDelayMs: Math.round(500 / speed),
+  });
   agent.events.on('stderr', printStderr);
   const cwd = await makeWorkspace();
-  console.log(c.bold(`toolcall-stream demo — ${values.provider === 'openai' ? 'OpenAI-compatible chat completions' : 'Anthropic Messages'} stream`));
-  console.log(c.dim(`  provider  recorded streams replayed by ${provider.url} (loopback, no key, no network), real ${values.provider === 'openai' ? 'openai' : '@anthropic-ai/sdk'} client in the agent`));
-  console.log(c.dim(`  agent     ${path.relative(process.cwd(), agentPath())} over stdio (ACP ${agent.init.protocolVersion}, @agentclientprotocol/sdk), workspace ${cwd}`));
-  console.log(c.dim(`  legend    card ◌ preparing (id + name known, no arguments yet)   ▶ in_progress (complete arguments)   ✔/✖ result   ✕ discarded`));
+  console.log(
+    c.bold(
+      `toolcall-stream demo — ${values.provider === 'openai' ? 'OpenAI-compatible chat completions' : 'Anthropic Messages'} stream`,
+    ),
+  );
+  console.log(
+    c.dim(
+      `  provider  recorded streams replayed by ${provider.url} (loopback, no key, no network), real ${values.provider === 'openai' ? 'openai' : '@anthropic-ai/sdk'} client in the agent`,
+    ),
+  );
+  console.log(
+    c.dim(
+      `  agent     ${path.relative(process.cwd(), agentPath())} over stdio (ACP ${agent.init.protocolVersion}, @agentclientprotocol/sdk), workspace ${cwd}`,
+    ),
+  );
+  console.log(
+    c.dim(
+      `  legend    card ◌ preparing (id + name known, no arguments yet)   ▶ in_progress (complete arguments)   ✔/✖ result   ✕ discarded`,
+    ),
+  );
 
   const results = [];
   try {
-    results.push(await runScenario({ agent, provider, cwd, name: 'large-write', short: 'large write_file', title: '1. A large write_file: the card appears while its arguments stream' }));
-    results.push(await runScenario({ agent, provider, cwd, name: 'overloaded-retry', short: 'overloaded + retry', title: '2. Overloaded mid-arguments: cards discarded, then prepared again on the retry' }));
-    results.push(await runScenario({ agent, provider, cwd, name: 'cancel-mid-arguments', short: 'cancel mid-arguments', title: '3. session/cancel in the middle of the arguments', cancel: true }));
+    results.push(
+      await runScenario({
+        agent,
+        provider,
+        cwd,
+        name: 'large-write',
+        short: 'large write_file',
+        title: '1. A large write_file: the card appears while its arguments stream',
+      }),
+    );
+    results.push(
+      await runScenario({
+        agent,
+        provider,
+        cwd,
+        name: 'overloaded-retry',
+        short: 'overloaded + retry',
+        title: '2. Overloaded mid-arguments: cards discarded, then prepared again on the retry',
+      }),
+    );
+    results.push(
+      await runScenario({
+        agent,
+        provider,
+        cwd,
+        name: 'cancel-mid-arguments',
+        short: 'cancel mid-arguments',
+        title: '3. session/cancel in the middle of the arguments',
+        cancel: true,
+      }),
+    );
   } finally {
     await agent.close();
     await provider.close();
   }
 
-  console.log(`\n${c.bold('Summary')}  ${c.dim('(times from the prompt; "card without preparation" is when the card would first appear without this package: execution start, after the complete call)')}`);
+  console.log(
+    `\n${c.bold('Summary')}  ${c.dim('(times from the prompt; "card without preparation" is when the card would first appear without this package: execution start, after the complete call)')}`,
+  );
   table(results);
   const frames = results.reduce((n, r) => n + r.frames, 0);
   const invalid = results.flatMap((r) => r.invalid);
-  const written = await fs.stat(path.join(cwd, 'docs/design.md')).then((s) => s.size).catch(() => 0);
-  const notWritten = await fs.stat(path.join(cwd, 'test/fixtures.js')).then(() => false).catch(() => true);
-  console.log(`\n  ${invalid.length === 0 ? c.green('✔') : c.red('✖')} ${frames} session/update frames, ${invalid.length} invalid against the ACP JSON schema v1${invalid.length ? `: ${invalid[0]}` : ''}`);
-  console.log(`  ${written > 0 ? c.green('✔') : c.red('✖')} docs/design.md written (${kb(written)}); ${notWritten ? c.green('✔') : c.red('✖')} the cancelled test/fixtures.js was never written`);
+  const written = await fs
+    .stat(path.join(cwd, 'docs/design.md'))
+    .then((s) => s.size)
+    .catch(() => 0);
+  const notWritten = await fs
+    .stat(path.join(cwd, 'test/fixtures.js'))
+    .then(() => false)
+    .catch(() => true);
+  console.log(
+    `\n  ${invalid.length === 0 ? c.green('✔') : c.red('✖')} ${frames} session/update frames, ${invalid.length} invalid against the ACP JSON schema v1${invalid.length ? `: ${invalid[0]}` : ''}`,
+  );
+  console.log(
+    `  ${written > 0 ? c.green('✔') : c.red('✖')} docs/design.md written (${kb(written)}); ${notWritten ? c.green('✔') : c.red('✖')} the cancelled test/fixtures.js was never written`,
+  );
   if (values.keep) console.log(c.dim(`  workspace kept at ${cwd}`));
   else await fs.rm(cwd, { recursive: true, force: true });
   console.log(c.dim(`  total ${secs(performance.now() - started)}`));

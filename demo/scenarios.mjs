@@ -21,23 +21,59 @@ export function prng(seed) {
 /** A ~5 KB design document: the large `write_file` argument of the demo. */
 export function designDocument() {
   const sections = [
-    ['Goal', 'Show a tool card in the editor the moment the model names a tool, not when its arguments are complete. Large `write_file` calls spend seconds streaming arguments; execution takes milliseconds.'],
-    ['Lifecycle', 'preparing → in_progress → completed | failed. The preparing card carries the stable id and the tool name only — never partial arguments — and never starts execution.'],
-    ['Providers', 'Anthropic exposes id and name in `content_block_start`; OpenAI-compatible servers in the first `delta.tool_calls` item. Both are converted natively (Rust, napi-rs) into Gemini `GenerateContentResponse` chunks; the preparation rides out of band in a WeakMap.'],
-    ['Retries', 'An abandoned attempt (retry, model fallback, cancel, stream error) ends every card it opened with `failed` + `_meta.preparationDiscarded: true`, and clears the calls it collected, so nothing from a failed attempt is executed.'],
-    ['Cancellation', 'session/cancel aborts the provider request; the in-flight cards are discarded and the turn ends with stopReason `cancelled`.'],
-    ['Invariants', 'The first frame for a toolCallId is a `tool_call`; no `tool_call_update` for a card that is not open; exactly one terminal frame per card per attempt; every frame validates against the ACP schema.'],
+    [
+      'Goal',
+      'Show a tool card in the editor the moment the model names a tool, not when its arguments are complete. Large `write_file` calls spend seconds streaming arguments; execution takes milliseconds.',
+    ],
+    [
+      'Lifecycle',
+      'preparing → in_progress → completed | failed. The preparing card carries the stable id and the tool name only — never partial arguments — and never starts execution.',
+    ],
+    [
+      'Providers',
+      'Anthropic exposes id and name in `content_block_start`; OpenAI-compatible servers in the first `delta.tool_calls` item. Both are converted natively (Rust, napi-rs) into Gemini `GenerateContentResponse` chunks; the preparation rides out of band in a WeakMap.',
+    ],
+    [
+      'Retries',
+      'An abandoned attempt (retry, model fallback, cancel, stream error) ends every card it opened with `failed` + `_meta.preparationDiscarded: true`, and clears the calls it collected, so nothing from a failed attempt is executed.',
+    ],
+    [
+      'Cancellation',
+      'session/cancel aborts the provider request; the in-flight cards are discarded and the turn ends with stopReason `cancelled`.',
+    ],
+    [
+      'Invariants',
+      'The first frame for a toolCallId is a `tool_call`; no `tool_call_update` for a card that is not open; exactly one terminal frame per card per attempt; every frame validates against the ACP schema.',
+    ],
   ];
   const out = ['# Tool-call preparing events — design notes', ''];
   for (const [i, [title, body]] of sections.entries()) {
     out.push(`## ${i + 1}. ${title}`, '', body, '');
     out.push('| step | frame | status | rawInput |', '|---|---|---|---|');
-    out.push('| 1 | tool_call | pending | {} |', '| 2 | tool_call_update | in_progress | full args |', '| 3 | tool_call_update | completed | — |', '');
-    out.push('```ts', `// ${title.toLowerCase()}: café-safe UTF-8 ✓`, 'for await (const event of modelStream) {', '  for (const update of tracker.observe(event)) send(update);', '}', '```', '');
+    out.push(
+      '| 1 | tool_call | pending | {} |',
+      '| 2 | tool_call_update | in_progress | full args |',
+      '| 3 | tool_call_update | completed | — |',
+      '',
+    );
+    out.push(
+      '```ts',
+      `// ${title.toLowerCase()}: café-safe UTF-8 ✓`,
+      'for await (const event of modelStream) {',
+      '  for (const update of tracker.observe(event)) send(update);',
+      '}',
+      '```',
+      '',
+    );
   }
   out.push('## Appendix: a recorded frame log', '', '| t (ms) | frame | toolCallId | status |', '|---:|---|---|---|');
-  const log = [['tool_call', 'pending'], ['tool_call_update', 'in_progress'], ['tool_call_update', 'completed']];
-  for (let i = 0; i < 30; i++) out.push(`| ${120 + i * 85} | ${log[i % 3][0]} | toolu_${String(i >> 1).padStart(3, '0')} | ${log[i % 3][1]} |`);
+  const log = [
+    ['tool_call', 'pending'],
+    ['tool_call_update', 'in_progress'],
+    ['tool_call_update', 'completed'],
+  ];
+  for (let i = 0; i < 30; i++)
+    out.push(`| ${120 + i * 85} | ${log[i % 3][0]} | toolu_${String(i >> 1).padStart(3, '0')} | ${log[i % 3][1]} |`);
   out.push('', '— end of notes —', '');
   return out.join('\n');
 }
@@ -45,7 +81,8 @@ export function designDocument() {
 /** A long generated fixture: the arguments the cancel scenario never finishes. */
 export function longFixture() {
   const rows = [];
-  for (let i = 0; i < 600; i++) rows.push(`export const case${i} = { input: ${JSON.stringify(`value-${i}-ü`)}, expected: ${i * 7} };`);
+  for (let i = 0; i < 600; i++)
+    rows.push(`export const case${i} = { input: ${JSON.stringify(`value-${i}-ü`)}, expected: ${i * 7} };`);
   return rows.join('\n') + '\n';
 }
 
@@ -63,14 +100,32 @@ export const scenarios = {
       [
         {
           blocks: [
-            { type: 'thinking', text: 'The user wants the design notes written to a file. I will draft them in one write_file call.' },
+            {
+              type: 'thinking',
+              text: 'The user wants the design notes written to a file. I will draft them in one write_file call.',
+            },
             { type: 'text', text: "I'll write the design notes to docs/design.md." },
-            { type: 'tool_use', id: 'toolu_01WriteDesignNotes', name: 'write_file', input: { path: 'docs/design.md', content: designDocument() } },
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteDesignNotes',
+              name: 'write_file',
+              input: { path: 'docs/design.md', content: designDocument() },
+            },
           ],
           stop: 'tool_use',
         },
       ],
-      [{ blocks: [{ type: 'text', text: 'Done: docs/design.md now holds the design notes (lifecycle, providers, retries, cancellation, invariants).' }], stop: 'end_turn' }],
+      [
+        {
+          blocks: [
+            {
+              type: 'text',
+              text: 'Done: docs/design.md now holds the design notes (lifecycle, providers, retries, cancellation, invariants).',
+            },
+          ],
+          stop: 'end_turn',
+        },
+      ],
     ],
   },
   'overloaded-retry': {
@@ -97,7 +152,12 @@ export const scenarios = {
           stop: 'tool_use',
         },
       ],
-      [{ blocks: [{ type: 'text', text: 'This is a small Node.js project ("sample-app") with its sources in src/.' }], stop: 'end_turn' }],
+      [
+        {
+          blocks: [{ type: 'text', text: 'This is a small Node.js project ("sample-app") with its sources in src/.' }],
+          stop: 'end_turn',
+        },
+      ],
     ],
   },
   'cancel-mid-arguments': {
@@ -107,7 +167,12 @@ export const scenarios = {
         {
           blocks: [
             { type: 'text', text: 'Generating the fixture file.' },
-            { type: 'tool_use', id: 'toolu_01WriteFixtures', name: 'write_file', input: { path: 'test/fixtures.js', content: longFixture() } },
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteFixtures',
+              name: 'write_file',
+              input: { path: 'test/fixtures.js', content: longFixture() },
+            },
           ],
           stop: 'tool_use',
         },
@@ -161,8 +226,18 @@ export const scenarios = {
     // comes back in a later turn; the card must not collide with the old one.
     prompt: 'Read README.md, then package.json.',
     turns: [
-      [{ blocks: [{ type: 'tool_use', id: 'toolu_01Same', name: 'read_file', input: { path: 'README.md' } }], stop: 'tool_use' }],
-      [{ blocks: [{ type: 'tool_use', id: 'toolu_01Same', name: 'read_file', input: { path: 'package.json' } }], stop: 'tool_use' }],
+      [
+        {
+          blocks: [{ type: 'tool_use', id: 'toolu_01Same', name: 'read_file', input: { path: 'README.md' } }],
+          stop: 'tool_use',
+        },
+      ],
+      [
+        {
+          blocks: [{ type: 'tool_use', id: 'toolu_01Same', name: 'read_file', input: { path: 'package.json' } }],
+          stop: 'tool_use',
+        },
+      ],
       [{ blocks: [{ type: 'text', text: 'Both files read.' }], stop: 'end_turn' }],
     ],
   },
@@ -171,7 +246,10 @@ export const scenarios = {
     turns: [
       [
         { http: { status: 529, error: overloaded } },
-        { blocks: [{ type: 'tool_use', id: 'toolu_01ReadReadme', name: 'read_file', input: { path: 'README.md' } }], stop: 'tool_use' },
+        {
+          blocks: [{ type: 'tool_use', id: 'toolu_01ReadReadme', name: 'read_file', input: { path: 'README.md' } }],
+          stop: 'tool_use',
+        },
       ],
       [{ blocks: [{ type: 'text', text: 'README.md says hello.' }], stop: 'end_turn' }],
     ],

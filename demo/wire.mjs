@@ -17,7 +17,7 @@ const PACE = {
 function textPieces(text, rand) {
   const words = text.match(/\S+\s*/g) ?? [text];
   const out = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const n = 1 + Math.floor(rand() * 3);
     out.push(words.slice(i, i + n).join(''));
     i += n;
@@ -28,7 +28,7 @@ function textPieces(text, rand) {
 /** Splits JSON argument text into 10–40 character fragments, as providers do. */
 function argPieces(json, rand) {
   const out = [];
-  for (let i = 0; i < json.length; ) {
+  for (let i = 0; i < json.length;) {
     const n = 10 + Math.floor(rand() * 31);
     out.push(json.slice(i, i + n));
     i += n;
@@ -57,7 +57,10 @@ function walk(attempt, seed, emit) {
     const json = JSON.stringify(block.input);
     // An interrupted block stops after `fraction` of its argument text.
     const interrupted = stopAt && stopAt.block === index;
-    const pieces = argPieces(interrupted ? json.slice(0, Math.max(1, Math.floor(json.length * stopAt.fraction))) : json, rand);
+    const pieces = argPieces(
+      interrupted ? json.slice(0, Math.max(1, Math.floor(json.length * stopAt.fraction))) : json,
+      rand,
+    );
     emit('start', { index, block }, gap, { tool: block.name, id: block.id, argBytes: json.length });
     let sent = 0;
     for (const [i, piece] of pieces.entries()) {
@@ -86,7 +89,8 @@ const outputTokens = (attempt) => Math.ceil(JSON.stringify(attempt.blocks).lengt
 /** @returns {{delayMs: number, text: string, note?: object}[]} */
 export function renderAnthropic(attempt, { model, key }) {
   const frames = [];
-  const sse = (type, data, delayMs, note) => frames.push({ delayMs, text: `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`, note });
+  const sse = (type, data, delayMs, note) =>
+    frames.push({ delayMs, text: `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`, note });
   const msgId = `msg_01${seedOf(key).toString(36)}`;
   sse(
     'message_start',
@@ -123,7 +127,12 @@ export function renderAnthropic(attempt, { model, key }) {
             : { type: 'input_json_delta', partial_json: piece };
       sse('content_block_delta', { index, delta }, delayMs, note);
     } else {
-      if (block.type === 'thinking') sse('content_block_delta', { index, delta: { type: 'signature_delta', signature: `sig${seedOf(block.text).toString(36)}` } }, 3);
+      if (block.type === 'thinking')
+        sse(
+          'content_block_delta',
+          { index, delta: { type: 'signature_delta', signature: `sig${seedOf(block.text).toString(36)}` } },
+          3,
+        );
       sse('content_block_stop', { index }, delayMs, note);
     }
   });
@@ -131,7 +140,11 @@ export function renderAnthropic(attempt, { model, key }) {
     sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
     return frames;
   }
-  sse('message_delta', { delta: { stop_reason: attempt.stop, stop_sequence: null }, usage: { output_tokens: outputTokens(attempt) } }, 20);
+  sse(
+    'message_delta',
+    { delta: { stop_reason: attempt.stop, stop_sequence: null }, usage: { output_tokens: outputTokens(attempt) } },
+    20,
+  );
   sse('message_stop', {}, 2);
   return frames;
 }
@@ -157,17 +170,31 @@ export function renderOpenAI(attempt, { model, key }) {
     const note = rawNote && { ...rawNote, id: openaiCallId(rawNote.id) };
     if (kind === 'stop' && note?.argsComplete) completeNote = note;
     if (block.type === 'text' || block.type === 'thinking') {
-      if (kind === 'delta') chunk(block.type === 'text' ? { content: piece } : { reasoning_content: piece }, delayMs, note);
+      if (kind === 'delta')
+        chunk(block.type === 'text' ? { content: piece } : { reasoning_content: piece }, delayMs, note);
       return;
     }
     if (!toolIndex.has(block.id)) toolIndex.set(block.id, toolIndex.size);
     const index = toolIndex.get(block.id);
-    if (kind === 'start') chunk({ tool_calls: [{ index, id: openaiCallId(block.id), type: 'function', function: { name: block.name, arguments: '' } }] }, delayMs, note);
+    if (kind === 'start')
+      chunk(
+        {
+          tool_calls: [
+            { index, id: openaiCallId(block.id), type: 'function', function: { name: block.name, arguments: '' } },
+          ],
+        },
+        delayMs,
+        note,
+      );
     else if (kind === 'delta') chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, delayMs, note);
   });
   if (interrupted) {
     const err = attempt.interrupt.error;
-    frames.push({ delayMs: 40, text: `data: ${JSON.stringify({ error: { message: err.message, type: err.type, code: 529 } })}\n\n`, note: { error: err.type } });
+    frames.push({
+      delayMs: 40,
+      text: `data: ${JSON.stringify({ error: { message: err.message, type: err.type, code: 529 } })}\n\n`,
+      note: { error: err.type },
+    });
     return frames;
   }
   chunk({}, 20, completeNote, attempt.stop === 'tool_use' ? 'tool_calls' : 'stop');

@@ -32,7 +32,8 @@ function readOptions(options, fn) {
     for (const key of ['maxCallBytes', 'maxBufferedBytes', 'maxRepairDepth']) {
       const v = limits[key];
       if (v === undefined) continue;
-      if (typeof v !== 'number' || !(v >= 1)) throw invalidArgument(`${fn}: options.limits.${key} must be a number >= 1`);
+      if (typeof v !== 'number' || !(v >= 1))
+        throw invalidArgument(`${fn}: options.limits.${key} must be a number >= 1`);
       nativeLimits[key] = v;
     }
   }
@@ -205,7 +206,12 @@ class AnthropicConverter {
     // Lone surrogates cannot cross as UTF-8; such text crosses JSON-encoded.
     const wellFormed = fragments.isWellFormed();
     decodeBatch(
-      native.anthropicAppendInput(this.#slot, this.#argsIndex, wellFormed ? fragments : JSON.stringify(fragments), !wellFormed),
+      native.anthropicAppendInput(
+        this.#slot,
+        this.#argsIndex,
+        wellFormed ? fragments : JSON.stringify(fragments),
+        !wellFormed,
+      ),
     );
   }
 
@@ -418,7 +424,12 @@ async function* convertOpenAIStream(chunks, options) {
     const sanitization = sanitizedByResponse.get(response);
     const candidate = response.candidates?.[0];
     const preparations = getToolCallPreparations(response);
-    if (partCount(candidate) === 0 && !candidate?.finishReason && !response.usageMetadata && preparations.length === 0) {
+    if (
+      partCount(candidate) === 0 &&
+      !candidate?.finishReason &&
+      !response.usageMetadata &&
+      preparations.length === 0
+    ) {
       continue;
     }
     if (

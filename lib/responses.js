@@ -60,7 +60,9 @@ function newResponse() {
  */
 function simpleResponse(h, part) {
   const r = newResponse();
-  const candidates = [{ content: { parts: part === undefined ? [] : [part], role: 'model' }, index: 0, safetyRatings: [] }];
+  const candidates = [
+    { content: { parts: part === undefined ? [] : [part], role: 'model' }, index: 0, safetyRatings: [] },
+  ];
   if (h.f === 1) r.candidates = candidates;
   if ('responseId' in h) r.responseId = h.responseId;
   r.createTime = h.createTime;
@@ -84,7 +86,10 @@ function decodeBatch(text, sanitized) {
   for (const item of items) {
     if (Array.isArray(item)) {
       const kind = item[0];
-      out[n++] = simpleResponse(header, kind === 2 ? undefined : kind === 1 ? { text: item[1], thought: true } : { text: item[1] });
+      out[n++] = simpleResponse(
+        header,
+        kind === 2 ? undefined : kind === 1 ? { text: item[1], thought: true } : { text: item[1] },
+      );
       continue;
     }
     if (item.h) {
@@ -105,4 +110,12 @@ function decodeBatch(text, sanitized) {
   return out;
 }
 
-module.exports = { toResponse, decodeBatch, newResponse, simpleResponse, ToolCallStreamError, invalidArgument, responseClass };
+module.exports = {
+  toResponse,
+  decodeBatch,
+  newResponse,
+  simpleResponse,
+  ToolCallStreamError,
+  invalidArgument,
+  responseClass,
+};
