@@ -79,19 +79,18 @@ function pushRaw(slot, data, carry, fn) {
 }
 
 /**
- * Runs `fn`; a hostile value (throwing getters, proxies, objects without a
- * primitive value) surfaces as INVALID_ARGUMENT instead of a raw TypeError.
+ * A hostile value (throwing getters, proxies, objects without a primitive
+ * value) surfaces as INVALID_ARGUMENT instead of a raw TypeError.
  */
-function guarded(fn, name) {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof ToolCallStreamError) throw err;
-    const wrapped = invalidArgument(`${name}: the value could not be read: ${err?.message ?? String(err)}`);
-    wrapped.cause = err;
-    throw wrapped;
-  }
+function unreadable(err, name) {
+  if (err instanceof ToolCallStreamError) return err;
+  const wrapped = invalidArgument(`${name}: the value could not be read: ${err?.message ?? String(err)}`);
+  wrapped.cause = err;
+  return wrapped;
 }
+
+/** What the internal push returns for "no chunks": never handed out. */
+const NOTHING = Object.freeze([]);
 
 /** A lone high surrogate left at the end of the input. */
 function flushCarry(slot, carry) {
@@ -101,6 +100,8 @@ function flushCarry(slot, carry) {
     decodeBatch(native.converterPushText(slot, text));
   }
 }
+
+const kPushEvent = Symbol('pushEvent');
 
 /** Gathered argument text is handed to native at least every this many characters. */
 const FLUSH_AT = 1 << 20;
@@ -122,6 +123,8 @@ class AnthropicConverter {
   #slot;
   #args = '';
   #argsIndex = '';
+  #argsIndexNumber = NaN;
+  #flushAt = 0;
   /** UTF-8 bytes handed to native per block index since its content_block_start. */
   #argsBytes = new Map();
   #maxCallBytes;
@@ -138,7 +141,17 @@ class AnthropicConverter {
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
   pushEvent(event) {
-    return guarded(() => this.#pushEvent(event), 'AnthropicConverter.pushEvent');
+    const out = this[kPushEvent](event);
+    return out === NOTHING ? [] : out;
+  }
+
+  /** pushEvent without the fresh array for "no chunks" (the generator's path). */
+  [kPushEvent](event) {
+    try {
+      return this.#pushEvent(event);
+    } catch (err) {
+      throw unreadable(err, 'AnthropicConverter.pushEvent');
+    }
   }
 
   #pushEvent(event) {
@@ -149,30 +162,28 @@ class AnthropicConverter {
           const fragment = delta.partial_json;
           const index = event.index ?? 0;
           if (typeof fragment === 'string' && typeof index === 'number') {
-            if (fragment === '') return [];
-            const key = String(index);
-            if (key !== this.#argsIndex) {
+            if (fragment === '') return NOTHING;
+            if (index !== this.#argsIndexNumber) {
               this.#flush();
-              this.#argsIndex = key;
+              this.#argsIndexNumber = index;
+              this.#argsIndex = String(index);
+              this.#setFlushAt();
             }
             this.#args += fragment;
-            // Hand over before the gathered text could cross maxCallBytes
-            // (a UTF-16 unit is at most 3 UTF-8 bytes), so the limit fails
-            // at the event that crosses it, as on the native path.
-            const flushed = this.#argsBytes.get(key) ?? 0;
-            if (this.#args.length >= FLUSH_AT || flushed + 3 * this.#args.length > this.#maxCallBytes) this.#flush();
-            return [];
+            if (this.#args.length > this.#flushAt) this.#flush();
+            return NOTHING;
           }
         } else if (this.#header !== null && (delta.type === 'text_delta' || delta.type === 'thinking_delta')) {
           const thought = delta.type === 'thinking_delta';
           const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
-          if (typeof text === 'string') return text === '' ? [] : [this.#chunk(text, thought)];
+          if (typeof text === 'string') return text === '' ? NOTHING : [this.#chunk(text, thought)];
         }
       }
     }
     this.#flush();
     if (event?.type === 'content_block_start' && typeof (event.index ?? 0) === 'number') {
       this.#argsBytes.delete(String(event.index ?? 0));
+      this.#argsIndexNumber = NaN;
     }
     const out = decodeBatch(native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')));
     this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
@@ -197,12 +208,23 @@ class AnthropicConverter {
     return native.converterFinished(this.#slot);
   }
 
+  /**
+   * Gathered text is handed over before it could cross maxCallBytes (a UTF-16
+   * unit is at most 3 UTF-8 bytes), so the limit fails at the event that
+   * crosses it, as on the native path; and at least every FLUSH_AT units.
+   */
+  #setFlushAt() {
+    const flushed = this.#argsBytes.get(this.#argsIndex) ?? 0;
+    this.#flushAt = Math.min(FLUSH_AT, Math.floor((this.#maxCallBytes - flushed) / 3));
+  }
+
   #flush() {
     if (this.#args === '') return;
     const fragments = this.#args;
     this.#args = '';
     const key = this.#argsIndex;
     this.#argsBytes.set(key, (this.#argsBytes.get(key) ?? 0) + Buffer.byteLength(fragments));
+    this.#setFlushAt();
     // Lone surrogates cannot cross as UTF-8; such text crosses JSON-encoded.
     const wellFormed = fragments.isWellFormed();
     decodeBatch(
@@ -286,7 +308,11 @@ class OpenAIConverter {
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
-    return guarded(() => this.#pushChunk(chunk), 'OpenAIConverter.pushChunk');
+    try {
+      return this.#pushChunk(chunk);
+    } catch (err) {
+      throw unreadable(err, 'OpenAIConverter.pushChunk');
+    }
   }
 
   #pushChunk(chunk) {
@@ -382,7 +408,7 @@ async function* convertAnthropicStream(events, options) {
   const converter = new AnthropicConverter(options);
   for await (const event of events) {
     // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
-    const out = converter.pushEvent(event);
+    const out = converter[kPushEvent](event);
     for (let i = 0; i < out.length; i++) yield out[i];
   }
   const rest = converter.end();
