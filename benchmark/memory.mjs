@@ -73,7 +73,7 @@ async function nativeRows() {
       const baseOutside = outsideHeap();
       let peak = base;
       let peakOutside = baseOutside;
-      const c = new Converter({ model: MODEL });
+      let c = new Converter({ model: MODEL });
       for (const u8 of reads) {
         c.pushBytes(u8);
         peak = Math.max(peak, rss());
@@ -88,6 +88,7 @@ async function nativeRows() {
       try {
         c.end();
       } catch {}
+      c = null; // not left in a suspended frame's registers
     } catch (err) {
       rows.push({ what: `native ${name}`, value: `failed: ${err.code ?? ''} ${err.message}`, target: '—' });
     }
@@ -97,13 +98,17 @@ async function nativeRows() {
   const checkpoints = [];
   await settle();
   const start = rss();
-  for (let i = 1; i <= STREAMS; i++) {
-    const anthropic = i % 2 === 1;
+  // Each stream in its own (sync) function call: a suspended async function
+  // may keep its last loop values in registers, which would pin a converter.
+  const oneStream = (anthropic) => {
     const c = anthropic
       ? new native.AnthropicConverter({ model: MODEL })
       : new native.OpenAIConverter({ model: MODEL });
     for (const u8 of small[anthropic ? 0 : 1].reads) c.pushBytes(u8);
     c.end();
+  };
+  for (let i = 1; i <= STREAMS; i++) {
+    oneStream(i % 2 === 1);
     if (i % (STREAMS / 10) === 0) {
       await settle();
       checkpoints.push(rss());
@@ -116,10 +121,11 @@ async function nativeRows() {
     target: 'flat',
   });
   // Converters dropped mid-stream, never ended: their native state must go with them.
-  for (let i = 0; i < ABANDONED; i++) {
+  const abandon = () => {
     const c = new native.AnthropicConverter({ model: MODEL });
     c.pushBytes(small[0].reads[0].subarray(0, 1000));
-  }
+  };
+  for (let i = 0; i < ABANDONED; i++) abandon();
   const liveAbandoned = native.liveHandles();
   await settle();
   rows.push({
