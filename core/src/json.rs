@@ -49,15 +49,6 @@ impl<'a> JStr<'a> {
         Cow::Owned(out)
     }
 
-    /// Appends the decoded value to `out` without an intermediate allocation.
-    pub fn append_to(&self, out: &mut String) {
-        if self.escaped {
-            decode_into(self.raw, out, false);
-        } else {
-            out.push_str(self.raw);
-        }
-    }
-
     /// Appends the decoded value to `out`, which holds JSON text being
     /// accumulated (tool arguments): a lone UTF-16 surrogate stays a `\uXXXX`
     /// escape, so a pair split across two fragments rejoins when JS parses

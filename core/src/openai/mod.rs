@@ -549,7 +549,7 @@ impl OpenAIStream {
         preparations: &mut Vec<Preparation>,
     ) -> Result<(), Error> {
         let routed = self.parser.add_chunk(index, chunk, id, name);
-        if self.parser.largest_buffer() > self.limits.max_call_bytes {
+        if routed.is_some_and(|slot| self.parser.buffer_len(slot) > self.limits.max_call_bytes) {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(

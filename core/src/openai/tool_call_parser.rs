@@ -144,9 +144,9 @@ impl ToolCallParser {
         self.buffered
     }
 
-    /// The largest single buffer.
-    pub fn largest_buffer(&self) -> usize {
-        self.slots.iter().map(|s| s.buffer.len()).max().unwrap_or(0)
+    /// Bytes of arguments held by one slot.
+    pub fn buffer_len(&self, index: u64) -> usize {
+        self.slot(index).map_or(0, |s| s.buffer.len())
     }
 
     /// `addChunk(index, chunk, id?, name?)` (spec §3.3.2). Returns the slot
