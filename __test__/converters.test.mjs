@@ -303,5 +303,6 @@ test(
     })();
     await settle();
     assert.equal(liveHandles(), before);
+    assert.equal(before, 0, 'nothing else in this file keeps native state alive either');
   },
 );
