@@ -3,11 +3,12 @@
 //! plus SSE framing with the Anthropic SDK's event handling (§2.1).
 
 use crate::error::{Error, ErrorCode};
+use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::repair::safe_json_parse;
-use crate::sse::{SseDecoder, SseEvent};
+use crate::sse::SseEvent;
 
 /// One open content block (spec §2.2 `blocks`).
 struct Block {
@@ -90,10 +91,19 @@ pub struct AnthropicStream {
     message_start_usage_pending: bool,
     finish_reason: Option<String>,
     blocks: Vec<Block>,
-    sse: SseDecoder,
+    feed: Feed,
     limits: Limits,
     buffered_args: usize,
-    finished: bool,
+}
+
+impl SseConsumer for AnthropicStream {
+    fn feed(&mut self) -> &mut Feed {
+        &mut self.feed
+    }
+
+    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.on_sse_event(e, out)
+    }
 }
 
 impl AnthropicStream {
@@ -110,61 +120,32 @@ impl AnthropicStream {
             message_start_usage_pending: false,
             finish_reason: None,
             blocks: Vec::new(),
-            sse: SseDecoder::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes),
             limits: options.limits,
             buffered_args: 0,
-            finished: false,
         }
     }
 
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.feed.is_finished()
     }
 
     /// One SDK event given as JSON text.
     pub fn push_event_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
-        self.check_open()?;
+        self.feed.check_open()?;
         let result = json::parse(text).and_then(|ev| self.event(&ev, out));
-        self.settle(result)
+        self.feed.settle(result)
     }
 
     /// Raw bytes of the SSE response body, split anywhere.
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
-        self.check_open()?;
-        let mut sse = std::mem::take(&mut self.sse);
-        let result = sse.push(bytes, |e| self.sse_event(e, out));
-        self.sse = sse;
-        self.settle(result)
+        self.push_sse(bytes, out)
     }
 
     /// End of input: flushes a final unterminated SSE event. The converter is
     /// finished afterwards.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        self.check_open()?;
-        let mut sse = std::mem::take(&mut self.sse);
-        let result = sse.finish(|e| self.sse_event(e, out));
-        self.sse = sse;
-        self.finished = true;
-        result
-    }
-
-    fn check_open(&self) -> Result<(), Error> {
-        if self.finished {
-            return Err(Error::new(
-                ErrorCode::Finished,
-                "the converter is finished: end() was called or the stream failed",
-            ));
-        }
-        Ok(())
-    }
-
-    fn settle(&mut self, result: Result<(), Error>) -> Result<(), Error> {
-        if let Err(e) = &result {
-            if e.fatal {
-                self.finished = true;
-            }
-        }
-        result
+        self.finish_sse(out)
     }
 
     /// `input_json_delta` fragments for block `index` (JS number text),
@@ -177,7 +158,7 @@ impl AnthropicStream {
         fragments: &str,
         json_encoded: bool,
     ) -> Result<(), Error> {
-        self.check_open()?;
+        self.feed.check_open()?;
         let result = if json_encoded {
             match json::parse(fragments) {
                 Ok(Value::Str(s)) => self.append_to_block(index, |buf| s.append_json_text_to(buf)),
@@ -190,11 +171,11 @@ impl AnthropicStream {
         } else {
             self.append_to_block(index, |buf| buf.push_str(fragments))
         };
-        self.settle(result)
+        self.feed.settle(result)
     }
 
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
-    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+    fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if e.event == Some("ping") {
             return Ok(());
         }
@@ -487,7 +468,7 @@ impl AnthropicStream {
 
     fn add_args(&mut self, added: usize) -> Result<(), Error> {
         self.buffered_args += added;
-        if self.buffered_args + self.sse.buffered() > self.limits.max_buffered_bytes {
+        if self.buffered_args + self.feed.buffered() > self.limits.max_buffered_bytes {
             return Err(limit_error(
                 "buffered stream data",
                 self.limits.max_buffered_bytes,

@@ -6,6 +6,7 @@
 pub mod acp;
 pub mod anthropic;
 pub mod error;
+pub mod feed;
 pub mod gemini;
 pub mod json;
 pub mod limits;

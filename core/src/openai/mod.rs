@@ -10,10 +10,11 @@ pub mod tool_call_parser;
 use std::collections::HashSet;
 
 use crate::error::{Error, ErrorCode};
+use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, Value};
 use crate::limits::Limits;
-use crate::sse::{SseDecoder, SseEvent};
+use crate::sse::SseEvent;
 use tags::*;
 use text_delta::{estimate_token_units, TextDeltaState};
 use tool_call_parser::{ProviderIndex, ToolCallParser};
@@ -47,11 +48,20 @@ pub struct OpenAIStream {
     held_parts: Option<Vec<Part>>,
     /// `protocolTagSanitized`, taken by the next response.
     sanitized: Option<(&'static str, usize)>,
-    sse: SseDecoder,
+    feed: Feed,
     done: bool,
-    finished: bool,
     limits: Limits,
     rng: u64,
+}
+
+impl SseConsumer for OpenAIStream {
+    fn feed(&mut self) -> &mut Feed {
+        &mut self.feed
+    }
+
+    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.on_sse_event(e, out)
+    }
 }
 
 impl OpenAIStream {
@@ -70,34 +80,29 @@ impl OpenAIStream {
             tag_candidate: None,
             held_parts: None,
             sanitized: None,
-            sse: SseDecoder::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes),
             done: false,
-            finished: false,
             limits: options.limits,
             rng: seed | 1,
         }
     }
 
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.feed.is_finished()
     }
 
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
-        self.check_open()?;
+        self.feed.check_open()?;
         let result = json::parse(text).and_then(|chunk| self.convert(&chunk));
-        self.settle(result)
+        self.feed.settle(result)
     }
 
     /// Raw bytes of the SSE body: one response per `data:` event until
     /// `[DONE]`. An in-band `{"error": …}` payload or an `error_finish`
     /// finish reason is a `STREAM_ERROR`, as the SDK and the pipeline throw.
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
-        self.check_open()?;
-        let mut sse = std::mem::take(&mut self.sse);
-        let result = sse.push(bytes, |e| self.sse_event(e, out));
-        self.sse = sse;
-        self.settle(result)
+        self.push_sse(bytes, out)
     }
 
     /// End of input: flushes a final unterminated SSE event, then the
@@ -105,12 +110,7 @@ impl OpenAIStream {
     /// (spec §3.1 step 5): whitespace-only → its held parts are flushed as a
     /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        self.check_open()?;
-        let mut sse = std::mem::take(&mut self.sse);
-        let result = sse.finish(|e| self.sse_event(e, out));
-        self.sse = sse;
-        self.finished = true;
-        result?;
+        self.finish_sse(out)?;
         if let Some(candidate) = self.tag_candidate.take() {
             if candidate.closing.is_some() || has_non_whitespace(&candidate.text) {
                 return Err(Error::protocol_tag_leak());
@@ -134,26 +134,7 @@ impl OpenAIStream {
         Ok(())
     }
 
-    fn check_open(&self) -> Result<(), Error> {
-        if self.finished {
-            return Err(Error::new(
-                ErrorCode::Finished,
-                "the converter is finished: end() was called or the stream failed",
-            ));
-        }
-        Ok(())
-    }
-
-    fn settle<T>(&mut self, result: Result<T, Error>) -> Result<T, Error> {
-        if let Err(e) = &result {
-            if e.fatal {
-                self.finished = true;
-            }
-        }
-        result
-    }
-
-    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+    fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if self.done {
             return Ok(());
         }
@@ -477,7 +458,7 @@ impl OpenAIStream {
     /// carried them would have been (they yield no parts and no
     /// preparations while the stream is quiet).
     pub fn push_fragments_text(&mut self, text: &str) -> Result<(), Error> {
-        self.check_open()?;
+        self.feed.check_open()?;
         let result = json::parse(text).and_then(|list| {
             let Value::Arr(items) = list else {
                 return Err(Error::new(
@@ -499,7 +480,7 @@ impl OpenAIStream {
             }
             Ok(())
         });
-        self.settle(result)
+        self.feed.settle(result)
     }
 
     /// A content-only delta would convert to at most one text part, decided
@@ -518,7 +499,7 @@ impl OpenAIStream {
     /// returns the normalised text (empty = no part), with exactly the state
     /// changes the full conversion makes.
     pub fn push_plain_text(&mut self, content: &str) -> Result<String, Error> {
-        self.check_open()?;
+        self.feed.check_open()?;
         if !self.is_text_ready() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,
@@ -535,7 +516,7 @@ impl OpenAIStream {
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
-        !self.finished
+        !self.feed.is_finished()
             && self.tag_candidate.is_none()
             && self.held_parts.as_ref().is_none_or(Vec::is_empty)
     }
@@ -558,7 +539,7 @@ impl OpenAIStream {
                 ),
             ));
         }
-        if self.parser.buffered() + self.sse.buffered() > self.limits.max_buffered_bytes {
+        if self.parser.buffered() + self.feed.buffered() > self.limits.max_buffered_bytes {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(

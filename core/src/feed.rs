@@ -1,0 +1,79 @@
+//! What both converters share around their state machines: the SSE decoder
+//! for raw byte input and the finished flag (set by `end()` or by a fatal
+//! error, after which every call is `FINISHED`).
+
+use crate::error::{Error, ErrorCode};
+use crate::gemini::Response;
+use crate::sse::{SseDecoder, SseEvent};
+
+pub struct Feed {
+    sse: SseDecoder,
+    finished: bool,
+}
+
+impl Feed {
+    /// `max_line` bounds one buffered SSE line or event.
+    pub fn new(max_line: usize) -> Self {
+        Feed {
+            sse: SseDecoder::new(max_line),
+            finished: false,
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Bytes held by the SSE decoder.
+    pub fn buffered(&self) -> usize {
+        self.sse.buffered()
+    }
+
+    pub fn check_open(&self) -> Result<(), Error> {
+        if self.finished {
+            return Err(Error::new(
+                ErrorCode::Finished,
+                "the converter is finished: end() was called or the stream failed",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Passes `result` through; a fatal error finishes the converter.
+    pub fn settle<T>(&mut self, result: Result<T, Error>) -> Result<T, Error> {
+        if result.as_ref().is_err_and(|e| e.fatal) {
+            self.finished = true;
+        }
+        result
+    }
+}
+
+/// A converter that consumes SSE events; the byte-input plumbing is shared.
+pub trait SseConsumer {
+    fn feed(&mut self) -> &mut Feed;
+
+    /// One dispatched SSE event.
+    fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error>;
+
+    /// Raw bytes of the SSE body, split anywhere.
+    fn push_sse(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
+        self.feed().check_open()?;
+        // The decoder calls back into the converter, so it is taken out of it
+        // for the duration of the call.
+        let mut sse = std::mem::take(&mut self.feed().sse);
+        let result = sse.push(bytes, |e| self.sse_event(e, out));
+        self.feed().sse = sse;
+        self.feed().settle(result)
+    }
+
+    /// End of byte input: a final event without its blank line is still
+    /// dispatched, so nothing that arrived is dropped. Finished afterwards.
+    fn finish_sse(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.feed().check_open()?;
+        let mut sse = std::mem::take(&mut self.feed().sse);
+        let result = sse.finish(|e| self.sse_event(e, out));
+        self.feed().sse = sse;
+        self.feed().finished = true;
+        result
+    }
+}
