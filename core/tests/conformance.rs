@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
+
+mod common;
+use common::{error_line, mask, response_line, Line};
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::Error;
 
 /// The reference corpus, and our own cases (multi-byte UTF-8, truncation)
 /// whose expected outputs the oracle produced the same way.
@@ -49,84 +50,7 @@ fn expected(name: &str, suffix: &str) -> Vec<Value> {
         .collect()
 }
 
-/// One output line in the corpus format.
-#[derive(Debug)]
-enum Line {
-    Response {
-        tag: Value,
-        response: Value,
-        preparations: Value,
-    },
-    Error {
-        tag: Value,
-        code: String,
-    },
-}
-
-fn line(tag: Value, r: &Response) -> Line {
-    let mut item = String::new();
-    r.write_item(&mut item);
-    let item: Value = serde_json::from_str(&item).expect("output is valid JSON");
-    Line::Response {
-        tag,
-        response: item["r"].clone(),
-        preparations: item.get("p").cloned().unwrap_or(Value::Array(vec![])),
-    }
-}
-
-fn error_line(tag: Value, e: &Error) -> Line {
-    Line::Error {
-        tag,
-        code: e.kind.unwrap_or(e.code.as_str()).to_owned(),
-    }
-}
-
-/// Masks clock values and generated ids (`call_<ms>_<7 base36>`), keeping
-/// generated ids distinguishable so consistency is still checked.
-fn mask(v: &Value, ids: &mut HashMap<String, usize>) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let v = match (k.as_str(), v) {
-                        ("createTime", Value::String(s)) if s.len() >= 13 => {
-                            assert!(s.bytes().all(|b| b.is_ascii_digit()), "createTime {s}");
-                            Value::String("<now>".into())
-                        }
-                        _ => mask(v, ids),
-                    };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(|v| mask(v, ids)).collect()),
-        Value::String(s) if is_generated_id(s) => {
-            let n = ids.len();
-            let n = *ids.entry(s.clone()).or_insert(n);
-            Value::String(format!("<generated {n}>"))
-        }
-        // JSON.parse reads `1e3` and `1000` as the same number.
-        Value::Number(n) => serde_json::json!(n.as_f64()),
-        other => other.clone(),
-    }
-}
-
-fn is_generated_id(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix("call_") else {
-        return false;
-    };
-    let Some((ms, suffix)) = rest.split_once('_') else {
-        return false;
-    };
-    !ms.is_empty()
-        && ms.bytes().all(|b| b.is_ascii_digit())
-        && (1..=7).contains(&suffix.len())
-        && suffix
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-}
-
-fn compare(name: &str, how: &str, got: &[Line], want: &[Value], tag_key: &str) {
+fn compare(name: &str, how: &str, got: &[Line<Value>], want: &[Value], tag_key: &str) {
     let (mut got_ids, mut want_ids) = (HashMap::new(), HashMap::new());
     let want: Vec<&Value> = want.iter().filter(|w| !is_transport_error(w)).collect();
     assert_eq!(
@@ -215,13 +139,13 @@ fn openai_sse(chunks: &[Value]) -> Vec<u8> {
     body
 }
 
-fn run_anthropic_events(events: &[Value]) -> Vec<Line> {
+fn run_anthropic_events(events: &[Value]) -> Vec<Line<Value>> {
     let mut s = AnthropicStream::new(AnthropicOptions::default());
     let mut lines = Vec::new();
     for (i, ev) in events_until_throw(events).iter().enumerate() {
         let mut out = Vec::new();
         let r = s.push_event_text(&ev.to_string(), &mut out);
-        lines.extend(out.iter().map(|o| line(i.into(), o)));
+        lines.extend(out.iter().map(|o| response_line(i.into(), o)));
         if let Err(e) = r {
             lines.push(error_line(i.into(), &e));
             break;
@@ -231,7 +155,7 @@ fn run_anthropic_events(events: &[Value]) -> Vec<Line> {
 }
 
 /// Responses and preparations only (tags depend on how bytes were split).
-fn flat(lines: &[Line]) -> Vec<String> {
+fn flat(lines: &[Line<Value>]) -> Vec<String> {
     let mut ids = HashMap::new();
     lines
         .iter()
@@ -250,28 +174,28 @@ fn flat(lines: &[Line]) -> Vec<String> {
         .collect()
 }
 
-fn run_anthropic_bytes(pieces: &[&[u8]]) -> Vec<Line> {
+fn run_anthropic_bytes(pieces: &[&[u8]]) -> Vec<Line<Value>> {
     let mut s = AnthropicStream::new(AnthropicOptions::default());
     let mut lines = Vec::new();
     let mut out = Vec::new();
     for p in pieces {
         if let Err(e) = s.push_bytes(p, &mut out) {
-            lines.extend(out.iter().map(|o| line(Value::Null, o)));
+            lines.extend(out.iter().map(|o| response_line(Value::Null, o)));
             lines.push(error_line(Value::Null, &e));
             return lines;
         }
     }
     s.end(&mut out).unwrap();
-    lines.extend(out.iter().map(|o| line(Value::Null, o)));
+    lines.extend(out.iter().map(|o| response_line(Value::Null, o)));
     lines
 }
 
-fn run_openai_chunks(chunks: &[Value]) -> Vec<Line> {
+fn run_openai_chunks(chunks: &[Value]) -> Vec<Line<Value>> {
     let mut s = OpenAIStream::new(OpenAIOptions::default());
     let mut lines = Vec::new();
     for (i, c) in chunks.iter().enumerate() {
         match s.push_chunk_text(&c.to_string()) {
-            Ok(r) => lines.push(line(i.into(), &r)),
+            Ok(r) => lines.push(response_line(i.into(), &r)),
             Err(e) => {
                 lines.push(error_line(i.into(), &e));
                 break;
@@ -281,19 +205,19 @@ fn run_openai_chunks(chunks: &[Value]) -> Vec<Line> {
     lines
 }
 
-fn run_openai_bytes(pieces: &[&[u8]]) -> Vec<Line> {
+fn run_openai_bytes(pieces: &[&[u8]]) -> Vec<Line<Value>> {
     let mut s = OpenAIStream::new(OpenAIOptions::default());
     let mut lines = Vec::new();
     let mut out = Vec::new();
     for p in pieces {
         if let Err(e) = s.push_bytes(p, &mut out) {
-            lines.extend(out.iter().map(|o| line(Value::Null, o)));
+            lines.extend(out.iter().map(|o| response_line(Value::Null, o)));
             lines.push(error_line(Value::Null, &e));
             return lines;
         }
     }
     s.end(&mut out).unwrap();
-    lines.extend(out.iter().map(|o| line(Value::Null, o)));
+    lines.extend(out.iter().map(|o| response_line(Value::Null, o)));
     lines
 }
 

@@ -17,6 +17,9 @@ use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::{Error, ErrorCode};
 
+mod common;
+use common::{error_line, mask, response_line, Line};
+
 fn quirks_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures/quirks")
 }
@@ -38,39 +41,7 @@ fn expected(name: &str) -> Vec<Value> {
         .collect()
 }
 
-/// One output line: `{tag, response, toolCallPreparations}` or `{tag, error}`.
-#[derive(Debug, Clone, PartialEq)]
-enum Line {
-    Response {
-        tag: usize,
-        response: Value,
-        preparations: Value,
-    },
-    Error {
-        tag: usize,
-        code: String,
-    },
-}
-
-fn response_line(tag: usize, r: &Response) -> Line {
-    let mut item = String::new();
-    r.write_item(&mut item);
-    let item: Value = serde_json::from_str(&item).expect("valid JSON output");
-    Line::Response {
-        tag,
-        response: item["r"].clone(),
-        preparations: item.get("p").cloned().unwrap_or(json!([])),
-    }
-}
-
-fn error_line(tag: usize, e: &Error) -> Line {
-    Line::Error {
-        tag,
-        code: e.kind.unwrap_or(e.code.as_str()).to_owned(),
-    }
-}
-
-fn run_anthropic(events: &[Value]) -> Vec<Line> {
+fn run_anthropic(events: &[Value]) -> Vec<Line<usize>> {
     let mut s = AnthropicStream::new(AnthropicOptions::default());
     let mut lines = Vec::new();
     for (i, ev) in events.iter().enumerate() {
@@ -85,7 +56,7 @@ fn run_anthropic(events: &[Value]) -> Vec<Line> {
     lines
 }
 
-fn run_openai(chunks: &[Value]) -> Vec<Line> {
+fn run_openai(chunks: &[Value]) -> Vec<Line<usize>> {
     let mut s = OpenAIStream::new(OpenAIOptions::default());
     let mut lines = Vec::new();
     for (i, c) in chunks.iter().enumerate() {
@@ -100,44 +71,8 @@ fn run_openai(chunks: &[Value]) -> Vec<Line> {
     lines
 }
 
-/// Masks the clock (`createTime` of 13+ digits) and generated ids
-/// (`call_<ms>_<base36>`, numbered by first appearance).
-fn mask(v: &Value, ids: &mut HashMap<String, usize>) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| match (k.as_str(), v) {
-                    ("createTime", Value::String(s)) if s.len() >= 13 => {
-                        (k.clone(), Value::String("<now>".into()))
-                    }
-                    _ => (k.clone(), mask(v, ids)),
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(|v| mask(v, ids)).collect()),
-        Value::String(s) if is_generated_id(s) => {
-            let n = ids.len();
-            Value::String(format!("<generated {}>", ids.entry(s.clone()).or_insert(n)))
-        }
-        Value::Number(n) => json!(n.as_f64()),
-        other => other.clone(),
-    }
-}
-
-fn is_generated_id(s: &str) -> bool {
-    let Some((ms, suffix)) = s.strip_prefix("call_").and_then(|r| r.split_once('_')) else {
-        return false;
-    };
-    !ms.is_empty()
-        && ms.bytes().all(|b| b.is_ascii_digit())
-        && (1..=7).contains(&suffix.len())
-        && suffix
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-}
-
 /// The reference's lines in our form (masked).
-fn want_lines(name: &str) -> Vec<Line> {
+fn want_lines(name: &str) -> Vec<Line<usize>> {
     let mut ids = HashMap::new();
     expected(name)
         .iter()
@@ -167,7 +102,7 @@ fn want_lines(name: &str) -> Vec<Line> {
         .collect()
 }
 
-fn masked(lines: Vec<Line>) -> Vec<Line> {
+fn masked(lines: Vec<Line<usize>>) -> Vec<Line<usize>> {
     let mut ids = HashMap::new();
     lines
         .into_iter()
@@ -187,7 +122,7 @@ fn masked(lines: Vec<Line>) -> Vec<Line> {
 }
 
 /// Our output equals the reference's, line for line.
-fn golden(name: &str) -> Vec<Line> {
+fn golden(name: &str) -> Vec<Line<usize>> {
     let items = stream(name);
     let got = if name.starts_with("anthropic-") {
         run_anthropic(&items)
@@ -199,7 +134,7 @@ fn golden(name: &str) -> Vec<Line> {
     got
 }
 
-fn responses(lines: &[Line]) -> Vec<&Value> {
+fn responses(lines: &[Line<usize>]) -> Vec<&Value> {
     lines
         .iter()
         .filter_map(|l| match l {
@@ -209,7 +144,7 @@ fn responses(lines: &[Line]) -> Vec<&Value> {
         .collect()
 }
 
-fn preparations(lines: &[Line]) -> Vec<(String, String)> {
+fn preparations(lines: &[Line<usize>]) -> Vec<(String, String)> {
     lines
         .iter()
         .filter_map(|l| match l {
@@ -226,7 +161,7 @@ fn preparations(lines: &[Line]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn function_calls(lines: &[Line]) -> Vec<Value> {
+fn function_calls(lines: &[Line<usize>]) -> Vec<Value> {
     responses(lines)
         .into_iter()
         .flat_map(|r| r["candidates"][0]["content"]["parts"].as_array().cloned())
@@ -235,7 +170,7 @@ fn function_calls(lines: &[Line]) -> Vec<Value> {
         .collect()
 }
 
-fn finish_reasons(lines: &[Line]) -> Vec<String> {
+fn finish_reasons(lines: &[Line<usize>]) -> Vec<String> {
     responses(lines)
         .into_iter()
         .filter_map(|r| {
@@ -246,7 +181,7 @@ fn finish_reasons(lines: &[Line]) -> Vec<String> {
         .collect()
 }
 
-fn last_error(lines: &[Line]) -> Option<&str> {
+fn last_error(lines: &[Line<usize>]) -> Option<&str> {
     match lines.last() {
         Some(Line::Error { code, .. }) => Some(code),
         _ => None,

@@ -1,0 +1,84 @@
+//! Helpers shared by the golden tests (`conformance.rs`, `quirks.rs`): our
+//! output in the oracle's line format, and the masking of the two values the
+//! corpus README says to compare by shape (the clock and generated ids).
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::Error;
+
+/// One output line: a response with its preparations, or an error (by the
+/// reference's `type`, else our code). `T` is the line's tag.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line<T> {
+    Response {
+        tag: T,
+        response: Value,
+        preparations: Value,
+    },
+    Error {
+        tag: T,
+        code: String,
+    },
+}
+
+pub fn response_line<T>(tag: T, r: &Response) -> Line<T> {
+    let mut item = String::new();
+    r.write_item(&mut item);
+    let item: Value = serde_json::from_str(&item).expect("output is valid JSON");
+    Line::Response {
+        tag,
+        response: item["r"].clone(),
+        preparations: item.get("p").cloned().unwrap_or(json!([])),
+    }
+}
+
+pub fn error_line<T>(tag: T, e: &Error) -> Line<T> {
+    Line::Error {
+        tag,
+        code: e.kind.unwrap_or(e.code.as_str()).to_owned(),
+    }
+}
+
+/// Masks the clock (`createTime` of 13+ digits) and generated ids
+/// (`call_<ms>_<base36>`, numbered by first appearance, so consistency is
+/// still checked); numbers compare as JS reads them (`1e3` == `1000`).
+pub fn mask(v: &Value, ids: &mut HashMap<String, usize>) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("createTime", Value::String(s)) if s.len() >= 13 => {
+                            assert!(s.bytes().all(|b| b.is_ascii_digit()), "createTime {s}");
+                            Value::String("<now>".into())
+                        }
+                        _ => mask(v, ids),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| mask(v, ids)).collect()),
+        Value::String(s) if is_generated_id(s) => {
+            let n = ids.len();
+            let n = *ids.entry(s.clone()).or_insert(n);
+            Value::String(format!("<generated {n}>"))
+        }
+        Value::Number(n) => json!(n.as_f64()),
+        other => other.clone(),
+    }
+}
+
+pub fn is_generated_id(s: &str) -> bool {
+    let Some((ms, suffix)) = s.strip_prefix("call_").and_then(|r| r.split_once('_')) else {
+        return false;
+    };
+    !ms.is_empty()
+        && ms.bytes().all(|b| b.is_ascii_digit())
+        && (1..=7).contains(&suffix.len())
+        && suffix
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+}
