@@ -17,19 +17,35 @@ pub struct SseEvent<'a> {
 
 #[derive(Default)]
 pub struct SseDecoder {
+    /// Input not yet framed: normally a partial line waiting for its end;
+    /// after an error, the rest of that push too (an empty push goes on).
     buf: Vec<u8>,
     /// Bytes of `buf` already known to hold no line terminator.
     scanned: usize,
-    /// Absolute stream offset of `buf[0]`.
+    /// Absolute stream offset of `buf[0]` (of the next input byte when
+    /// `buf` is empty).
     base: usize,
-    event: String,
-    has_event: bool,
-    data: String,
-    has_data: bool,
+    fields: Fields,
     /// The previous chunk ended with `\r`: a leading `\n` belongs to it.
     after_cr: bool,
     started: bool,
     max_line: usize,
+}
+
+/// The event being built.
+#[derive(Default)]
+struct Fields {
+    event: String,
+    has_event: bool,
+    data: String,
+    has_data: bool,
+}
+
+/// One line of the stream.
+enum Line<'a> {
+    Blank,
+    Comment,
+    Field(&'a str, &'a str),
 }
 
 impl SseDecoder {
@@ -43,11 +59,15 @@ impl SseDecoder {
 
     /// Bytes buffered but not yet dispatched.
     pub fn buffered(&self) -> usize {
-        self.buf.len() + self.data.len()
+        self.buf.len() + self.fields.data.len()
     }
 
     /// Feeds bytes; calls `on_event` for every complete event, in order. Stops
     /// at the first error from `on_event` or from framing.
+    ///
+    /// Lines are framed where they lie in `bytes`; only a partial line at the
+    /// end is copied (into `buf`), and an event's single `data:` line is
+    /// handed over without being copied.
     pub fn push<F>(&mut self, bytes: &[u8], mut on_event: F) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
@@ -78,35 +98,31 @@ impl SseDecoder {
                 self.base += 3;
             }
         }
-        self.buf.extend_from_slice(bytes);
-        let mut start = 0;
+        // Lines held in `buf`, the first completed by the new bytes.
         loop {
-            let Some(rel) = memchr::memchr2(b'\n', b'\r', &self.buf[self.scanned..]) else {
-                self.scanned = self.buf.len();
+            self.frame_buffered(&mut on_event)?;
+            if self.buf.is_empty() || bytes.is_empty() {
                 break;
-            };
-            let end = self.scanned + rel;
-            let mut next = end + 1;
-            if self.buf[end] == b'\r' {
-                if next < self.buf.len() {
-                    if self.buf[next] == b'\n' {
-                        next += 1;
-                    }
-                } else {
-                    self.after_cr = true;
+            }
+            match memchr::memchr2(b'\n', b'\r', bytes) {
+                None => {
+                    self.buf.extend_from_slice(bytes);
+                    bytes = &[];
+                }
+                Some(end) => {
+                    let crlf = bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n');
+                    let take = end + 1 + usize::from(crlf);
+                    self.buf.extend_from_slice(&bytes[..take]);
+                    bytes = &bytes[take..];
                 }
             }
-            let line_start = start;
-            start = next;
-            self.scanned = next;
-            let result = self.line(line_start, end, &mut on_event);
-            if let Err(e) = result {
-                self.consume(start);
-                return Err(e);
-            }
         }
-        self.consume(start);
-        if self.buf.len() > self.max_line || self.data.len() > self.max_line {
+        if !bytes.is_empty() {
+            // A `\r` that ended `buf` was followed by something else.
+            self.after_cr = false;
+            self.frame_direct(bytes, &mut on_event)?;
+        }
+        if self.buf.len() > self.max_line || self.fields.data.len() > self.max_line {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
@@ -119,18 +135,79 @@ impl SseDecoder {
         Ok(())
     }
 
+    /// Frames the complete lines in `buf`.
+    fn frame_buffered<F>(&mut self, on_event: &mut F) -> Result<(), Error>
+    where
+        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+    {
+        let mut start = 0;
+        loop {
+            let Some(rel) = memchr::memchr2(b'\n', b'\r', &self.buf[self.scanned..]) else {
+                self.scanned = self.buf.len();
+                break;
+            };
+            let end = self.scanned + rel;
+            let (next, cr_at_end) = after_terminator(&self.buf, end);
+            self.after_cr |= cr_at_end;
+            let line_start = start;
+            start = next;
+            self.scanned = next;
+            let result = parse_line(&self.buf[line_start..end], self.base + line_start)
+                .and_then(|line| self.fields.apply(line, None, on_event));
+            if let Err(e) = result {
+                self.consume(start);
+                return Err(e);
+            }
+        }
+        self.consume(start);
+        Ok(())
+    }
+
+    /// Frames `bytes` (with `buf` empty) where they lie; a partial last line
+    /// is kept in `buf`.
+    fn frame_direct<'b, F>(&mut self, bytes: &'b [u8], on_event: &mut F) -> Result<(), Error>
+    where
+        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+    {
+        // The event's only `data:` line so far, not copied yet.
+        let mut single: Option<&'b str> = None;
+        let mut start = 0;
+        let mut result = Ok(());
+        while let Some(rel) = memchr::memchr2(b'\n', b'\r', &bytes[start..]) {
+            let end = start + rel;
+            let (next, cr_at_end) = after_terminator(bytes, end);
+            self.after_cr |= cr_at_end;
+            let line_start = start;
+            start = next;
+            result = parse_line(&bytes[line_start..end], self.base + line_start)
+                .and_then(|line| self.fields.apply(line, Some(&mut single), on_event));
+            if result.is_err() {
+                break;
+            }
+        }
+        if let Some(data) = single {
+            self.fields.data.push_str(data);
+        }
+        self.buf.extend_from_slice(&bytes[start..]);
+        self.base += start;
+        self.scanned = if result.is_ok() { self.buf.len() } else { 0 };
+        result
+    }
+
     /// End of input: a final event without its blank line is still
     /// dispatched, so nothing that arrived is dropped.
     pub fn finish<F>(&mut self, mut on_event: F) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
     {
+        self.frame_buffered(&mut on_event)?;
         if !self.buf.is_empty() {
             let end = self.buf.len();
-            self.line(0, end, &mut on_event)?;
+            let line = parse_line(&self.buf, self.base)?;
+            self.fields.apply(line, None, &mut on_event)?;
             self.consume(end);
         }
-        self.dispatch(&mut on_event)
+        self.fields.dispatch(None, &mut on_event)
     }
 
     fn consume(&mut self, upto: usize) {
@@ -140,59 +217,101 @@ impl SseDecoder {
             self.scanned -= upto.min(self.scanned);
         }
     }
+}
 
-    fn line<F>(&mut self, start: usize, end: usize, on_event: &mut F) -> Result<(), Error>
+/// Where the input after the line ending at `end` (a `\n` or `\r` of `src`)
+/// starts, and whether `src` ended with that `\r` (its `\n` may be next).
+fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
+    let next = end + 1;
+    if src[end] != b'\r' {
+        return (next, false);
+    }
+    match src.get(next) {
+        Some(b'\n') => (next + 1, false),
+        Some(_) => (next, false),
+        None => (next, true),
+    }
+}
+
+/// Splits a line into its field and value; `offset` is the line's absolute
+/// stream offset, for the invalid-UTF-8 error.
+fn parse_line(raw: &[u8], offset: usize) -> Result<Line<'_>, Error> {
+    let line = std::str::from_utf8(raw).map_err(|e| {
+        let at = offset + e.valid_up_to();
+        Error::new(
+            ErrorCode::InvalidUtf8,
+            format!("invalid UTF-8 in the SSE stream at byte {at}"),
+        )
+        .with_offset(at)
+    })?;
+    Ok(match memchr::memchr(b':', raw) {
+        _ if line.is_empty() => Line::Blank,
+        Some(0) => Line::Comment,
+        Some(i) => {
+            let v = &line[i + 1..];
+            Line::Field(&line[..i], v.strip_prefix(' ').unwrap_or(v))
+        }
+        None => Line::Field(line, ""),
+    })
+}
+
+impl Fields {
+    /// Applies one line. With `single`, an event's first `data:` line is
+    /// kept there, borrowed, until a second one needs the joined copy.
+    fn apply<'s, F>(
+        &mut self,
+        line: Line<'s>,
+        single: Option<&mut Option<&'s str>>,
+        on_event: &mut F,
+    ) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
     {
-        let raw = &self.buf[start..end];
-        let line = std::str::from_utf8(raw).map_err(|e| {
-            let at = self.base + start + e.valid_up_to();
-            Error::new(
-                ErrorCode::InvalidUtf8,
-                format!("invalid UTF-8 in the SSE stream at byte {at}"),
-            )
-            .with_offset(at)
-        })?;
-        if line.is_empty() {
-            return self.dispatch(on_event);
-        }
-        if line.starts_with(':') {
-            return Ok(());
-        }
-        let (field, value) = match line.find(':') {
-            Some(i) => {
-                let v = &line[i + 1..];
-                (&line[..i], v.strip_prefix(' ').unwrap_or(v))
-            }
-            None => (line, ""),
-        };
-        match field {
-            "data" => {
-                if self.has_data {
-                    self.data.push('\n');
+        match line {
+            Line::Blank => self.dispatch(single, on_event),
+            Line::Comment => Ok(()),
+            Line::Field("data", value) => {
+                match single {
+                    Some(single) if !self.has_data => *single = Some(value),
+                    single => {
+                        if let Some(first) = single.and_then(Option::take) {
+                            self.data.push_str(first);
+                        }
+                        if self.has_data {
+                            self.data.push('\n');
+                        }
+                        self.data.push_str(value);
+                    }
                 }
-                self.data.push_str(value);
                 self.has_data = true;
+                Ok(())
             }
-            "event" => {
+            Line::Field("event", value) => {
                 self.event.clear();
                 self.event.push_str(value);
                 self.has_event = true;
+                Ok(())
             }
-            _ => {}
+            Line::Field(..) => Ok(()),
         }
-        Ok(())
     }
 
-    fn dispatch<F>(&mut self, on_event: &mut F) -> Result<(), Error>
+    fn dispatch<F>(
+        &mut self,
+        single: Option<&mut Option<&str>>,
+        on_event: &mut F,
+    ) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
     {
         let result = if self.has_data {
+            let data = match single.and_then(Option::take) {
+                Some(data) => data,
+                None => self.data.as_str(),
+            };
             on_event(SseEvent {
                 event: self.has_event.then_some(self.event.as_str()),
-                data: &self.data,
+                data,
             })
         } else {
             Ok(())
