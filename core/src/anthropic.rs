@@ -423,7 +423,12 @@ impl AnthropicStream {
         let buf = &mut self.blocks[pos].input_json;
         let before = buf.len();
         append(buf);
-        let block_len = buf.len();
+        self.check_block_limits(pos, before)
+    }
+
+    /// The limits after block `pos`'s arguments grew from `before` bytes.
+    fn check_block_limits(&mut self, pos: usize, before: usize) -> Result<(), Error> {
+        let block_len = self.blocks[pos].input_json.len();
         self.add_args(block_len - before)?;
         if block_len > self.limits.max_call_bytes {
             return Err(limit_error(
@@ -453,15 +458,24 @@ impl AnthropicStream {
         let Some(body) = rest.strip_prefix(MID) else {
             return Ok(false);
         };
-        let Some((end, escaped)) = json::scan_string(body.as_bytes(), 0) else {
+        let Some(pos) = self.blocks.iter().position(|b| b.key == index) else {
+            // No such block: a valid event is ignored.
+            return Ok(json::scan_string(body.as_bytes(), 0)
+                .is_some_and(|(end, _)| &body[end + 1..] == "}}"));
+        };
+        // Scanned and decoded into the block's arguments in one pass; taken
+        // back when the event turns out to have another shape.
+        let buf = &mut self.blocks[pos].input_json;
+        let before = buf.len();
+        let Some(end) = json::scan_json_text_into(body, 0, buf) else {
             return Ok(false);
         };
         if &body[end + 1..] != "}}" {
+            buf.truncate(before);
             return Ok(false);
         }
-        let fragment = json::JStr::from_scanned(&body[..end], escaped);
-        if !fragment.is_empty() {
-            self.append_to_block(index, |buf| fragment.append_json_text_to(buf))?;
+        if end > 0 {
+            self.check_block_limits(pos, before)?;
         }
         Ok(true)
     }
