@@ -6,6 +6,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::gemini::{write_batch, Response};
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::sse::SseDecoder;
 
 const READ: usize = 16 * 1024;
@@ -26,7 +28,8 @@ fn escape(out: &mut String, s: &str) {
 }
 
 /// The same shape as streams.mjs `anthropicWriteFile`: ~50-char input_json_delta events.
-fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
+/// `{"file_path": …, "content": <TypeScript-like source>}` as JSON text.
+fn write_file_arguments(content_bytes: usize) -> String {
     let mut content = String::new();
     let mut i = 0;
     while content.len() < content_bytes {
@@ -43,6 +46,11 @@ fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
     let mut args = String::from("{\"file_path\":\"/work/src/generated/handlers.ts\",\"content\":");
     escape(&mut args, &content);
     args.push('}');
+    args
+}
+
+fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
+    let args = write_file_arguments(content_bytes);
 
     let mut body = String::new();
     let mut event = |ty: &str, data: &str| {
@@ -68,6 +76,57 @@ fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
     event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":26000}}"#);
     event("message_stop", r#"{"type":"message_stop"}"#);
     (body.into_bytes(), events + 3)
+}
+
+/// The same shape as streams.mjs `openaiWriteFile`: ~50-char argument fragments.
+fn openai_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
+    let args = write_file_arguments(content_bytes);
+    const HEAD: &str = r#"{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[{"index":0,"delta":"#;
+    let mut body = String::new();
+    let mut chunk = |delta: &str, finish: &str| {
+        body.push_str("data: ");
+        body.push_str(HEAD);
+        body.push_str(delta);
+        body.push_str(",\"logprobs\":null,\"finish_reason\":");
+        body.push_str(finish);
+        body.push_str("}]}\n\n");
+    };
+    chunk(r#"{"role":"assistant","content":null}"#, "null");
+    chunk(r#"{"tool_calls":[{"index":0,"id":"call_q8NvWbJ0pT0Xk2","type":"function","function":{"name":"write_file","arguments":""}}]}"#, "null");
+    let chars: Vec<char> = args.chars().collect();
+    let mut events = 2;
+    for piece in chars.chunks(50) {
+        let piece: String = piece.iter().collect();
+        let mut delta = String::from(r#"{"tool_calls":[{"index":0,"function":{"arguments":"#);
+        escape(&mut delta, &piece);
+        delta.push_str("}}]}");
+        chunk(&delta, "null");
+        events += 1;
+    }
+    chunk("{}", "\"tool_calls\"");
+    body.push_str(r#"data: {"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[],"usage":{"prompt_tokens":1843,"completion_tokens":26000,"total_tokens":27843,"prompt_tokens_details":{"cached_tokens":1024}}}"#);
+    body.push_str("\n\ndata: [DONE]\n\n");
+    (body.into_bytes(), events + 2)
+}
+
+/// OpenAI bytes → responses, and (with `write`) each read's batch as JSON text.
+fn convert_openai(body: &[u8], write: bool) -> usize {
+    let mut stream = OpenAIStream::new(OpenAIOptions::default());
+    let mut out: Vec<Response> = Vec::new();
+    let mut text = String::new();
+    let mut n = 0;
+    for read in body.chunks(READ) {
+        stream.push_bytes(read, &mut out).expect("valid stream");
+        if write {
+            text.clear();
+            write_batch(&out, None, &mut text);
+            n += text.len();
+        }
+        n += out.len();
+        out.clear();
+    }
+    stream.end(&mut out).expect("valid stream");
+    n + out.len()
 }
 
 fn convert(body: &[u8], write: bool) -> usize {
@@ -111,16 +170,29 @@ fn main() {
     if args.first().map(String::as_str) == Some("profile") {
         let kb: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
         let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20);
-        let (body, _) = anthropic_write_file(kb * 1024);
-        for _ in 0..n {
-            black_box(convert(&body, true));
+        if args.get(3).map(String::as_str) == Some("openai") {
+            let (body, _) = openai_write_file(kb * 1024);
+            for _ in 0..n {
+                black_box(convert_openai(&body, true));
+            }
+        } else {
+            let (body, _) = anthropic_write_file(kb * 1024);
+            for _ in 0..n {
+                black_box(convert(&body, true));
+            }
         }
         return;
     }
-    println!("| Anthropic write_file | SSE / events | memchr scan ms | SSE framing ms | convert ms | convert + JSON text ms |");
+    println!("| write_file | SSE / events | memchr scan ms | SSE framing ms | convert ms | convert + JSON text ms |");
     println!("|---|---|---:|---:|---:|---:|");
-    for (label, kb, iterations) in [("100 KB", 100, 400), ("1 MB", 1024, 40)] {
-        let (body, events) = anthropic_write_file(kb * 1024);
+    let streams: [(&str, usize, usize, fn(usize) -> (Vec<u8>, usize), fn(&[u8], bool) -> usize); 4] = [
+        ("Anthropic 100 KB", 100, 400, anthropic_write_file, convert),
+        ("Anthropic 1 MB", 1024, 40, anthropic_write_file, convert),
+        ("OpenAI 100 KB", 100, 200, openai_write_file, convert_openai),
+        ("OpenAI 1 MB", 1024, 20, openai_write_file, convert_openai),
+    ];
+    for (label, kb, iterations, make, convert) in streams {
+        let (body, events) = make(kb * 1024);
         let scan = median_ms(iterations, || body.chunks(READ).map(|r| memchr::memchr(0, r).unwrap_or(0)).sum());
         let framing = median_ms(iterations, || {
             let mut sse = SseDecoder::new(usize::MAX);

@@ -4,9 +4,11 @@
 //! handling of `[DONE]` and in-band errors.
 
 pub mod tags;
+mod template;
 pub mod text_delta;
 pub mod tool_call_parser;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::error::{Error, ErrorCode};
@@ -16,6 +18,7 @@ use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::sse::SseEvent;
 use tags::*;
+use template::{Fields, Hole, Templates};
 use text_delta::{estimate_token_units, TextDeltaState};
 use tool_call_parser::{ProviderIndex, ToolCallParser};
 
@@ -52,6 +55,11 @@ pub struct OpenAIStream {
     done: bool,
     limits: Limits,
     rng: u64,
+    /// Argument-only chunks seen, for the fast path (`template.rs`).
+    templates: Templates,
+    /// Reused for the argument text of a fast-path chunk.
+    scratch: String,
+    fast_chunks: u64,
 }
 
 impl SseConsumer for OpenAIStream {
@@ -84,6 +92,9 @@ impl OpenAIStream {
             done: false,
             limits: options.limits,
             rng: seed | 1,
+            templates: Templates::default(),
+            scratch: String::new(),
+            fast_chunks: 0,
         }
     }
 
@@ -91,10 +102,16 @@ impl OpenAIStream {
         self.feed.is_finished()
     }
 
+    /// Chunks converted by the argument-only fast path so far (a statistic
+    /// for tests and benchmarks).
+    pub fn fast_chunks(&self) -> u64 {
+        self.fast_chunks
+    }
+
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
         self.feed.check_open()?;
-        let result = json::parse(text).and_then(|chunk| self.convert(&chunk));
+        let result = self.convert_text(text, false);
         self.feed.settle(result)
     }
 
@@ -142,36 +159,146 @@ impl OpenAIStream {
             self.done = true;
             return Ok(());
         }
-        let chunk = json::parse(e.data)?;
-        if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
-            return Err(stream_error(err));
-        }
-        let choice = chunk.at("choices").as_first();
-        if choice
-            .at("finish_reason")
-            .as_jstr()
-            .is_some_and(|f| f.raw() == "error_finish")
-        {
-            let content = choice
-                .at("delta")
-                .at("content")
-                .as_str()
-                .unwrap_or_default();
-            let message = json::js_trim(&content);
-            let mut err = Error::new(
-                ErrorCode::StreamError,
-                if message.is_empty() {
-                    "Unknown stream error"
-                } else {
-                    message
-                },
-            );
-            err.name = "StreamContentError";
-            return Err(err);
-        }
-        let response = self.convert(&chunk)?;
+        let response = self.convert_text(e.data, true)?;
         out.push(response);
         Ok(())
+    }
+
+    /// One chunk's JSON text → its response: the fast path when the chunk
+    /// fits a template and the state allows it, else the long way (which
+    /// keeps the chunk as a template when it qualifies). `sse`: the in-band
+    /// error checks of the SDK and the pipeline apply.
+    fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
+        if self.is_quiet() {
+            if let Some(response) = self.fast_argument_chunk(text)? {
+                return Ok(response);
+            }
+        }
+        let chunk = json::parse(text)?;
+        if sse {
+            if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
+                return Err(stream_error(err));
+            }
+            let choice = chunk.at("choices").as_first();
+            if choice
+                .at("finish_reason")
+                .as_jstr()
+                .is_some_and(|f| f.raw() == "error_finish")
+            {
+                let content = choice
+                    .at("delta")
+                    .at("content")
+                    .as_str()
+                    .unwrap_or_default();
+                let message = json::js_trim(&content);
+                let mut err = Error::new(
+                    ErrorCode::StreamError,
+                    if message.is_empty() {
+                        "Unknown stream error"
+                    } else {
+                        message
+                    },
+                );
+                err.name = "StreamContentError";
+                return Err(err);
+            }
+        }
+        let response = self.convert(&chunk)?;
+        self.keep_template(text, &chunk, &response);
+        Ok(response)
+    }
+
+    /// A chunk that fits a template, while no part is held and no tag
+    /// candidate is pending: of `convertOpenAIChunkToGemini`'s steps only
+    /// the tool-call delta can act (no content, no reasoning, no finish, no
+    /// usage; the thinking-tag guard sees no visible text; holding moves no
+    /// part, as there is none), so that is all this does.
+    fn fast_argument_chunk(&mut self, text: &str) -> Result<Option<Response>, Error> {
+        let templates = std::mem::take(&mut self.templates);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        let result = match templates.find(text, &mut scratch) {
+            None => Ok(None),
+            Some(template) => {
+                let f = &template.fields;
+                let mut preparations = Vec::new();
+                let fed = self.feed(
+                    f.index,
+                    &scratch,
+                    f.id.as_deref(),
+                    f.name.as_deref(),
+                    &mut preparations,
+                );
+                fed.map(|()| {
+                    self.fast_chunks += 1;
+                    Some(Response {
+                        flavor: Flavor::OpenAI,
+                        response_id: f.response_id.clone(),
+                        create_time: f.create_time.clone().unwrap_or_else(now_ms_string),
+                        model_version: f.model_version.clone(),
+                        candidate: Some(Candidate {
+                            parts: Vec::new(),
+                            finish_reason: None,
+                        }),
+                        usage: None,
+                        preparations,
+                        sanitized: self.sanitized.take(),
+                    })
+                })
+            }
+        };
+        self.templates = templates;
+        self.scratch = scratch;
+        result
+    }
+
+    /// Keeps a converted chunk as a template when the fast path can
+    /// reproduce its conversion: one tool call with a string `arguments`,
+    /// and nothing that yields a part, a finish, usage or an error.
+    fn keep_template(&mut self, text: &str, chunk: &Value<'_>, response: &Response) {
+        if chunk.at("usage").truthy() || chunk.at("error").truthy() {
+            return;
+        }
+        let Some(choice) = chunk.get("choices").and_then(first) else {
+            return;
+        };
+        let delta = choice.at("delta");
+        let reasoning = match delta.get("reasoning_content").filter(|v| !v.is_null()) {
+            Some(v) => v,
+            None => delta.at("reasoning"),
+        };
+        // An empty `content` normalises to nothing and moves no state.
+        if choice.at("finish_reason").truthy()
+            || delta.at("content").as_jstr().is_some_and(|c| !c.is_empty())
+            || (reasoning.truthy() && reasoning.as_jstr().is_some())
+        {
+            return;
+        }
+        let Some(Value::Arr(calls)) = delta.get("tool_calls") else {
+            return;
+        };
+        let [call] = calls.as_slice() else {
+            return;
+        };
+        let function = call.at("function");
+        let Some(hole) = function
+            .at("arguments")
+            .as_jstr()
+            .and_then(|arguments| Hole::of(text, arguments))
+        else {
+            return;
+        };
+        self.templates.keep(text, hole, || Fields {
+            index: provider_index(call.get("index")),
+            id: id_text(call.at("id")),
+            name: function.at("name").as_str().map(Cow::into_owned),
+            response_id: response.response_id.clone(),
+            model_version: response.model_version.clone(),
+            create_time: chunk
+                .at("created")
+                .truthy()
+                .then(|| response.create_time.clone()),
+        });
     }
 
     /// `convertOpenAIChunkToGemini(chunk, ctx)` (spec §3.2).

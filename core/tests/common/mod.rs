@@ -2,6 +2,9 @@
 //! output in the oracle's line format, and the masking of the two values the
 //! corpus README says to compare by shape (the clock and generated ids).
 
+// Each test crate uses part of this module.
+#![allow(dead_code)]
+
 use std::collections::HashMap;
 
 use serde_json::{json, Value};

@@ -1,0 +1,121 @@
+//! The fast path for argument-only chunks, the bulk of a streamed tool call.
+//!
+//! A provider serialises every argument-only chunk of a call the same way:
+//! the same id, `created`, model and fingerprint, the same keys in the same
+//! order, and only the `arguments` string differs. After converting such a
+//! chunk the long way, its text is kept as a template: the bytes before the
+//! `arguments` string and the bytes after it. A later chunk that is exactly
+//! `before`, valid JSON string content, `after` parses to the same tree with
+//! only that string changed (the scanner stops at the first unescaped quote,
+//! so the string cannot swallow or shift any structure), so it converts the
+//! same way with only its argument text fed to the parser: no tree is built.
+//!
+//! Which chunks qualify and what the converter's state must be for the fast
+//! path to give exactly the long way's response is decided in `mod.rs`.
+
+use crate::json::{self, JStr};
+
+use super::tool_call_parser::ProviderIndex;
+
+/// Templates kept per stream: one per call interleaved by the provider is
+/// enough; beyond that the oldest is replaced.
+const MAX_TEMPLATES: usize = 8;
+
+/// An argument-only chunk's text around its `arguments` string, and what the
+/// long way read from the rest of it.
+#[derive(Debug)]
+pub struct Template {
+    /// Up to and including the string's opening quote.
+    before: Box<str>,
+    /// From the string's closing quote to the end.
+    after: Box<str>,
+    pub fields: Fields,
+}
+
+/// What the long way read from a template's chunk besides the arguments.
+#[derive(Debug)]
+pub struct Fields {
+    pub index: ProviderIndex,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    /// Header fields of the response, as JSON text (`None` = absent).
+    pub response_id: Option<String>,
+    pub model_version: Option<String>,
+    /// `String(created)`; `None` when `created` is falsy (the response then
+    /// takes `Date.now()` each time, as the long way does).
+    pub create_time: Option<String>,
+}
+
+/// The `arguments` value's position in a chunk's text, in bytes.
+pub struct Hole {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Hole {
+    /// Where `value` (the raw content of a string borrowed from `text`) sits
+    /// in `text`; `None` when it is not a slice of `text`.
+    pub fn of(text: &str, value: JStr<'_>) -> Option<Hole> {
+        let raw = value.raw();
+        let start = (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        let end = start + raw.len();
+        // A string's content sits between two quotes.
+        (end < text.len()
+            && start > 0
+            && text.as_bytes()[start - 1] == b'"'
+            && text.as_bytes()[end] == b'"')
+            .then_some(Hole { start, end })
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Templates {
+    list: Vec<Template>,
+    /// The slot the next template replaces once the list is full.
+    next: usize,
+}
+
+impl Templates {
+    /// The template `text` fits; the value of the string in its hole is
+    /// appended to `arguments` (JSON text, lone surrogates kept as escapes).
+    pub fn find(&self, text: &str, arguments: &mut String) -> Option<&Template> {
+        self.list.iter().find(|t| {
+            if text.len() < t.before.len() + t.after.len() || !text.starts_with(&*t.before) {
+                return false;
+            }
+            let mark = arguments.len();
+            match json::scan_json_text_into(text, t.before.len(), arguments) {
+                Some(end) if text[end..] == *t.after => true,
+                Some(_) => {
+                    arguments.truncate(mark);
+                    false
+                }
+                None => false,
+            }
+        })
+    }
+
+    /// Keeps `text` (with its `arguments` string at `hole`) as a template,
+    /// unless the same template is already kept.
+    pub fn keep(&mut self, text: &str, hole: Hole, fields: impl FnOnce() -> Fields) {
+        let (before, after) = (&text[..hole.start], &text[hole.end..]);
+        if self
+            .list
+            .iter()
+            .any(|t| *t.before == *before && *t.after == *after)
+        {
+            return;
+        }
+        let template = Template {
+            before: before.into(),
+            after: after.into(),
+            fields: fields(),
+        };
+        if self.list.len() < MAX_TEMPLATES {
+            self.list.push(template);
+        } else {
+            self.list[self.next] = template;
+            self.next = (self.next + 1) % MAX_TEMPLATES;
+        }
+    }
+}

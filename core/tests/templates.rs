@@ -1,0 +1,443 @@
+//! The OpenAI argument-only fast path (`openai/template.rs`) against the
+//! long way. Giving every chunk its own amount of trailing whitespace keeps
+//! its text from ever fitting an earlier chunk's template (the bytes after
+//! the `arguments` string differ) without changing what it parses to, so
+//! the same stream converts once with the fast path and once without it;
+//! responses, preparations and errors must be identical. Over every
+//! OpenAI fixture stream and over generated streams built to hit the fast
+//! path in every converter state (held parts, nameless calls, thinking-tag
+//! candidates, limits, lone surrogates split across chunks, …).
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use common::mask;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::limits::Limits;
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+
+/// What a run gave, masked; and how many chunks took the fast path.
+#[derive(Debug, Default)]
+struct Run {
+    lines: Vec<Value>,
+    fast: u64,
+}
+
+fn record(lines: &mut Vec<Value>, ids: &mut HashMap<String, usize>, r: &Response) {
+    let mut text = String::new();
+    r.write_item(&mut text);
+    let v: Value = serde_json::from_str(&text).expect("valid JSON");
+    lines.push(mask(&v, ids));
+}
+
+/// The chunks' texts, each with `pad(i)` trailing spaces, through
+/// `push_chunk_text` (`bytes` false) or as one SSE body through `push_bytes`.
+fn run(chunks: &[String], limits: Limits, bytes: bool, pad: impl Fn(usize) -> usize) -> Run {
+    let mut s = OpenAIStream::new(OpenAIOptions { limits });
+    let mut ids = HashMap::new();
+    let mut lines = Vec::new();
+    let mut out = Vec::new();
+    let padded = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{c}{}", " ".repeat(pad(i))));
+    if bytes {
+        let mut body = String::new();
+        for c in padded {
+            body.push_str("data: ");
+            body.push_str(&c);
+            body.push_str("\n\n");
+        }
+        body.push_str("data: [DONE]\n\n");
+        // A non-fatal error leaves the rest buffered: an empty push goes on.
+        let mut input = body.as_bytes();
+        loop {
+            let r = s.push_bytes(input, &mut out);
+            for r in out.drain(..) {
+                record(&mut lines, &mut ids, &r);
+            }
+            match r {
+                Ok(()) => break,
+                Err(e) => {
+                    lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
+                    if e.fatal {
+                        return Run {
+                            lines,
+                            fast: s.fast_chunks(),
+                        };
+                    }
+                    input = &[];
+                }
+            }
+        }
+    } else {
+        for c in padded {
+            match s.push_chunk_text(&c) {
+                Ok(r) => record(&mut lines, &mut ids, &r),
+                Err(e) => {
+                    lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
+                    if e.fatal {
+                        return Run {
+                            lines,
+                            fast: s.fast_chunks(),
+                        };
+                    }
+                }
+            }
+        }
+    }
+    let r = s.end(&mut out);
+    for r in out.drain(..) {
+        record(&mut lines, &mut ids, &r);
+    }
+    if let Err(e) = r {
+        lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
+    }
+    Run {
+        lines,
+        fast: s.fast_chunks(),
+    }
+}
+
+/// Fast path on (no padding) and off (unique padding): same outcome, both
+/// input paths. Returns how many chunks took the fast path.
+fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
+    let mut fast = 0;
+    for bytes in [false, true] {
+        let with = run(chunks, limits, bytes, |_| 0);
+        let without = run(chunks, limits, bytes, |i| i + 1);
+        prop_assert_eq!(without.fast, 0, "unique padding never fits a template");
+        prop_assert_eq!(&with.lines, &without.lines, "bytes: {}", bytes);
+        fast = fast.max(with.fast);
+    }
+    Ok(fast)
+}
+
+fn openai_fixture_streams() -> Vec<(String, Vec<String>)> {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
+    let mut out = Vec::new();
+    for dir in ["conformance", "extra", "quirks"] {
+        let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir).join("streams"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for path in files {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if !name.starts_with("openai-") {
+                continue;
+            }
+            let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            let chunks = items
+                .as_array()
+                .unwrap()
+                .iter()
+                .take_while(|e| e.get("__throw__").is_none())
+                .map(Value::to_string)
+                .collect();
+            out.push((name, chunks));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_openai_fixture_stream_converts_the_same_with_and_without_the_fast_path() {
+    let streams = openai_fixture_streams();
+    assert!(streams.len() > 30, "the fixture corpus is there");
+    let mut fast = 0;
+    for (name, chunks) in &streams {
+        fast += check(chunks, Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    // The corpus streams are short: few of their chunks repeat a template.
+    assert!(fast >= 5, "the corpus takes the fast path ({fast} chunks)");
+}
+
+// ---------- generated streams ----------
+
+/// A piece of argument or message text: ASCII, multi-byte UTF-8, JSON
+/// syntax, escapes, thinking tags, and the two halves of a surrogate pair
+/// as separate escapes (`@HI@` / `@LO@`, put into the JSON text raw).
+fn piece() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => Just("a"),
+            1 => Just("é"),
+            1 => Just("😀"),
+            2 => Just("\""),
+            1 => Just("\\"),
+            2 => Just("\n"),
+            1 => Just(" "),
+            2 => Just("{"),
+            2 => Just("}"),
+            1 => Just("\"k\":"),
+            1 => Just("<think>"),
+            1 => Just("</think>"),
+            1 => Just("@HI@"),
+            1 => Just("@LO@"),
+        ],
+        0..10,
+    )
+    .prop_map(|v| v.concat())
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Content(String),
+    Reasoning(String),
+    /// A call's opening delta: id and name (either may be missing).
+    Open {
+        index: u8,
+        id: Option<&'static str>,
+        name: Option<&'static str>,
+    },
+    /// A run of tool-call deltas for one index: argument-only (the fast
+    /// path's case), or with the call's id and name on every delta (some
+    /// providers), or with text beside them (never a template).
+    Arguments {
+        index: Option<u8>,
+        id: Option<&'static str>,
+        name: Option<&'static str>,
+        content: Option<String>,
+        reasoning: Option<String>,
+        pieces: Vec<String>,
+    },
+    Finish(&'static str),
+    Usage,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        2 => piece().prop_map(Step::Content),
+        2 => piece().prop_map(Step::Reasoning),
+        3 => (
+            0..3u8,
+            prop::option::weighted(0.85, prop_oneof![Just("call_a"), Just("call_b"), Just("")]),
+            prop::option::weighted(0.85, prop_oneof![Just("write_file"), Just("shell"), Just("")]),
+        )
+            .prop_map(|(index, id, name)| Step::Open { index, id, name }),
+        8 => (
+            prop::option::weighted(0.9, 0..3u8),
+            prop::option::weighted(0.2, prop_oneof![Just("call_a"), Just("call_b")]),
+            prop::option::weighted(0.2, prop_oneof![Just("write_file"), Just("shell")]),
+            prop::option::weighted(0.15, piece()),
+            prop::option::weighted(0.15, piece()),
+            prop::collection::vec(piece(), 1..8),
+        )
+            .prop_map(|(index, id, name, content, reasoning, pieces)| Step::Arguments {
+                index,
+                id,
+                name,
+                content,
+                reasoning,
+                pieces,
+            }),
+        1 => prop_oneof![Just("tool_calls"), Just("stop"), Just("length")].prop_map(Step::Finish),
+        1 => Just(Step::Usage),
+    ]
+}
+
+/// How the provider writes its chunks (constant within a stream, as the
+/// fast path expects, except `created` may be missing or zero).
+#[derive(Clone, Debug)]
+struct Style {
+    created: Option<i64>,
+    /// On every chunk: absent, `null`, or a usage object (some providers).
+    usage: Option<Value>,
+    /// On every argument delta: absent, `null` or `""` (DashScope).
+    content: Option<Value>,
+    call_type: bool,
+    empty_id: bool,
+}
+
+fn style() -> impl Strategy<Value = Style> {
+    (
+        prop_oneof![Just(Some(1_741_570_283)), Just(Some(0)), Just(None)],
+        prop_oneof![
+            2 => Just(None),
+            2 => Just(Some(Value::Null)),
+            1 => Just(Some(json!({"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}))),
+        ],
+        prop_oneof![Just(None), Just(Some(Value::Null)), Just(Some(json!("")))],
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(created, usage, content, call_type, empty_id)| Style {
+            created,
+            usage,
+            content,
+            call_type,
+            empty_id,
+        })
+}
+
+fn chunk_text(style: &Style, delta: Value, finish: Option<&str>) -> String {
+    let mut chunk = json!({"id": "chatcmpl-t", "object": "chat.completion.chunk"});
+    if let Some(c) = style.created {
+        chunk["created"] = json!(c);
+    }
+    chunk["model"] = json!("m");
+    chunk["choices"] =
+        json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]);
+    if let Some(usage) = &style.usage {
+        chunk["usage"] = usage.clone();
+    }
+    chunk
+        .to_string()
+        .replace("@HI@", "\\ud83d")
+        .replace("@LO@", "\\ude00")
+}
+
+fn stream() -> impl Strategy<Value = Vec<String>> {
+    (style(), prop::collection::vec(step(), 0..12)).prop_map(|(style, steps)| {
+        let mut chunks = Vec::new();
+        for step in steps {
+            match step {
+                Step::Content(t) => chunks.push(chunk_text(&style, json!({ "content": t }), None)),
+                Step::Reasoning(t) => {
+                    chunks.push(chunk_text(&style, json!({ "reasoning_content": t }), None))
+                }
+                Step::Open { index, id, name } => {
+                    let mut call = json!({"index": index});
+                    if let Some(id) = id {
+                        call["id"] = json!(id);
+                    }
+                    if style.call_type {
+                        call["type"] = json!("function");
+                    }
+                    call["function"] = json!({"arguments": ""});
+                    if let Some(n) = name {
+                        call["function"]["name"] = json!(n);
+                    }
+                    chunks.push(chunk_text(&style, json!({ "tool_calls": [call] }), None));
+                }
+                Step::Arguments {
+                    index,
+                    id,
+                    name,
+                    content,
+                    reasoning,
+                    pieces,
+                } => {
+                    for p in pieces {
+                        let mut call = json!({});
+                        if let Some(i) = index {
+                            call["index"] = json!(i);
+                        }
+                        match id {
+                            Some(id) => call["id"] = json!(id),
+                            None if style.empty_id => call["id"] = json!(""),
+                            None => {}
+                        }
+                        call["function"] = json!({ "arguments": p });
+                        if let Some(n) = name {
+                            call["function"]["name"] = json!(n);
+                        }
+                        let mut delta = json!({});
+                        match &content {
+                            Some(c) => delta["content"] = json!(c),
+                            None => {
+                                if let Some(c) = &style.content {
+                                    delta["content"] = c.clone();
+                                }
+                            }
+                        }
+                        if let Some(r) = &reasoning {
+                            delta["reasoning_content"] = json!(r);
+                        }
+                        delta["tool_calls"] = json!([call]);
+                        chunks.push(chunk_text(&style, delta, None));
+                    }
+                }
+                Step::Finish(f) => chunks.push(chunk_text(&style, json!({}), Some(f))),
+                Step::Usage => chunks.push(
+                    json!({"id": "chatcmpl-t", "choices": [], "usage":
+                        {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}})
+                    .to_string(),
+                ),
+            }
+        }
+        chunks
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_streams_convert_the_same_with_and_without_the_fast_path(chunks in stream()) {
+        check(&chunks, Limits::default())?;
+    }
+
+    /// Limits fail at the same chunk on both paths.
+    #[test]
+    fn limits_fail_at_the_same_chunk_with_and_without_the_fast_path(
+        chunks in stream(),
+        max_call_bytes in 1..120usize,
+        max_buffered_bytes in 200..2000usize,
+    ) {
+        let limits = Limits { max_call_bytes, max_buffered_bytes, ..Limits::default() };
+        check(&chunks, limits)?;
+    }
+}
+
+/// The generated streams do reach the fast path, in quiet and held states.
+#[test]
+fn generated_streams_take_the_fast_path() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = stream();
+    let (mut streams, mut fast) = (0, 0);
+    for _ in 0..200 {
+        let chunks = strategy.new_tree(&mut runner).unwrap().current();
+        let n = check(&chunks, Limits::default()).unwrap();
+        streams += usize::from(n > 0);
+        fast += n;
+    }
+    assert!(
+        streams > 50 && fast > 300,
+        "{streams} streams, {fast} chunks"
+    );
+}
+
+/// A provider's real serialisation: every argument chunk after the first of
+/// its kind is converted without building a tree.
+#[test]
+fn an_openai_write_file_stream_takes_the_fast_path_after_its_first_argument_chunk() {
+    let head = r#"{"id":"chatcmpl-B9","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o","system_fingerprint":"fp_1","choices":[{"index":0,"delta":"#;
+    let chunk = |delta: &str, finish: &str| {
+        format!(r#"{head}{delta},"logprobs":null,"finish_reason":{finish}}}]}}"#)
+    };
+    let mut chunks = vec![
+        chunk(r#"{"role":"assistant","content":null}"#, "null"),
+        chunk(
+            r#"{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"write_file","arguments":""}}]}"#,
+            "null",
+        ),
+    ];
+    let args = r#"{"file_path":"a.ts","content":"line \"one\"\nline 2 😀"}"#;
+    let pieces: Vec<String> = args
+        .chars()
+        .collect::<Vec<_>>()
+        .chunks(5)
+        .map(|c| c.iter().collect())
+        .collect();
+    for p in &pieces {
+        let delta = json!({"tool_calls": [{"index": 0, "function": {"arguments": p}}]});
+        chunks.push(chunk(&delta.to_string(), "null"));
+    }
+    chunks.push(chunk("{}", r#""tool_calls""#));
+    check(&chunks, Limits::default()).unwrap();
+    let run = run(&chunks, Limits::default(), true, |_| 0);
+    assert_eq!(run.fast, pieces.len() as u64 - 1);
+    let last = run.lines.last().unwrap();
+    assert_eq!(
+        last["r"]["candidates"][0]["content"]["parts"][0]["functionCall"]["args"],
+        serde_json::from_str::<Value>(args).unwrap()
+    );
+}
