@@ -92,8 +92,22 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
  */
 export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | null
 
+/**
+ * Bytes of arguments block `index` can still take before a limit fails
+ * (`Infinity`: no such block, nothing is kept). Not a batch: a number.
+ */
+export declare function anthropicArgsBudget(slot: number, index: string): number
+
 /** One Anthropic SDK event as JSON text. */
 export declare function anthropicPushEvent(slot: number, event: string): string | null
+
+/**
+ * `content_block_stop` for a tool_use block whose arguments (`argBytes`
+ * UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
+ * has `{}` for the arguments, for the JS layer to fill in; `undefined` when
+ * the block is not such a block (nothing changed: take the long way).
+ */
+export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | null
 
 /** End of input for either converter. */
 export declare function converterEnd(slot: number): string | null

@@ -78,17 +78,33 @@ const anthropicEvent = fc.oneof(
       index: fc.integer({ min: 0, max: 2 }),
       id: fc.constantFrom('', 'toolu_a', 'toolu_b'),
       name: fc.constantFrom('', 'read_file'),
+      // A start with input of its own: the fragments are appended to it.
+      input: fc.constantFrom({}, {}, { q: 1 }),
     })
-    .map(({ index, id, name }) => ({
+    .map(({ index, id, name, input }) => ({
       type: 'content_block_start',
       index,
-      content_block: { type: 'tool_use', id, name, input: {} },
+      content_block: { type: 'tool_use', id, name, input },
     })),
   fc
     .integer({ min: 0, max: 2 })
     .map((index) => ({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } })),
   fc
-    .record({ index: fc.integer({ min: 0, max: 2 }), json: fc.constantFrom('', '{"a":', '1}', '"x😀', '\\u00e9"}') })
+    .record({
+      index: fc.integer({ min: 0, max: 2 }),
+      json: fc.constantFrom(
+        '',
+        '{"a":',
+        '1}',
+        '"x😀',
+        '\\u00e9"}',
+        '{}',
+        '[1, 2]',
+        '{"s":"\ud83d',
+        '\ude00"}',
+        '{"lone":"\udc00"}',
+      ),
+    })
     .map(({ index, json }) => ({
       type: 'content_block_delta',
       index,
@@ -105,11 +121,84 @@ const anthropicEvent = fc.oneof(
   fc.constant({ type: 'message_stop' }),
 );
 
+/**
+ * A whole tool_use block (start, its arguments cut into fragments, stop):
+ * valid or broken JSON, with or without input of its own, sometimes with
+ * another event inside it, so the stop of a block whose fragments are all
+ * still gathered in JS is reached often.
+ */
+const anthropicToolBlock = fc
+  .record({
+    index: fc.integer({ min: 0, max: 2 }),
+    input: fc.constantFrom({}, {}, {}, { q: 1 }),
+    args: fc.constantFrom(
+      '{"path":"a.ts","content":"x\\ny"}',
+      '{"s":"😀 é"}',
+      '[1,{"a":null}]',
+      '{"a":',
+      '{"lone":"\udc00"}',
+      '7',
+    ),
+    cuts: fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 4 }),
+    inside: fc.option(anthropicEvent, { freq: 4 }),
+  })
+  .map(({ index, input, args, cuts, inside }) => {
+    const at = [...new Set(cuts.map((c) => Math.min(c, args.length)))].sort((a, b) => a - b);
+    const pieces = [];
+    let from = 0;
+    for (const c of [...at, args.length]) {
+      pieces.push(args.slice(from, c));
+      from = c;
+    }
+    const deltas = pieces.map((partial_json) => ({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json },
+    }));
+    if (inside) deltas.splice(deltas.length >> 1, 0, inside);
+    return [
+      {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: 'toolu_b', name: 'write_file', input },
+      },
+      ...deltas,
+      { type: 'content_block_stop', index },
+    ];
+  });
+
+const anthropicEvents = fc
+  .array(
+    fc.oneof(
+      anthropicEvent.map((e) => [e]),
+      anthropicToolBlock,
+    ),
+    { maxLength: 16 },
+  )
+  .map((segments) => segments.flat());
+
 test('Anthropic: event objects (fast paths) equal event text (native) on random streams', () => {
   fc.assert(
-    fc.property(fc.array(anthropicEvent, { maxLength: 30 }), (events) => {
+    fc.property(anthropicEvents, (events) => {
       const a = new AnthropicConverter();
       const b = new AnthropicConverter();
+      const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
+      const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
+      assert.deepEqual(viaObjects, viaText);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('Anthropic: the fast paths fail limits at the same event as the native path', () => {
+  const limits = fc.record({
+    maxCallBytes: fc.integer({ min: 1, max: 24 }),
+    maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
+  });
+  fc.assert(
+    fc.property(anthropicEvents, limits, (events, limits) => {
+      const a = new AnthropicConverter({ limits });
+      const b = new AnthropicConverter({ limits });
       const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
       const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
       assert.deepEqual(viaObjects, viaText);

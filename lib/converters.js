@@ -105,7 +105,6 @@ const kPushEvent = Symbol('pushEvent');
 
 /** Gathered argument text is handed to native at least every this many characters. */
 const FLUSH_AT = 1 << 20;
-const DEFAULT_MAX_CALL_BYTES = 64 << 20;
 
 /**
  * One Anthropic Messages request: Qwen Code's `processStream` state.
@@ -125,9 +124,8 @@ class AnthropicConverter {
   #argsIndex = '';
   #argsIndexNumber = NaN;
   #flushAt = 0;
-  /** UTF-8 bytes handed to native per block index since its content_block_start. */
-  #argsBytes = new Map();
-  #maxCallBytes;
+  /** Block indexes with fragments handed to native since their content_block_start. */
+  #flushedTo = new Set();
   /** `{responseId?, modelVersion?}` of chunks built here, or null. */
   #header = null;
   #carry = { text: '' };
@@ -136,7 +134,6 @@ class AnthropicConverter {
     const { model, limits } = readOptions(options, 'AnthropicConverter');
     this.#handle = new native.ConverterHandle('anthropic', model, limits);
     this.#slot = this.#handle.slot;
-    this.#maxCallBytes = limits?.maxCallBytes ?? DEFAULT_MAX_CALL_BYTES;
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
@@ -180,11 +177,16 @@ class AnthropicConverter {
         }
       }
     }
+    if (event?.type === 'content_block_stop' && this.#args !== '' && (event.index ?? 0) === this.#argsIndexNumber) {
+      const out = this.#stopHeld();
+      if (out !== undefined) return out;
+    }
     this.#flush();
     if (event?.type === 'content_block_start' && typeof (event.index ?? 0) === 'number') {
-      this.#argsBytes.delete(String(event.index ?? 0));
-      this.#argsIndexNumber = NaN;
+      this.#flushedTo.delete(String(event.index ?? 0));
     }
+    // Any event may move native's budget: the next fragment asks again.
+    this.#argsIndexNumber = NaN;
     const out = decodeBatch(native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')));
     this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
     return out;
@@ -209,22 +211,22 @@ class AnthropicConverter {
   }
 
   /**
-   * Gathered text is handed over before it could cross maxCallBytes (a UTF-16
-   * unit is at most 3 UTF-8 bytes), so the limit fails at the event that
-   * crosses it, as on the native path; and at least every FLUSH_AT units.
+   * Gathered text is handed over before it could cross a limit (native's
+   * budget for the block: maxCallBytes and maxBufferedBytes; a UTF-16 unit
+   * is at most 6 bytes there, a lone surrogate kept as an escape), so the
+   * limit fails at the event that crosses it, as on the native path; and at
+   * least every FLUSH_AT units.
    */
   #setFlushAt() {
-    const flushed = this.#argsBytes.get(this.#argsIndex) ?? 0;
-    this.#flushAt = Math.min(FLUSH_AT, Math.floor((this.#maxCallBytes - flushed) / 3));
+    const budget = native.anthropicArgsBudget(this.#slot, this.#argsIndex);
+    this.#flushAt = Math.min(FLUSH_AT, Math.floor(budget / 6));
   }
 
   #flush() {
     if (this.#args === '') return;
     const fragments = this.#args;
     this.#args = '';
-    const key = this.#argsIndex;
-    this.#argsBytes.set(key, (this.#argsBytes.get(key) ?? 0) + Buffer.byteLength(fragments));
-    this.#setFlushAt();
+    this.#flushedTo.add(this.#argsIndex);
     // Lone surrogates cannot cross as UTF-8; such text crosses JSON-encoded.
     const wellFormed = fragments.isWellFormed();
     decodeBatch(
@@ -235,6 +237,33 @@ class AnthropicConverter {
         !wellFormed,
       ),
     );
+    this.#setFlushAt();
+  }
+
+  /**
+   * The stop of a block whose every fragment is still gathered here: when
+   * they parse as JSON, they never cross. Native closes the block with the
+   * long way's limits and chunk, `{}` standing in for the arguments, and the
+   * parsed value goes in their place (what JS would parse from the text
+   * native hands back, as the long way does). Else undefined: the long way.
+   */
+  #stopHeld() {
+    // Within native's budget by the flush rule, so its limit checks pass.
+    if (this.#flushedTo.has(this.#argsIndex)) return undefined;
+    let args;
+    try {
+      args = JSON.parse(this.#args);
+    } catch {
+      return undefined;
+    }
+    const batch = native.anthropicStopHeld(this.#slot, this.#argsIndex, Buffer.byteLength(this.#args));
+    if (batch === undefined || batch === null) return undefined;
+    this.#args = '';
+    this.#argsIndexNumber = NaN;
+    const out = decodeBatch(batch);
+    out[0].candidates[0].content.parts[0].functionCall.args = args;
+    this.#learn(out, false);
+    return out;
   }
 
   /** After a native call: a yielded chunk means no usage is pending and shows the header. */

@@ -240,6 +240,40 @@ pub fn anthropic_append_input(
     })
 }
 
+/// Bytes of arguments block `index` can still take before a limit fails
+/// (`Infinity`: no such block, nothing is kept). Not a batch: a number.
+#[napi]
+pub fn anthropic_args_budget(slot: u32, index: String) -> f64 {
+    CONVERTERS
+        .with(slot, |entry| match &entry.converter {
+            Converter::Anthropic(s) => s.args_budget(&index).map_or(f64::INFINITY, |b| b as f64),
+            Converter::OpenAI(_) => 0.0,
+        })
+        .unwrap_or(0.0)
+}
+
+/// `content_block_stop` for a tool_use block whose arguments (`argBytes`
+/// UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
+/// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
+/// the block is not such a block (nothing changed: take the long way).
+#[napi]
+pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<String> {
+    let mut applies = true;
+    let batch = on_converter(slot, |c, out| match c {
+        Converter::Anthropic(s) => {
+            let bytes = if arg_bytes.is_finite() && arg_bytes >= 0.0 {
+                arg_bytes.min(usize::MAX as f64) as usize
+            } else {
+                usize::MAX
+            };
+            applies = s.stop_with_held_args(&index, bytes, out)?;
+            Ok(())
+        }
+        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
+    });
+    applies.then(|| batch.unwrap_or_else(|| "[]".to_owned()))
+}
+
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi]
 pub fn openai_push_chunk(slot: u32, chunk: String) -> Option<String> {

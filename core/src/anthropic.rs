@@ -174,6 +174,77 @@ impl AnthropicStream {
         self.feed.settle(result)
     }
 
+    /// How many more bytes of arguments block `index` (JS number text) can
+    /// take before a limit fails; `None` when there is no such block (its
+    /// fragments are dropped, so no limit applies). The JS layer gathers
+    /// fragments within this budget before handing them over, so a limit
+    /// still fails at the event that crosses it.
+    pub fn args_budget(&self, index: &str) -> Option<usize> {
+        let block = self.blocks.iter().find(|b| b.key == index)?;
+        let call = self
+            .limits
+            .max_call_bytes
+            .saturating_sub(block.input_json.len());
+        let buffered = self
+            .limits
+            .max_buffered_bytes
+            .saturating_sub(self.buffered_args + self.feed.buffered());
+        Some(call.min(buffered))
+    }
+
+    /// `content_block_stop` for block `index` (JS number text) of a
+    /// `tool_use` block whose `input_json_delta` fragments the JS layer held
+    /// instead of handing them over, and which `JSON.parse` accepts as they
+    /// are: `arg_bytes` UTF-8 bytes of them. The limits and the chunk are the
+    /// long way's (append, then stop), except that `{}` stands in for the
+    /// arguments, which the JS layer puts in from its own parse. `Ok(false)`
+    /// (nothing changed) when the block is not such a block: unknown, not
+    /// `tool_use`, or holding arguments here already.
+    pub fn stop_with_held_args(
+        &mut self,
+        index: &str,
+        arg_bytes: usize,
+        out: &mut Vec<Response>,
+    ) -> Result<bool, Error> {
+        self.feed.check_open()?;
+        let Some(pos) = self
+            .blocks
+            .iter()
+            .position(|b| b.key == index && b.kind == "tool_use" && b.input_json.is_empty())
+        else {
+            return Ok(false);
+        };
+        let result = self.held_args_limits(arg_bytes).map(|()| {
+            let block = self.blocks.remove(pos);
+            let part = Part::FunctionCall {
+                id: block.id,
+                name: block.name,
+                args: "{}".to_owned(),
+            };
+            let chunk = self.chunk(Some(part));
+            out.push(chunk);
+            true
+        });
+        self.feed.settle(result)
+    }
+
+    /// The checks `append_at` makes, for arguments that stay in JS.
+    fn held_args_limits(&mut self, arg_bytes: usize) -> Result<(), Error> {
+        if self.buffered_args + arg_bytes + self.feed.buffered() > self.limits.max_buffered_bytes {
+            return Err(limit_error(
+                "buffered stream data",
+                self.limits.max_buffered_bytes,
+            ));
+        }
+        if arg_bytes > self.limits.max_call_bytes {
+            return Err(limit_error(
+                "tool call arguments",
+                self.limits.max_call_bytes,
+            ));
+        }
+        Ok(())
+    }
+
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
     fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if e.event == Some("ping") {

@@ -258,3 +258,64 @@ fn hostile_nesting_in_an_event_is_a_limit_error_without_recursion() {
         assert_limit(o.push_chunk_text(&text).unwrap_err());
     }
 }
+
+/// Arguments the JS layer held until the stop: the same limits and budget
+/// as arguments handed over, and only for a tool_use block holding none.
+#[test]
+fn anthropic_held_arguments_budget_and_limits() {
+    let mut s = anthropic(limits(100, 150, 512));
+    let mut out = Vec::new();
+    s.push_event_text(&tool_start(0, "toolu_1"), &mut out)
+        .unwrap();
+    assert_eq!(s.args_budget("0"), Some(100));
+    assert_eq!(s.args_budget("7"), None, "no block, no budget");
+    s.push_event_text(&args_delta(0, "{\"a\":"), &mut out)
+        .unwrap();
+    assert_eq!(s.args_budget("0"), Some(95));
+    out.clear();
+    // Arguments already handed over: not a held block.
+    assert!(!s.stop_with_held_args("0", 3, &mut out).unwrap());
+    assert!(out.is_empty());
+    s.push_event_text(&args_delta(0, "1}"), &mut out).unwrap();
+    s.push_event_text(
+        &json!({"type": "content_block_stop", "index": 0}).to_string(),
+        &mut out,
+    )
+    .unwrap();
+    // A fresh block: held arguments close it with `{}` in their place.
+    s.push_event_text(&tool_start(1, "toolu_2"), &mut out)
+        .unwrap();
+    out.clear();
+    assert!(s.stop_with_held_args("1", 100, &mut out).unwrap());
+    let [r] = out.as_slice() else {
+        panic!("one chunk")
+    };
+    assert_eq!(
+        r.parts(),
+        [toolcall_stream_core::gemini::Part::FunctionCall {
+            id: Some("\"toolu_2\"".into()),
+            name: Some("\"write_file\"".into()),
+            args: "{}".into(),
+        }]
+    );
+    assert!(!s.stop_with_held_args("1", 1, &mut out).unwrap(), "closed");
+    // One byte past the call limit fails as an append would.
+    s.push_event_text(&tool_start(2, "toolu_3"), &mut out)
+        .unwrap();
+    assert_limit(s.stop_with_held_args("2", 101, &mut out).unwrap_err());
+    assert!(s.is_finished());
+}
+
+#[test]
+fn anthropic_held_arguments_past_max_buffered_bytes() {
+    let mut s = anthropic(limits(100, 150, 512));
+    let mut out = Vec::new();
+    s.push_event_text(&tool_start(0, "toolu_1"), &mut out)
+        .unwrap();
+    s.push_event_text(&args_delta(0, &"x".repeat(90)), &mut out)
+        .unwrap();
+    s.push_event_text(&tool_start(1, "toolu_2"), &mut out)
+        .unwrap();
+    assert_eq!(s.args_budget("1"), Some(60), "what the other block left");
+    assert_limit(s.stop_with_held_args("1", 61, &mut out).unwrap_err());
+}
