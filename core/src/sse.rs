@@ -171,16 +171,25 @@ impl SseDecoder {
     {
         // The event's only `data:` line so far, not copied yet.
         let mut single: Option<&'b str> = None;
+        // UTF-8 is checked once for the whole push: lines inside `text`
+        // need no check of their own; the line holding an invalid sequence
+        // (or a character split at the end) is checked alone, for its offset.
+        let text = valid_prefix(bytes);
         let mut start = 0;
         let mut result = Ok(());
-        while let Some(rel) = memchr::memchr2(b'\n', b'\r', &bytes[start..]) {
-            let end = start + rel;
+        for end in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if end < start {
+                // The `\n` of a `\r\n` already taken.
+                continue;
+            }
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
-            let line_start = start;
+            let line = match text.get(start..end) {
+                Some(line) => Ok(split_line(line)),
+                None => parse_line(&bytes[start..end], self.base + start),
+            };
             start = next;
-            result = parse_line(&bytes[line_start..end], self.base + line_start)
-                .and_then(|line| self.fields.apply(line, Some(&mut single), on_event));
+            result = line.and_then(|line| self.fields.apply(line, Some(&mut single), on_event));
             if result.is_err() {
                 break;
             }
@@ -236,7 +245,7 @@ fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
 /// Splits a line into its field and value; `offset` is the line's absolute
 /// stream offset, for the invalid-UTF-8 error.
 fn parse_line(raw: &[u8], offset: usize) -> Result<Line<'_>, Error> {
-    let line = std::str::from_utf8(raw).map_err(|e| {
+    let line = simdutf8::compat::from_utf8(raw).map_err(|e| {
         let at = offset + e.valid_up_to();
         Error::new(
             ErrorCode::InvalidUtf8,
@@ -244,7 +253,20 @@ fn parse_line(raw: &[u8], offset: usize) -> Result<Line<'_>, Error> {
         )
         .with_offset(at)
     })?;
-    Ok(match memchr::memchr(b':', raw) {
+    Ok(split_line(line))
+}
+
+/// The longest prefix of `bytes` that is valid UTF-8.
+fn valid_prefix(bytes: &[u8]) -> &str {
+    match simdutf8::compat::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => simdutf8::compat::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
+/// Splits a line into its field and value.
+fn split_line(line: &str) -> Line<'_> {
+    match memchr::memchr(b':', line.as_bytes()) {
         _ if line.is_empty() => Line::Blank,
         Some(0) => Line::Comment,
         Some(i) => {
@@ -252,7 +274,7 @@ fn parse_line(raw: &[u8], offset: usize) -> Result<Line<'_>, Error> {
             Line::Field(&line[..i], v.strip_prefix(' ').unwrap_or(v))
         }
         None => Line::Field(line, ""),
-    })
+    }
 }
 
 impl Fields {
