@@ -347,7 +347,7 @@ pub fn scan_string(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
 /// below 0x20; the lowest flag is always exact, as the borrow of a
 /// subtraction only runs upwards), then a table lookup a byte for the tail.
 #[inline]
-fn find_stop(s: &[u8]) -> Option<usize> {
+pub(crate) fn find_stop(s: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::Error;
-use crate::json::{is_blank, js_trim, validate, Kind};
+use crate::json::{find_stop, is_blank, js_trim, validate, Kind};
 use crate::repair::safe_json_parse;
 
 /// One slot (spec §3.3.1: buffers / depths / inStrings / escapes / meta).
@@ -268,7 +268,19 @@ impl ToolCallParser {
         // Depth/string scan (step 9): the structural characters are ASCII,
         // so a byte scan equals the reference's code-point scan.
         let (mut depth, mut in_string, mut escape) = (slot.depth, slot.in_string, slot.escape);
-        for &c in chunk.as_bytes() {
+        let bytes = chunk.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if in_string && !escape {
+                // String content other than `"` and `\\` changes nothing
+                // here (control bytes, where the search also stops, neither).
+                match find_stop(&bytes[i..]) {
+                    Some(at) => i += at,
+                    None => break,
+                }
+            }
+            let c = bytes[i];
+            i += 1;
             if !in_string {
                 match c {
                     b'{' | b'[' => depth += 1,
