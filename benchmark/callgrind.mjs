@@ -1,8 +1,8 @@
 // Where the time goes, Rust side: instruction counts (valgrind callgrind) of
-// the core converting one Anthropic write_file stream from 16 KiB reads and
-// writing each batch as JSON text, stream generation excluded. Self cost is
-// summed per function (inlined code folded into its caller's name) and per area.
-//   node benchmark/callgrind.mjs [contentKB=100] [streams=5]
+// the core converting one write_file stream from 16 KiB reads and writing
+// each batch as JSON text, stream generation excluded. Self cost is summed
+// per function (inlined code folded into its caller's name) and per area.
+//   node benchmark/callgrind.mjs [contentKB=100] [streams=5] [anthropic|openai]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const [kb = '100', n = '5'] = process.argv.slice(2);
+const [kb = '100', n = '5', provider = 'anthropic'] = process.argv.slice(2);
+if (provider !== 'anthropic' && provider !== 'openai') throw new Error(`callgrind: unknown provider ${provider}`);
 const manifest = path.join(here, 'rust', 'Cargo.toml');
 
 const build = execFileSync('cargo', ['bench', '--manifest-path', manifest, '--no-run', '--message-format=json'], {
@@ -27,7 +28,16 @@ if (!exe) throw new Error('callgrind: no bench executable from cargo');
 const out = path.join(os.tmpdir(), `toolcall-stream-callgrind-${process.pid}.out`);
 execFileSync(
   'valgrind',
-  ['--tool=callgrind', '--toggle-collect=core::convert', `--callgrind-out-file=${out}`, exe, 'profile', kb, n],
+  [
+    '--tool=callgrind',
+    `--toggle-collect=core::${provider === 'openai' ? 'convert_openai' : 'convert'}`,
+    `--callgrind-out-file=${out}`,
+    exe,
+    'profile',
+    kb,
+    n,
+    provider,
+  ],
   { stdio: ['ignore', 'ignore', 'ignore'] },
 );
 const text = execFileSync('callgrind_annotate', ['--inclusive=no', '--auto=no', '--threshold=100', out], {
@@ -53,15 +63,16 @@ const areas = [
     /json::(Parser|Value|parse|get\b)|drop_in_place<.*json::Value/,
   ],
   [
-    'string scanning / unescaping (scan_string, decode_into, UTF-8 checks)',
-    /json::(scan_string|decode_into|JStr)|from_utf8|memchr::.*Three|memchr3/,
+    'string scanning / unescaping (scan_string, scan_json_text_into, decode_*, UTF-8 checks)',
+    /json::(scan_string|scan_json_text_into|scan_into|find_stop|decode_into|decode_escape|JStr)|from_utf8|memchr::.*Three|memchr3/,
   ],
   [
     'SSE framing (SseDecoder: line memchr, field split)',
     /sse::|SseDecoder|CharSearcher|memchr::.*(One|memchr_raw)|slice::memchr/,
   ],
   ['final arguments: validate + repair', /repair::|json::validate|jsonrepair/],
-  ['event dispatch and state (anthropic::)', /anthropic::/],
+  ['tool-call parser (routing, depth scan, ids)', /tool_call_parser|OpenAIStream::feed|hash|Hasher|hashbrown/],
+  ['event dispatch and state (anthropic:: / openai::)', /anthropic::|openai::/],
   [
     'response building and JSON text output (gemini::, write_*)',
     /gemini::|write_str|write_item|write_response|write_number|ryu/,
@@ -78,7 +89,7 @@ for (const [fn, ir] of byFn) {
 const per = (ir) => `${(ir / Number(n) / 1e6).toFixed(2).padStart(6)} M`;
 const pct = (ir) => `${((100 * ir) / total).toFixed(1).padStart(5)}%`;
 console.log(
-  `core: Anthropic write_file ${kb} KB from 16 KiB reads, ${per(total).trim()} instructions per stream (callgrind)\n`,
+  `core: ${provider === 'openai' ? 'OpenAI' : 'Anthropic'} write_file ${kb} KB from 16 KiB reads, ${per(total).trim()} instructions per stream (callgrind)\n`,
 );
 console.log('| area | instructions / stream | share |\n|---|---:|---:|');
 for (const [a, ir] of [...byArea].sort((x, y) => y[1] - x[1])) console.log(`| ${a} | ${per(ir)} | ${pct(ir)} |`);
