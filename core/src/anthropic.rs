@@ -2,6 +2,8 @@
 //! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
 //! plus SSE framing with the Anthropic SDK's event handling (§2.1).
 
+use std::sync::Arc;
+
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
@@ -85,8 +87,8 @@ pub struct AnthropicOptions {
 
 /// One request's stream state (spec §2.2).
 pub struct AnthropicStream {
-    message_id: Option<String>,
-    model: Option<String>,
+    message_id: Option<Arc<str>>,
+    model: Option<Arc<str>>,
     usage: Usage,
     message_start_usage_pending: bool,
     finish_reason: Option<String>,
@@ -111,7 +113,7 @@ impl AnthropicStream {
         let model = options.model.filter(|m| !m.is_empty()).map(|m| {
             let mut s = String::new();
             json::write_str(&mut s, &m);
-            s
+            Arc::from(s)
         });
         AnthropicStream {
             message_id: None,
@@ -270,10 +272,10 @@ impl AnthropicStream {
             "message_start" => {
                 let message = required(ev, "message")?;
                 if let Some(id) = present(message.get("id")) {
-                    self.message_id = Some(js_text(id));
+                    self.message_id = Some(js_text(id).into());
                 }
                 if let Some(model) = present(message.get("model")) {
-                    self.model = Some(js_text(model));
+                    self.model = Some(js_text(model).into());
                 }
                 let usage = message.at("usage");
                 let u = &mut self.usage;
@@ -572,7 +574,7 @@ impl AnthropicStream {
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),
-            create_time: now_ms_string(),
+            create_time: now_ms_string().into(),
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: part.into_iter().collect(),
@@ -588,7 +590,7 @@ impl AnthropicStream {
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),
-            create_time: now_ms_string(),
+            create_time: now_ms_string().into(),
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: Vec::new(),

@@ -2,6 +2,8 @@
 //! JSON text in the reference's key order, with their preparations beside
 //! them (never inside).
 
+use std::sync::Arc;
+
 use crate::json::write_str;
 
 /// A tool-call preparation (spec §5.1): the stable id and name of a call
@@ -112,12 +114,13 @@ pub struct Candidate {
 }
 
 /// One response chunk. Text-valued fields hold JSON text (`None` = absent).
+/// The header fields are shared: the chunks of a stream repeat them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
     pub flavor: Flavor,
-    pub response_id: Option<String>,
-    pub create_time: String,
-    pub model_version: Option<String>,
+    pub response_id: Option<Arc<str>>,
+    pub create_time: Arc<str>,
+    pub model_version: Option<Arc<str>>,
     /// `None` writes `candidates: []` (OpenAI chunk without `choices[0]`).
     pub candidate: Option<Candidate>,
     /// The `usageMetadata` object as JSON text.

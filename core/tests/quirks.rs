@@ -230,7 +230,7 @@ fn texts(rs: &[Response]) -> Vec<String> {
     rs.iter()
         .map(|r| {
             let mut r = r.clone();
-            r.create_time.clear();
+            r.create_time = "".into();
             let mut s = String::new();
             r.write_item(&mut s);
             s

@@ -10,6 +10,7 @@ pub mod tool_call_parser;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
@@ -136,7 +137,7 @@ impl OpenAIStream {
                 out.push(Response {
                     flavor: Flavor::Bare,
                     response_id: None,
-                    create_time: String::new(),
+                    create_time: Arc::from(""),
                     model_version: None,
                     candidate: Some(Candidate {
                         parts,
@@ -234,7 +235,10 @@ impl OpenAIStream {
                     Some(Response {
                         flavor: Flavor::OpenAI,
                         response_id: f.response_id.clone(),
-                        create_time: f.create_time.clone().unwrap_or_else(now_ms_string),
+                        create_time: f
+                            .create_time
+                            .clone()
+                            .unwrap_or_else(|| now_ms_string().into()),
                         model_version: f.model_version.clone(),
                         candidate: Some(Candidate {
                             parts: Vec::new(),
@@ -311,13 +315,16 @@ impl OpenAIStream {
         let created = chunk.at("created");
         Ok(Response {
             flavor: Flavor::OpenAI,
-            response_id: chunk.get("id").map(js_text),
+            response_id: chunk.get("id").map(|id| js_text(id).into()),
             create_time: if created.truthy() {
-                crate::anthropic::js_to_string(created)
+                crate::anthropic::js_to_string(created).into()
             } else {
-                now_ms_string()
+                now_ms_string().into()
             },
-            model_version: chunk.get("model").filter(|m| m.truthy()).map(js_text),
+            model_version: chunk
+                .get("model")
+                .filter(|m| m.truthy())
+                .map(|m| js_text(m).into()),
             candidate,
             usage: chunk
                 .get("usage")
@@ -681,7 +688,7 @@ impl OpenAIStream {
             (None, ProviderIndex::Invalid) => None,
         };
         if let Some(slot) = slot {
-            if let (Some(id), Some(name)) = self.parser.meta(slot) {
+            if let Some((id, name)) = self.parser.unannounced_meta(slot) {
                 if !self.prepared.contains(id) {
                     self.prepared.insert(id.to_owned());
                     preparations.push(Preparation {

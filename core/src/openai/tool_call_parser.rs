@@ -24,6 +24,9 @@ struct Slot {
     id: Option<String>,
     name: Option<String>,
     nameless: bool,
+    /// The id and name were handed out by `unannounced_meta` since the id
+    /// was last set.
+    announced: bool,
     /// `(buffer length, JSON.parse outcome)` of the last probe.
     parsed: Cell<Option<(usize, Option<Kind>)>>,
 }
@@ -231,6 +234,7 @@ impl ToolCallParser {
             let slot = self.slot_mut(actual);
             if let Some(id) = id {
                 slot.id = Some(id.to_owned());
+                slot.announced = false;
             }
             if let Some(n) = valid_name {
                 if slot.name.is_none() {
@@ -255,6 +259,7 @@ impl ToolCallParser {
         let identity_changed = id.is_some_and(|id| slot.id.as_deref().is_some_and(|old| old != id));
         if let Some(id) = id {
             slot.id = Some(id.to_owned());
+            slot.announced = false;
         }
         let mut conflict = false;
         if let Some(n) = valid_name {
@@ -314,6 +319,22 @@ impl ToolCallParser {
             Some(s) => (s.id.as_deref(), s.name.as_deref()),
             None => (None, None),
         }
+    }
+
+    /// The slot's id and name when both are known and were not handed out
+    /// here since the id was set; marks them handed out. Preparations are
+    /// per id and never undone, so a slot needs looking at only once per id.
+    pub fn unannounced_meta(&mut self, index: u64) -> Option<(&str, &str)> {
+        let pos = *self.by_index.get(&index)?;
+        let slot = &mut self.slots[pos];
+        if slot.announced {
+            return None;
+        }
+        let (Some(id), Some(name)) = (slot.id.as_deref(), slot.name.as_deref()) else {
+            return None;
+        };
+        slot.announced = true;
+        Some((id, name))
     }
 
     pub fn has_nameless_tool_call(&self) -> bool {
