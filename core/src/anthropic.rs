@@ -106,6 +106,26 @@ impl SseConsumer for AnthropicStream {
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         self.on_sse_event(e, out)
     }
+
+    /// Runs of the hot event exactly as the API sends it (`event:` line,
+    /// `data:` line, blank line, all ending in `\n`), taken without line
+    /// framing; anything else is left to the decoder.
+    fn raw_sse_events(&mut self, text: &str, _: &mut Vec<Response>) -> (usize, Result<(), Error>) {
+        const EVENT: &str = "event: content_block_delta\ndata: ";
+        const END: &str = "\n\n";
+        let mut taken = 0;
+        while let Some(data) = text[taken..].strip_prefix(EVENT) {
+            let Some((len, result)) = self.input_json_delta(data, |rest| rest.starts_with(END))
+            else {
+                break;
+            };
+            taken += EVENT.len() + len + END.len();
+            if result.is_err() {
+                return (taken, result);
+            }
+        }
+        (taken, Ok(()))
+    }
 }
 
 impl AnthropicStream {
@@ -518,39 +538,55 @@ impl AnthropicStream {
     /// shape and appended without building a DOM; any other spelling takes
     /// the general path. Returns whether the event was consumed.
     fn fast_input_json_delta(&mut self, data: &str) -> Result<bool, Error> {
+        match self.input_json_delta(data, str::is_empty) {
+            None => Ok(false),
+            Some((_, result)) => result.map(|()| true),
+        }
+    }
+
+    /// The hot event at the start of `data`, followed by text that `rest_ok`
+    /// accepts: its fragment appended to its block (scanned and decoded in
+    /// one pass). Returns the length of the event's JSON and the outcome of
+    /// the append (limits); `None`, with nothing changed, when `data` does
+    /// not start with the hot event.
+    fn input_json_delta(
+        &mut self,
+        data: &str,
+        rest_ok: impl Fn(&str) -> bool,
+    ) -> Option<(usize, Result<(), Error>)> {
         const HEAD: &str = "{\"type\":\"content_block_delta\",\"index\":";
         const MID: &str = ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"";
-        let Some(rest) = data.strip_prefix(HEAD) else {
-            return Ok(false);
-        };
+        const TAIL: &str = "\"}}";
+        let rest = data.strip_prefix(HEAD)?;
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits == 0 || digits > 15 || (digits > 1 && rest.starts_with('0')) {
-            return Ok(false);
+            return None;
         }
         let (index, rest) = rest.split_at(digits);
-        let Some(body) = rest.strip_prefix(MID) else {
-            return Ok(false);
-        };
+        let body = rest.strip_prefix(MID)?;
+        // The event's length, given where its string ends in `body`.
+        let len = |end: usize| data.len() - body.len() + end + TAIL.len();
+        let shaped =
+            |end: usize| body[end..].starts_with(TAIL) && rest_ok(&body[end + TAIL.len()..]);
         let Some(pos) = self.blocks.iter().position(|b| b.key == index) else {
             // No such block: a valid event is ignored.
-            return Ok(json::scan_string(body.as_bytes(), 0)
-                .is_some_and(|(end, _)| &body[end + 1..] == "}}"));
+            let (end, _) = json::scan_string(body.as_bytes(), 0)?;
+            return shaped(end).then(|| (len(end), Ok(())));
         };
-        // Scanned and decoded into the block's arguments in one pass; taken
-        // back when the event turns out to have another shape.
+        // Taken back when the event turns out to have another shape.
         let buf = &mut self.blocks[pos].input_json;
         let before = buf.len();
-        let Some(end) = json::scan_json_text_into(body, 0, buf) else {
-            return Ok(false);
-        };
-        if &body[end + 1..] != "}}" {
+        let end = json::scan_json_text_into(body, 0, buf)?;
+        if !shaped(end) {
             buf.truncate(before);
-            return Ok(false);
+            return None;
         }
-        if end > 0 {
-            self.check_block_limits(pos, before)?;
-        }
-        Ok(true)
+        let result = if end > 0 {
+            self.check_block_limits(pos, before)
+        } else {
+            Ok(())
+        };
+        Some((len(end), result))
     }
 
     fn add_args(&mut self, added: usize) -> Result<(), Error> {

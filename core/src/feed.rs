@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::gemini::Response;
-use crate::sse::{SseDecoder, SseEvent};
+use crate::sse::{SseDecoder, SseEvent, SseSink};
 
 pub struct Feed {
     sse: SseDecoder,
@@ -49,11 +49,21 @@ impl Feed {
 }
 
 /// A converter that consumes SSE events; the byte-input plumbing is shared.
-pub trait SseConsumer {
+pub trait SseConsumer: Sized {
     fn feed(&mut self) -> &mut Feed;
 
     /// One dispatched SSE event.
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error>;
+
+    /// Whole events taken straight from the bytes (see
+    /// [`SseSink::raw_events`]); by default none.
+    fn raw_sse_events(
+        &mut self,
+        _text: &str,
+        _out: &mut Vec<Response>,
+    ) -> (usize, Result<(), Error>) {
+        (0, Ok(()))
+    }
 
     /// Raw bytes of the SSE body, split anywhere.
     fn push_sse(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
@@ -61,7 +71,7 @@ pub trait SseConsumer {
         // The decoder calls back into the converter, so it is taken out of it
         // for the duration of the call.
         let mut sse = std::mem::take(&mut self.feed().sse);
-        let result = sse.push(bytes, |e| self.sse_event(e, out));
+        let result = sse.push_to(bytes, &mut Sink { to: self, out });
         self.feed().sse = sse;
         self.feed().settle(result)
     }
@@ -71,9 +81,25 @@ pub trait SseConsumer {
     fn finish_sse(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed().check_open()?;
         let mut sse = std::mem::take(&mut self.feed().sse);
-        let result = sse.finish(|e| self.sse_event(e, out));
+        let result = sse.finish_to(&mut Sink { to: self, out });
         self.feed().sse = sse;
         self.feed().finished = true;
         result
+    }
+}
+
+/// A converter and its output as the decoder's sink.
+struct Sink<'a, C> {
+    to: &'a mut C,
+    out: &'a mut Vec<Response>,
+}
+
+impl<C: SseConsumer> SseSink for Sink<'_, C> {
+    fn event(&mut self, e: SseEvent<'_>) -> Result<(), Error> {
+        self.to.sse_event(e, self.out)
+    }
+
+    fn raw_events(&mut self, text: &str) -> (usize, Result<(), Error>) {
+        self.to.raw_sse_events(text, self.out)
     }
 }

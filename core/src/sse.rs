@@ -15,6 +15,31 @@ pub struct SseEvent<'a> {
     pub data: &'a str,
 }
 
+/// Where a decoder's events go (`push_to` / `finish_to`; `push` and
+/// `finish` take a closure).
+pub trait SseSink {
+    /// One dispatched event.
+    fn event(&mut self, e: SseEvent<'_>) -> Result<(), Error>;
+
+    /// Whole events at the start of `text` that the sink takes straight from
+    /// the bytes, with the same effect as their dispatch: `text` starts a
+    /// line, no event is begun, and it is valid UTF-8 (not necessarily all
+    /// of the input). Returns how many bytes were taken (whole events, each
+    /// through its blank line; 0: none) and the error of the last one taken.
+    fn raw_events(&mut self, _text: &str) -> (usize, Result<(), Error>) {
+        (0, Ok(()))
+    }
+}
+
+/// A closure as a sink.
+struct FnSink<F>(F);
+
+impl<F: FnMut(SseEvent<'_>) -> Result<(), Error>> SseSink for FnSink<F> {
+    fn event(&mut self, e: SseEvent<'_>) -> Result<(), Error> {
+        (self.0)(e)
+    }
+}
+
 #[derive(Default)]
 pub struct SseDecoder {
     /// Input not yet framed: normally a partial line waiting for its end;
@@ -62,15 +87,33 @@ impl SseDecoder {
         self.buf.len() + self.fields.data.len()
     }
 
-    /// Feeds bytes; calls `on_event` for every complete event, in order. Stops
-    /// at the first error from `on_event` or from framing.
+    /// Feeds bytes; calls `on_event` for every complete event, in order.
+    /// Stops at the first error from `on_event` or from framing.
     ///
     /// Lines are framed where they lie in `bytes`; only a partial line at the
     /// end is copied (into `buf`), and an event's single `data:` line is
     /// handed over without being copied.
-    pub fn push<F>(&mut self, bytes: &[u8], mut on_event: F) -> Result<(), Error>
+    pub fn push<F>(&mut self, bytes: &[u8], on_event: F) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+    {
+        self.push_to(bytes, &mut FnSink(on_event))
+    }
+
+    /// End of input: a final event without its blank line is still
+    /// dispatched, so nothing that arrived is dropped.
+    pub fn finish<F>(&mut self, on_event: F) -> Result<(), Error>
+    where
+        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+    {
+        self.finish_to(&mut FnSink(on_event))
+    }
+
+    /// [`Self::push`] with a sink, which may take whole events straight
+    /// from the bytes ([`SseSink::raw_events`]).
+    pub fn push_to<S>(&mut self, bytes: &[u8], sink: &mut S) -> Result<(), Error>
+    where
+        S: SseSink,
     {
         let mut bytes = bytes;
         if self.after_cr && !bytes.is_empty() {
@@ -100,7 +143,7 @@ impl SseDecoder {
         }
         // Lines held in `buf`, the first completed by the new bytes.
         loop {
-            self.frame_buffered(&mut on_event)?;
+            self.frame_buffered(sink)?;
             if self.buf.is_empty() || bytes.is_empty() {
                 break;
             }
@@ -120,7 +163,7 @@ impl SseDecoder {
         if !bytes.is_empty() {
             // A `\r` that ended `buf` was followed by something else.
             self.after_cr = false;
-            self.frame_direct(bytes, &mut on_event)?;
+            self.frame_direct(bytes, sink)?;
         }
         if self.buf.len() > self.max_line || self.fields.data.len() > self.max_line {
             return Err(Error::new(
@@ -136,9 +179,9 @@ impl SseDecoder {
     }
 
     /// Frames the complete lines in `buf`.
-    fn frame_buffered<F>(&mut self, on_event: &mut F) -> Result<(), Error>
+    fn frame_buffered<S>(&mut self, sink: &mut S) -> Result<(), Error>
     where
-        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+        S: SseSink,
     {
         let mut start = 0;
         loop {
@@ -153,7 +196,7 @@ impl SseDecoder {
             start = next;
             self.scanned = next;
             let result = parse_line(&self.buf[line_start..end], self.base + line_start)
-                .and_then(|line| self.fields.apply(line, None, on_event));
+                .and_then(|line| self.fields.apply(line, None, sink));
             if let Err(e) = result {
                 self.consume(start);
                 return Err(e);
@@ -165,9 +208,9 @@ impl SseDecoder {
 
     /// Frames `bytes` (with `buf` empty) where they lie; a partial last line
     /// is kept in `buf`.
-    fn frame_direct<'b, F>(&mut self, bytes: &'b [u8], on_event: &mut F) -> Result<(), Error>
+    fn frame_direct<'b, S>(&mut self, bytes: &'b [u8], sink: &mut S) -> Result<(), Error>
     where
-        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+        S: SseSink,
     {
         // The event's only `data:` line so far, not copied yet.
         let mut single: Option<&'b str> = None;
@@ -177,11 +220,20 @@ impl SseDecoder {
         let text = valid_prefix(bytes);
         let mut start = 0;
         let mut result = Ok(());
-        for end in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-            if end < start {
-                // The `\n` of a `\r\n` already taken.
-                continue;
+        loop {
+            if single.is_none() && self.fields.is_empty() && start < text.len() {
+                // Between events: the sink may take whole events as they lie.
+                let (taken, taken_result) = sink.raw_events(&text[start..]);
+                start += taken;
+                if taken_result.is_err() {
+                    result = taken_result;
+                    break;
+                }
             }
+            let Some(rel) = memchr::memchr2(b'\n', b'\r', &bytes[start..]) else {
+                break;
+            };
+            let end = start + rel;
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
             let line = match text.get(start..end) {
@@ -189,7 +241,7 @@ impl SseDecoder {
                 None => parse_line(&bytes[start..end], self.base + start),
             };
             start = next;
-            result = line.and_then(|line| self.fields.apply(line, Some(&mut single), on_event));
+            result = line.and_then(|line| self.fields.apply(line, Some(&mut single), sink));
             if result.is_err() {
                 break;
             }
@@ -203,20 +255,19 @@ impl SseDecoder {
         result
     }
 
-    /// End of input: a final event without its blank line is still
-    /// dispatched, so nothing that arrived is dropped.
-    pub fn finish<F>(&mut self, mut on_event: F) -> Result<(), Error>
+    /// [`Self::finish`] with a sink.
+    pub fn finish_to<S>(&mut self, sink: &mut S) -> Result<(), Error>
     where
-        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+        S: SseSink,
     {
-        self.frame_buffered(&mut on_event)?;
+        self.frame_buffered(sink)?;
         if !self.buf.is_empty() {
             let end = self.buf.len();
             let line = parse_line(&self.buf, self.base)?;
-            self.fields.apply(line, None, &mut on_event)?;
+            self.fields.apply(line, None, sink)?;
             self.consume(end);
         }
-        self.fields.dispatch(None, &mut on_event)
+        self.fields.dispatch(None, sink)
     }
 
     fn consume(&mut self, upto: usize) {
@@ -266,7 +317,8 @@ fn valid_prefix(bytes: &[u8]) -> &str {
 
 /// Splits a line into its field and value.
 fn split_line(line: &str) -> Line<'_> {
-    match memchr::memchr(b':', line.as_bytes()) {
+    // Field names are short: a plain loop beats a vector search's set-up.
+    match line.bytes().position(|c| c == b':') {
         _ if line.is_empty() => Line::Blank,
         Some(0) => Line::Comment,
         Some(i) => {
@@ -278,19 +330,24 @@ fn split_line(line: &str) -> Line<'_> {
 }
 
 impl Fields {
+    /// No event begun: no field seen since the last dispatch.
+    fn is_empty(&self) -> bool {
+        !self.has_data && !self.has_event
+    }
+
     /// Applies one line. With `single`, an event's first `data:` line is
     /// kept there, borrowed, until a second one needs the joined copy.
-    fn apply<'s, F>(
+    fn apply<'s, S>(
         &mut self,
         line: Line<'s>,
         single: Option<&mut Option<&'s str>>,
-        on_event: &mut F,
+        sink: &mut S,
     ) -> Result<(), Error>
     where
-        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+        S: SseSink,
     {
         match line {
-            Line::Blank => self.dispatch(single, on_event),
+            Line::Blank => self.dispatch(single, sink),
             Line::Comment => Ok(()),
             Line::Field("data", value) => {
                 match single {
@@ -318,20 +375,16 @@ impl Fields {
         }
     }
 
-    fn dispatch<F>(
-        &mut self,
-        single: Option<&mut Option<&str>>,
-        on_event: &mut F,
-    ) -> Result<(), Error>
+    fn dispatch<S>(&mut self, single: Option<&mut Option<&str>>, sink: &mut S) -> Result<(), Error>
     where
-        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+        S: SseSink,
     {
         let result = if self.has_data {
             let data = match single.and_then(Option::take) {
                 Some(data) => data,
                 None => self.data.as_str(),
             };
-            on_event(SseEvent {
+            sink.event(SseEvent {
                 event: self.has_event.then_some(self.event.as_str()),
                 data,
             })

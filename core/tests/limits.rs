@@ -319,3 +319,46 @@ fn anthropic_held_arguments_past_max_buffered_bytes() {
     assert_eq!(s.args_budget("1"), Some(60), "what the other block left");
     assert_limit(s.stop_with_held_args("1", 61, &mut out).unwrap_err());
 }
+
+/// The Anthropic byte stream as the API sends it (taken without line
+/// framing) fails at the event that crosses the limit, keeping what came
+/// before, exactly as the same bytes framed line by line (one byte a push).
+#[test]
+fn anthropic_limits_apply_on_the_byte_stream_at_the_crossing_event() {
+    let mut body = format!(
+        "event: content_block_start\ndata: {}\n\n",
+        tool_start(0, "toolu_1")
+    );
+    for _ in 0..10 {
+        body.push_str(&format!(
+            "event: content_block_delta\ndata: {}\n\n",
+            args_delta(0, &"z".repeat(30))
+        ));
+    }
+    let run = |pieces: Vec<&[u8]>| {
+        let mut s = anthropic(limits(100, 1 << 20, 512));
+        let mut out = Vec::new();
+        let mut pushed = 0;
+        for p in pieces {
+            if let Err(e) = s.push_bytes(p, &mut out) {
+                assert_limit(e);
+                assert!(s.is_finished());
+                return (out.len(), pushed + p.len());
+            }
+            pushed += p.len();
+        }
+        panic!("the limit was not reached");
+    };
+    let whole = run(vec![body.as_bytes()]);
+    assert_eq!(whole.0, 1, "the preparation chunk is kept");
+    let one_byte = run(body.as_bytes().chunks(1).collect());
+    assert_eq!(one_byte.0, whole.0);
+    // Byte by byte, the failing push is the blank line ending the 4th delta
+    // (4 × 30 bytes > 100).
+    let fourth_end = body
+        .match_indices("\n\n")
+        .nth(4)
+        .map(|(i, _)| i + 2)
+        .unwrap();
+    assert_eq!(one_byte.1, fourth_end);
+}
