@@ -5,8 +5,9 @@
 //! quirks) and over randomly generated streams. `createTime` (the clock) and
 //! generated ids are masked.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -31,36 +32,18 @@ struct Stream {
 }
 
 fn fixture_streams() -> Vec<Stream> {
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
-    let mut out = Vec::new();
-    for dir in ["conformance", "extra", "quirks"] {
-        let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir).join("streams"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        for path in files {
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            let items: Vec<Value> = items
-                .as_array()
-                .unwrap()
-                .iter()
-                .take_while(|e| e.get("__throw__").is_none())
-                .cloned()
-                .collect();
-            let provider = if name.starts_with("anthropic-") {
+    let out: Vec<Stream> = common::fixture_streams()
+        .into_iter()
+        .map(|(name, items)| Stream {
+            provider: if name.starts_with("anthropic-") {
                 Provider::Anthropic
             } else {
                 Provider::OpenAI
-            };
-            out.push(Stream {
-                name,
-                provider,
-                items,
-            });
-        }
-    }
+            },
+            name,
+            items,
+        })
+        .collect();
     assert!(out.len() > 80, "the fixture corpus is there");
     out
 }

@@ -11,7 +11,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use common::mask;
 use proptest::prelude::*;
@@ -19,6 +18,7 @@ use serde_json::{json, Value};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::limits::Limits;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::Error;
 
 /// What a run gave, masked; and how many chunks took the fast path.
 #[derive(Debug, Default)]
@@ -40,16 +40,31 @@ fn run(chunks: &[String], limits: Limits, bytes: bool, pad: impl Fn(usize) -> us
     let mut s = OpenAIStream::new(OpenAIOptions { limits });
     let mut ids = HashMap::new();
     let mut lines = Vec::new();
-    let mut out = Vec::new();
-    let padded = chunks
+    let padded: Vec<String> = chunks
         .iter()
         .enumerate()
-        .map(|(i, c)| format!("{c}{}", " ".repeat(pad(i))));
+        .map(|(i, c)| format!("{c}{}", " ".repeat(pad(i))))
+        .collect();
+    // Records a step's responses and error; false once the stream failed.
+    let mut step = |out: &mut Vec<Response>, r: Result<(), Error>| {
+        for r in out.drain(..) {
+            record(&mut lines, &mut ids, &r);
+        }
+        match r {
+            Ok(()) => true,
+            Err(e) => {
+                lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
+                !e.fatal
+            }
+        }
+    };
+    let mut out = Vec::new();
+    let mut open = true;
     if bytes {
         let mut body = String::new();
-        for c in padded {
+        for c in &padded {
             body.push_str("data: ");
-            body.push_str(&c);
+            body.push_str(c);
             body.push_str("\n\n");
         }
         body.push_str("data: [DONE]\n\n");
@@ -57,45 +72,25 @@ fn run(chunks: &[String], limits: Limits, bytes: bool, pad: impl Fn(usize) -> us
         let mut input = body.as_bytes();
         loop {
             let r = s.push_bytes(input, &mut out);
-            for r in out.drain(..) {
-                record(&mut lines, &mut ids, &r);
+            let failed = r.is_err();
+            open = step(&mut out, r);
+            if !open || !failed {
+                break;
             }
-            match r {
-                Ok(()) => break,
-                Err(e) => {
-                    lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
-                    if e.fatal {
-                        return Run {
-                            lines,
-                            fast: s.fast_chunks(),
-                        };
-                    }
-                    input = &[];
-                }
-            }
+            input = &[];
         }
     } else {
-        for c in padded {
-            match s.push_chunk_text(&c) {
-                Ok(r) => record(&mut lines, &mut ids, &r),
-                Err(e) => {
-                    lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
-                    if e.fatal {
-                        return Run {
-                            lines,
-                            fast: s.fast_chunks(),
-                        };
-                    }
-                }
+        for c in &padded {
+            let r = s.push_chunk_text(c).map(|r| out.push(r));
+            open = step(&mut out, r);
+            if !open {
+                break;
             }
         }
     }
-    let r = s.end(&mut out);
-    for r in out.drain(..) {
-        record(&mut lines, &mut ids, &r);
-    }
-    if let Err(e) = r {
-        lines.push(json!({"error": e.code.as_str(), "fatal": e.fatal}));
+    if open {
+        let r = s.end(&mut out);
+        step(&mut out, r);
     }
     Run {
         lines,
@@ -118,31 +113,11 @@ fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
 }
 
 fn openai_fixture_streams() -> Vec<(String, Vec<String>)> {
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
-    let mut out = Vec::new();
-    for dir in ["conformance", "extra", "quirks"] {
-        let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir).join("streams"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        files.sort();
-        for path in files {
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            if !name.starts_with("openai-") {
-                continue;
-            }
-            let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            let chunks = items
-                .as_array()
-                .unwrap()
-                .iter()
-                .take_while(|e| e.get("__throw__").is_none())
-                .map(Value::to_string)
-                .collect();
-            out.push((name, chunks));
-        }
-    }
-    out
+    common::fixture_streams()
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("openai-"))
+        .map(|(name, items)| (name, items.iter().map(Value::to_string).collect()))
+        .collect()
 }
 
 #[test]

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use toolcall_stream_core::gemini::Response;
@@ -84,4 +85,32 @@ pub fn is_generated_id(s: &str) -> bool {
         && suffix
             .bytes()
             .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+}
+
+/// Every fixture stream (conformance, extra, quirks), sorted by directory
+/// and name: its name (file stem) and its items up to a `__throw__` marker
+/// (where the recorded stream throws instead of yielding).
+pub fn fixture_streams() -> Vec<(String, Vec<Value>)> {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
+    let mut out = Vec::new();
+    for dir in ["conformance", "extra", "quirks"] {
+        let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir).join("streams"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for path in files {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let items: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            let items = items
+                .as_array()
+                .unwrap()
+                .iter()
+                .take_while(|e| e.get("__throw__").is_none())
+                .cloned()
+                .collect();
+            out.push((name, items));
+        }
+    }
+    out
 }
