@@ -64,4 +64,12 @@ export class CardClient {
       assert.deepEqual(update.rawInput, this.fullArgs(id), `rawInput of ${id} is not its complete arguments`);
     }
   }
+  /** Exactly one terminal frame for every time a card was opened. */
+  assertOneTerminalPerOpen() {
+    const opened = new Map();
+    for (const f of this.frames) {
+      if (f.sessionUpdate === 'tool_call') opened.set(f.toolCallId, (opened.get(f.toolCallId) ?? 0) + 1);
+    }
+    for (const [id, count] of opened) assert.equal(this.terminals.get(id), count, `terminal frames of ${id}`);
+  }
 }

@@ -148,11 +148,7 @@ test('every opened card ends with exactly one terminal frame, over real converte
         assert.deepEqual([...client.open], [], 'every card of the turn ended');
       }
       for (const f of cards.closeAll()) client.receive(f);
-      const opened = new Map();
-      for (const f of client.frames) {
-        if (f.sessionUpdate === 'tool_call') opened.set(f.toolCallId, (opened.get(f.toolCallId) ?? 0) + 1);
-      }
-      for (const [id, count] of opened) assert.equal(client.terminals.get(id), count, `terminal frames of ${id}`);
+      client.assertOneTerminalPerOpen();
       assert.deepEqual(cards.openIds(), []);
     }),
     { numRuns: 200, seed: 20260101 },

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { rng } from './helpers/random.mjs';
 
 const CHILD = 'TOOLCALL_STREAM_FUZZ_CHILD';
 const CODES = new Set([
@@ -22,15 +23,6 @@ const CODES = new Set([
   'FINISHED',
   'INVALID_ARGUMENT',
 ]);
-
-function rng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function runChild(iterations, seed) {
   const require = createRequire(import.meta.url);

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rng } from './helpers/random.mjs';
 import { mask, anthropicSse, openaiSse } from './helpers/corpus.mjs';
 
 const require = createRequire(import.meta.url);
@@ -32,16 +33,6 @@ function allStreams() {
     }
   }
   return out;
-}
-
-/** A small seeded PRNG (mulberry32), so every split is reproducible. */
-function rng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const line = (r) => JSON.stringify(mask({ r, p: getToolCallPreparations(r).map((p) => ({ ...p })) }));
