@@ -29,6 +29,7 @@ const ALLOWED = [
   /^binding\.(js|d\.ts)$/,
   /^lib\/[\w-]+\.(js|d\.ts)$/,
   /^bin\/[\w-]+\.js$/,
+  /^agent\/[\w-]+\.js$/,
 ];
 const REQUIRED = [
   'package.json',
@@ -41,6 +42,7 @@ const REQUIRED = [
   'lib/native.js',
   'lib/acp.d.ts',
   'bin/agent.js',
+  'agent/workspace.js',
 ];
 // Named explicitly so a failure says what leaked.
 const FORBIDDEN = [

@@ -18,6 +18,7 @@ const { parseArgs } = require('node:util');
 const { setTimeout: sleep } = require('node:timers/promises');
 
 const { AnthropicConverter, OpenAIConverter, ToolCallCards, ToolCallIds, consumeModelStream } = require('../index.js');
+const { ToolError, resolveInside, WRITE_FLAGS } = require('../agent/workspace.js');
 const { version } = require('../package.json');
 
 const MAX_MODEL_REQUESTS_PER_PROMPT = 32;
@@ -81,37 +82,6 @@ const TOOL_DISPLAY = {
   list_directory: { title: 'ListFiles', kind: 'search' },
 };
 
-class ToolError extends Error {}
-
-/** Resolves `p` against `cwd`, refusing anything that lands outside it (symlinks included). */
-async function resolveInside(cwd, p) {
-  if (typeof p !== 'string' || p === '') throw new ToolError('Missing required parameter "path".');
-  const abs = path.resolve(cwd, p);
-  const outside = (target) => {
-    const rel = path.relative(cwd, target);
-    return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
-  };
-  const refuse = () =>
-    new ToolError(
-      `Refused: "${p}" is outside the session's working directory (${cwd}). Only paths inside it can be read or written.`,
-    );
-  if (outside(abs)) throw refuse();
-  // The nearest existing ancestor must not escape through a symlink.
-  let probe = abs;
-  for (;;) {
-    try {
-      if (outside(await fs.realpath(probe))) throw refuse();
-      break;
-    } catch (err) {
-      if (err instanceof ToolError) throw err;
-      const parent = path.dirname(probe);
-      if (parent === probe) break;
-      probe = parent;
-    }
-  }
-  return abs;
-}
-
 const text = (t) => ({ type: 'content', content: { type: 'text', text: t } });
 
 /** Each tool returns {output (for the model), content (ACP tool content), rawOutput?}. */
@@ -130,9 +100,16 @@ const TOOLS = {
   async write_file(cwd, args) {
     const abs = await resolveInside(cwd, args.path);
     if (typeof args.content !== 'string') throw new ToolError('Missing required parameter "content".');
-    const oldText = await fs.readFile(abs, 'utf8').catch(() => null);
+    const existing = await fs.lstat(abs).catch(() => null);
+    if (existing && !existing.isFile()) throw new ToolError(`Not a regular file: ${args.path}`);
+    const oldText = existing ? await fs.readFile(abs, 'utf8') : null;
     await fs.mkdir(path.dirname(abs), { recursive: true });
-    await fs.writeFile(abs, args.content, 'utf8');
+    const file = await fs.open(abs, WRITE_FLAGS, 0o666);
+    try {
+      await file.writeFile(args.content, 'utf8');
+    } finally {
+      await file.close();
+    }
     const bytes = Buffer.byteLength(args.content);
     return {
       output: `Wrote ${bytes} bytes to ${args.path}.`,
