@@ -115,6 +115,14 @@ export declare function converterEnd(slot: number): string | null
 /** Whether the converter takes no more input. */
 export declare function converterFinished(slot: number): boolean
 
+/**
+ * Releases a converter's state at once (its stream was abandoned): every
+ * later call on it fails with `FINISHED`. The slot itself stays owned by the
+ * handle object until V8 collects it, so its number never reaches another
+ * converter while the old one is still reachable.
+ */
+export declare function converterFree(slot: number): void
+
 /** Raw SSE bytes into either converter. */
 export declare function converterPushBytes(slot: number, data: Uint8Array): string | null
 

@@ -846,6 +846,7 @@ module.exports.anthropicPushEvent = nativeBinding.anthropicPushEvent
 module.exports.anthropicStopHeld = nativeBinding.anthropicStopHeld
 module.exports.converterEnd = nativeBinding.converterEnd
 module.exports.converterFinished = nativeBinding.converterFinished
+module.exports.converterFree = nativeBinding.converterFree
 module.exports.converterPushBytes = nativeBinding.converterPushBytes
 module.exports.converterPushText = nativeBinding.converterPushText
 module.exports.liveHandles = nativeBinding.liveHandles

@@ -10,18 +10,19 @@ const {
   toResponse,
   newResponse,
   simpleResponse,
-  responseClass,
   ToolCallStreamError,
   invalidArgument,
 } = require('./responses.js');
+const { readHost, hostError } = require('./host.js');
 
 /** Pipeline-only annotation: the finish chunk whose closing thinking tag was sanitised. */
 const sanitizedByResponse = new WeakMap();
 
 function readOptions(options, fn) {
-  if (options === undefined || options === null) return { model: undefined, limits: undefined };
+  if (options === undefined || options === null) return { model: undefined, limits: undefined, host: undefined };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
+  const host = readHost(options.host, fn);
   if (model !== undefined && model !== null && typeof model !== 'string') {
     throw invalidArgument(`${fn}: options.model must be a string`);
   }
@@ -37,7 +38,7 @@ function readOptions(options, fn) {
       nativeLimits[key] = v;
     }
   }
-  return { model: model ?? undefined, limits: nativeLimits };
+  return { model: model ?? undefined, limits: nativeLimits, host };
 }
 
 /** JSON text of an event/chunk given as an object or as its JSON text. */
@@ -93,11 +94,11 @@ function unreadable(err, name) {
 const NOTHING = Object.freeze([]);
 
 /** A lone high surrogate left at the end of the input. */
-function flushCarry(slot, carry) {
+function flushCarry(slot, carry, host) {
   if (carry.text) {
     const text = carry.text;
     carry.text = '';
-    decodeBatch(native.converterPushText(slot, text));
+    decodeBatch(native.converterPushText(slot, text), undefined, host);
   }
 }
 
@@ -129,9 +130,14 @@ class AnthropicConverter {
   /** `{responseId?, modelVersion?}` of chunks built here, or null. */
   #header = null;
   #carry = { text: '' };
+  /** The embedding API's host (lib/host.js), or undefined. */
+  #host;
+  /** After free(): every event takes the native path, which answers FINISHED. */
+  #freed = false;
 
   constructor(options) {
-    const { model, limits } = readOptions(options, 'AnthropicConverter');
+    const { model, limits, host } = readOptions(options, 'AnthropicConverter');
+    this.#host = host;
     this.#handle = new native.ConverterHandle('anthropic', model, limits);
     this.#slot = this.#handle.slot;
   }
@@ -144,15 +150,16 @@ class AnthropicConverter {
 
   /** pushEvent without the fresh array for "no chunks" (the generator's path). */
   [kPushEvent](event) {
+    this.#host?.onEvent?.(event);
     try {
       return this.#pushEvent(event);
     } catch (err) {
-      throw unreadable(err, 'AnthropicConverter.pushEvent');
+      throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushEvent'));
     }
   }
 
   #pushEvent(event) {
-    if (event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
+    if (!this.#freed && event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
       const delta = event.delta;
       if (delta !== null && typeof delta === 'object') {
         if (delta.type === 'input_json_delta') {
@@ -187,25 +194,48 @@ class AnthropicConverter {
     }
     // Any event may move native's budget: the next fragment asks again.
     this.#argsIndexNumber = NaN;
-    const out = decodeBatch(native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')));
+    const out = decodeBatch(
+      native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')),
+      undefined,
+      this.#host,
+    );
     this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
     return out;
   }
 
   /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
-    this.#flush();
-    return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'));
+    try {
+      this.#flush();
+      return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'), undefined, this.#host);
+    } catch (err) {
+      throw hostError(this.#host, err);
+    }
   }
 
   /** End of input. The converter is finished afterwards. */
   end() {
-    this.#flush();
-    flushCarry(this.#slot, this.#carry);
-    return decodeBatch(native.converterEnd(this.#slot));
+    try {
+      this.#flush();
+      flushCarry(this.#slot, this.#carry, this.#host);
+      return decodeBatch(native.converterEnd(this.#slot), undefined, this.#host);
+    } catch (err) {
+      throw hostError(this.#host, err);
+    }
   }
 
-  /** True after `end()` or after a fatal error. */
+  /**
+   * Releases the native state now, for a stream that was abandoned (the GC
+   * would release it later). Every later call throws `FINISHED`.
+   */
+  free() {
+    this.#args = '';
+    this.#freed = true;
+    this.#header = null;
+    native.converterFree(this.#slot);
+  }
+
+  /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
     return native.converterFinished(this.#slot);
   }
@@ -236,6 +266,8 @@ class AnthropicConverter {
         wellFormed ? fragments : JSON.stringify(fragments),
         !wellFormed,
       ),
+      undefined,
+      this.#host,
     );
     this.#setFlushAt();
   }
@@ -260,7 +292,7 @@ class AnthropicConverter {
     if (batch === undefined || batch === null) return undefined;
     this.#args = '';
     this.#argsIndexNumber = NaN;
-    const out = decodeBatch(batch);
+    const out = decodeBatch(batch, undefined, this.#host);
     out[0].candidates[0].content.parts[0].functionCall.args = args;
     this.#learn(out, false);
     return out;
@@ -281,7 +313,7 @@ class AnthropicConverter {
 
   #chunk(text, thought) {
     this.#header.createTime = String(Date.now());
-    return simpleResponse(this.#header, thought ? { text, thought: true } : { text });
+    return simpleResponse(this.#header, thought ? { text, thought: true } : { text }, this.#host);
   }
 }
 
@@ -328,19 +360,23 @@ class OpenAIConverter {
   #quiet = true;
   #textReady = true;
   #carry = { text: '' };
+  /** The embedding API's host (lib/host.js), or undefined. */
+  #host;
 
   constructor(options) {
-    const { limits } = readOptions(options, 'OpenAIConverter');
+    const { limits, host } = readOptions(options, 'OpenAIConverter');
+    this.#host = host;
     this.#handle = new native.ConverterHandle('openai', undefined, limits);
     this.#slot = this.#handle.slot;
   }
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
+    this.#host?.onEvent?.(chunk);
     try {
       return this.#pushChunk(chunk);
     } catch (err) {
-      throw unreadable(err, 'OpenAIConverter.pushChunk');
+      throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushChunk'));
     }
   }
 
@@ -349,7 +385,7 @@ class OpenAIConverter {
       const content = plainContent(chunk);
       if (content !== undefined) {
         const text = native.openaiPushTextDelta(this.#slot, content);
-        return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text });
+        return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text }, this.#host);
       }
     }
     if (this.#quiet && chunk !== null && typeof chunk === 'object') {
@@ -358,12 +394,12 @@ class OpenAIConverter {
         this.#fragments.push(fragment[0], fragment[1]);
         this.#fragmentChars += fragment[1].length;
         if (this.#fragmentChars >= FLUSH_AT) this.#flush();
-        return emptyChunkResponse(chunk);
+        return simpleResponse(chunkHeader(chunk), undefined, this.#host);
       }
     }
     this.#flush();
     const text = eventText(chunk, 'OpenAIConverter.pushChunk');
-    const [response] = decodeBatch(native.openaiPushChunk(this.#slot, text), sanitizedByResponse);
+    const [response] = decodeBatch(native.openaiPushChunk(this.#slot, text), sanitizedByResponse, this.#host);
     this.#quiet = native.openaiQuiet(this.#slot);
     this.#textReady = native.openaiTextReady(this.#slot);
     return response;
@@ -371,9 +407,15 @@ class OpenAIConverter {
 
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
   pushBytes(data) {
-    this.#flush();
     try {
-      return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
+      this.#flush();
+      return decodeBatch(
+        pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
+        sanitizedByResponse,
+        this.#host,
+      );
+    } catch (err) {
+      throw hostError(this.#host, err);
     } finally {
       // Bytes move the native state; the chunk fast paths must look again.
       this.#quiet = native.openaiQuiet(this.#slot);
@@ -383,11 +425,28 @@ class OpenAIConverter {
 
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
   end() {
-    this.#flush();
-    flushCarry(this.#slot, this.#carry);
-    return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse);
+    try {
+      this.#flush();
+      flushCarry(this.#slot, this.#carry, this.#host);
+      return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse, this.#host);
+    } catch (err) {
+      throw hostError(this.#host, err);
+    }
   }
 
+  /**
+   * Releases the native state now, for a stream that was abandoned (the GC
+   * would release it later). Every later call throws `FINISHED`.
+   */
+  free() {
+    this.#fragments = [];
+    this.#fragmentChars = 0;
+    this.#quiet = false;
+    this.#textReady = false;
+    native.converterFree(this.#slot);
+  }
+
+  /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
     return native.converterFinished(this.#slot);
   }
@@ -397,7 +456,7 @@ class OpenAIConverter {
     const text = JSON.stringify(this.#fragments);
     this.#fragments = [];
     this.#fragmentChars = 0;
-    decodeBatch(native.openaiPushFragments(this.#slot, text));
+    decodeBatch(native.openaiPushFragments(this.#slot, text), undefined, this.#host);
     this.#textReady = native.openaiTextReady(this.#slot);
   }
 }
@@ -408,11 +467,6 @@ function chunkHeader(chunk) {
   if (chunk.id !== undefined) header.responseId = chunk.id;
   if (chunk.model) header.modelVersion = chunk.model;
   return header;
-}
-
-/** The response `convertOpenAIChunkToGemini` builds for a chunk without parts. */
-function emptyChunkResponse(chunk) {
-  return simpleResponse(chunkHeader(chunk), undefined);
 }
 
 /**
@@ -432,16 +486,49 @@ function plainContent(chunk) {
   return content;
 }
 
-/** Drop-in for `AnthropicContentGenerator.processStream(stream)`. */
+/**
+ * The generators map errors to the host's themselves, after yielding what
+ * was converted before the error: their converter keeps this package's.
+ */
+const unmappedErrors = (options, host) =>
+  host?.createError ? { ...options, host: { ...options.host, createError: undefined } } : options;
+
+/** Raw response-body bytes, as a generator's source may yield them. */
+const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuffer;
+
+/**
+ * Drop-in for `AnthropicContentGenerator.processStream(stream)`. The source
+ * yields SDK event objects (or their JSON text), or raw body bytes
+ * (Uint8Array), which take the native SSE path. A consumer that stops early
+ * frees the native state at once.
+ */
 async function* convertAnthropicStream(events, options) {
-  const converter = new AnthropicConverter(options);
-  for await (const event of events) {
-    // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
-    const out = converter[kPushEvent](event);
-    for (let i = 0; i < out.length; i++) yield out[i];
+  const { host } = readOptions(options, 'convertAnthropicStream');
+  const converter = new AnthropicConverter(unmappedErrors(options, host));
+  try {
+    for await (const event of events) {
+      let out;
+      try {
+        out = isBytes(event) ? converter.pushBytes(event) : converter[kPushEvent](event);
+      } catch (err) {
+        // What the same call converted before the error is not lost.
+        for (const r of err?.responses ?? []) yield r;
+        throw hostError(host, err);
+      }
+      // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
+      for (let i = 0; i < out.length; i++) yield out[i];
+    }
+    let rest;
+    try {
+      rest = converter.end();
+    } catch (err) {
+      for (const r of err?.responses ?? []) yield r;
+      throw hostError(host, err);
+    }
+    for (let i = 0; i < rest.length; i++) yield rest[i];
+  } finally {
+    if (!converter.finished) converter.free();
   }
-  const rest = converter.end();
-  for (let i = 0; i < rest.length; i++) yield rest[i];
 }
 
 function protocolTagLeak(message) {
@@ -456,81 +543,130 @@ function protocolTagLeak(message) {
 const partCount = (candidate) => candidate?.content?.parts?.length ?? 0;
 
 /**
- * The OpenAI converter plus the pipeline stage of spec §3.1: `error_finish`
- * check, empty filter, finish/usage merging. One deliberate improvement: a
- * merged finish response keeps the preparations of both chunks (§6.9.4).
+ * The pipeline stage after the converter (Qwen Code
+ * `packages/core/src/core/openaiContentGenerator/pipeline.ts`,
+ * `processStreamWithLogging` and `handleChunkMerging`): the empty filter, the
+ * thinking-tag continuation check, and finish/usage merging. One deliberate
+ * improvement: a merged finish response keeps the preparations of both chunks.
  */
-async function* convertOpenAIStream(chunks, options) {
-  const converter = new OpenAIConverter(options);
-  let pendingFinish = null;
-  let finishYielded = false;
-  let pendingSanitized;
-  for await (const chunk of chunks) {
-    const choice = chunk?.choices?.[0];
-    if (choice?.finish_reason === 'error_finish') {
-      const content = typeof choice.delta?.content === 'string' ? choice.delta.content.trim() : '';
-      throw new ToolCallStreamError(content || 'Unknown stream error', {
-        code: 'STREAM_ERROR',
-        name: 'StreamContentError',
-        fatal: true,
-      });
-    }
-    const response = converter.pushChunk(chunk);
+class FinishMerge {
+  #host;
+  #pendingFinish = null;
+  #finishYielded = false;
+  #pendingSanitized;
+
+  constructor(host) {
+    this.#host = host;
+  }
+
+  /** A converted response → the response to yield now, or undefined. */
+  take(response) {
     const sanitization = sanitizedByResponse.get(response);
     const candidate = response.candidates?.[0];
-    const preparations = getToolCallPreparations(response);
     if (
       partCount(candidate) === 0 &&
       !candidate?.finishReason &&
       !response.usageMetadata &&
-      preparations.length === 0
+      getToolCallPreparations(response).length === 0
     ) {
-      continue;
+      return undefined;
     }
+    const pendingFinish = this.#pendingFinish;
     if (
-      pendingSanitized &&
+      this.#pendingSanitized &&
       pendingFinish &&
       !candidate?.finishReason &&
       response.candidates?.some((c) => partCount(c) > 0)
     ) {
       throw protocolTagLeak('Model response continued after a finish reason.');
     }
-    if (finishYielded) {
+    if (this.#finishYielded) {
       // The reference writes later usage into the finish it already yielded.
       if (response.usageMetadata && pendingFinish) pendingFinish.usageMetadata = response.usageMetadata;
-      continue;
+      return undefined;
     }
-    if (!pendingFinish && candidate?.finishReason && sanitization) pendingSanitized = sanitization;
+    if (!pendingFinish && candidate?.finishReason && sanitization) this.#pendingSanitized = sanitization;
     if (candidate?.finishReason) {
       if (pendingFinish) {
         if (response.usageMetadata) pendingFinish.usageMetadata = response.usageMetadata;
         if (response.modelVersion) pendingFinish.modelVersion = response.modelVersion;
         keepPreparations(pendingFinish, pendingFinish, response);
       } else {
-        pendingFinish = response;
+        this.#pendingFinish = response;
       }
-      continue;
+      return undefined;
     }
-    if (pendingFinish) {
-      const Class = responseClass();
-      const merged = Class ? new Class() : {};
-      merged.candidates = pendingFinish.candidates;
-      merged.usageMetadata = response.usageMetadata ? response.usageMetadata : pendingFinish.usageMetadata;
-      merged.responseId = response.responseId || pendingFinish.responseId;
-      merged.createTime = response.createTime || pendingFinish.createTime;
-      merged.modelVersion = response.modelVersion || pendingFinish.modelVersion;
-      merged.promptFeedback = response.promptFeedback || pendingFinish.promptFeedback;
-      keepPreparations(merged, pendingFinish, response);
-      pendingFinish = merged;
-      finishYielded = true;
-      yield merged;
-      continue;
-    }
-    yield response;
+    if (!pendingFinish) return response;
+    const merged = newResponse(this.#host);
+    merged.candidates = pendingFinish.candidates;
+    merged.usageMetadata = response.usageMetadata ? response.usageMetadata : pendingFinish.usageMetadata;
+    merged.responseId = response.responseId || pendingFinish.responseId;
+    merged.createTime = response.createTime || pendingFinish.createTime;
+    merged.modelVersion = response.modelVersion || pendingFinish.modelVersion;
+    merged.promptFeedback = response.promptFeedback || pendingFinish.promptFeedback;
+    keepPreparations(merged, pendingFinish, response);
+    this.#pendingFinish = merged;
+    this.#finishYielded = true;
+    return merged;
   }
-  const rest = converter.end();
-  for (let i = 0; i < rest.length; i++) yield rest[i];
-  if (pendingFinish && !finishYielded) yield pendingFinish;
+
+  /** The held finish at the end of the stream, if it was never yielded. */
+  finish() {
+    return this.#pendingFinish && !this.#finishYielded ? this.#pendingFinish : undefined;
+  }
+}
+
+/**
+ * The OpenAI converter plus Qwen's pipeline stage (FinishMerge, and the
+ * `error_finish` check). The source yields `chat.completion.chunk` objects
+ * (or their JSON text), or raw body bytes (Uint8Array). A consumer that stops
+ * early frees the native state at once.
+ */
+async function* convertOpenAIStream(chunks, options) {
+  const { host } = readOptions(options, 'convertOpenAIStream');
+  const converter = new OpenAIConverter(unmappedErrors(options, host));
+  const stage = new FinishMerge(host);
+  try {
+    for await (const chunk of chunks) {
+      if (isBytes(chunk)) {
+        let out;
+        try {
+          out = converter.pushBytes(chunk);
+        } catch (err) {
+          // What the same read converted before the error is not lost.
+          for (const r of err?.responses ?? []) {
+            const response = stage.take(r);
+            if (response !== undefined) yield response;
+          }
+          throw err;
+        }
+        for (let i = 0; i < out.length; i++) {
+          const response = stage.take(out[i]);
+          if (response !== undefined) yield response;
+        }
+        continue;
+      }
+      const choice = chunk?.choices?.[0];
+      if (choice?.finish_reason === 'error_finish') {
+        const content = typeof choice.delta?.content === 'string' ? choice.delta.content.trim() : '';
+        throw new ToolCallStreamError(content || 'Unknown stream error', {
+          code: 'STREAM_ERROR',
+          name: 'StreamContentError',
+          fatal: true,
+        });
+      }
+      const response = stage.take(converter.pushChunk(chunk));
+      if (response !== undefined) yield response;
+    }
+    const rest = converter.end();
+    for (let i = 0; i < rest.length; i++) yield rest[i];
+    const finish = stage.finish();
+    if (finish !== undefined) yield finish;
+  } catch (err) {
+    throw hostError(host, err);
+  } finally {
+    if (!converter.finished) converter.free();
+  }
 }
 
 function keepPreparations(target, ...sources) {
@@ -540,7 +676,11 @@ function keepPreparations(target, ...sources) {
   if (unique.length) setToolCallPreparations(target, unique);
 }
 
+/** The pipeline-only sanitisation note of a converted OpenAI response (internal: the Qwen preload). */
+const sanitizationOf = (response) => sanitizedByResponse.get(response);
+
 module.exports = {
+  sanitizationOf,
   AnthropicConverter,
   OpenAIConverter,
   convertAnthropicStream,

@@ -19,9 +19,15 @@ function responseClass() {
   return GenerateContentResponse;
 }
 
+/**
+ * The response class to build: the host's (embedding API, `host.GenerateContentResponse`)
+ * or else `@google/genai`'s when installed, else none (plain objects).
+ */
+const classFor = (host) => (host?.Response !== undefined ? host.Response : responseClass());
+
 /** A plain response object → a real GenerateContentResponse when available. */
-function toResponse(plain) {
-  const Class = responseClass();
+function toResponse(plain, host) {
+  const Class = classFor(host);
   return Class ? Object.assign(new Class(), plain) : plain;
 }
 
@@ -48,8 +54,8 @@ function invalidArgument(message) {
 }
 
 /** A new, empty response object (a GenerateContentResponse when available). */
-function newResponse() {
-  const Class = responseClass();
+function newResponse(host) {
+  const Class = classFor(host);
   return Class ? new Class() : {};
 }
 
@@ -58,8 +64,8 @@ function newResponse() {
  * (`{f, createTime, responseId?, modelVersion?}`, `f` 1 = OpenAI key order)
  * and its part (`part` undefined = no parts), with the reference's key order.
  */
-function simpleResponse(h, part) {
-  const r = newResponse();
+function simpleResponse(h, part, host) {
+  const r = newResponse(host);
   const candidates = [
     { content: { parts: part === undefined ? [] : [part], role: 'model' }, index: 0, safetyRatings: [] },
   ];
@@ -75,9 +81,10 @@ function simpleResponse(h, part) {
 /**
  * Decodes one native batch (format: src/lib.rs, core gemini::write_batch). Returns the responses; throws a
  * ToolCallStreamError (carrying the responses converted before it) when the
- * batch ends in an error. `sanitized` receives pipeline-only annotations.
+ * batch ends in an error. `sanitized` receives pipeline-only annotations;
+ * `host` (lib/host.js) supplies the response class and a second preparation store.
  */
-function decodeBatch(text, sanitized) {
+function decodeBatch(text, sanitized, host) {
   if (text === undefined || text === null) return [];
   const items = JSON.parse(text);
   const out = new Array(items.length);
@@ -89,6 +96,7 @@ function decodeBatch(text, sanitized) {
       out[n++] = simpleResponse(
         header,
         kind === 2 ? undefined : kind === 1 ? { text: item[1], thought: true } : { text: item[1] },
+        host,
       );
       continue;
     }
@@ -101,8 +109,11 @@ function decodeBatch(text, sanitized) {
       const e = item.error;
       throw new ToolCallStreamError(e.message, { ...e, responses: out });
     }
-    const response = toResponse(item.r);
-    if (item.p) setToolCallPreparations(response, item.p);
+    const response = toResponse(item.r, host);
+    if (item.p) {
+      setToolCallPreparations(response, item.p);
+      if (host?.setPreparations) host.setPreparations(response, item.p);
+    }
     if (item.s && sanitized) sanitized.set(response, item.s);
     out[n++] = response;
   }

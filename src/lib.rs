@@ -48,23 +48,20 @@ fn limits(l: Option<NativeLimits>) -> Limits {
 
 /// Runs one conversion step on `inner`, turning a panic into an `INTERNAL`
 /// error item (never an unwind across the boundary) and the outcome into one
-/// batch. After a panic the state may be inconsistent, so it is poisoned.
+/// batch. After a panic the state may be inconsistent, so it is closed.
 fn step<S>(
     inner: &mut S,
-    poisoned: &mut bool,
+    closed: &mut Option<&'static str>,
     f: impl FnOnce(&mut S, &mut Vec<Response>) -> Result<(), Error>,
 ) -> Option<String> {
     let mut out = Vec::new();
-    let result = if *poisoned {
-        Err(Error::new(
-            ErrorCode::Finished,
-            "the converter is finished after an internal error",
-        ))
+    let result = if let Some(why) = *closed {
+        Err(Error::new(ErrorCode::Finished, why))
     } else {
         match catch_unwind(AssertUnwindSafe(|| f(inner, &mut out))) {
             Ok(r) => r,
             Err(panic) => {
-                *poisoned = true;
+                *closed = Some(AFTER_PANIC);
                 let what = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
@@ -92,11 +89,15 @@ enum Converter {
     OpenAI(Box<OpenAIStream>),
 }
 
-/// A converter's state plus its poison flag (set by a caught panic).
+/// A converter's state, and why it takes no more input when it is closed
+/// (a caught panic, or `converter_free`) although its handle is still alive.
 struct Entry {
     converter: Converter,
-    poisoned: bool,
+    closed: Option<&'static str>,
 }
+
+const AFTER_PANIC: &str = "the converter is finished after an internal error";
+const AFTER_FREE: &str = "the converter was freed (free())";
 
 static CONVERTERS: HandleTable<Entry> = HandleTable::new();
 
@@ -133,7 +134,7 @@ impl ConverterHandle {
         };
         let slot = CONVERTERS.insert(Entry {
             converter,
-            poisoned: false,
+            closed: None,
         });
         Ok(ConverterHandle { slot })
     }
@@ -157,7 +158,7 @@ fn on_converter(
 ) -> Option<String> {
     CONVERTERS
         .with(slot, |entry| {
-            step(&mut entry.converter, &mut entry.poisoned, f)
+            step(&mut entry.converter, &mut entry.closed, f)
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
@@ -201,12 +202,37 @@ pub fn converter_end(slot: u32) -> Option<String> {
     })
 }
 
+/// Releases a converter's state at once (its stream was abandoned): every
+/// later call on it fails with `FINISHED`. The slot itself stays owned by the
+/// handle object until V8 collects it, so its number never reaches another
+/// converter while the old one is still reachable.
+#[napi]
+pub fn converter_free(slot: u32) {
+    CONVERTERS.with(slot, |entry| {
+        if entry.closed == Some(AFTER_FREE) {
+            return;
+        }
+        entry.closed = Some(AFTER_FREE);
+        entry.converter = match entry.converter {
+            Converter::Anthropic(_) => {
+                Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
+                    model: None,
+                    limits: Limits::default(),
+                })))
+            }
+            Converter::OpenAI(_) => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions {
+                limits: Limits::default(),
+            }))),
+        };
+    });
+}
+
 /// Whether the converter takes no more input.
 #[napi]
 pub fn converter_finished(slot: u32) -> bool {
     CONVERTERS
         .with(slot, |e| {
-            e.poisoned
+            e.closed.is_some()
                 || match &e.converter {
                     Converter::Anthropic(s) => s.is_finished(),
                     Converter::OpenAI(s) => s.is_finished(),
@@ -303,7 +329,7 @@ pub fn openai_push_fragments(slot: u32, fragments: String) -> Option<String> {
 pub fn openai_quiet(slot: u32) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
-            Converter::OpenAI(s) => !e.poisoned && s.is_quiet(),
+            Converter::OpenAI(s) => e.closed.is_none() && s.is_quiet(),
             Converter::Anthropic(_) => false,
         })
         .unwrap_or(false)
@@ -314,7 +340,7 @@ pub fn openai_quiet(slot: u32) -> bool {
 pub fn openai_text_ready(slot: u32) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
-            Converter::OpenAI(s) => !e.poisoned && s.is_text_ready(),
+            Converter::OpenAI(s) => e.closed.is_none() && s.is_text_ready(),
             Converter::Anthropic(_) => false,
         })
         .unwrap_or(false)
@@ -326,11 +352,11 @@ pub fn openai_text_ready(slot: u32) -> bool {
 pub fn openai_push_text_delta(slot: u32, content: String) -> napi::Result<String> {
     let result = CONVERTERS.with(slot, |e| {
         catch_unwind(AssertUnwindSafe(|| match &mut e.converter {
-            Converter::OpenAI(s) if !e.poisoned => s.push_plain_text(&content),
+            Converter::OpenAI(s) if e.closed.is_none() => s.push_plain_text(&content),
             _ => Err(wrong_kind("ready OpenAI")),
         }))
         .unwrap_or_else(|_| {
-            e.poisoned = true;
+            e.closed = Some(AFTER_PANIC);
             Err(Error::new(
                 ErrorCode::Internal,
                 "internal error in the native converter",

@@ -1,0 +1,69 @@
+// The Anthropic hook: Qwen Code's AnthropicContentGenerator
+// (packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts)
+// converts its stream in `processStream(stream, telemetryAttempt)`, which
+// `processStreamWithEmptyFallback` calls; the SDK stream comes from
+// `this.client.messages.create` in `generateContentStream`. processStream is
+// replaced by this package's converter; the client's streams carry the raw
+// body (raw-body.mjs) unless Qwen's telemetry is recording, which needs the
+// SDK's event objects (`reportAnthropicEvent`, still called for each).
+import { createRequire } from 'node:module';
+import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
+
+const require = createRequire(import.meta.url);
+const { convertAnthropicStream } = require('../converters.js');
+
+/** The stream's items as the converter takes them: raw bytes, or SDK events (reported to telemetry). */
+async function* anthropicSource(stream, telemetryAttempt, q, seen) {
+  for await (const item of stream) {
+    const handshake = handshakeOf(item);
+    if (handshake) {
+      if (telemetryAttempt === undefined) {
+        handshake.takeBody();
+        seen.handshake = handshake;
+      }
+      continue;
+    }
+    if (item instanceof RawBytes) {
+      yield item.bytes;
+      continue;
+    }
+    seen.objects = true;
+    q.reportAnthropicEvent(telemetryAttempt, item);
+    yield item;
+  }
+}
+
+/** The in-band error event the SDK would have decoded. */
+const errorEvent = (providerError) =>
+  `event: error\ndata: ${JSON.stringify({ type: 'error', error: providerError })}\n\n`;
+
+/** Checks the hook points; returns the function that patches them. */
+export function prepareAnthropicPatch(q, { profile, host, stats }) {
+  const proto = q.AnthropicContentGenerator.prototype;
+  const originalGenerate = proto.generateContentStream;
+  if (typeof proto.processStream !== 'function' || typeof originalGenerate !== 'function')
+    throw new Error('AnthropicContentGenerator has no processStream / generateContentStream');
+  if (Object.isFrozen(proto)) throw new Error('AnthropicContentGenerator.prototype is frozen');
+
+  return () => {
+    proto.processStream = async function* processStream(stream, telemetryAttempt) {
+      const seen = { handshake: undefined, objects: false };
+      try {
+        yield* convertAnthropicStream(anthropicSource(stream, telemetryAttempt, q, seen), { profile, host });
+      } catch (err) {
+        // On the raw path an in-band provider error is the SDK's error, as
+        // Qwen would have received it from the SDK's decoder.
+        if (seen.handshake && err?.code === 'STREAM_ERROR' && err.providerError !== undefined)
+          await seen.handshake.replayError(errorEvent(err.providerError));
+        throw err;
+      } finally {
+        if (seen.handshake) stats.anthropic.bytes++;
+        else stats.anthropic.objects++;
+      }
+    };
+    proto.generateContentStream = function generateContentStream(...args) {
+      interceptStreams(this.client?.messages);
+      return originalGenerate.apply(this, args);
+    };
+  };
+}

@@ -1,0 +1,146 @@
+// The OpenAI-compatible hook: Qwen Code's pipeline
+// (packages/core/src/core/openaiContentGenerator/pipeline.ts) gets its SDK
+// stream in `executeStream` and converts it in `processStreamWithLogging`,
+// which calls the converter (`OpenAIContentConverter.convertOpenAIChunkToGemini`,
+// `convertOpenAIChunkToLlm` in 0.24) once per chunk and keeps every other
+// step — the empty filter, finish/usage merging, the thinking-tag checks,
+// telemetry, error handling — to itself. So Qwen's own pipeline stays in
+// place: its stream is wrapped to carry the raw body, converted natively in
+// batches, and each converted response reaches the pipeline as one item
+// (Converted) that the patched converter hands back unchanged. Chunks that
+// arrive as SDK objects (telemetry on) are converted natively one by one.
+// Streams whose provider switches on response parsing this package does not
+// implement (tagged thinking, content-only tag leaks) run stock.
+import { createRequire } from 'node:module';
+import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
+
+const require = createRequire(import.meta.url);
+const { OpenAIConverter, sanitizationOf } = require('../converters.js');
+
+/** A response converted ahead, standing where its SDK chunk would. */
+class Converted {
+  constructor(response) {
+    this.response = response;
+  }
+}
+
+/** The chunk on which Qwen's pipeline throws its own StreamContentError. */
+const errorFinishChunk = (message) => ({
+  choices: [{ index: 0, delta: { content: message }, finish_reason: 'error_finish' }],
+});
+
+async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) {
+  let handshake;
+  for await (const item of stream) {
+    const h = handshakeOf(item);
+    if (h) {
+      if (telemetryAttempt === undefined) {
+        h.takeBody();
+        handshake = seen.handshake = h;
+      }
+      continue;
+    }
+    if (!(item instanceof RawBytes)) {
+      yield item;
+      continue;
+    }
+    let out;
+    try {
+      out = converter.pushBytes(item.bytes);
+    } catch (err) {
+      for (const r of err?.responses ?? []) yield new Converted(r);
+      if (err?.name === 'StreamContentError') {
+        yield errorFinishChunk(err.message);
+        return;
+      }
+      if (err?.code === 'STREAM_ERROR' && err.providerError !== undefined)
+        await handshake.replayError(`data: ${JSON.stringify({ error: err.providerError })}\n\n`);
+      throw toHost(err);
+    }
+    for (let i = 0; i < out.length; i++) yield new Converted(out[i]);
+  }
+  // The end-of-stream thinking-tag check (pipeline.ts) and a final event
+  // without its blank line: the converter's end().
+  let rest;
+  try {
+    rest = converter.end();
+  } catch (err) {
+    for (const r of err?.responses ?? []) yield new Converted(r);
+    throw toHost(err);
+  }
+  for (const r of rest) yield new Converted(r);
+}
+
+/** Whether the request context asks for response parsing this package leaves to Qwen. */
+const needsStock = (context) =>
+  Object.values(context?.responseParsingOptions ?? {}).some(Boolean) || context?.taggedThinkingParser !== undefined;
+
+/** Checks the hook points; returns the function that patches them. */
+export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
+  const converters = q.OpenAIContentConverter;
+  const name = release.openaiConvert;
+  const originalConvert = converters?.[name];
+  const proto = q.ContentGenerationPipeline.prototype;
+  const originalProcess = proto.processStreamWithLogging;
+  const originalExecute = proto.executeStream;
+  if (typeof originalConvert !== 'function') throw new Error(`OpenAIContentConverter.${name} is missing`);
+  if (typeof originalProcess !== 'function' || typeof originalExecute !== 'function')
+    throw new Error('ContentGenerationPipeline has no processStreamWithLogging / executeStream');
+  if (Object.isFrozen(converters) || Object.isFrozen(proto))
+    throw new Error('the OpenAI converter or pipeline is frozen');
+
+  // The converters keep this package's errors (with the responses converted
+  // before them); they become Qwen's where they reach Qwen's pipeline.
+  const toHost = (err) => host.createError(err);
+  const converterHost = { ...host, createError: undefined };
+
+  /** Request context → its native converter, for the streams this package converts. */
+  const streams = new WeakMap();
+
+  return () => {
+    converters[name] = function convert(chunk, context) {
+      const converter = context !== null && typeof context === 'object' ? streams.get(context) : undefined;
+      if (converter === undefined) return originalConvert.call(this, chunk, context);
+      let response;
+      try {
+        response = chunk instanceof Converted ? chunk.response : converter.pushChunk(chunk);
+      } catch (err) {
+        throw toHost(err);
+      }
+      const sanitized = sanitizationOf(response);
+      if (sanitized) context.protocolTagSanitized = sanitized;
+      return response;
+    };
+
+    proto.processStreamWithLogging = function processStreamWithLogging(stream, context, ...rest) {
+      const telemetryAttempt = arguments[release.pipelineTelemetryArg];
+      if (needsStock(context)) {
+        stats.fallbacks++;
+        return originalProcess.call(this, withoutHandshake(stream), context, ...rest);
+      }
+      const converter = new OpenAIConverter({ profile, host: converterHost });
+      streams.set(context, converter);
+      const seen = { handshake: undefined };
+      const source = openaiSource(stream, converter, telemetryAttempt, seen, toHost);
+      const inner = originalProcess.call(this, source, context, ...rest);
+      return (async function* counted() {
+        try {
+          yield* inner;
+        } finally {
+          if (seen.handshake) stats.openai.bytes++;
+          else stats.openai.chunks++;
+          if (!converter.finished) converter.free();
+        }
+      })();
+    };
+    proto.executeStream = function executeStream(...args) {
+      interceptStreams(this.client?.chat?.completions);
+      return originalExecute.apply(this, args);
+    };
+  };
+}
+
+/** A stream for stock code: the handshake is dropped, so the SDK's own events follow. */
+async function* withoutHandshake(stream) {
+  for await (const item of stream) if (!handshakeOf(item)) yield item;
+}

@@ -1,0 +1,30 @@
+// The Qwen Code releases the preload knows, each with its behaviour profile
+// and the hook points it needs. A release not listed here runs stock.
+export const VERSIONS = {
+  '0.21.2': {
+    profile: 'qwen-0.21',
+    // packages/core/src/core/openaiContentGenerator/converter.ts
+    openaiConvert: 'convertOpenAIChunkToGemini',
+    // pipeline.ts, processStreamWithLogging(stream, context, request, userPromptId, telemetryAttempt)
+    pipelineTelemetryArg: 4,
+  },
+  '0.24.4': {
+    profile: 'qwen-0.24',
+    openaiConvert: 'convertOpenAIChunkToLlm',
+    // processStreamWithLogging(stream, context, request, openaiRequest, userPromptId, telemetryAttempt)
+    pipelineTelemetryArg: 5,
+  },
+};
+
+/** The exported names every supported release must have. */
+export const HOOK_POINTS = [
+  'AnthropicContentGenerator',
+  'ContentGenerationPipeline',
+  'OpenAIContentConverter',
+  'GenerateContentResponse',
+  'setToolCallPreparations',
+  'getToolCallPreparations',
+  'InvalidStreamError',
+  'reportAnthropicEvent',
+  'reportOpenAiChunk',
+];
