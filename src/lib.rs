@@ -19,7 +19,7 @@ use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::{write_batch, Response};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::{Error, ErrorCode, Limits};
+use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 use handles::HandleTable;
 
@@ -111,17 +111,23 @@ pub struct ConverterHandle {
 
 #[napi]
 impl ConverterHandle {
-    /// `kind`: "anthropic" or "openai".
+    /// `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
+    /// "qwen-0.24"; the OpenAI converter is the same under both.
     #[napi(constructor)]
     pub fn new(
         kind: String,
-        model: Option<String>,
+        profile: Option<String>,
         limits_opt: Option<NativeLimits>,
     ) -> napi::Result<Self> {
         let limits = limits(limits_opt);
+        let profile = match profile.as_deref() {
+            None => Profile::default(),
+            Some(name) => Profile::parse(name)
+                .map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message))?,
+        };
         let converter = match kind.as_str() {
             "anthropic" => Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
-                model,
+                profile,
                 limits,
             }))),
             "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions { limits }))),
@@ -298,6 +304,28 @@ pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<S
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
     });
     applies.then(|| batch.unwrap_or_else(|| "[]".to_owned()))
+}
+
+/// The source of the SDK events failed with an error the JS layer
+/// classified as a retryable transport error: the held calls that 0.24.4
+/// yields before it rethrows (none under `qwen-0.21`). Finishes the
+/// converter.
+#[napi]
+pub fn anthropic_upstream_failed(slot: u32) -> Option<String> {
+    on_converter(slot, |c, out| match c {
+        Converter::Anthropic(s) => s.upstream_failed(out),
+        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
+    })
+}
+
+/// The JS layer yielded a text or thought chunk it built itself.
+#[napi]
+pub fn anthropic_note_payload(slot: u32) {
+    CONVERTERS.with(slot, |entry| {
+        if let Converter::Anthropic(s) = &mut entry.converter {
+            s.note_payload();
+        }
+    });
 }
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.

@@ -1,14 +1,18 @@
 //! The Anthropic Messages stream → Gemini chunks, with the semantics of
 //! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
-//! plus SSE framing with the Anthropic SDK's event handling (§2.1).
+//! or in 0.24.4 under [`Profile::Qwen024`] (tool calls confirmed by the stop
+//! reason, see [`crate::deferred_calls`]), plus SSE framing with the
+//! Anthropic SDK's event handling (§2.1).
 
 use std::sync::Arc;
 
+use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, Value};
 use crate::limits::Limits;
+use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::SseEvent;
 
@@ -77,11 +81,12 @@ impl Usage {
     }
 }
 
-/// Options of one Anthropic stream.
+/// Options of one Anthropic stream. There is no configured model: both
+/// releases take `modelVersion` from `message_start` only (without one it
+/// is absent, whatever model the request named).
 #[derive(Clone, Debug, Default)]
 pub struct AnthropicOptions {
-    /// `modelVersion` until `message_start` names the model.
-    pub model: Option<String>,
+    pub profile: Profile,
     pub limits: Limits,
 }
 
@@ -96,6 +101,12 @@ pub struct AnthropicStream {
     feed: Feed,
     limits: Limits,
     buffered_args: usize,
+    profile: Profile,
+    /// Calls held for the stop reason (`Profile::Qwen024`).
+    deferred: DeferredCalls,
+    /// A chunk with a text, thought, signature or call part was yielded
+    /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
+    payload: bool,
 }
 
 impl SseConsumer for AnthropicStream {
@@ -130,14 +141,9 @@ impl SseConsumer for AnthropicStream {
 
 impl AnthropicStream {
     pub fn new(options: AnthropicOptions) -> Self {
-        let model = options.model.filter(|m| !m.is_empty()).map(|m| {
-            let mut s = String::new();
-            json::write_str(&mut s, &m);
-            Arc::from(s)
-        });
         AnthropicStream {
             message_id: None,
-            model,
+            model: None,
             usage: Usage::default(),
             message_start_usage_pending: false,
             finish_reason: None,
@@ -145,7 +151,14 @@ impl AnthropicStream {
             feed: Feed::new(options.limits.max_buffered_bytes),
             limits: options.limits,
             buffered_args: 0,
+            profile: options.profile,
+            deferred: DeferredCalls::default(),
+            payload: false,
         }
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
     }
 
     pub fn is_finished(&self) -> bool {
@@ -167,7 +180,35 @@ impl AnthropicStream {
     /// End of input: flushes a final unterminated SSE event. The converter is
     /// finished afterwards.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        self.finish_sse(out)
+        self.finish_sse(out)?;
+        if self.profile == Profile::Qwen024 {
+            self.deferred
+                .at_end(self.has_open_tool_block(), self.payload)?;
+        }
+        Ok(())
+    }
+
+    /// The source of the events failed with a retryable transport error
+    /// (the caller classifies it): under `Profile::Qwen024` the held calls
+    /// are yielded when each was confirmed complete, as 0.24.4's
+    /// `processStream` does before it rethrows. The converter is finished.
+    pub fn upstream_failed(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.feed.check_open()?;
+        if self.profile == Profile::Qwen024 {
+            let open = self.has_open_tool_block();
+            self.deferred.on_upstream_failure(open, out);
+        }
+        self.feed.finish();
+        Ok(())
+    }
+
+    /// A text or thought chunk was built by the JS layer from an SDK event.
+    pub fn note_payload(&mut self) {
+        self.payload = true;
+    }
+
+    fn has_open_tool_block(&self) -> bool {
+        self.blocks.iter().any(|b| b.kind == "tool_use")
     }
 
     /// `input_json_delta` fragments for block `index` (JS number text),
@@ -229,6 +270,10 @@ impl AnthropicStream {
         out: &mut Vec<Response>,
     ) -> Result<bool, Error> {
         self.feed.check_open()?;
+        if self.profile == Profile::Qwen024 {
+            // The call is held for the stop reason: the long way.
+            return Ok(false);
+        }
         let Some(pos) = self
             .blocks
             .iter()
@@ -380,7 +425,18 @@ impl AnthropicStream {
                 };
                 let block = self.blocks.remove(pos);
                 self.buffered_args -= block.input_json.len();
-                if block.kind == "tool_use" {
+                if block.kind == "tool_use" && self.profile == Profile::Qwen024 {
+                    if let Closed::Call(args) = self.deferred.close(&block.input_json) {
+                        let empty = block.input_json.is_empty();
+                        let part = Part::FunctionCall {
+                            id: block.id,
+                            name: block.name,
+                            args,
+                        };
+                        let chunk = self.chunk(Some(part));
+                        self.deferred.hold(chunk, empty);
+                    }
+                } else if block.kind == "tool_use" {
                     let source = if block.input_json.is_empty() {
                         "{}"
                     } else {
@@ -404,7 +460,11 @@ impl AnthropicStream {
                 let delta = required(ev, "delta")?;
                 let stop = delta.at("stop_reason");
                 if stop.truthy() {
-                    self.finish_reason = Some(js_to_string(stop));
+                    let reason = js_to_string(stop);
+                    if self.profile == Profile::Qwen024 {
+                        self.confirm_calls(&reason, out)?;
+                    }
+                    self.finish_reason = Some(reason);
                 }
                 let usage = ev.get("usage");
                 let u = &mut self.usage;
@@ -445,6 +505,27 @@ impl AnthropicStream {
         }
     }
 
+    /// 0.24.4 at a stop reason: the held calls are yielded, dropped with the
+    /// open `tool_use` blocks (`max_tokens` truncation), or rejected.
+    fn confirm_calls(&mut self, reason: &str, out: &mut Vec<Response>) -> Result<(), Error> {
+        let before = out.len();
+        if self
+            .deferred
+            .confirm(reason, self.has_open_tool_block(), out)?
+        {
+            let dropped: usize = self
+                .blocks
+                .iter()
+                .filter(|b| b.kind == "tool_use")
+                .map(|b| b.input_json.len())
+                .sum();
+            self.buffered_args -= dropped;
+            self.blocks.retain(|b| b.kind != "tool_use");
+        }
+        self.payload |= out.len() > before;
+        Ok(())
+    }
+
     fn content_block_delta(
         &mut self,
         ev: &Value<'_>,
@@ -474,6 +555,7 @@ impl AnthropicStream {
             "text_delta" => {
                 if let Some(text) = delta.at("text").as_jstr().filter(|t| !t.is_empty()) {
                     let chunk = self.chunk(Some(Part::text(text.value())));
+                    self.payload = true;
                     out.push(chunk);
                 }
                 Ok(())
@@ -481,6 +563,7 @@ impl AnthropicStream {
             "thinking_delta" => {
                 if let Some(text) = delta.at("thinking").as_jstr().filter(|t| !t.is_empty()) {
                     let chunk = self.chunk(Some(Part::thought(text.value())));
+                    self.payload = true;
                     out.push(chunk);
                 }
                 Ok(())
@@ -492,6 +575,7 @@ impl AnthropicStream {
                 }
                 if let Some(sig) = delta.at("signature").as_jstr().filter(|t| !t.is_empty()) {
                     let chunk = self.chunk(Some(Part::ThoughtSignature(sig.value().into_owned())));
+                    self.payload = true;
                     out.push(chunk);
                 }
                 Ok(())

@@ -29,6 +29,11 @@ impl Feed {
         self.sse.buffered()
     }
 
+    /// No more input is taken.
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
     pub fn check_open(&self) -> Result<(), Error> {
         if self.finished {
             return Err(Error::new(

@@ -5,14 +5,17 @@
 
 pub mod acp;
 pub mod anthropic;
+pub mod deferred_calls;
 pub mod error;
 pub mod feed;
 pub mod gemini;
 pub mod json;
 pub mod limits;
 pub mod openai;
+pub mod profile;
 pub mod repair;
 pub mod sse;
 
 pub use error::{Error, ErrorCode};
 pub use limits::Limits;
+pub use profile::Profile;

@@ -1,7 +1,9 @@
 //! The conformance corpus (`__test__/fixtures/conformance`, the reference's
 //! own outputs) through the core, as events and as SSE bytes split at every
-//! byte boundary. Comparison rules: the corpus README (parsed JSON; masked
-//! clock values and generated ids compared by shape and consistency).
+//! byte boundary, under both profiles: `expected/` is Qwen Code 0.21.2
+//! (`qwen-0.21`), `expected-0.24.4/` is 0.24.4 (`qwen-0.24`). Comparison
+//! rules: the corpus README (parsed JSON; masked clock values and generated
+//! ids compared by shape and consistency).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,12 +14,24 @@ mod common;
 use common::{error_line, mask, response_line, Line};
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::Profile;
 
-/// The reference corpus, and our own cases (multi-byte UTF-8, truncation)
-/// whose expected outputs the oracle produced the same way.
-fn corpora() -> [PathBuf; 2] {
+/// Each profile and the directory of the release's outputs it must match.
+const PROFILES: [(Profile, &str); 2] = [
+    (Profile::Qwen021, "expected"),
+    (Profile::Qwen024, "expected-0.24.4"),
+];
+
+/// The reference corpus, our own cases (multi-byte UTF-8, truncation) and
+/// the 0.24.4 strict-handling cases, whose expected outputs the oracle
+/// produced the same way.
+fn corpora() -> [PathBuf; 3] {
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
-    [fixtures.join("conformance"), fixtures.join("extra")]
+    [
+        fixtures.join("conformance"),
+        fixtures.join("extra"),
+        fixtures.join("qwen-0.24"),
+    ]
 }
 
 fn streams(prefix: &str) -> Vec<(String, Vec<Value>)> {
@@ -37,13 +51,14 @@ fn streams(prefix: &str) -> Vec<(String, Vec<Value>)> {
     out
 }
 
-fn expected(name: &str, suffix: &str) -> Vec<Value> {
+/// The expected lines of `name` in `dir` (`expected` or `expected-0.24.4`).
+fn expected(name: &str, dir: &str, suffix: &str) -> Vec<Value> {
     let file = format!("{name}.{suffix}");
     let path = corpora()
         .into_iter()
-        .map(|d| d.join("expected").join(&file))
+        .map(|d| d.join(dir).join(&file))
         .find(|p| p.exists())
-        .unwrap();
+        .unwrap_or_else(|| panic!("no {dir}/{file}"));
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -103,14 +118,11 @@ fn compare(name: &str, how: &str, got: &[Line<Value>], want: &[Value], tag_key: 
     }
 }
 
-/// The harness's simulated transport failure (`__throw__`) is not the
-/// converter's output.
+/// The harness's simulated transport failure (`__throw__`, rethrown as it
+/// is: no `type`) is not the converter's output.
 fn is_transport_error(w: &Value) -> bool {
-    w.get("error").is_some_and(|e| {
-        e.get("code")
-            .and_then(Value::as_str)
-            .is_some_and(|c| c.starts_with('E'))
-    })
+    w.get("error")
+        .is_some_and(|e| e.get("type").is_none() && e.get("name") == Some(&Value::from("Error")))
 }
 
 fn events_until_throw(items: &[Value]) -> &[Value] {
@@ -139,8 +151,49 @@ fn openai_sse(chunks: &[Value]) -> Vec<u8> {
     body
 }
 
-fn run_anthropic_events(events: &[Value]) -> Vec<Line<Value>> {
-    let mut s = AnthropicStream::new(AnthropicOptions::default());
+fn anthropic(profile: Profile) -> AnthropicStream {
+    AnthropicStream::new(AnthropicOptions {
+        profile,
+        ..AnthropicOptions::default()
+    })
+}
+
+/// Where the harness's feed throws: the event index, and whether its
+/// error is a retryable stream transport error (a `code` in 0.24.4's
+/// `RETRYABLE_STREAM_TRANSPORT_CODES`, the JS generator's classification).
+type Throw = Option<(usize, bool)>;
+
+/// The end of the input: `end()`, or what the generator does where the
+/// feed throws. Tagged as the oracle tags it.
+fn finish_anthropic(s: &mut AnthropicStream, throws: Throw, lines: &mut Vec<Line<Value>>) {
+    let mut out = Vec::new();
+    let (tag, r) = match throws {
+        Some((i, true)) => (i.into(), s.upstream_failed(&mut out)),
+        Some((_, false)) => return,
+        None => (Value::from("end"), s.end(&mut out)),
+    };
+    lines.extend(out.iter().map(|o| response_line(tag.clone(), o)));
+    if let Err(e) = r {
+        lines.push(error_line(tag, &e));
+    }
+}
+
+fn throw_at(items: &[Value]) -> Throw {
+    const RETRYABLE: [&str; 6] = [
+        "ECONNRESET",
+        "ETIMEDOUT",
+        "UND_ERR_BODY_TIMEOUT",
+        "UND_ERR_CONNECT_TIMEOUT",
+        "UND_ERR_HEADERS_TIMEOUT",
+        "UND_ERR_SOCKET",
+    ];
+    let i = items.iter().position(|e| e.get("__throw__").is_some())?;
+    let code = items[i]["__throw__"]["code"].as_str().unwrap_or_default();
+    Some((i, RETRYABLE.contains(&code)))
+}
+
+fn run_anthropic_events(profile: Profile, events: &[Value]) -> Vec<Line<Value>> {
+    let mut s = anthropic(profile);
     let mut lines = Vec::new();
     for (i, ev) in events_until_throw(events).iter().enumerate() {
         let mut out = Vec::new();
@@ -148,9 +201,10 @@ fn run_anthropic_events(events: &[Value]) -> Vec<Line<Value>> {
         lines.extend(out.iter().map(|o| response_line(i.into(), o)));
         if let Err(e) = r {
             lines.push(error_line(i.into(), &e));
-            break;
+            return lines;
         }
     }
+    finish_anthropic(&mut s, throw_at(events), &mut lines);
     lines
 }
 
@@ -174,8 +228,8 @@ fn flat(lines: &[Line<Value>]) -> Vec<String> {
         .collect()
 }
 
-fn run_anthropic_bytes(pieces: &[&[u8]]) -> Vec<Line<Value>> {
-    let mut s = AnthropicStream::new(AnthropicOptions::default());
+fn run_anthropic_bytes(profile: Profile, pieces: &[&[u8]], throws: Throw) -> Vec<Line<Value>> {
+    let mut s = anthropic(profile);
     let mut lines = Vec::new();
     let mut out = Vec::new();
     for p in pieces {
@@ -185,8 +239,8 @@ fn run_anthropic_bytes(pieces: &[&[u8]]) -> Vec<Line<Value>> {
             return lines;
         }
     }
-    s.end(&mut out).unwrap();
     lines.extend(out.iter().map(|o| response_line(Value::Null, o)));
+    finish_anthropic(&mut s, throws, &mut lines);
     lines
 }
 
@@ -223,39 +277,38 @@ fn run_openai_bytes(pieces: &[&[u8]]) -> Vec<Line<Value>> {
 
 #[test]
 fn anthropic_events_match_the_reference() {
-    for (name, events) in streams("anthropic-") {
-        let got = run_anthropic_events(&events);
-        compare(
-            &name,
-            "events",
-            &got,
-            &expected(&name, "expected.ndjson"),
-            "event",
-        );
+    for (profile, dir) in PROFILES {
+        for (name, events) in streams("anthropic-") {
+            let got = run_anthropic_events(profile, &events);
+            let how = format!("events, {}", profile.as_str());
+            compare(
+                &name,
+                &how,
+                &got,
+                &expected(&name, dir, "expected.ndjson"),
+                "event",
+            );
+        }
     }
 }
 
 #[test]
 fn anthropic_bytes_split_anywhere_match_whole_events() {
-    for (name, events) in streams("anthropic-") {
-        let events = events_until_throw(&events);
-        let body = anthropic_sse(events);
-        let whole = flat(&run_anthropic_events(events));
-        assert_eq!(
-            flat(&run_anthropic_bytes(&[&body])),
-            whole,
-            "{name}: whole body"
-        );
-        for at in 0..=body.len() {
-            let got = flat(&run_anthropic_bytes(&[&body[..at], &body[at..]]));
-            assert_eq!(got, whole, "{name}: split at byte {at}");
+    for (profile, _) in PROFILES {
+        let p = profile.as_str();
+        for (name, all) in streams("anthropic-") {
+            let throws = throw_at(&all);
+            let body = anthropic_sse(events_until_throw(&all));
+            let whole = flat(&run_anthropic_events(profile, &all));
+            let run = |pieces: &[&[u8]]| flat(&run_anthropic_bytes(profile, pieces, throws));
+            assert_eq!(run(&[&body]), whole, "{name} ({p}): whole body");
+            for at in 0..=body.len() {
+                let got = run(&[&body[..at], &body[at..]]);
+                assert_eq!(got, whole, "{name} ({p}): split at byte {at}");
+            }
+            let bytes: Vec<&[u8]> = body.chunks(1).collect();
+            assert_eq!(run(&bytes), whole, "{name} ({p}): byte by byte");
         }
-        let bytes: Vec<&[u8]> = body.chunks(1).collect();
-        assert_eq!(
-            flat(&run_anthropic_bytes(&bytes)),
-            whole,
-            "{name}: byte by byte"
-        );
     }
 }
 
@@ -263,13 +316,15 @@ fn anthropic_bytes_split_anywhere_match_whole_events() {
 fn openai_chunks_match_the_reference() {
     for (name, chunks) in streams("openai-") {
         let got = run_openai_chunks(&chunks);
-        compare(
-            &name,
-            "chunks",
-            &got,
-            &expected(&name, "expected.ndjson"),
-            "chunk",
-        );
+        for (_, dir) in PROFILES {
+            compare(
+                &name,
+                "chunks",
+                &got,
+                &expected(&name, dir, "expected.ndjson"),
+                "chunk",
+            );
+        }
     }
 }
 

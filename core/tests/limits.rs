@@ -20,7 +20,7 @@ fn limits(call: usize, buffered: usize, depth: usize) -> Limits {
 
 fn anthropic(l: Limits) -> AnthropicStream {
     AnthropicStream::new(AnthropicOptions {
-        model: None,
+        profile: Default::default(),
         limits: l,
     })
 }

@@ -1,0 +1,40 @@
+//! Which published Qwen Code release a converter follows where releases
+//! differ. The OpenAI path is the same in 0.21.2 and 0.24.4; the Anthropic
+//! path differs in when and whether tool calls are emitted
+//! (`packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts,
+//! processStream`).
+
+use crate::error::{Error, ErrorCode};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Profile {
+    /// Qwen Code 0.21.2: a tool call is emitted at its `content_block_stop`,
+    /// with repaired arguments.
+    #[default]
+    Qwen021,
+    /// Qwen Code 0.24.4: tool calls are held until `message_delta` carries a
+    /// `stop_reason`, their arguments are `JSON.parse`d only, and a call that
+    /// cannot be confirmed complete fails the stream or is dropped.
+    Qwen024,
+}
+
+impl Profile {
+    /// The profile's name as the JS option spells it.
+    pub fn parse(name: &str) -> Result<Profile, Error> {
+        match name {
+            "qwen-0.21" => Ok(Profile::Qwen021),
+            "qwen-0.24" => Ok(Profile::Qwen024),
+            other => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                format!("unknown profile {other:?}: expected \"qwen-0.21\" or \"qwen-0.24\""),
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Qwen021 => "qwen-0.21",
+            Profile::Qwen024 => "qwen-0.24",
+        }
+    }
+}
