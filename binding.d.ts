@@ -15,8 +15,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * calls are the free functions below, addressed by `slot`.
  */
 export declare class ConverterHandle {
-  /** `kind`: "anthropic" or "openai". */
-  constructor(kind: string, model?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null)
+  /**
+   * `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
+   * "qwen-0.24"; the OpenAI converter is the same under both.
+   */
+  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null)
   get slot(): number
 }
 
@@ -98,6 +101,9 @@ export declare function anthropicAppendInput(slot: number, index: string, fragme
  */
 export declare function anthropicArgsBudget(slot: number, index: string): number
 
+/** The JS layer yielded a text or thought chunk it built itself. */
+export declare function anthropicNotePayload(slot: number): void
+
 /** One Anthropic SDK event as JSON text. */
 export declare function anthropicPushEvent(slot: number, event: string): string | null
 
@@ -108,6 +114,14 @@ export declare function anthropicPushEvent(slot: number, event: string): string 
  * the block is not such a block (nothing changed: take the long way).
  */
 export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | null
+
+/**
+ * The source of the events failed, with what the JS layer classified as a
+ * retryable stream transport error or not: the held calls that 0.24.4
+ * yields before it rethrows (none under `qwen-0.21`). Finishes the
+ * converter.
+ */
+export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | null
 
 /** End of input for either converter. */
 export declare function converterEnd(slot: number): string | null

@@ -1,10 +1,12 @@
 // Every conformance stream through the package in all three input forms:
 // SDK objects (pushEvent / pushChunk), raw SSE bytes split at every byte
-// boundary (pushBytes), and the async generators (the pipeline for OpenAI).
+// boundary (pushBytes), and the async generators (the pipeline for OpenAI),
+// under both profiles: qwen-0.21 against Qwen Code 0.21.2's outputs,
+// qwen-0.24 against 0.24.4's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { streams, expected, mask, isTransportError, anthropicSse, openaiSse } from './helpers/corpus.mjs';
+import { streams, expected, mask, isTransportError, anthropicSse, openaiSse, PROFILES } from './helpers/corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const {
@@ -29,7 +31,7 @@ function record(tagKey, tag, response) {
 
 function errorLine(tagKey, tag, err) {
   assert.equal(typeof err.code, 'string', `a typed error: ${err.stack}`);
-  return { [tagKey]: tag, error: { type: err.type ?? err.code } };
+  return { [tagKey]: tag, error: { type: err.type ?? err.code }, name: err.name, message: err.message };
 }
 
 function compare(name, how, got, want) {
@@ -41,6 +43,10 @@ function compare(name, how, got, want) {
     const w = want[i];
     if (w.error) {
       assert.deepEqual(g.error, { type: w.error.type ?? w.error.code }, `${name} (${how}) line ${i}`);
+      if (name.startsWith('anthropic-')) {
+        // The Anthropic path's own errors: 0.24.4's exact name and message.
+        assert.deepEqual([g.name, g.message], [w.error.name, w.error.message], `${name} (${how}) line ${i}`);
+      }
     } else {
       assert.equal(g.error, undefined, `${name} (${how}) line ${i}: unexpected ${JSON.stringify(g.error)}`);
       assert.deepEqual(mask(g.response, gotIds), mask(w.response, wantIds), `${name} (${how}) line ${i}`);
@@ -60,9 +66,9 @@ function compare(name, how, got, want) {
  * finish response merged with the chunks after it keeps their preparations,
  * where the reference's merged object loses them.
  */
-function pipelineExpected(name) {
-  const converted = expected(name, 'expected.ndjson');
-  return expected(name, 'pipeline.expected.ndjson').map((line) => {
+function pipelineExpected(name, release) {
+  const converted = expected(name, 'expected.ndjson', release);
+  return expected(name, 'pipeline.expected.ndjson', release).map((line) => {
     if (!line.response?.candidates?.[0]?.finishReason) return line;
     const sources = converted.filter(
       (c) => c.response && (c.response.candidates?.[0]?.finishReason || c.chunk === line.chunk),
@@ -83,12 +89,30 @@ const untilThrow = (items) => {
 /** Everything but the tag, for comparing byte-split runs with whole runs. */
 const flat = (lines) => lines.map(({ event, chunk, ...rest }) => JSON.stringify(mask(rest)));
 
-function anthropicBytes(pieces) {
-  const c = new AnthropicConverter();
+/** The model the oracle's generator is configured with: it never shows in a response (no message_start, no modelVersion). */
+const ORACLE_MODEL = 'claude-oracle';
+
+/** The error the harness's feed throws (`__throw__`), or undefined. */
+function feedError(items) {
+  const spec = items.find((e) => e && e.__throw__)?.__throw__;
+  if (spec === undefined) return undefined;
+  const e = new Error(spec.message);
+  if (spec.code) e.code = spec.code;
+  return e;
+}
+
+/** The end of SDK/byte input: `end()`, or `upstreamFailed` where the feed throws. */
+function ending(c, items, push) {
+  const error = feedError(items);
+  for (const r of error ? c.upstreamFailed(error) : c.end()) push(r);
+}
+
+function anthropicBytes(pieces, profile, items) {
+  const c = new AnthropicConverter({ profile, model: ORACLE_MODEL });
   const lines = [];
   try {
     for (const p of pieces) for (const r of c.pushBytes(p)) lines.push(record('event', undefined, r));
-    for (const r of c.end()) lines.push(record('event', undefined, r));
+    ending(c, items, (r) => lines.push(record('event', undefined, r)));
   } catch (err) {
     for (const r of err.responses ?? []) lines.push(record('event', undefined, r));
     lines.push(errorLine('event', undefined, err));
@@ -96,8 +120,8 @@ function anthropicBytes(pieces) {
   return lines;
 }
 
-function openaiBytes(pieces) {
-  const c = new OpenAIConverter();
+function openaiBytes(profile, pieces) {
+  const c = new OpenAIConverter({ profile });
   const lines = [];
   try {
     for (const p of pieces) for (const r of c.pushBytes(p)) lines.push(record('chunk', undefined, r));
@@ -109,111 +133,140 @@ function openaiBytes(pieces) {
   return lines;
 }
 
-for (const { name, items } of streams('anthropic-')) {
-  test(`conformance ${name}: pushEvent`, () => {
-    const c = new AnthropicConverter();
-    const lines = [];
+/** pushEvent over the events (objects or their JSON text), then the ending; one line per response or error. */
+function anthropicEvents(items, profile, asText) {
+  const c = new AnthropicConverter({ profile, model: ORACLE_MODEL });
+  const lines = [];
+  let tag = -1;
+  try {
     untilThrow(items).forEach((event, i) => {
-      for (const r of c.pushEvent(event)) lines.push(record('event', i, r));
+      tag = i;
+      for (const r of c.pushEvent(asText ? JSON.stringify(event) : event)) lines.push(record('event', i, r));
     });
-    compare(name, 'pushEvent', lines, expected(name, 'expected.ndjson'));
-  });
-
-  test(`conformance ${name}: pushBytes split at every byte`, () => {
-    const whole = [];
-    const c = new AnthropicConverter();
-    for (const e of untilThrow(items)) for (const r of c.pushEvent(e)) whole.push(record('event', undefined, r));
-    const body = Buffer.from(anthropicSse(untilThrow(items)));
-    const want = flat(whole);
-    assert.deepEqual(flat(anthropicBytes([body])), want, `${name}: whole body`);
-    for (let at = 0; at <= body.length; at++) {
-      assert.deepEqual(
-        flat(anthropicBytes([body.subarray(0, at), body.subarray(at)])),
-        want,
-        `${name}: split at ${at}`,
-      );
-    }
-    // As strings too (a JS string split between UTF-16 units of one character is still whole code points here).
-    assert.deepEqual(flat(anthropicBytes([anthropicSse(untilThrow(items))])), want, `${name}: string input`);
-  });
-
-  test(`conformance ${name}: convertAnthropicStream`, async () => {
-    let current = -1;
-    async function* feed() {
-      for (let i = 0; i < items.length; i++) {
-        current = i;
-        if (items[i].__throw__) {
-          const e = new Error(items[i].__throw__.message);
-          e.code = items[i].__throw__.code;
-          throw e;
-        }
-        yield items[i];
-      }
-      current = 'end';
-    }
-    const lines = [];
-    const want = expected(name, 'expected.ndjson');
-    try {
-      for await (const r of convertAnthropicStream(feed())) lines.push(record('event', current, r));
-    } catch (err) {
-      const last = want.at(-1);
-      assert.ok(last.error, `${name}: unexpected error ${err.stack}`);
-      assert.equal(err.code, last.error.code, 'the feed error propagates unchanged');
-    }
-    compare(name, 'convertAnthropicStream', lines, want);
-  });
+    tag = feedError(items) ? untilThrow(items).length : 'end';
+    ending(c, items, (r) => lines.push(record('event', tag, r)));
+  } catch (err) {
+    lines.push(errorLine('event', tag, err));
+  }
+  return lines;
 }
 
-for (const { name, items } of streams('openai-')) {
-  test(`conformance ${name}: pushChunk`, () => {
-    const c = new OpenAIConverter();
-    const lines = [];
+/**
+ * The feed error where the generator rethrows it: the stream's own error
+ * line when the run had one, else the feed's, unchanged.
+ */
+async function anthropicGenerator(items, profile, want) {
+  let current = -1;
+  async function* feed() {
     for (let i = 0; i < items.length; i++) {
-      try {
-        lines.push(record('chunk', i, c.pushChunk(items[i])));
-      } catch (err) {
-        lines.push(errorLine('chunk', i, err));
-        break;
-      }
+      current = i;
+      if (items[i].__throw__) throw feedError(items);
+      yield items[i];
     }
-    compare(name, 'pushChunk', lines, expected(name, 'expected.ndjson'));
-  });
+    current = 'end';
+  }
+  const lines = [];
+  try {
+    for await (const r of convertAnthropicStream(feed(), { profile, model: ORACLE_MODEL })) lines.push(record('event', current, r));
+  } catch (err) {
+    const last = want.at(-1);
+    assert.ok(last?.error, `unexpected error ${err.stack}`);
+    if (isTransportError(last)) {
+      assert.deepEqual(
+        [err.code, err.message],
+        [last.error.code, last.error.message],
+        'the feed error propagates unchanged',
+      );
+    } else {
+      lines.push(errorLine('event', current, err));
+    }
+  }
+  return lines;
+}
 
-  test(`conformance ${name}: pushBytes split at every byte (LF and CRLF)`, () => {
-    const want = flat(openaiBytes([Buffer.from(openaiSse(items))]));
-    const wantChunks = [];
-    const c = new OpenAIConverter();
-    for (const chunk of items) {
-      try {
-        wantChunks.push(record('chunk', undefined, c.pushChunk(chunk)));
-      } catch (err) {
-        wantChunks.push(errorLine('chunk', undefined, err));
-        break;
-      }
-    }
-    assert.deepEqual(want, flat(wantChunks), `${name}: bytes equal chunks`);
-    for (const body of [Buffer.from(openaiSse(items)), Buffer.from(openaiSse(items).replaceAll('\n', '\r\n'))]) {
+for (const [profile, release] of PROFILES) {
+  for (const { name, items } of streams('anthropic-')) {
+    const want = () => expected(name, 'expected.ndjson', release);
+
+    test(`conformance ${name} (${profile}): pushEvent, objects and JSON text`, () => {
+      compare(name, `pushEvent, ${profile}`, anthropicEvents(items, profile, false), want());
+      compare(name, `pushEvent text, ${profile}`, anthropicEvents(items, profile, true), want());
+    });
+
+    test(`conformance ${name} (${profile}): pushBytes split at every byte`, () => {
+      const whole = flat(anthropicEvents(items, profile, false));
+      const body = Buffer.from(anthropicSse(untilThrow(items)));
+      const run = (pieces) => flat(anthropicBytes(pieces, profile, items));
+      assert.deepEqual(run([body]), whole, `${name}: whole body`);
       for (let at = 0; at <= body.length; at++) {
-        assert.deepEqual(flat(openaiBytes([body.subarray(0, at), body.subarray(at)])), want, `${name}: split at ${at}`);
+        assert.deepEqual(run([body.subarray(0, at), body.subarray(at)]), whole, `${name}: split at ${at}`);
       }
-    }
-  });
+      // As strings too (a JS string split between UTF-16 units of one character is still whole code points here).
+      assert.deepEqual(run([anthropicSse(untilThrow(items))]), whole, `${name}: string input`);
+    });
 
-  test(`conformance ${name}: convertOpenAIStream (pipeline)`, async () => {
-    let current = -1;
-    async function* feed() {
+    test(`conformance ${name} (${profile}): convertAnthropicStream`, async () => {
+      compare(name, `convertAnthropicStream, ${profile}`, await anthropicGenerator(items, profile, want()), want());
+    });
+  }
+}
+
+for (const [profile, release] of PROFILES) {
+  for (const { name, items } of streams('openai-')) {
+    test(`conformance ${name} (${profile}): pushChunk`, () => {
+      const c = new OpenAIConverter({ profile });
+      const lines = [];
       for (let i = 0; i < items.length; i++) {
-        current = i;
-        yield items[i];
+        try {
+          lines.push(record('chunk', i, c.pushChunk(items[i])));
+        } catch (err) {
+          lines.push(errorLine('chunk', i, err));
+          break;
+        }
       }
-      current = 'end';
-    }
-    const lines = [];
-    try {
-      for await (const r of convertOpenAIStream(feed())) lines.push(record('chunk', current, r));
-    } catch (err) {
-      lines.push(errorLine('chunk', current, err));
-    }
-    compare(name, 'convertOpenAIStream', lines, pipelineExpected(name));
-  });
+      compare(name, `pushChunk, ${profile}`, lines, expected(name, 'expected.ndjson', release));
+    });
+
+    test(`conformance ${name} (${profile}): pushBytes split at every byte (LF and CRLF)`, () => {
+      const want = flat(openaiBytes(profile, [Buffer.from(openaiSse(items))]));
+      const wantChunks = [];
+      const c = new OpenAIConverter({ profile });
+      for (const chunk of items) {
+        try {
+          wantChunks.push(record('chunk', undefined, c.pushChunk(chunk)));
+        } catch (err) {
+          wantChunks.push(errorLine('chunk', undefined, err));
+          break;
+        }
+      }
+      assert.deepEqual(want, flat(wantChunks), `${name}: bytes equal chunks`);
+      for (const body of [Buffer.from(openaiSse(items)), Buffer.from(openaiSse(items).replaceAll('\n', '\r\n'))]) {
+        for (let at = 0; at <= body.length; at++) {
+          assert.deepEqual(
+            flat(openaiBytes(profile, [body.subarray(0, at), body.subarray(at)])),
+            want,
+            `${name}: split at ${at}`,
+          );
+        }
+      }
+    });
+
+    test(`conformance ${name} (${profile}): convertOpenAIStream (pipeline)`, async () => {
+      let current = -1;
+      async function* feed() {
+        for (let i = 0; i < items.length; i++) {
+          current = i;
+          yield items[i];
+        }
+        current = 'end';
+      }
+      const lines = [];
+      try {
+        for await (const r of convertOpenAIStream(feed(), { profile })) lines.push(record('chunk', current, r));
+      } catch (err) {
+        lines.push(errorLine('chunk', current, err));
+      }
+      compare(name, `convertOpenAIStream, ${profile}`, lines, pipelineExpected(name, release));
+    });
+  }
 }

@@ -116,14 +116,20 @@ test('event objects (JS fast paths), event text and raw bytes give the same resp
   }
 });
 
-test('the model option names the model until message_start does', () => {
+test('modelVersion comes from message_start only: a configured model never fills it in', () => {
+  // Qwen Code 0.21.2 and 0.24.4 alike (processStream starts with `let model;`).
+  for (const profile of ['qwen-0.21', 'qwen-0.24']) {
+    const c = new AnthropicConverter({ model: 'configured', profile });
+    const [prep] = c.pushEvent({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 't', name: 'n', input: {} },
+    });
+    assert.equal('modelVersion' in prep, false, profile);
+    assert.equal(JSON.stringify(prep).includes('configured'), false, profile);
+  }
   const c = new AnthropicConverter({ model: 'configured' });
-  const [prep] = c.pushEvent({
-    type: 'content_block_start',
-    index: 0,
-    content_block: { type: 'tool_use', id: 't', name: 'n', input: {} },
-  });
-  assert.equal(prep.modelVersion, 'configured');
+  c.pushEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
   c.pushEvent({ type: 'message_start', message: { id: 'm', model: 'actual' } });
   const [text] = c.pushEvent({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'hi' } });
   assert.equal(text.modelVersion, 'actual');

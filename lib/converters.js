@@ -18,11 +18,25 @@ const { readHost, hostError } = require('./host.js');
 /** Pipeline-only annotation: the finish chunk whose closing thinking tag was sanitised. */
 const sanitizedByResponse = new WeakMap();
 
+/** The Qwen Code release whose behaviour a converter follows (see README, "Profiles"). */
+const PROFILES = ['qwen-0.21', 'qwen-0.24'];
+
+function readProfile(profile, fn) {
+  if (profile === undefined || profile === null) return PROFILES[0];
+  if (!PROFILES.includes(profile)) {
+    throw invalidArgument(`${fn}: options.profile must be 'qwen-0.21' or 'qwen-0.24'`);
+  }
+  return profile;
+}
+
 function readOptions(options, fn) {
-  if (options === undefined || options === null) return { model: undefined, limits: undefined, host: undefined };
+  if (options === undefined || options === null) return { limits: undefined, profile: PROFILES[0], host: undefined };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
+  const profile = readProfile(options.profile, fn);
   const host = readHost(options.host, fn);
+  // Deprecated and ignored: neither release names a configured model in
+  // its responses. Still type-checked, so old callers keep failing loudly.
   if (model !== undefined && model !== null && typeof model !== 'string') {
     throw invalidArgument(`${fn}: options.model must be a string`);
   }
@@ -38,7 +52,7 @@ function readOptions(options, fn) {
       nativeLimits[key] = v;
     }
   }
-  return { model: model ?? undefined, limits: nativeLimits, host };
+  return { limits: nativeLimits, profile, host };
 }
 
 /** JSON text of an event/chunk given as an object or as its JSON text. */
@@ -134,12 +148,17 @@ class AnthropicConverter {
   #host;
   /** After free(): every event takes the native path, which answers FINISHED. */
   #freed = false;
+  /** qwen-0.24: calls are held for the stop reason, so #stopHeld does not apply. */
+  #deferCalls;
+  /** Native knows that a chunk with a part was yielded (0.24.4's end-of-stream check). */
+  #payloadNoted = false;
 
   constructor(options) {
-    const { model, limits, host } = readOptions(options, 'AnthropicConverter');
+    const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
     this.#host = host;
-    this.#handle = new native.ConverterHandle('anthropic', model, limits);
+    this.#handle = new native.ConverterHandle('anthropic', profile, limits);
     this.#slot = this.#handle.slot;
+    this.#deferCalls = profile === 'qwen-0.24';
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
@@ -184,7 +203,12 @@ class AnthropicConverter {
         }
       }
     }
-    if (event?.type === 'content_block_stop' && this.#args !== '' && (event.index ?? 0) === this.#argsIndexNumber) {
+    if (
+      !this.#deferCalls &&
+      event?.type === 'content_block_stop' &&
+      this.#args !== '' &&
+      (event.index ?? 0) === this.#argsIndexNumber
+    ) {
       const out = this.#stopHeld();
       if (out !== undefined) return out;
     }
@@ -238,6 +262,27 @@ class AnthropicConverter {
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
     return native.converterFinished(this.#slot);
+  }
+
+  /**
+   * The event source (SDK iterator or HTTP body) failed with `error`: the
+   * chunks to yield before rethrowing it. Under qwen-0.24 these are the held
+   * calls when `error` is a retryable stream transport error and each call
+   * was confirmed complete (0.24.4's `processStream`); otherwise none. The
+   * converter is finished afterwards.
+   */
+  upstreamFailed(error) {
+    let retryable = false;
+    try {
+      retryable = this.#deferCalls && isRetryableStreamTransportError(error);
+    } catch {
+      // An error whose fields cannot be read is not classified.
+    }
+    // Gathered fragments belong to a block that is still open: they cannot
+    // change what is yielded.
+    this.#args = '';
+    this.#argsIndexNumber = NaN;
+    return decodeBatch(native.anthropicUpstreamFailed(this.#slot, retryable), undefined, this.#host);
   }
 
   /**
@@ -312,6 +357,10 @@ class AnthropicConverter {
   }
 
   #chunk(text, thought) {
+    if (!this.#payloadNoted) {
+      this.#payloadNoted = true;
+      native.anthropicNotePayload(this.#slot);
+    }
     this.#header.createTime = String(Date.now());
     return simpleResponse(this.#header, thought ? { text, thought: true } : { text }, this.#host);
   }
@@ -364,9 +413,9 @@ class OpenAIConverter {
   #host;
 
   constructor(options) {
-    const { limits, host } = readOptions(options, 'OpenAIConverter');
+    const { limits, profile, host } = readOptions(options, 'OpenAIConverter');
     this.#host = host;
-    this.#handle = new native.ConverterHandle('openai', undefined, limits);
+    this.#handle = new native.ConverterHandle('openai', profile, limits);
     this.#slot = this.#handle.slot;
   }
 
@@ -499,24 +548,37 @@ const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuf
 /**
  * Drop-in for `AnthropicContentGenerator.processStream(stream)`. The source
  * yields SDK event objects (or their JSON text), or raw body bytes
- * (Uint8Array), which take the native SSE path. A consumer that stops early
- * frees the native state at once.
+ * (Uint8Array), which take the native SSE path. Under qwen-0.24, when the
+ * source throws a retryable stream transport error, the held calls confirmed
+ * complete are yielded before the error is rethrown (0.24.4's
+ * `processStream`); any other source error is rethrown as it is. A consumer
+ * that stops early frees the native state at once.
  */
 async function* convertAnthropicStream(events, options) {
   const { host } = readOptions(options, 'convertAnthropicStream');
   const converter = new AnthropicConverter(unmappedErrors(options, host));
+  let inSource = true;
   try {
-    for await (const event of events) {
-      let out;
-      try {
-        out = isBytes(event) ? converter.pushBytes(event) : converter[kPushEvent](event);
-      } catch (err) {
-        // What the same call converted before the error is not lost.
-        for (const r of err?.responses ?? []) yield r;
-        throw hostError(host, err);
+    try {
+      for await (const event of events) {
+        inSource = false;
+        let out;
+        try {
+          out = isBytes(event) ? converter.pushBytes(event) : converter[kPushEvent](event);
+        } catch (err) {
+          // What the same call converted before the error is not lost.
+          for (const r of err?.responses ?? []) yield r;
+          throw hostError(host, err);
+        }
+        // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
+        for (let i = 0; i < out.length; i++) yield out[i];
+        inSource = true;
       }
-      // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
-      for (let i = 0; i < out.length; i++) yield out[i];
+    } catch (err) {
+      if (!inSource) throw err;
+      const held = converter.upstreamFailed(err);
+      for (let i = 0; i < held.length; i++) yield held[i];
+      throw err;
     }
     let rest;
     try {
@@ -529,6 +591,58 @@ async function* convertAnthropicStream(events, options) {
   } finally {
     if (!converter.finished) converter.free();
   }
+}
+
+/** `RETRYABLE_STREAM_TRANSPORT_CODES` of 0.24.4 (packages/core/src/core/stream-transport-retry.ts). */
+const RETRYABLE_STREAM_TRANSPORT_CODES = new Set([
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/** The transport codes 0.24.4's `classifyRetryError` recognises (packages/core/src/utils/retryErrorClassification.ts). */
+const TRANSPORT_CODES = new Set([
+  ...RETRYABLE_STREAM_TRANSPORT_CODES,
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+]);
+
+/**
+ * 0.24.4's `isRetryableStreamTransportError(classifyRetryError(err))`, as
+ * far as it goes without Qwen's provider-payload parsing: not an abort; no
+ * HTTP status below 500; and the first transport `code` along the `cause`
+ * chain (4 levels, Error instances) is a retryable one. Not covered: the
+ * rate-limit and quota classes (they come first in Qwen and never carry a
+ * transport code in practice) and "upstream error without status" (a
+ * provider request id on a status-less error), which 0.24.4 also yields
+ * for; here such an error is rethrown without the held calls.
+ */
+function isRetryableStreamTransportError(err) {
+  if (err === null || typeof err !== 'object') return false;
+  if (err.code === 'ABORT_ERR') return false;
+  if (err instanceof Error) {
+    const name = err.name;
+    if (name === 'AbortError' || name === 'CanceledError' || err.constructor?.name === 'APIUserAbortError')
+      return false;
+  }
+  const status = typeof err.status === 'number' ? err.status : err.statusCode;
+  if (typeof status === 'number' && status < 500) return false;
+  let current = err;
+  for (let depth = 0; depth <= 4; depth++) {
+    if (current === null || typeof current !== 'object') return false;
+    const code = current.code;
+    if (typeof code === 'string' && TRANSPORT_CODES.has(code)) return RETRYABLE_STREAM_TRANSPORT_CODES.has(code);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return false;
 }
 
 function protocolTagLeak(message) {

@@ -222,7 +222,7 @@ pub fn converter_free(slot: u32) {
         entry.converter = match entry.converter {
             Converter::Anthropic(_) => {
                 Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
-                    model: None,
+                    profile: Profile::default(),
                     limits: Limits::default(),
                 })))
             }
@@ -306,14 +306,14 @@ pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<S
     applies.then(|| batch.unwrap_or_else(|| "[]".to_owned()))
 }
 
-/// The source of the SDK events failed with an error the JS layer
-/// classified as a retryable transport error: the held calls that 0.24.4
+/// The source of the events failed, with what the JS layer classified as a
+/// retryable stream transport error or not: the held calls that 0.24.4
 /// yields before it rethrows (none under `qwen-0.21`). Finishes the
 /// converter.
 #[napi]
-pub fn anthropic_upstream_failed(slot: u32) -> Option<String> {
+pub fn anthropic_upstream_failed(slot: u32, retryable: bool) -> Option<String> {
     on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.upstream_failed(out),
+        Converter::Anthropic(s) => s.upstream_failed(retryable, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
     })
 }

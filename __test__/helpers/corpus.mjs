@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '..', 'fixtures');
-const dirs = [path.join(fixtures, 'conformance'), path.join(fixtures, 'extra')];
+const dirs = [path.join(fixtures, 'conformance'), path.join(fixtures, 'extra'), path.join(fixtures, 'qwen-0.24')];
+
+/** Each profile and the directory of the release outputs it must match. */
+export const PROFILES = [
+  ['qwen-0.21', 'expected'],
+  ['qwen-0.24', 'expected-0.24.4'],
+];
 
 export function streams(prefix) {
   const out = [];
@@ -21,9 +27,10 @@ export function streams(prefix) {
   return out;
 }
 
-export function expected(name, suffix) {
+/** The expected lines of `name` in `release` (`expected`: 0.21.2, `expected-0.24.4`). */
+export function expected(name, suffix, release = 'expected') {
   for (const dir of dirs) {
-    const file = path.join(dir, 'expected', `${name}.${suffix}`);
+    const file = path.join(dir, release, `${name}.${suffix}`);
     if (fs.existsSync(file)) {
       return fs
         .readFileSync(file, 'utf8')
@@ -32,7 +39,7 @@ export function expected(name, suffix) {
         .map((l) => JSON.parse(l));
     }
   }
-  throw new Error(`no expected output for ${name}.${suffix}`);
+  throw new Error(`no expected output for ${release}/${name}.${suffix}`);
 }
 
 const GENERATED_ID = /^call_\d+_[0-9a-z]{1,7}$/;
@@ -57,8 +64,8 @@ export function mask(value, ids = new Map()) {
   return value;
 }
 
-/** The SDK's harness failure (`__throw__`) is not converter output. */
-export const isTransportError = (line) => Boolean(line.error?.code?.startsWith?.('E'));
+/** The harness's feed failure (`__throw__`, rethrown as it is: no `type`) is not converter output. */
+export const isTransportError = (line) => Boolean(line.error && !line.error.type && line.error.name === 'Error');
 
 export function anthropicSse(events) {
   return events.map((e) => `event: ${e.type ?? 'message'}\ndata: ${JSON.stringify(e)}\n\n`).join('');

@@ -188,13 +188,21 @@ impl AnthropicStream {
         Ok(())
     }
 
-    /// The source of the events failed with a retryable transport error
-    /// (the caller classifies it): under `Profile::Qwen024` the held calls
-    /// are yielded when each was confirmed complete, as 0.24.4's
-    /// `processStream` does before it rethrows. The converter is finished.
-    pub fn upstream_failed(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        self.feed.check_open()?;
-        if self.profile == Profile::Qwen024 {
+    /// The source of the events failed; `retryable`: with what 0.24.4
+    /// classifies as a retryable stream transport error (the caller
+    /// classifies it). Under `Profile::Qwen024` the held calls are then
+    /// yielded when each was confirmed complete, as 0.24.4's `processStream`
+    /// does before it rethrows. The converter is finished (a finished one
+    /// yields nothing).
+    pub fn upstream_failed(
+        &mut self,
+        retryable: bool,
+        out: &mut Vec<Response>,
+    ) -> Result<(), Error> {
+        if self.feed.is_finished() {
+            return Ok(());
+        }
+        if retryable && self.profile == Profile::Qwen024 {
             let open = self.has_open_tool_block();
             self.deferred.on_upstream_failure(open, out);
         }

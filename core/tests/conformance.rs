@@ -168,8 +168,7 @@ type Throw = Option<(usize, bool)>;
 fn finish_anthropic(s: &mut AnthropicStream, throws: Throw, lines: &mut Vec<Line<Value>>) {
     let mut out = Vec::new();
     let (tag, r) = match throws {
-        Some((i, true)) => (i.into(), s.upstream_failed(&mut out)),
-        Some((_, false)) => return,
+        Some((i, retryable)) => (i.into(), s.upstream_failed(retryable, &mut out)),
         None => (Value::from("end"), s.end(&mut out)),
     };
     lines.extend(out.iter().map(|o| response_line(tag.clone(), o)));

@@ -1,0 +1,164 @@
+// The `profile` option: its validation on every entry point, and the parts
+// of qwen-0.24 that the corpus (conformance.test.mjs) cannot reach: the
+// source-error classification of `upstreamFailed` / `convertAnthropicStream`
+// and the JS-built text chunks that count as assistant payload.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { AnthropicConverter, OpenAIConverter, convertAnthropicStream, convertOpenAIStream } = require('../index.js');
+
+const start = { type: 'message_start', message: { id: 'msg', model: 'claude-x', usage: { input_tokens: 3 } } };
+const toolStart = (index, id) => ({
+  type: 'content_block_start',
+  index,
+  content_block: { type: 'tool_use', id, name: 'read_file', input: {} },
+});
+const args = (index, partial_json) => ({
+  type: 'content_block_delta',
+  index,
+  delta: { type: 'input_json_delta', partial_json },
+});
+const stop = (index) => ({ type: 'content_block_stop', index });
+const textDelta = (index, text) => ({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+/** One complete call, closed, with no stop reason yet. */
+const closedCall = [start, toolStart(0, 'toolu_1'), args(0, '{"path":'), args(0, '"a"}'), stop(0)];
+
+const calls = (responses) => responses.flatMap((r) => r.functionCalls ?? []).map((c) => c.id);
+
+test('profile: qwen-0.21 and qwen-0.24 are accepted, anything else is INVALID_ARGUMENT everywhere', async () => {
+  for (const profile of [undefined, null, 'qwen-0.21', 'qwen-0.24']) {
+    new AnthropicConverter({ profile }).end();
+    new OpenAIConverter({ profile }).end();
+  }
+  for (const profile of ['qwen-0.22', 'QWEN-0.24', '', 0.24, {}, true]) {
+    assert.throws(() => new AnthropicConverter({ profile }), { code: 'INVALID_ARGUMENT' }, String(profile));
+    assert.throws(() => new OpenAIConverter({ profile }), { code: 'INVALID_ARGUMENT' }, String(profile));
+    await assert.rejects(convertAnthropicStream([], { profile }).next(), { code: 'INVALID_ARGUMENT' });
+    await assert.rejects(convertOpenAIStream([], { profile }).next(), { code: 'INVALID_ARGUMENT' });
+  }
+});
+
+test('qwen-0.24: a call is held until the stop reason, in every input form', () => {
+  for (const asText of [false, true]) {
+    const c = new AnthropicConverter({ profile: 'qwen-0.24' });
+    const held = closedCall.flatMap((e) => c.pushEvent(asText ? JSON.stringify(e) : e));
+    assert.deepEqual(calls(held), [], 'nothing at content_block_stop');
+    const confirmed = c.pushEvent({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use' },
+      usage: { output_tokens: 9 },
+    });
+    assert.deepEqual(calls(confirmed), ['toolu_1']);
+    assert.deepEqual(confirmed[0].functionCalls[0].args, { path: 'a' });
+  }
+  const old = new AnthropicConverter();
+  assert.deepEqual(calls(closedCall.flatMap((e) => old.pushEvent(e))), ['toolu_1'], 'qwen-0.21: at content_block_stop');
+});
+
+/** The chunks upstreamFailed(error) yields after a closed, complete call. */
+function afterFailure(error, profile = 'qwen-0.24') {
+  const c = new AnthropicConverter({ profile });
+  for (const e of closedCall) c.pushEvent(e);
+  const out = c.upstreamFailed(error);
+  assert.equal(c.finished, true);
+  return calls(out);
+}
+
+const coded = (code, extra = {}) => Object.assign(new Error('x'), { code }, extra);
+
+test('upstreamFailed: only a retryable stream transport error yields the held calls (0.24.4 classification)', () => {
+  for (const code of [
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_SOCKET',
+  ]) {
+    assert.deepEqual(afterFailure(coded(code)), ['toolu_1'], code);
+  }
+  // A transport code outside the retryable set, none, or a non-error.
+  for (const code of ['EPIPE', 'ECONNREFUSED', 'ENOTFOUND', 'EWHATEVER', undefined]) {
+    assert.deepEqual(afterFailure(coded(code)), [], String(code));
+  }
+  for (const error of [undefined, null, 'ECONNRESET', 42]) assert.deepEqual(afterFailure(error), [], String(error));
+  // The code found along the cause chain (Error instances, 4 levels).
+  const wrapped = new Error('fetch failed', { cause: new Error('inner', { cause: coded('UND_ERR_SOCKET') }) });
+  assert.deepEqual(afterFailure(wrapped), ['toolu_1'], 'cause chain');
+  let deep = coded('ECONNRESET');
+  for (let i = 0; i < 5; i++) deep = new Error(`level ${i}`, { cause: deep });
+  assert.deepEqual(afterFailure(deep), [], 'deeper than 4 levels');
+  // The first transport code decides.
+  assert.deepEqual(afterFailure(coded('EPIPE', { cause: coded('ECONNRESET') })), [], 'first code wins');
+  // An HTTP status below 500, or an abort, is never a transport failure.
+  assert.deepEqual(afterFailure(coded('ECONNRESET', { status: 400 })), [], 'status 400');
+  assert.deepEqual(afterFailure(coded('ECONNRESET', { status: 502 })), ['toolu_1'], 'status 502');
+  const abort = coded('ECONNRESET');
+  abort.name = 'AbortError';
+  assert.deepEqual(afterFailure(abort), [], 'AbortError');
+  assert.deepEqual(afterFailure(coded('ABORT_ERR')), [], 'ABORT_ERR');
+  // An error whose fields throw is not classified, and never replaced.
+  const hostile = new Proxy(new Error('x'), {
+    get() {
+      throw new Error('trap');
+    },
+  });
+  assert.deepEqual(afterFailure(hostile), []);
+  // qwen-0.21 held nothing.
+  assert.deepEqual(afterFailure(coded('ECONNRESET'), 'qwen-0.21'), []);
+});
+
+test('upstreamFailed: no held call is yielded while a block is open or after an incomplete one', () => {
+  const open = new AnthropicConverter({ profile: 'qwen-0.24' });
+  for (const e of [...closedCall, toolStart(1, 'toolu_2'), args(1, '{"pa')]) open.pushEvent(e);
+  assert.deepEqual(calls(open.upstreamFailed(coded('ECONNRESET'))), []);
+  const empty = new AnthropicConverter({ profile: 'qwen-0.24' });
+  for (const e of [start, toolStart(0, 'toolu_e'), stop(0)]) empty.pushEvent(e);
+  assert.deepEqual(calls(empty.upstreamFailed(coded('ECONNRESET'))), [], 'empty input is never confirmed complete');
+});
+
+test('convertAnthropicStream (qwen-0.24): held calls, then the source error unchanged', async () => {
+  const error = coded('ECONNRESET');
+  async function* feed() {
+    yield* closedCall;
+    throw error;
+  }
+  const got = [];
+  await assert.rejects(
+    (async () => {
+      for await (const r of convertAnthropicStream(feed(), { profile: 'qwen-0.24' })) got.push(r);
+    })(),
+    (err) => err === error,
+  );
+  assert.deepEqual(calls(got), ['toolu_1']);
+});
+
+test('convertAnthropicStream: an error thrown into the consumer is not a source failure', async () => {
+  const gen = convertAnthropicStream([...closedCall, { type: 'message_delta', delta: { stop_reason: 'tool_use' } }], {
+    profile: 'qwen-0.24',
+  });
+  const first = await gen.next();
+  assert.equal(first.done, false);
+  const mine = coded('ECONNRESET');
+  await assert.rejects(gen.throw(mine), (err) => err === mine);
+  assert.deepEqual(await gen.next(), { done: true, value: undefined });
+});
+
+test('qwen-0.24: text built on the JS fast path counts as assistant payload at the end', () => {
+  // The preparation chunk lets the JS layer build the later text deltas
+  // itself; with a tool block still open, 0.24.4 fails the stream at the end
+  // only when some yielded chunk had a part.
+  const c = new AnthropicConverter({ profile: 'qwen-0.24' });
+  for (const e of [start, toolStart(0, 'toolu_open'), args(0, '{"pa')]) c.pushEvent(e);
+  assert.equal(c.pushEvent(textDelta(1, 'hello'))[0].text, 'hello');
+  assert.throws(() => c.end(), {
+    code: 'MALFORMED_TOOL_CALL',
+    name: 'InvalidStreamError',
+    message: 'Anthropic stream contained malformed tool call arguments: stream ended with an open tool-use block',
+  });
+  const quiet = new AnthropicConverter({ profile: 'qwen-0.24' });
+  for (const e of [start, toolStart(0, 'toolu_open'), args(0, '{"pa')]) quiet.pushEvent(e);
+  assert.deepEqual(quiet.end(), [], 'no payload: no error');
+});
