@@ -3,10 +3,11 @@
 // Qwen and, with other Node options (a preload), by any test that calls
 // `describeQwenHost` with them.
 //
-// Per release × provider, one Qwen process and three sessions, each in its own
+// Per release × provider, one Qwen process and four sessions, each in its own
 // workspace: a large `write_file` (Qwen's tool: `file_path`, `content`), a
-// `session/cancel` while that call's arguments stream, and a stream the
-// provider cuts off mid-arguments, which Qwen retries.
+// `session/cancel` while that call's arguments stream, a stream the provider
+// cuts off mid-arguments (which Qwen retries), and a provider error event
+// mid-arguments (which Qwen retries, except 0.21.2 on Anthropic).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -28,23 +29,52 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 // card-before-arguments check on a loaded machine; the cancelled one would
 // stream ~45 KB for ~6 s if nobody cancelled it.
 const SPEED = 20;
-const SCENARIO_SPEED = { write: 5, cancel: 5, retry: 10 };
+const SCENARIO_SPEED = { write: 5, cancel: 5, retry: 10, error: 10 };
 
 const PROMPTS = {
   write: 'Write the design notes for tool-call preparing events to docs/design.md.',
   cancel: 'Generate the full regression fixture file test/fixtures.js.',
   retry: 'Save a copy of the design notes to notes/retry.md.',
+  error: 'Copy the design notes to notes/error.md.',
 };
-const IDS = { write: 'toolu_01QwenWriteDesign', cancel: 'toolu_01QwenWriteFixtures', retry: 'toolu_01QwenWriteRetry' };
-const FILES = { write: 'docs/design.md', cancel: 'test/fixtures.js', retry: 'notes/retry.md' };
+const IDS = {
+  write: 'toolu_01QwenWriteDesign',
+  cancel: 'toolu_01QwenWriteFixtures',
+  retry: 'toolu_01QwenWriteRetry',
+  error: 'toolu_01QwenWriteAfterError',
+};
+const FILES = { write: 'docs/design.md', cancel: 'test/fixtures.js', retry: 'notes/retry.md', error: 'notes/error.md' };
 const contentOf = {
   write: () => designDocument() + '\n' + longFixture().slice(0, 10_000),
   cancel: () => longFixture(),
   retry: () => designDocument(),
+  error: () => designDocument(),
+};
+
+/**
+ * The error event each provider sends mid-stream: Anthropic's `overloaded_error`
+ * event, and an OpenAI-compatible error chunk with a 429 code.
+ */
+const MID_STREAM_ERROR = {
+  anthropic: { type: 'overloaded_error', message: 'Overloaded' },
+  openai: { type: 'rate_limit_exceeded', message: 'Rate limit reached', code: 429 },
+};
+
+/**
+ * Whether Qwen retries that error (read from the bundles, confirmed by running
+ * them): GeminiChat retries an error as a rate limit when its code or status is
+ * 429/503 (`isRateLimitError`), which the OpenAI error chunk's `code` gives in
+ * both releases. Anthropic's error event has no code: 0.24.4 also treats an
+ * `overloaded_error` / `rate_limit_error` type as a rate limit; 0.21.2 does
+ * not, so the prompt fails.
+ */
+export const RETRIES_MID_STREAM_ERROR = {
+  '0.21.2': { anthropic: false, openai: true },
+  '0.24.4': { anthropic: true, openai: true },
 };
 
 /** The scenarios for one set of workspaces: Qwen's write_file takes an absolute file_path. */
-function qwenScenarios(workspaces) {
+function qwenScenarios(workspaces, providerKind) {
   const call = (name) => ({
     type: 'tool_use',
     id: IDS[name],
@@ -68,6 +98,16 @@ function qwenScenarios(workspaces) {
       turns: [
         [writing('retry', { interrupt: { block: 1, fraction: 0.5 } }), writing('retry')],
         done('Saved notes/retry.md.'),
+      ],
+    },
+    error: {
+      prompt: PROMPTS.error,
+      turns: [
+        [
+          writing('error', { interrupt: { block: 1, fraction: 0.5, error: MID_STREAM_ERROR[providerKind] } }),
+          writing('error'),
+        ],
+        done('Copied to notes/error.md.'),
       ],
     },
   };
@@ -95,6 +135,8 @@ const toolFrames = (updates, id) =>
       (e.update.sessionUpdate === 'tool_call' || e.update.sessionUpdate === 'tool_call_update') &&
       e.update.toolCallId === id,
   );
+const turnEnded = (response, stopReason) =>
+  assert.equal(response.stopReason, stopReason, `session/prompt: ${JSON.stringify(response.error ?? response)}`);
 
 /** Waits (no deadline of its own: the test's timeout is the limit) until `predicate()` holds. */
 async function until(predicate) {
@@ -144,7 +186,7 @@ export function describeQwenHost({
             fs.writeFileSync(path.join(ws, 'README.md'), '# sample-app\n\nHello.\n');
             workspaces[name] = fs.realpathSync(ws);
           }
-          scenarios = qwenScenarios(workspaces);
+          scenarios = qwenScenarios(workspaces, providerKind);
           server = await startProvider({
             speed: SPEED,
             scenarioSpeed: SCENARIO_SPEED,
@@ -159,6 +201,8 @@ export function describeQwenHost({
             nodeOptions,
             execArgv,
             env: typeof env === 'function' ? env({ version, provider: providerKind }) : env,
+            // Rate-limit retries back off 60 s × 2^n by default.
+            retryInitialDelayMs: 100,
           });
         });
 
@@ -187,6 +231,8 @@ export function describeQwenHost({
           let response;
           try {
             response = await qwen.prompt(sessionId, PROMPTS[name]);
+          } catch (error) {
+            response = { error };
           } finally {
             qwen.events.off('update', listener);
           }
@@ -224,7 +270,7 @@ export function describeQwenHost({
             frames.stop();
           }
           const { response, updates, requests, permissions, input } = result;
-          assert.equal(response.stopReason, 'end_turn');
+          turnEnded(response, 'end_turn');
 
           const cardFrames = toolFrames(updates, id);
           // Edits ask for permission (approval mode 'default'): Qwen sends no
@@ -288,7 +334,7 @@ export function describeQwenHost({
           }
           const { response, updates, requests, permissions, input } = result;
           assert.ok(cancelledAt, 'the preparing card arrived, and the client cancelled then');
-          assert.equal(response.stopReason, 'cancelled');
+          turnEnded(response, 'cancelled');
 
           const cardFrames = toolFrames(updates, id);
           assert.deepEqual(
@@ -323,7 +369,7 @@ export function describeQwenHost({
             server.events.off('request', onRequest);
           }
           const { response, updates, requests, permissions, input } = result;
-          assert.equal(response.stopReason, 'end_turn');
+          turnEnded(response, 'end_turn');
 
           assert.deepEqual(
             requests.map((r) => [r.turn, r.attempt]),
@@ -354,6 +400,49 @@ export function describeQwenHost({
           const toolResults = JSON.stringify(requests[2].body.messages).split(id).length - 1;
           assert.ok(toolResults >= 1, 'the tool result went back to the model');
           assert.equal(updates.filter((e) => e.update.toolCallId === id && e.update.status === 'completed').length, 1);
+          assert.equal(fs.readFileSync(input.file_path, 'utf8'), input.content);
+        });
+
+        const retried = RETRIES_MID_STREAM_ERROR[version]?.[providerKind] ?? true;
+        it(`a provider error event mid-arguments (${MID_STREAM_ERROR[providerKind].type}): ${retried ? 'retried; the abandoned card is discarded, the call runs once' : 'not retried; the card is discarded and the prompt fails'}`, async () => {
+          const id = idOf('error');
+          const { response, updates, requests, permissions, input } = await run('error');
+          const cardFrames = toolFrames(updates, id);
+          if (!retried) {
+            assert.ok(response.error, `session/prompt fails, not ${JSON.stringify(response)}`);
+            assert.equal(response.error.data?.error?.type, MID_STREAM_ERROR[providerKind].type);
+            assert.deepEqual(
+              cardFrames.map((e) => shape(e.update)),
+              ['tool_call:pending', 'tool_call_update:failed:discarded'],
+            );
+            assert.deepEqual(
+              requests.map((r) => [r.turn, r.attempt]),
+              [[0, 0]],
+            );
+            assert.deepEqual(permissions, []);
+            assert.equal(fs.existsSync(input.file_path), false, 'no file written');
+            return;
+          }
+          turnEnded(response, 'end_turn');
+          assert.deepEqual(
+            requests.map((r) => [r.turn, r.attempt]),
+            [
+              [0, 0],
+              [0, 1],
+              [1, 0],
+            ],
+          );
+          assert.deepEqual(
+            cardFrames.map((e) => shape(e.update)),
+            [
+              'tool_call:pending',
+              'tool_call_update:failed:discarded',
+              'tool_call:pending',
+              'tool_call_update:completed',
+            ],
+          );
+          assert.equal(permissions.length, 1);
+          assert.deepEqual(permissions[0].params.toolCall.rawInput, input);
           assert.equal(fs.readFileSync(input.file_path, 'utf8'), input.content);
         });
 
