@@ -1,33 +1,16 @@
 // The peer: the published Qwen Code build's own converters, imported from the
-// npm tarball unpacked outside the repo (never committed). Fetched on first use
-// with `npm pack`, in the same layout as ../shared/oracle/setup.sh, so the
-// bench runs on a fresh machine.
+// npm tarball unpacked outside the repo (never committed), fetched on first use
+// by the same helper the host tests use (__test__/helpers/qwen-builds.mjs).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
+import { ensureQwenBuild, qwenPackageDir } from '../__test__/helpers/qwen-builds.mjs';
 
 export const PEER_VERSION = '0.21.2';
 
-export function peerDir(version = PEER_VERSION) {
-  const home = process.env.QWEN_ORACLE_HOME || path.join(os.homedir(), '.cache', 'qwen-oracle');
-  return path.join(home, version, 'package');
-}
+export const peerDir = (version = PEER_VERSION) => qwenPackageDir(version);
 
-export function ensurePeer(version = PEER_VERSION) {
-  const dir = peerDir(version);
-  if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-  const cache = path.dirname(dir);
-  fs.mkdirSync(cache, { recursive: true });
-  process.stderr.write(`bench: fetching @qwen-code/qwen-code@${version} into ${cache}\n`);
-  execFileSync('npm', ['pack', '-q', `@qwen-code/qwen-code@${version}`], {
-    cwd: cache,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  execFileSync('tar', ['xzf', `qwen-code-qwen-code-${version}.tgz`], { cwd: cache, stdio: 'inherit' });
-  return dir;
-}
+export const ensurePeer = (version = PEER_VERSION) => ensureQwenBuild(version);
 
 // Chunk file names are content hashes that change per release; find the chunk
 // whose `export { … }` list names each symbol.

@@ -31,13 +31,19 @@ function locate(messages, providerKind) {
   return { text: '', turn: 0 };
 }
 
-const fallbackAttempt = (text) => ({ blocks: [{ type: 'text', text }], stop: 'end_turn' });
+const defaultFallback = ({ turn }) => ({
+  blocks: [{ type: 'text', text: `No recording matches this prompt (turn ${turn}).` }],
+  stop: 'end_turn',
+});
 
 /**
- * @param {{speed?: number, scenarioSpeed?: Record<string, number>, splitFrames?: boolean, scenarios?: object}} options
+ * @param {{speed?: number, scenarioSpeed?: Record<string, number>, splitFrames?: boolean, scenarios?: object,
+ *   fallback?: (request: {kind: string, text: string, turn: number, body: object}) => object}} options
  *   speed divides every delay (tests use ~20), scenarioSpeed overrides it per
  *   scenario; splitFrames writes some SSE frames
- *   in two TCP writes at an arbitrary byte (possibly inside a UTF-8 sequence).
+ *   in two TCP writes at an arbitrary byte (possibly inside a UTF-8 sequence);
+ *   fallback answers a request that matches no scenario (a host's own side
+ *   requests: titles, suggestions, memory) with an attempt.
  * @returns {Promise<{url: string, events: EventEmitter, requests: object[], close(): Promise<void>}>}
  *   events: 'request' (record) and 'frame' ({record, note, at}) for every paced write.
  */
@@ -46,6 +52,7 @@ export async function startProvider({
   scenarioSpeed = {},
   splitFrames = true,
   scenarios = defaultScenarios,
+  fallback = defaultFallback,
 } = {}) {
   const events = new EventEmitter();
   const requests = [];
@@ -78,9 +85,7 @@ export async function startProvider({
     attemptsByKey.set(key, attempt + 1);
     const name = Object.keys(scenarios).find((n) => text.includes(scenarios[n].prompt));
     const attempts = name ? scenarios[name].turns[turn] : undefined;
-    const spec = attempts
-      ? attempts[Math.min(attempt, attempts.length - 1)]
-      : fallbackAttempt(`No recording matches this prompt (turn ${turn}).`);
+    const spec = attempts ? attempts[Math.min(attempt, attempts.length - 1)] : fallback({ kind, text, turn, body });
     const speed = scenarioSpeed[name] ?? defaultSpeed;
     const record = {
       kind,

@@ -3,6 +3,10 @@
 // each frame with the delay (ms, at speed 1) after the previous one. The pacing
 // is that of a fast model: ~0.3 s to the first byte, ~40 text tokens/s, tool
 // arguments at ~1.4 KB/s in 10–40 character fragments.
+// An attempt with `interrupt: {block, fraction, error?}` stops after that
+// fraction of the block's arguments and sends `error` as the provider's
+// mid-stream error event; without `error` the body simply ends there, as when
+// a proxy closes the connection mid-stream.
 import { prng } from './scenarios.mjs';
 
 const PACE = {
@@ -137,7 +141,8 @@ export function renderAnthropic(attempt, { model, key }) {
     }
   });
   if (interrupted) {
-    sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
+    if (attempt.interrupt.error)
+      sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
     return frames;
   }
   sse(
@@ -190,11 +195,12 @@ export function renderOpenAI(attempt, { model, key }) {
   });
   if (interrupted) {
     const err = attempt.interrupt.error;
-    frames.push({
-      delayMs: 40,
-      text: `data: ${JSON.stringify({ error: { message: err.message, type: err.type, code: 529 } })}\n\n`,
-      note: { error: err.type },
-    });
+    if (err)
+      frames.push({
+        delayMs: 40,
+        text: `data: ${JSON.stringify({ error: { message: err.message, type: err.type, code: err.code ?? 529 } })}\n\n`,
+        note: { error: err.type },
+      });
     return frames;
   }
   chunk({}, 20, completeNote, attempt.stop === 'tool_use' ? 'tool_calls' : 'stop');

@@ -1,0 +1,463 @@
+// The end-to-end suite for the published Qwen Code CLI in ACP mode against the
+// loopback provider, defined once and run by e2e-qwen-host.test.mjs for stock
+// Qwen and, with other Node options (a preload), by any test that calls
+// `describeQwenHost` with them.
+//
+// Per release × provider, one Qwen process and four sessions, each in its own
+// workspace: a large `write_file` (Qwen's tool: `file_path`, `content`), a
+// `session/cancel` while that call's arguments stream, a stream the provider
+// cuts off mid-arguments (which Qwen retries), and a provider error event
+// mid-arguments (which Qwen retries, except 0.21.2 on Anthropic).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startProvider } from '../../demo/provider.mjs';
+import { designDocument, longFixture } from '../../demo/scenarios.mjs';
+import { openaiCallId } from '../../demo/wire.mjs';
+import { sessionNotificationErrors } from '../../demo/schema.mjs';
+import { CardClient } from '../acp-helpers.mjs';
+import { QWEN_VERSIONS, qwenBuildOrSkip } from './qwen-builds.mjs';
+import { launchQwen } from './qwen-acp.mjs';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+// Recorded pacing (1.4 KB/s of arguments) sped up per scenario: the large write
+// streams its ~15 KB of arguments for ~2 s, a wide margin for the
+// card-before-arguments check on a loaded machine; the cancelled one would
+// stream ~45 KB for ~6 s if nobody cancelled it.
+const SPEED = 20;
+const SCENARIO_SPEED = { write: 5, cancel: 5, retry: 10, error: 10 };
+
+const PROMPTS = {
+  write: 'Write the design notes for tool-call preparing events to docs/design.md.',
+  cancel: 'Generate the full regression fixture file test/fixtures.js.',
+  retry: 'Save a copy of the design notes to notes/retry.md.',
+  error: 'Copy the design notes to notes/error.md.',
+};
+const IDS = {
+  write: 'toolu_01QwenWriteDesign',
+  cancel: 'toolu_01QwenWriteFixtures',
+  retry: 'toolu_01QwenWriteRetry',
+  error: 'toolu_01QwenWriteAfterError',
+};
+const FILES = { write: 'docs/design.md', cancel: 'test/fixtures.js', retry: 'notes/retry.md', error: 'notes/error.md' };
+const contentOf = {
+  write: () => designDocument() + '\n' + longFixture().slice(0, 10_000),
+  cancel: () => longFixture(),
+  retry: () => designDocument(),
+  error: () => designDocument(),
+};
+
+/**
+ * The error event each provider sends mid-stream: Anthropic's `overloaded_error`
+ * event, and an OpenAI-compatible error chunk with a 429 code.
+ */
+const MID_STREAM_ERROR = {
+  anthropic: { type: 'overloaded_error', message: 'Overloaded' },
+  openai: { type: 'rate_limit_exceeded', message: 'Rate limit reached', code: 429 },
+};
+
+/**
+ * Whether Qwen retries that error (read from the bundles, confirmed by running
+ * them): GeminiChat retries an error as a rate limit when its code or status is
+ * 429/503 (`isRateLimitError`), which the OpenAI error chunk's `code` gives in
+ * both releases. Anthropic's error event has no code: 0.24.4 also treats an
+ * `overloaded_error` / `rate_limit_error` type as a rate limit; 0.21.2 does
+ * not, so the prompt fails.
+ */
+export const RETRIES_MID_STREAM_ERROR = {
+  '0.21.2': { anthropic: false, openai: true },
+  '0.24.4': { anthropic: true, openai: true },
+};
+
+/** The scenarios for one set of workspaces: Qwen's write_file takes an absolute file_path. */
+function qwenScenarios(workspaces, providerKind) {
+  const call = (name) => ({
+    type: 'tool_use',
+    id: IDS[name],
+    name: 'write_file',
+    input: { file_path: path.join(workspaces[name], FILES[name]), content: contentOf[name]() },
+  });
+  const done = (text) => [{ blocks: [{ type: 'text', text }], stop: 'end_turn' }];
+  const writing = (name, extra = {}) => ({
+    blocks: [{ type: 'text', text: `I'll write ${FILES[name]}.` }, call(name)],
+    stop: 'tool_use',
+    ...extra,
+  });
+  return {
+    write: { prompt: PROMPTS.write, turns: [[writing('write')], done('Done: docs/design.md holds the notes.')] },
+    cancel: { prompt: PROMPTS.cancel, turns: [[writing('cancel')], done('Fixtures written.')] },
+    retry: {
+      prompt: PROMPTS.retry,
+      // Attempt 1 ends halfway through the call's arguments (no error event, no
+      // stop): Qwen sees no finish reason and retries (InvalidStreamError
+      // NO_FINISH_REASON, 2 s backoff in both releases, both providers).
+      turns: [
+        [writing('retry', { interrupt: { block: 1, fraction: 0.5 } }), writing('retry')],
+        done('Saved notes/retry.md.'),
+      ],
+    },
+    error: {
+      prompt: PROMPTS.error,
+      turns: [
+        [
+          writing('error', { interrupt: { block: 1, fraction: 0.5, error: MID_STREAM_ERROR[providerKind] } }),
+          writing('error'),
+        ],
+        done('Copied to notes/error.md.'),
+      ],
+    },
+  };
+}
+
+/** Qwen's own side requests (not the user's turn), named by their prompt. */
+export function sideRequestKind(text) {
+  if (text.includes('SUGGESTION MODE')) return 'prompt-suggestion';
+  if (/memor/i.test(text.slice(0, 400))) return 'memory';
+  if (/title|summar/i.test(text.slice(0, 400))) return 'title-or-summary';
+  if (/next.speaker/i.test(text)) return 'next-speaker';
+  return 'other';
+}
+
+/** The loopback provider's answer to a side request: a short plain text, as a model would give. */
+const sideAnswer = ({ text }) => ({
+  blocks: [{ type: 'text', text: sideRequestKind(text) === 'prompt-suggestion' ? 'run the tests' : 'Nothing to add.' }],
+  stop: 'end_turn',
+});
+
+const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
+const toolFrames = (updates, id) =>
+  updates.filter(
+    (e) =>
+      (e.update.sessionUpdate === 'tool_call' || e.update.sessionUpdate === 'tool_call_update') &&
+      e.update.toolCallId === id,
+  );
+const turnEnded = (response, stopReason) =>
+  assert.equal(response.stopReason, stopReason, `session/prompt: ${JSON.stringify(response.error ?? response)}`);
+
+/** Waits (no deadline of its own: the test's timeout is the limit) until `predicate()` holds. */
+async function until(predicate) {
+  while (!predicate()) await new Promise((r) => setTimeout(r, 20));
+}
+
+/**
+ * Defines the suite for every release × provider.
+ * @param {object} [options]
+ * @param {string} [options.label]         shown in the test names (default 'stock')
+ * @param {string} [options.nodeOptions]   NODE_OPTIONS for Qwen; bare specifiers resolve from the repository root (Qwen's cwd)
+ * @param {string[]} [options.execArgv]    Node flags placed before cli.js
+ * @param {object|Function} [options.env]  extra environment, or ({version, provider}) => environment
+ * @param {string[]} [options.versions]
+ * @param {string[]} [options.providers]
+ * @param {Function} [options.extend]      called inside each describe with a context
+ *   ({version, provider, qwen, server, results}: getters) to add tests; they run after the three here.
+ */
+export function describeQwenHost({
+  label = 'stock',
+  nodeOptions,
+  execArgv,
+  env,
+  versions = QWEN_VERSIONS,
+  providers = ['anthropic', 'openai'],
+  extend,
+} = {}) {
+  for (const version of versions) {
+    const build = qwenBuildOrSkip(version);
+    if (build.skip) process.stderr.write(`e2e-qwen-host: skipping ${version}: ${build.skip}\n`);
+    for (const providerKind of providers) {
+      describe(`qwen ${version} --acp (${label}): ${providerKind}`, { skip: build.skip ?? false }, () => {
+        const idOf = (name) => (providerKind === 'openai' ? openaiCallId(IDS[name]) : IDS[name]);
+        let root;
+        let workspaces;
+        let scenarios;
+        let server;
+        let qwen;
+        const results = {};
+
+        before(async () => {
+          root = fs.mkdtempSync(path.join(os.tmpdir(), `qwen-host-${version}-${providerKind}-`));
+          workspaces = {};
+          for (const name of Object.keys(PROMPTS)) {
+            const ws = path.join(root, name);
+            fs.mkdirSync(ws, { recursive: true });
+            fs.writeFileSync(path.join(ws, 'README.md'), '# sample-app\n\nHello.\n');
+            workspaces[name] = fs.realpathSync(ws);
+          }
+          scenarios = qwenScenarios(workspaces, providerKind);
+          server = await startProvider({
+            speed: SPEED,
+            scenarioSpeed: SCENARIO_SPEED,
+            scenarios,
+            fallback: sideAnswer,
+          });
+          qwen = await launchQwen({
+            version,
+            provider: providerKind,
+            providerUrl: server.url,
+            cwd: REPO,
+            nodeOptions,
+            execArgv,
+            env: typeof env === 'function' ? env({ version, provider: providerKind }) : env,
+            // Rate-limit retries back off 60 s × 2^n by default.
+            retryInitialDelayMs: 100,
+          });
+        });
+
+        after(async () => {
+          const exit = await qwen?.close();
+          await server?.close();
+          if (root) fs.rmSync(root, { recursive: true, force: true });
+          const side = (server?.requests ?? []).filter((r) => r.scenario === null);
+          if (side.length > 0) {
+            const kinds = {};
+            for (const r of side) {
+              const text = JSON.stringify(r.body.messages?.at(-1) ?? '');
+              kinds[sideRequestKind(text)] = (kinds[sideRequestKind(text)] ?? 0) + 1;
+            }
+            process.stderr.write(`e2e-qwen-host: ${version} ${providerKind} side requests ${JSON.stringify(kinds)}\n`);
+          }
+          if (exit) assert.equal(exit.code, 0, `qwen exit (${exit.signal ?? ''}); stderr: ${qwen.stderr.slice(-2000)}`);
+        });
+
+        /** Runs one scenario in a new session; validates every update; returns what was observed. */
+        async function run(name, { onUpdate } = {}) {
+          const cwd = workspaces[name];
+          const sessionId = await qwen.newSession(cwd);
+          const listener = (e) => e.sessionId === sessionId && onUpdate?.(e, sessionId);
+          qwen.events.on('update', listener);
+          let response;
+          try {
+            response = await qwen.prompt(sessionId, PROMPTS[name]);
+          } catch (error) {
+            response = { error };
+          } finally {
+            qwen.events.off('update', listener);
+          }
+          const updates = qwen.updates(sessionId);
+          const input = scenarios[name].turns[0][0].blocks[1].input;
+          const cards = new CardClient((id) => (id === idOf(name) ? input : undefined));
+          for (const e of updates) {
+            const errors = sessionNotificationErrors({ sessionId: e.sessionId, update: e.update });
+            assert.equal(errors, null, `invalid session/update ${JSON.stringify(e.update).slice(0, 300)}`);
+            cards.receive(e.update);
+          }
+          cards.assertOneTerminalPerOpen();
+          const requests = server.requests.filter((r) => r.scenario === name);
+          const permissions = qwen.permissions.filter((p) => p.params.sessionId === sessionId);
+          results[name] = { cwd, sessionId, response, updates, requests, permissions, input };
+          return results[name];
+        }
+
+        /** Provider frame times for one call id: when its arguments completed, per request. */
+        function watchFrames(id) {
+          const complete = [];
+          const onFrame = ({ record, note, at }) =>
+            note.id === id && note.argsComplete && complete.push({ record, at });
+          server.events.on('frame', onFrame);
+          return { complete, stop: () => server.events.off('frame', onFrame) };
+        }
+
+        it('a large write_file: the preparing card arrives before the arguments end, then completes; the file is written', async () => {
+          const id = idOf('write');
+          const frames = watchFrames(id);
+          let result;
+          try {
+            result = await run('write');
+          } finally {
+            frames.stop();
+          }
+          const { response, updates, requests, permissions, input } = result;
+          turnEnded(response, 'end_turn');
+
+          const cardFrames = toolFrames(updates, id);
+          // Edits ask for permission (approval mode 'default'): Qwen sends no
+          // in_progress frame for a call that showed a permission dialog.
+          assert.deepEqual(
+            cardFrames.map((e) => shape(e.update)),
+            ['tool_call:pending', 'tool_call_update:completed'],
+          );
+          const [preparing, finished] = cardFrames;
+          assert.deepEqual(preparing.update.rawInput, {});
+          assert.deepEqual(preparing.update.content, []);
+          assert.equal(preparing.update.kind, 'edit');
+          assert.equal(preparing.update.title, 'WriteFile');
+          assert.equal(preparing.update._meta.phase, 'preparing');
+          assert.equal(preparing.update._meta.toolName, 'write_file');
+
+          // The point of it all: the card was on screen while the provider was still sending the arguments.
+          assert.equal(frames.complete.length, 1, 'the provider sent the complete call once');
+          const argsCompleteAt = frames.complete[0].at;
+          assert.ok(
+            preparing.at < argsCompleteAt,
+            `card at ${preparing.at.toFixed(1)} ms, arguments complete at ${argsCompleteAt.toFixed(1)} ms`,
+          );
+
+          // Nothing ran early: the permission request (with the complete arguments) came after the arguments.
+          assert.equal(permissions.length, 1);
+          assert.equal(permissions[0].params.toolCall.toolCallId, id);
+          assert.deepEqual(permissions[0].params.toolCall.rawInput, input);
+          assert.ok(permissions[0].at > argsCompleteAt, 'permission asked only after the arguments completed');
+
+          const diff = finished.update.content.find((c) => c.type === 'diff');
+          assert.ok(diff, `a diff in ${JSON.stringify(finished.update.content).slice(0, 200)}`);
+          assert.equal(diff.newText, input.content);
+          assert.equal(fs.readFileSync(input.file_path, 'utf8'), input.content);
+
+          assert.deepEqual(
+            requests.map((r) => [r.turn, r.attempt]),
+            [
+              [0, 0],
+              [1, 0],
+            ],
+          );
+        });
+
+        it('session/cancel while the arguments stream: the card ends failed and discarded, the turn is cancelled, nothing is written', async () => {
+          const id = idOf('cancel');
+          const frames = watchFrames(id);
+          let cancelledAt;
+          let result;
+          try {
+            result = await run('cancel', {
+              onUpdate: ({ at, update }, sessionId) => {
+                if (update.sessionUpdate === 'tool_call' && update.toolCallId === id && cancelledAt === undefined) {
+                  cancelledAt = at;
+                  qwen.cancel(sessionId);
+                }
+              },
+            });
+          } finally {
+            frames.stop();
+          }
+          const { response, updates, requests, permissions, input } = result;
+          assert.ok(cancelledAt, 'the preparing card arrived, and the client cancelled then');
+          turnEnded(response, 'cancelled');
+
+          const cardFrames = toolFrames(updates, id);
+          assert.deepEqual(
+            cardFrames.map((e) => shape(e.update)),
+            ['tool_call:pending', 'tool_call_update:failed:discarded'],
+          );
+          const discarded = cardFrames[1].update;
+          assert.deepEqual(discarded.content, []);
+          assert.equal(discarded._meta.phase, 'preparing');
+          assert.equal(discarded._meta.toolName, 'write_file');
+
+          // Qwen abandoned the provider request before the arguments ended.
+          assert.equal(requests.length, 1);
+          await until(() => requests[0].aborted || requests[0].completed);
+          assert.equal(requests[0].aborted, true, 'the HTTP request was aborted');
+          assert.deepEqual(frames.complete, [], 'the provider never sent the end of the arguments');
+
+          assert.deepEqual(permissions, []);
+          assert.equal(fs.existsSync(input.file_path), false, 'no file written');
+        });
+
+        it('a stream cut off mid-arguments is retried: the abandoned card is discarded, the call runs once', async () => {
+          const id = idOf('retry');
+          const retryRequestAt = [];
+          const onRequest = (record) =>
+            record.scenario === 'retry' && record.attempt === 1 && retryRequestAt.push(performance.now());
+          server.events.on('request', onRequest);
+          let result;
+          try {
+            result = await run('retry');
+          } finally {
+            server.events.off('request', onRequest);
+          }
+          const { response, updates, requests, permissions, input } = result;
+          turnEnded(response, 'end_turn');
+
+          assert.deepEqual(
+            requests.map((r) => [r.turn, r.attempt]),
+            [
+              [0, 0],
+              [0, 1],
+              [1, 0],
+            ],
+            'turn 0 twice (the retry), then the tool result',
+          );
+
+          const cardFrames = toolFrames(updates, id);
+          assert.deepEqual(
+            cardFrames.map((e) => shape(e.update)),
+            [
+              'tool_call:pending',
+              'tool_call_update:failed:discarded',
+              'tool_call:pending',
+              'tool_call_update:completed',
+            ],
+          );
+          assert.equal(retryRequestAt.length, 1);
+          assert.ok(cardFrames[1].at < retryRequestAt[0], 'the abandoned card was discarded before the retry went out');
+
+          // Run once: one permission request, one tool result, the complete content on disk.
+          assert.equal(permissions.length, 1);
+          assert.deepEqual(permissions[0].params.toolCall.rawInput, input);
+          const toolResults = JSON.stringify(requests[2].body.messages).split(id).length - 1;
+          assert.ok(toolResults >= 1, 'the tool result went back to the model');
+          assert.equal(updates.filter((e) => e.update.toolCallId === id && e.update.status === 'completed').length, 1);
+          assert.equal(fs.readFileSync(input.file_path, 'utf8'), input.content);
+        });
+
+        const retried = RETRIES_MID_STREAM_ERROR[version]?.[providerKind] ?? true;
+        it(`a provider error event mid-arguments (${MID_STREAM_ERROR[providerKind].type}): ${retried ? 'retried; the abandoned card is discarded, the call runs once' : 'not retried; the card is discarded and the prompt fails'}`, async () => {
+          const id = idOf('error');
+          const { response, updates, requests, permissions, input } = await run('error');
+          const cardFrames = toolFrames(updates, id);
+          if (!retried) {
+            assert.ok(response.error, `session/prompt fails, not ${JSON.stringify(response)}`);
+            assert.equal(response.error.data?.error?.type, MID_STREAM_ERROR[providerKind].type);
+            assert.deepEqual(
+              cardFrames.map((e) => shape(e.update)),
+              ['tool_call:pending', 'tool_call_update:failed:discarded'],
+            );
+            assert.deepEqual(
+              requests.map((r) => [r.turn, r.attempt]),
+              [[0, 0]],
+            );
+            assert.deepEqual(permissions, []);
+            assert.equal(fs.existsSync(input.file_path), false, 'no file written');
+            return;
+          }
+          turnEnded(response, 'end_turn');
+          assert.deepEqual(
+            requests.map((r) => [r.turn, r.attempt]),
+            [
+              [0, 0],
+              [0, 1],
+              [1, 0],
+            ],
+          );
+          assert.deepEqual(
+            cardFrames.map((e) => shape(e.update)),
+            [
+              'tool_call:pending',
+              'tool_call_update:failed:discarded',
+              'tool_call:pending',
+              'tool_call_update:completed',
+            ],
+          );
+          assert.equal(permissions.length, 1);
+          assert.deepEqual(permissions[0].params.toolCall.rawInput, input);
+          assert.equal(fs.readFileSync(input.file_path, 'utf8'), input.content);
+        });
+
+        extend?.({
+          version,
+          provider: providerKind,
+          get qwen() {
+            return qwen;
+          },
+          get server() {
+            return server;
+          },
+          results,
+        });
+      });
+    }
+  }
+}
