@@ -1,0 +1,66 @@
+// The end-to-end suite of e2e-qwen-host.test.mjs (the published Qwen Code CLI
+// in ACP mode, real pipes, the official ACP client, the loopback provider),
+// run again with `--import toolcall-stream/qwen`: the same cards, cancels and
+// retries as stock Qwen. The report file proves the preload was active and
+// that every stream was converted from the raw HTTP body.
+import { after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describeQwenHost } from './helpers/qwen-host-suite.mjs';
+
+const preload = pathToFileURL(fileURLToPath(new URL('../lib/qwen/preload.mjs', import.meta.url))).href;
+const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-qwen-report-'));
+const reportOf = ({ version, provider }) => path.join(reportDir, `${version}-${provider}.ndjson`);
+const ran = [];
+
+describeQwenHost({
+  label: 'toolcall-stream/qwen',
+  nodeOptions: `--import=${preload}`,
+  env: (run) => {
+    ran.push(run);
+    return { TOOLCALL_STREAM_QWEN_REPORT: reportOf(run) };
+  },
+});
+
+after(() => {
+  try {
+    for (const run of ran) {
+      const lines = fs
+        .readFileSync(reportOf(run), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      // One line per Qwen process that ran cli.js (Qwen starts more than one).
+      assert.ok(lines.length >= 1, `a report line (${run.version} ${run.provider})`);
+      for (const line of lines) {
+        assert.equal(line.qwenVersion, run.version);
+        assert.equal(line.profile, run.version === '0.21.2' ? 'qwen-0.21' : 'qwen-0.24');
+        assert.equal(line.active, true, line.reason);
+      }
+      const sum = (pick) => lines.reduce((n, line) => n + pick(line), 0);
+      const report = {
+        streams: {
+          anthropic: { bytes: sum((l) => l.streams.anthropic.bytes), objects: sum((l) => l.streams.anthropic.objects) },
+          openai: { bytes: sum((l) => l.streams.openai.bytes), chunks: sum((l) => l.streams.openai.chunks) },
+        },
+        fallbacks: sum((l) => l.fallbacks),
+      };
+      if (run.provider === 'anthropic') {
+        assert.ok(report.streams.anthropic.bytes >= 4, JSON.stringify(report));
+        assert.equal(report.streams.anthropic.objects, 0, JSON.stringify(report));
+      } else if (run.version === '0.21.2') {
+        assert.ok(report.streams.openai.bytes >= 4, JSON.stringify(report));
+        assert.equal(report.streams.openai.chunks, 0, JSON.stringify(report));
+      } else {
+        // 0.24.4's default provider asks for the content-only thinking-tag
+        // leak guard, which runs stock (README, "Inside Qwen Code").
+        assert.ok(report.fallbacks >= 4, JSON.stringify(report));
+      }
+    }
+  } finally {
+    fs.rmSync(reportDir, { recursive: true, force: true });
+  }
+});
