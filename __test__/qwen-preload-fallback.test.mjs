@@ -31,7 +31,7 @@ function fakeQwen(name, version, chunk) {
   return path.join(dir, 'cli.js');
 }
 
-/** Runs `cli` under the preload; returns stdout, stderr and the report lines. */
+/** Runs `cli` under the preload; returns its stdout and the report lines. */
 function runWithPreload(cli, args = [], env = {}) {
   const report = path.join(tmp, `report-${Math.random().toString(36).slice(2)}.ndjson`);
   let text = '';
@@ -41,12 +41,12 @@ function runWithPreload(cli, args = [], env = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    stderr = fs.readFileSync(report, 'utf8');
+    text = fs.readFileSync(report, 'utf8');
   } catch {
-    stderr = '';
+    // No report was written.
   }
-  const lines = stderr
-    ? stderr
+  const lines = text
+    ? text
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l))
