@@ -36,10 +36,27 @@ export interface ConverterLimits {
   maxRepairDepth?: number;
 }
 
+/**
+ * The embedding API: a host application's own classes, so what the converters
+ * return is what the host's own converters would have returned. Every field
+ * is optional.
+ */
+export interface ConverterHost {
+  /** Responses are `new GenerateContentResponse()` of the host's copy of @google/genai. */
+  GenerateContentResponse?: new () => object;
+  /** The host's preparation store: `set` receives each response that carries preparations (this package's store has them too). */
+  preparations?: { set(response: object, preparations: readonly ToolCallPreparation[]): void };
+  /** Maps this package's error to the host's (e.g. its `InvalidStreamError`); any other return value keeps the original. */
+  createError?: (error: ToolCallStreamError) => Error;
+  /** Called with every SDK event / chunk object before it is converted (telemetry); not for raw bytes. */
+  onEvent?: (event: unknown) => void;
+}
+
 export interface ConverterOptions {
   /** The model name used until the stream names one (Anthropic `message_start`). */
   model?: string;
   limits?: ConverterLimits;
+  host?: ConverterHost;
 }
 
 /** Raw bytes of a provider's SSE body, in any split. */
@@ -54,7 +71,9 @@ export declare class AnthropicConverter {
   pushBytes(data: StreamBytes): GenerateContentResponse[];
   /** End of input; the converter is finished afterwards. */
   end(): GenerateContentResponse[];
-  /** True after `end()` or after a fatal error. */
+  /** Releases the native state now (an abandoned stream); later calls throw `FINISHED`. */
+  free(): void;
+  /** True after `end()`, after a fatal error, or after `free()`. */
   get finished(): boolean;
 }
 
@@ -68,13 +87,15 @@ export declare class OpenAIConverter {
   pushBytes(data: StreamBytes): GenerateContentResponse[];
   /** End of input; the converter is finished afterwards. */
   end(): GenerateContentResponse[];
-  /** True after `end()` or after a fatal error. */
+  /** Releases the native state now (an abandoned stream); later calls throw `FINISHED`. */
+  free(): void;
+  /** True after `end()`, after a fatal error, or after `free()`. */
   get finished(): boolean;
 }
 
 /** Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`. */
 export declare function convertAnthropicStream(
-  events: AsyncIterable<object> | Iterable<object>,
+  events: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
   options?: ConverterOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 
@@ -84,7 +105,7 @@ export declare function convertAnthropicStream(
  * both chunks (spec §6.9.4, a deliberate improvement over the reference).
  */
 export declare function convertOpenAIStream(
-  chunks: AsyncIterable<object> | Iterable<object>,
+  chunks: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
   options?: ConverterOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 

@@ -28,6 +28,7 @@ const ALLOWED = [
   /^index\.(js|mjs|d\.ts|d\.mts)$/,
   /^binding\.(js|d\.ts)$/,
   /^lib\/[\w-]+\.(js|d\.ts)$/,
+  /^lib\/qwen\/[\w-]+\.mjs$/,
   /^bin\/[\w-]+\.js$/,
   /^agent\/[\w-]+\.js$/,
 ];
@@ -41,6 +42,8 @@ const REQUIRED = [
   'binding.d.ts',
   'lib/native.js',
   'lib/acp.d.ts',
+  'lib/available.js',
+  'lib/qwen/preload.mjs',
   'bin/agent.js',
   'agent/workspace.js',
 ];
