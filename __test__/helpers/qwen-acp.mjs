@@ -114,9 +114,15 @@ export async function launchQwen({
     path.join(home, '.qwen', 'settings.json'),
     JSON.stringify(qwenSettings({ provider, approvalMode, retryInitialDelayMs, settings }), null, 2),
   );
+  // What a process needs to run at all (Windows: Path, SystemRoot, ComSpec), nothing else inherited.
+  const system = {};
+  for (const name of ['PATH', 'Path', 'SystemRoot', 'SYSTEMROOT', 'ComSpec', 'windir', 'PATHEXT']) {
+    if (process.env[name] !== undefined) system[name] = process.env[name];
+  }
   const childEnv = {
-    PATH: process.env.PATH,
+    ...system,
     HOME: home,
+    USERPROFILE: home, // os.homedir() on Windows
     TMPDIR: os.tmpdir(),
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
