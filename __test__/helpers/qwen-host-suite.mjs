@@ -220,6 +220,7 @@ export function describeQwenHost({
             process.stderr.write(`e2e-qwen-host: ${version} ${providerKind} side requests ${JSON.stringify(kinds)}\n`);
           }
           if (exit) assert.equal(exit.code, 0, `qwen exit (${exit.signal ?? ''}); stderr: ${qwen.stderr.slice(-2000)}`);
+          if (qwen) assert.deepEqual(qwen.outbound, [], 'Qwen tried to reach the network');
         });
 
         /** Runs one scenario in a new session; validates every update; returns what was observed. */
