@@ -172,7 +172,7 @@ async function until(predicate) {
  * @param {string[]} [options.versions]
  * @param {string[]} [options.providers]
  * @param {Function} [options.extend]      called inside each describe with a context
- *   ({version, provider, qwen, server, results}: getters) to add tests; they run after the three here.
+ *   ({version, provider, qwen, server, results}: getters) to add tests; they run after the four here.
  */
 export function describeQwenHost({
   label = 'stock',
