@@ -14,9 +14,15 @@
 // ANTHROPIC_MODEL; ACP `session/new` requires `security.auth.selectedType` in
 // settings (else it answers authRequired), which then resolves the model and
 // base URL from those variables.
+//
+// Anything else that goes out through Qwen's HTTP stack (undici's
+// EnvHttpProxyAgent, which honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY) meets
+// a loopback proxy that refuses it and records it in `outbound`: telemetry,
+// update checks and the like are off in the settings, and this shows they stay off.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -78,6 +84,34 @@ function permissionOutcome(permission, params) {
   return { outcome: 'selected', optionId: option.optionId };
 }
 
+/** A loopback HTTP proxy that lets nothing through and records what was tried. */
+async function startOutboundTrap() {
+  const attempts = [];
+  const sockets = new Set();
+  const server = http.createServer((req, res) => {
+    attempts.push({ method: req.method, url: req.url });
+    res.writeHead(403).end();
+  });
+  server.on('connect', (req, socket) => {
+    attempts.push({ method: 'CONNECT', url: req.url });
+    socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    attempts,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /**
  * @param {object} options
  * @param {string} options.version            Qwen Code release, e.g. '0.21.2' (fetched if missing)
@@ -108,20 +142,30 @@ export async function launchQwen({
   permission = 'allow_once',
 }) {
   const packageDir = ensureQwenBuild(version);
+  const trap = await startOutboundTrap();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `qwen-home-${version}-`));
   fs.mkdirSync(path.join(home, '.qwen'));
   fs.writeFileSync(
     path.join(home, '.qwen', 'settings.json'),
     JSON.stringify(qwenSettings({ provider, approvalMode, retryInitialDelayMs, settings }), null, 2),
   );
+  // What a process needs to run at all (Windows: Path, SystemRoot, ComSpec), nothing else inherited.
+  const system = {};
+  for (const name of ['PATH', 'Path', 'SystemRoot', 'SYSTEMROOT', 'ComSpec', 'windir', 'PATHEXT']) {
+    if (process.env[name] !== undefined) system[name] = process.env[name];
+  }
   const childEnv = {
-    PATH: process.env.PATH,
+    ...system,
     HOME: home,
+    USERPROFILE: home, // os.homedir() on Windows
     TMPDIR: os.tmpdir(),
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
     QWEN_TELEMETRY_ENABLED: 'false',
     QWEN_USAGE_STATISTICS_ENABLED: 'false',
+    HTTPS_PROXY: trap.url,
+    HTTP_PROXY: trap.url,
+    NO_PROXY: '127.0.0.1,localhost',
     ...providerEnv(provider, providerUrl, model),
     ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     ...env,
@@ -181,7 +225,10 @@ export async function launchQwen({
       events.emit('permission', entry);
       return { outcome };
     });
-  await spawned;
+  await spawned.catch(async (error) => {
+    await trap.close();
+    throw error;
+  });
   const connection = app.connect(
     acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout).pipeThrough(tap)),
   );
@@ -198,6 +245,7 @@ export async function launchQwen({
       const result = await exited;
       clearTimeout(timer);
       connection.close();
+      await trap.close();
       fs.rmSync(home, { recursive: true, force: true });
       return result;
     })();
@@ -235,6 +283,8 @@ export async function launchQwen({
     wire,
     /** Every session/request_permission received: {at, params, outcome}. */
     permissions,
+    /** Requests Qwen tried to send anywhere but loopback (through its proxy-aware HTTP stack): {method, url}. */
+    outbound: trap.attempts,
     get stderr() {
       return stderr;
     },

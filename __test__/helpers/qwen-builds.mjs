@@ -36,15 +36,19 @@ export function ensureQwenBuild(version) {
   const staging = fs.mkdtempSync(path.join(versionDir, '.fetch-'));
   try {
     process.stderr.write(`qwen-builds: fetching @qwen-code/qwen-code@${version} into ${versionDir}\n`);
-    const tarball = execFileSync(
-      'npm',
-      ['pack', '-q', '--pack-destination', staging, `@qwen-code/qwen-code@${version}`],
-      { cwd: staging, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    // npm is a .cmd on Windows, which Node runs only through a shell.
+    const windows = process.platform === 'win32';
+    const tarball = execFileSync(windows ? 'npm.cmd' : 'npm', ['pack', '-q', `@qwen-code/qwen-code@${version}`], {
+      cwd: staging,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: windows,
+    })
       .trim()
       .split('\n')
-      .pop();
-    execFileSync('tar', ['xzf', path.join(staging, tarball)], { cwd: staging, stdio: ['ignore', 'ignore', 'pipe'] });
+      .pop()
+      .trim();
+    execFileSync('tar', ['xzf', tarball], { cwd: staging, stdio: ['ignore', 'ignore', 'pipe'] });
     fs.renameSync(path.join(staging, tarball), path.join(versionDir, tarball));
     try {
       fs.renameSync(path.join(staging, 'package'), dir);
