@@ -1,0 +1,47 @@
+// One side of `npm run bench:qwen`: a process running a Qwen Code release's
+// own content generators, stock or with toolcall-stream/qwen installed, that
+// times whole streams on request (IPC from benchmark/qwen.mjs).
+//
+//   node benchmark/qwen-worker.mjs <packageDir> <stock|native> [--smoke]
+import { createHash } from 'node:crypto';
+import { startQwenGenerators } from '../__test__/helpers/qwen-generator.mjs';
+import { qwenCases } from './qwen-cases.mjs';
+
+const [packageDir, mode, ...flags] = process.argv.slice(2);
+const cases = qwenCases(flags.includes('--smoke'));
+const qwen = await startQwenGenerators({ packageDir, mode });
+const bodies = new Map();
+
+/** One stream through Qwen, consumed as Qwen's callers consume it. */
+async function once(c) {
+  if (!bodies.has(c.name)) bodies.set(c.name, c.body());
+  qwen.serve([bodies.get(c.name)]);
+  const start = performance.now();
+  const responses = [];
+  let error;
+  try {
+    for await (const r of await qwen.stream(c.provider)) responses.push(r);
+  } catch (err) {
+    error = `${err?.name}: ${err?.message}`;
+  }
+  return { ms: performance.now() - start, responses, error };
+}
+
+/** What both sides must agree on: every response but its clock-based createTime. */
+function digest(responses, error) {
+  const hash = createHash('sha256');
+  for (const r of responses) hash.update(JSON.stringify({ ...r, createTime: undefined }));
+  return `${responses.length}:${hash.digest('hex').slice(0, 16)}${error ? ` ${error}` : ''}`;
+}
+
+process.on('message', async ({ name, iterations }) => {
+  const c = cases.find((x) => x.name === name);
+  const times = [];
+  let last;
+  for (let i = 0; i < iterations; i++) {
+    last = await once(c);
+    times.push(last.ms);
+  }
+  process.send({ name, times, digest: digest(last.responses, last.error), stats: qwen.stats });
+});
+process.send({ ready: true, version: qwen.version });
