@@ -10,6 +10,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { QWEN_VERSIONS, ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
 import { qwenCases } from './qwen-cases.mjs';
+import { cardLatency } from './qwen-cards.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -83,4 +84,12 @@ for (const version of versions) {
   stock.close();
   native.close();
 }
+console.log("\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card (median)");
+console.log('| release | provider | stock ms | toolcall-stream/qwen ms |');
+console.log('|---|---|---:|---:|');
+for (const version of versions)
+  for (const provider of ['anthropic', 'openai']) {
+    const { stock, preload } = await cardLatency({ version, provider, runs: SMOKE ? 1 : 7 });
+    console.log(`| ${version} | ${provider} | ${stock.toFixed(1)} | ${preload.toFixed(1)} |`);
+  }
 if (failed) process.exitCode = 1;

@@ -123,7 +123,7 @@ export function sideRequestKind(text) {
 }
 
 /** The loopback provider's answer to a side request: a short plain text, as a model would give. */
-const sideAnswer = ({ text }) => ({
+export const sideAnswer = ({ text }) => ({
   blocks: [{ type: 'text', text: sideRequestKind(text) === 'prompt-suggestion' ? 'run the tests' : 'Nothing to add.' }],
   stop: 'end_turn',
 });
