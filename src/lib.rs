@@ -12,6 +12,7 @@
 mod acp;
 mod handles;
 
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::Uint8Array;
@@ -21,7 +22,7 @@ use toolcall_stream_core::gemini::{write_batch, Response};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::{Error, ErrorCode, Limits};
 
-use handles::HandleTable;
+use handles::{HandleTable, Slots};
 
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
@@ -98,14 +99,19 @@ struct Entry {
     poisoned: bool,
 }
 
-static CONVERTERS: HandleTable<Entry> = HandleTable::new();
+thread_local! {
+    static CONVERTER_SLOTS: RefCell<Slots<Entry>> = const { RefCell::new(Slots::new()) };
+}
+
+/// The converters of this thread (see `handles`: one table per thread).
+static CONVERTERS: HandleTable<Entry> = HandleTable::new(&CONVERTER_SLOTS);
 
 /// The handle object behind `AnthropicConverter` / `OpenAIConverter`: it
 /// owns one slot of the converter table, freed when V8 collects it. The hot
 /// calls are the free functions below, addressed by `slot`.
 #[napi]
 pub struct ConverterHandle {
-    slot: u32,
+    slot: f64,
 }
 
 #[napi]
@@ -131,15 +137,22 @@ impl ConverterHandle {
                 ));
             }
         };
-        let slot = CONVERTERS.insert(Entry {
-            converter,
-            poisoned: false,
-        });
+        let slot = CONVERTERS
+            .insert(Entry {
+                converter,
+                poisoned: false,
+            })
+            .ok_or_else(|| {
+                napi::Error::new(
+                    napi::Status::GenericFailure,
+                    "LIMIT_EXCEEDED: too many live converters on this thread",
+                )
+            })?;
         Ok(ConverterHandle { slot })
     }
 
     #[napi(getter)]
-    pub fn slot(&self) -> u32 {
+    pub fn slot(&self) -> f64 {
         self.slot
     }
 }
@@ -152,7 +165,7 @@ impl Drop for ConverterHandle {
 
 /// Runs `f` on the converter in `slot`, as one batch.
 fn on_converter(
-    slot: u32,
+    slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
 ) -> Option<String> {
     CONVERTERS
@@ -176,7 +189,7 @@ fn wrong_kind(expected: &str) -> Error {
 
 /// Raw SSE bytes into either converter.
 #[napi]
-pub fn converter_push_bytes(slot: u32, data: Uint8Array) -> Option<String> {
+pub fn converter_push_bytes(slot: f64, data: Uint8Array) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(&data, out),
         Converter::OpenAI(s) => s.push_bytes(&data, out),
@@ -185,7 +198,7 @@ pub fn converter_push_bytes(slot: u32, data: Uint8Array) -> Option<String> {
 
 /// Raw SSE text into either converter.
 #[napi]
-pub fn converter_push_text(slot: u32, data: String) -> Option<String> {
+pub fn converter_push_text(slot: f64, data: String) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
         Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
@@ -194,7 +207,7 @@ pub fn converter_push_text(slot: u32, data: String) -> Option<String> {
 
 /// End of input for either converter.
 #[napi]
-pub fn converter_end(slot: u32) -> Option<String> {
+pub fn converter_end(slot: f64) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
@@ -203,7 +216,7 @@ pub fn converter_end(slot: u32) -> Option<String> {
 
 /// Whether the converter takes no more input.
 #[napi]
-pub fn converter_finished(slot: u32) -> bool {
+pub fn converter_finished(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| {
             e.poisoned
@@ -217,7 +230,7 @@ pub fn converter_finished(slot: u32) -> bool {
 
 /// One Anthropic SDK event as JSON text.
 #[napi]
-pub fn anthropic_push_event(slot: u32, event: String) -> Option<String> {
+pub fn anthropic_push_event(slot: f64, event: String) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_event_text(&event, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -229,7 +242,7 @@ pub fn anthropic_push_event(slot: u32, event: String) -> Option<String> {
 /// `json_encoded`: sent as a JSON string literal (text with lone surrogates).
 #[napi]
 pub fn anthropic_append_input(
-    slot: u32,
+    slot: f64,
     index: String,
     fragments: String,
     json_encoded: bool,
@@ -243,7 +256,7 @@ pub fn anthropic_append_input(
 /// Bytes of arguments block `index` can still take before a limit fails
 /// (`Infinity`: no such block, nothing is kept). Not a batch: a number.
 #[napi]
-pub fn anthropic_args_budget(slot: u32, index: String) -> f64 {
+pub fn anthropic_args_budget(slot: f64, index: String) -> f64 {
     CONVERTERS
         .with(slot, |entry| match &entry.converter {
             Converter::Anthropic(s) => s.args_budget(&index).map_or(f64::INFINITY, |b| b as f64),
@@ -257,7 +270,7 @@ pub fn anthropic_args_budget(slot: u32, index: String) -> f64 {
 /// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
 /// the block is not such a block (nothing changed: take the long way).
 #[napi]
-pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<String> {
+pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<String> {
     let mut applies = true;
     let batch = on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => {
@@ -276,7 +289,7 @@ pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<S
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi]
-pub fn openai_push_chunk(slot: u32, chunk: String) -> Option<String> {
+pub fn openai_push_chunk(slot: f64, chunk: String) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::OpenAI(s) => {
             out.push(s.push_chunk_text(&chunk)?);
@@ -289,7 +302,7 @@ pub fn openai_push_chunk(slot: u32, chunk: String) -> Option<String> {
 /// Argument-only tool-call deltas the JS layer gathered, as the JSON text
 /// `[index, arguments, index, arguments, …]`, fed to the parser in order.
 #[napi]
-pub fn openai_push_fragments(slot: u32, fragments: String) -> Option<String> {
+pub fn openai_push_fragments(slot: f64, fragments: String) -> Option<String> {
     on_converter(slot, |c, _| match c {
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
@@ -300,7 +313,7 @@ pub fn openai_push_fragments(slot: u32, fragments: String) -> Option<String> {
 /// held parts to release, no thinking-tag candidate pending): the JS layer
 /// may then build that response itself and defer the delta.
 #[napi]
-pub fn openai_quiet(slot: u32) -> bool {
+pub fn openai_quiet(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
             Converter::OpenAI(s) => !e.poisoned && s.is_quiet(),
@@ -311,7 +324,7 @@ pub fn openai_quiet(slot: u32) -> bool {
 
 /// Whether a content-only delta may take `openai_push_text_delta`.
 #[napi]
-pub fn openai_text_ready(slot: u32) -> bool {
+pub fn openai_text_ready(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
             Converter::OpenAI(s) => !e.poisoned && s.is_text_ready(),
@@ -323,7 +336,7 @@ pub fn openai_text_ready(slot: u32) -> bool {
 /// The content of a content-only delta (only while `openai_text_ready`):
 /// the normalised text, empty for no part. The JS layer builds the response.
 #[napi]
-pub fn openai_push_text_delta(slot: u32, content: String) -> napi::Result<String> {
+pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String> {
     let result = CONVERTERS.with(slot, |e| {
         catch_unwind(AssertUnwindSafe(|| match &mut e.converter {
             Converter::OpenAI(s) if !e.poisoned => s.push_plain_text(&content),
