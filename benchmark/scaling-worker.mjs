@@ -37,7 +37,8 @@ const touch = (r) => {
 // Same output first: the worker must give back the streamed arguments.
 let args;
 await run((r) => {
-  for (const p of r?.candidates?.[0]?.content?.parts ?? []) if (p.functionCall) args = JSON.stringify(p.functionCall.args);
+  for (const p of r?.candidates?.[0]?.content?.parts ?? [])
+    if (p.functionCall) args = JSON.stringify(p.functionCall.args);
 });
 if (args !== expected) throw new Error(`scaling worker (${mode}): the converted arguments differ from the stream's`);
 
