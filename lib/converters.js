@@ -13,12 +13,21 @@ const {
   responseClass,
   ToolCallStreamError,
   invalidArgument,
+  unreadable,
 } = require('./responses.js');
 
 /** Pipeline-only annotation: the finish chunk whose closing thinking tag was sanitised. */
 const sanitizedByResponse = new WeakMap();
 
 function readOptions(options, fn) {
+  try {
+    return readOptionsOf(options, fn);
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
+}
+
+function readOptionsOf(options, fn) {
   if (options === undefined || options === null) return { model: undefined, limits: undefined };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
@@ -78,17 +87,6 @@ function pushRaw(slot, data, carry, fn) {
   throw invalidArgument(`${fn}: expected a Uint8Array, Buffer or string`);
 }
 
-/**
- * A hostile value (throwing getters, proxies, objects without a primitive
- * value) surfaces as INVALID_ARGUMENT instead of a raw TypeError.
- */
-function unreadable(err, name) {
-  if (err instanceof ToolCallStreamError) return err;
-  const wrapped = invalidArgument(`${name}: the value could not be read: ${err?.message ?? String(err)}`);
-  wrapped.cause = err;
-  return wrapped;
-}
-
 /** What the internal push returns for "no chunks": never handed out. */
 const NOTHING = Object.freeze([]);
 
@@ -128,6 +126,8 @@ class AnthropicConverter {
   #flushedTo = new Set();
   /** `{responseId?, modelVersion?}` of chunks built here, or null. */
   #header = null;
+  /** Set by `end()` and by a call that left native finished: the fast paths are closed. */
+  #closed = false;
   #carry = { text: '' };
 
   constructor(options) {
@@ -147,12 +147,13 @@ class AnthropicConverter {
     try {
       return this.#pushEvent(event);
     } catch (err) {
+      this.#failed();
       throw unreadable(err, 'AnthropicConverter.pushEvent');
     }
   }
 
   #pushEvent(event) {
-    if (event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
+    if (!this.#closed && event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
       const delta = event.delta;
       if (delta !== null && typeof delta === 'object') {
         if (delta.type === 'input_json_delta') {
@@ -194,15 +195,35 @@ class AnthropicConverter {
 
   /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
-    this.#flush();
-    return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'));
+    try {
+      this.#flush();
+      return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'));
+    } catch (err) {
+      this.#failed();
+      throw err;
+    }
   }
 
   /** End of input. The converter is finished afterwards. */
   end() {
-    this.#flush();
-    flushCarry(this.#slot, this.#carry);
-    return decodeBatch(native.converterEnd(this.#slot));
+    try {
+      this.#flush();
+      flushCarry(this.#slot, this.#carry);
+      return decodeBatch(native.converterEnd(this.#slot));
+    } finally {
+      this.#closed = true;
+      this.#header = null;
+    }
+  }
+
+  /**
+   * After a failed call: what native yielded since is unknown here (no
+   * header), and when native is finished the fast paths close, so that every
+   * later event takes the long way to native's FINISHED.
+   */
+  #failed() {
+    this.#header = null;
+    if (native.converterFinished(this.#slot)) this.#closed = true;
   }
 
   /** True after `end()` or after a fatal error. */
@@ -340,6 +361,9 @@ class OpenAIConverter {
     try {
       return this.#pushChunk(chunk);
     } catch (err) {
+      // A failed call may have finished native: the fast paths look again.
+      this.#quiet = native.openaiQuiet(this.#slot);
+      this.#textReady = native.openaiTextReady(this.#slot);
       throw unreadable(err, 'OpenAIConverter.pushChunk');
     }
   }
@@ -383,9 +407,15 @@ class OpenAIConverter {
 
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
   end() {
-    this.#flush();
-    flushCarry(this.#slot, this.#carry);
-    return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse);
+    try {
+      this.#flush();
+      flushCarry(this.#slot, this.#carry);
+      return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse);
+    } finally {
+      // Finished: every later chunk takes the long way to native's FINISHED.
+      this.#quiet = false;
+      this.#textReady = false;
+    }
   }
 
   get finished() {
@@ -432,8 +462,17 @@ function plainContent(chunk) {
   return content;
 }
 
+function checkIterable(items, fn) {
+  const ok =
+    items !== null &&
+    typeof items === 'object' &&
+    (typeof items[Symbol.asyncIterator] === 'function' || typeof items[Symbol.iterator] === 'function');
+  if (!ok) throw invalidArgument(`${fn}: expected an (async) iterable`);
+}
+
 /** Drop-in for `AnthropicContentGenerator.processStream(stream)`. */
 async function* convertAnthropicStream(events, options) {
+  checkIterable(events, 'convertAnthropicStream');
   const converter = new AnthropicConverter(options);
   for await (const event of events) {
     // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
@@ -461,6 +500,7 @@ const partCount = (candidate) => candidate?.content?.parts?.length ?? 0;
  * merged finish response keeps the preparations of both chunks (§6.9.4).
  */
 async function* convertOpenAIStream(chunks, options) {
+  checkIterable(chunks, 'convertOpenAIStream');
   const converter = new OpenAIConverter(options);
   let pendingFinish = null;
   let finishYielded = false;

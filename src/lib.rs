@@ -131,10 +131,10 @@ impl ConverterHandle {
             }))),
             "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions { limits }))),
             other => {
-                return Err(napi::Error::new(
-                    napi::Status::InvalidArg,
+                return Err(js_error(&Error::new(
+                    ErrorCode::InvalidArgument,
                     format!("unknown converter kind {other:?}"),
-                ));
+                )));
             }
         };
         let slot = CONVERTERS
@@ -143,10 +143,10 @@ impl ConverterHandle {
                 poisoned: false,
             })
             .ok_or_else(|| {
-                napi::Error::new(
-                    napi::Status::GenericFailure,
-                    "LIMIT_EXCEEDED: too many live converters on this thread",
-                )
+                js_error(&Error::new(
+                    ErrorCode::LimitExceeded,
+                    "too many live converters on this thread",
+                ))
             })?;
         Ok(ConverterHandle { slot })
     }
@@ -178,6 +178,16 @@ fn on_converter(
             write_batch(&[], Some(&e), &mut text);
             Some(text)
         })
+}
+
+/// An error thrown rather than returned in a batch (constructors, calls that
+/// return something else than a batch, the ACP classes): a `GenericFailure`
+/// whose message is the error item of a batch, `{code, name, message, …,
+/// fatal}`, which `lib/native.js` turns into a `ToolCallStreamError`.
+pub(crate) fn js_error(e: &Error) -> napi::Error {
+    let mut json = String::new();
+    e.write_json(&mut json);
+    napi::Error::new(napi::Status::GenericFailure, json)
 }
 
 fn wrong_kind(expected: &str) -> Error {
@@ -352,13 +362,10 @@ pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String
     });
     match result {
         Some(Ok(text)) => Ok(text),
-        Some(Err(e)) => Err(napi::Error::new(
-            napi::Status::GenericFailure,
-            format!("{}: {}", e.code.as_str(), e.message),
-        )),
-        None => Err(napi::Error::new(
-            napi::Status::InvalidArg,
+        Some(Err(e)) => Err(js_error(&e)),
+        None => Err(js_error(&Error::new(
+            ErrorCode::InvalidArgument,
             "no live converter in this slot",
-        )),
+        ))),
     }
 }
