@@ -200,7 +200,7 @@ class AnthropicConverter {
       return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'));
     } catch (err) {
       this.#failed();
-      throw err;
+      throw unreadable(err, 'AnthropicConverter.pushBytes');
     }
   }
 
@@ -398,6 +398,8 @@ class OpenAIConverter {
     this.#flush();
     try {
       return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
+    } catch (err) {
+      throw unreadable(err, 'OpenAIConverter.pushBytes');
     } finally {
       // Bytes move the native state; the chunk fast paths must look again.
       this.#quiet = native.openaiQuiet(this.#slot);
@@ -463,10 +465,15 @@ function plainContent(chunk) {
 }
 
 function checkIterable(items, fn) {
-  const ok =
-    items !== null &&
-    typeof items === 'object' &&
-    (typeof items[Symbol.asyncIterator] === 'function' || typeof items[Symbol.iterator] === 'function');
+  let ok;
+  try {
+    ok =
+      items !== null &&
+      typeof items === 'object' &&
+      (typeof items[Symbol.asyncIterator] === 'function' || typeof items[Symbol.iterator] === 'function');
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
   if (!ok) throw invalidArgument(`${fn}: expected an (async) iterable`);
 }
 
@@ -586,5 +593,11 @@ module.exports = {
   convertAnthropicStream,
   convertOpenAIStream,
   ToolCallStreamError,
-  toResponse,
+  toResponse(plain) {
+    try {
+      return toResponse(plain);
+    } catch (err) {
+      throw unreadable(err, 'toResponse');
+    }
+  },
 };
