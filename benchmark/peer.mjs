@@ -1,7 +1,7 @@
 // The peer: the published Qwen Code build's own converters, imported from the
 // npm tarball unpacked outside the repo (never committed). Fetched on first use
-// with `npm pack`, in the same layout as ../shared/oracle/setup.sh, so the
-// bench runs on a fresh machine.
+// with `npm pack` into `<QWEN_ORACLE_HOME>/<version>/package`, so the bench
+// runs on a fresh machine.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

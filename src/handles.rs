@@ -162,7 +162,11 @@ impl<T: 'static> HandleTable<T> {
             .try_with(|slots| {
                 let mut slots = slots.try_borrow_mut().ok()?;
                 let i = slots.index(slot)?;
-                slots.entries.get_mut(i).and_then(Option::as_mut).map(|v| f(v))
+                slots
+                    .entries
+                    .get_mut(i)
+                    .and_then(Option::as_mut)
+                    .map(|v| f(v))
             })
             .ok()
             .flatten()

@@ -2,10 +2,19 @@
 //! core (`toolcall-stream-core`) to JS with few crossings: text or bytes in,
 //! one JSON batch out per call, which the JS layer (`lib/`) parses once.
 //!
-//! A batch is `[{"r": response, "p"?: preparations, "s"?: sanitized}, …]`,
-//! ending with `{"error": {code, name, message, type?, offset?,
-//! providerError?, fatal}}` when the call failed; everything converted before
-//! the error is in the batch. `None` (JS `undefined`) stands for `[]`.
+//! A batch is the JSON array `toolcall_stream_core::gemini::write_batch`
+//! documents: header items `{"h": {…}}` and compact chunks (`[0, text]`,
+//! `[1, thought]`, `[2]`) for the common responses, full items `{"r":
+//! response, "p"?: preparations, "s"?: sanitized}` for the rest, ending with
+//! `{"error": {code, name, message, type?, offset?, providerError?, fatal}}`
+//! when the call failed; everything converted before the error is in the
+//! batch. `None` (JS `undefined`) stands for `[]`. `lib/responses.js`
+//! `decodeBatch` reads it.
+//!
+//! Entries that throw instead (constructors, the ACP classes, the calls that
+//! return something else than a batch) throw that same error object as the
+//! message of a napi `GenericFailure` (`js_error`); `lib/native.js` decodes
+//! it, so every error reaches JS as a `ToolCallStreamError` with its code.
 
 #![deny(clippy::all)]
 
