@@ -210,3 +210,43 @@ test(
     );
   },
 );
+
+test('ToolCallCards.finished: content and rawOutput with lone surrogates and deep nesting come back as JSON copies', () => {
+  const cards = new ToolCallCards();
+  let deep = { leaf: 'x\uDFFF' };
+  for (let i = 0; i < 300; i++) deep = { d: [deep] };
+  const result = {
+    status: 'completed',
+    content: [
+      { type: 'content', content: { type: 'text', text: 'out \uD800 put' } },
+      { type: 'diff', deep },
+    ],
+    rawOutput: { display: '\uDBFF', deep, when: new Date(0) },
+  };
+  cards.started({ callId: 'c1', toolName: 'read_file', rawInput: {} });
+  const frame = cards.finished('c1', 'read_file', result);
+  assert.equal(JSON.stringify(frame.content), JSON.stringify(result.content));
+  assert.equal(JSON.stringify(frame.rawOutput), JSON.stringify(result.rawOutput));
+  assert.deepEqual(Object.keys(frame), ['sessionUpdate', 'toolCallId', 'status', 'content', '_meta', 'rawOutput']);
+  assert.deepEqual(cards.openIds(), []);
+
+  cards.started({ callId: 'c2', toolName: 'read_file', rawInput: {} });
+  assert.equal(cards.failed('c2', 'read_file', 'bad \uD800').content[0].content.text, 'bad \uD800');
+  // Absent rawOutput stays absent; null is sent.
+  cards.started({ callId: 'c3', toolName: 'read_file', rawInput: {} });
+  assert.equal('rawOutput' in cards.finished('c3', 'read_file', { status: 'completed' }), false);
+  cards.started({ callId: 'c4', toolName: 'read_file', rawInput: {} });
+  assert.equal(cards.finished('c4', 'read_file', { status: 'completed', rawOutput: null }).rawOutput, null);
+});
+
+test('ToolCallCards.finished: content that is not an array of objects is INVALID_ARGUMENT, the card stays open', () => {
+  const cards = new ToolCallCards();
+  cards.started({ callId: 'c1', toolName: 'read_file', rawInput: {} });
+  for (const content of ['x\uD800', ['x\uD800'], [1], { toJSON: () => 'x' }, 5]) {
+    assert.throws(
+      () => cards.finished('c1', 'read_file', { status: 'completed', content }),
+      (e) => e instanceof ToolCallStreamError && e.code === 'INVALID_ARGUMENT' && /content/.test(e.message),
+    );
+  }
+  assert.deepEqual(cards.openIds(), ['c1']);
+});

@@ -151,8 +151,22 @@ class ToolCallCards {
     if (!isPlainObjectLike(result)) throw invalid('finished: result must be an object');
     const { status, content, rawOutput } = result;
     const state = internalsOf(this, 'finished');
-    const text = toJson({ status, content, rawOutput }, 'finished: result');
-    return JSON.parse(state.native.finished(callId, toolName, text));
+    // content and rawOutput never cross either (see started()): native checks
+    // stand-ins of the same shape (`0` for what is not an object, which it
+    // refuses), and the frame gets what JSON.parse(JSON.stringify(…)) gives.
+    const copy = JSON.parse(toJson({ content, rawOutput }, 'finished: result'));
+    const items = Array.isArray(copy.content) ? copy.content : undefined;
+    const standIns = {
+      status,
+      content: items ? items.map((item) => (isPlainObjectLike(item) ? {} : 0)) : copy.content == null ? null : 0,
+      rawOutput: 'rawOutput' in copy ? null : undefined,
+    };
+    const frame = JSON.parse(state.native.finished(callId, toolName, toJson(standIns, 'finished: result')));
+    if (frame !== null) {
+      if (items) frame.content = items;
+      if ('rawOutput' in frame) frame.rawOutput = copy.rawOutput;
+    }
+    return frame;
   }
 
   /**
