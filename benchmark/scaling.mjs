@@ -103,6 +103,13 @@ export function scalingTable({ rows, cores, load, bytes, iterations }) {
       `${iterations.native}× (native) or ${iterations.peer}× (peer); ${cores} cores; ` +
       `load average before the case ${load.map((l) => l.toFixed(2)).join(' / ')}`,
   );
+  if (load[0] > cores / 2) {
+    lines.push('');
+    lines.push(
+      `Warning: the machine was busy (1-minute load ${load[0].toFixed(2)} on ${cores} cores); ` +
+        'no side can scale then, so these factors are noise. Rerun on an idle machine.',
+    );
+  }
   lines.push('');
   lines.push(
     '| workers | native wall ms | native scaling | peer (pure JS) wall ms | peer scaling | native ÷ peer scaling | ideal |',

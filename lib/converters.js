@@ -395,8 +395,8 @@ class OpenAIConverter {
 
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
   pushBytes(data) {
-    this.#flush();
     try {
+      this.#flush();
       return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'), sanitizedByResponse);
     } catch (err) {
       throw unreadable(err, 'OpenAIConverter.pushBytes');
