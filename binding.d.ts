@@ -144,8 +144,9 @@ export declare function converterPushBytes(slot: number, data: Uint8Array): stri
 export declare function converterPushText(slot: number, data: string): string | null
 
 /**
- * The number of native states alive (converters, card ledgers, trackers,
- * id tables) whose handle objects have not been collected yet.
+ * The number of native states alive in this process, on every thread
+ * (converters, card ledgers, trackers, id tables), whose handle objects have
+ * not been collected and whose worker has not exited.
  */
 export declare function liveHandles(): number
 

@@ -156,5 +156,9 @@ export declare class ToolCallStreamError extends Error {
 /** A plain response object → a `GenerateContentResponse` instance when `@google/genai` is installed (else the object itself). */
 export declare function toResponse(plain: object): GenerateContentResponse;
 
-/** Diagnostic: native states whose JS handle objects have not been collected yet. */
+/**
+ * Diagnostic: native states (converters, card ledgers, preparation trackers, id tables) alive in
+ * this process, on every thread, whose JS objects have not been collected and whose worker has
+ * not exited.
+ */
 export declare function liveHandles(): number;

@@ -4,7 +4,8 @@
 //
 //   npm run bench                 # full run (about 3 minutes on 2 cores)
 //   npm run bench:smoke           # tiny sizes, a few iterations (CI: proves it runs)
-//   node --expose-gc benchmark/bench.mjs [--smoke] [--only P1,P4] [--no-memory]
+//   node --expose-gc benchmark/bench.mjs [--smoke] [--only P1,P4,P6] [--no-memory]
+//   node benchmark/scaling.mjs    # P6 alone: 1, 2 and N worker threads, native and pure JS
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import * as streams from './streams.mjs';
 import { loadPeer } from './peer.mjs';
+import { scaling, scalingTable } from './scaling.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -371,6 +373,9 @@ if (want('P5') && !argv.includes('--no-memory')) {
   memory = JSON.parse(out);
 }
 
+// ---------------------------------------------------------------- P6 scaling
+const scaled = want('P6') && hasNative ? await scaling({ smoke: SMOKE }) : null;
+
 // ---------------------------------------------------------------- report
 const lines = [];
 lines.push(`Machine: ${machine()}`);
@@ -394,6 +399,10 @@ if (memory) {
   lines.push('| P5 memory | measured | target |');
   lines.push('|---|---|---|');
   for (const m of memory.rows) lines.push(`| ${m.what} | ${m.value} | ${m.target} |`);
+}
+if (scaled) {
+  lines.push('');
+  lines.push(scalingTable(scaled));
 }
 process.stdout.write(lines.join('\n') + '\n');
 if (sink < 0) process.stdout.write(String(sink)); // keeps consumption observable

@@ -9,15 +9,12 @@
 
 const { native } = require('./native.js');
 const { getToolCallPreparations, setToolCallPreparations } = require('./preparations.js');
+const { invalidArgument, unreadable } = require('./responses.js');
 
 /** The provider's raw tool-call id, kept on a normalised `functionCall` (spec §4.1). */
 const PROVIDER_TOOL_CALL_ID = Symbol('providerToolCallId');
 
-function invalid(message) {
-  const err = new TypeError(message);
-  err.code = 'INVALID_ARGUMENT';
-  return err;
-}
+const invalid = invalidArgument;
 
 function isObject(value) {
   return value !== null && typeof value === 'object';
@@ -130,8 +127,15 @@ class ToolCallCards {
       if (title === undefined) title = d.title;
       if (kind === undefined) kind = d.kind;
     }
-    const text = toJson({ callId, toolName, rawInput, title, kind, locations, status }, 'started: call');
-    return JSON.parse(state.native.started(text));
+    // rawInput never crosses: native frames carry `{}` in its place (their
+    // serde_json values cannot hold a lone surrogate, nor nest past 128), and
+    // the frame gets what JSON.parse(JSON.stringify(rawInput)) gives.
+    const input = JSON.parse(toJson(rawInput, 'started: rawInput'));
+    if (!isPlainObjectLike(input)) throw invalid('started: rawInput must be an object');
+    const text = toJson({ callId, toolName, title, kind, locations, status }, 'started: call');
+    const frame = JSON.parse(state.native.started(text));
+    if (frame !== null && 'rawInput' in frame) frame.rawInput = input;
+    return frame;
   }
 
   /**
@@ -147,8 +151,22 @@ class ToolCallCards {
     if (!isPlainObjectLike(result)) throw invalid('finished: result must be an object');
     const { status, content, rawOutput } = result;
     const state = internalsOf(this, 'finished');
-    const text = toJson({ status, content, rawOutput }, 'finished: result');
-    return JSON.parse(state.native.finished(callId, toolName, text));
+    // content and rawOutput never cross either (see started()): native checks
+    // stand-ins of the same shape (`0` for what is not an object, which it
+    // refuses), and the frame gets what JSON.parse(JSON.stringify(…)) gives.
+    const copy = JSON.parse(toJson({ content, rawOutput }, 'finished: result'));
+    const items = Array.isArray(copy.content) ? copy.content : undefined;
+    const standIns = {
+      status,
+      content: items ? items.map((item) => (isPlainObjectLike(item) ? {} : 0)) : copy.content == null ? null : 0,
+      rawOutput: 'rawOutput' in copy ? null : undefined,
+    };
+    const frame = JSON.parse(state.native.finished(callId, toolName, toJson(standIns, 'finished: result')));
+    if (frame !== null) {
+      if (items) frame.content = items;
+      if ('rawOutput' in frame) frame.rawOutput = copy.rawOutput;
+    }
+    return frame;
   }
 
   /**
@@ -381,6 +399,27 @@ async function sendAll(frames, send) {
   if (failed) throw failure;
 }
 
+/** consumeModelStream's arguments, checked; `historyIds` copied. */
+function streamOptions(events, options) {
+  if (
+    !isObject(events) ||
+    (typeof events[Symbol.asyncIterator] !== 'function' && typeof events[Symbol.iterator] !== 'function')
+  ) {
+    throw invalid('consumeModelStream: events must be an (async) iterable');
+  }
+  if (!isPlainObjectLike(options)) throw invalid('consumeModelStream: options must be an object');
+  const { cards, send, signal, historyIds, onDiscardError } = options;
+  if (!(cards instanceof ToolCallCards)) throw invalid('consumeModelStream: options.cards must be a ToolCallCards');
+  if (typeof send !== 'function') throw invalid('consumeModelStream: options.send must be a function');
+  if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) {
+    throw invalid('consumeModelStream: options.signal must be an AbortSignal');
+  }
+  if (onDiscardError !== undefined && typeof onDiscardError !== 'function') {
+    throw invalid('consumeModelStream: options.onDiscardError must be a function');
+  }
+  return { cards, send, signal, history: historyIds === undefined ? undefined : [...historyIds], onDiscardError };
+}
+
 /**
  * The one stream-loop body of spec §6.4 (Qwen copies it into four paths).
  * Per chunk: text / thought frames, then preparing cards, then call
@@ -398,23 +437,12 @@ async function sendAll(frames, send) {
  * @returns {Promise<{ functionCalls: object[], usage?: object, cancelled?: true }>}
  */
 async function consumeModelStream(events, options) {
-  if (
-    !isObject(events) ||
-    (typeof events[Symbol.asyncIterator] !== 'function' && typeof events[Symbol.iterator] !== 'function')
-  ) {
-    throw invalid('consumeModelStream: events must be an (async) iterable');
+  let cards, send, signal, history, onDiscardError;
+  try {
+    ({ cards, send, signal, history, onDiscardError } = streamOptions(events, options));
+  } catch (err) {
+    throw unreadable(err, 'consumeModelStream');
   }
-  if (!isPlainObjectLike(options)) throw invalid('consumeModelStream: options must be an object');
-  const { cards, send, signal, historyIds, onDiscardError } = options;
-  if (!(cards instanceof ToolCallCards)) throw invalid('consumeModelStream: options.cards must be a ToolCallCards');
-  if (typeof send !== 'function') throw invalid('consumeModelStream: options.send must be a function');
-  if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) {
-    throw invalid('consumeModelStream: options.signal must be an AbortSignal');
-  }
-  if (onDiscardError !== undefined && typeof onDiscardError !== 'function') {
-    throw invalid('consumeModelStream: options.onDiscardError must be a function');
-  }
-  const history = historyIds === undefined ? undefined : [...historyIds];
   const newAttemptIds = () => (history === undefined ? undefined : new ToolCallIds(history));
 
   const tracker = new PreparationTracker(cards);
@@ -485,10 +513,50 @@ async function consumeModelStream(events, options) {
   return usage === undefined ? { functionCalls } : { functionCalls, usage };
 }
 
+/**
+ * One error channel: whatever a public method or constructor of `Class`
+ * throws (a hostile argument's getter, a `describe()` that throws, a native
+ * error) reaches the caller as a ToolCallStreamError.
+ */
+function guardClass(Class) {
+  const proto = Class.prototype;
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === 'constructor' || typeof d.value !== 'function') continue;
+    const method = d.value;
+    const what = `${Class.name}.${key}`;
+    const value = {
+      [key](...args) {
+        try {
+          return method.apply(this, args);
+        } catch (err) {
+          throw unreadable(err, what);
+        }
+      },
+    }[key];
+    Object.defineProperty(proto, key, { ...d, value });
+  }
+  return new Proxy(Class, {
+    construct(target, args, newTarget) {
+      try {
+        return Reflect.construct(target, args, newTarget);
+      } catch (err) {
+        throw unreadable(err, Class.name);
+      }
+    },
+  });
+}
+
 module.exports = {
-  ToolCallCards,
-  PreparationTracker,
-  ToolCallIds,
+  ToolCallCards: guardClass(ToolCallCards),
+  PreparationTracker: guardClass(PreparationTracker),
+  ToolCallIds: guardClass(ToolCallIds),
   consumeModelStream,
-  getProviderToolCallId,
+  getProviderToolCallId(functionCall) {
+    try {
+      return getProviderToolCallId(functionCall);
+    } catch (err) {
+      throw unreadable(err, 'getProviderToolCallId');
+    }
+  },
 };

@@ -12,6 +12,7 @@ const {
   simpleResponse,
   ToolCallStreamError,
   invalidArgument,
+  unreadable,
 } = require('./responses.js');
 const { readHost, hostError } = require('./host.js');
 
@@ -30,6 +31,14 @@ function readProfile(profile, fn) {
 }
 
 function readOptions(options, fn) {
+  try {
+    return readOptionsOf(options, fn);
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
+}
+
+function readOptionsOf(options, fn) {
   if (options === undefined || options === null) return { limits: undefined, profile: PROFILES[0], host: undefined };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
@@ -93,17 +102,6 @@ function pushRaw(slot, data, carry, fn) {
   throw invalidArgument(`${fn}: expected a Uint8Array, Buffer or string`);
 }
 
-/**
- * A hostile value (throwing getters, proxies, objects without a primitive
- * value) surfaces as INVALID_ARGUMENT instead of a raw TypeError.
- */
-function unreadable(err, name) {
-  if (err instanceof ToolCallStreamError) return err;
-  const wrapped = invalidArgument(`${name}: the value could not be read: ${err?.message ?? String(err)}`);
-  wrapped.cause = err;
-  return wrapped;
-}
-
 /** What the internal push returns for "no chunks": never handed out. */
 const NOTHING = Object.freeze([]);
 
@@ -143,11 +141,11 @@ class AnthropicConverter {
   #flushedTo = new Set();
   /** `{responseId?, modelVersion?}` of chunks built here, or null. */
   #header = null;
+  /** Set by `end()` and by a call that left native finished: the fast paths are closed. */
+  #closed = false;
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
-  /** After free(): every event takes the native path, which answers FINISHED. */
-  #freed = false;
   /** qwen-0.24: calls are held for the stop reason, so #stopHeld does not apply. */
   #deferCalls;
   /** Native knows that a chunk with a part was yielded (0.24.4's end-of-stream check). */
@@ -173,12 +171,13 @@ class AnthropicConverter {
     try {
       return this.#pushEvent(event);
     } catch (err) {
+      this.#failed();
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushEvent'));
     }
   }
 
   #pushEvent(event) {
-    if (!this.#freed && event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
+    if (!this.#closed && event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
       const delta = event.delta;
       if (delta !== null && typeof delta === 'object') {
         if (delta.type === 'input_json_delta') {
@@ -233,7 +232,8 @@ class AnthropicConverter {
       this.#flush();
       return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'), undefined, this.#host);
     } catch (err) {
-      throw hostError(this.#host, err);
+      this.#failed();
+      throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushBytes'));
     }
   }
 
@@ -245,7 +245,20 @@ class AnthropicConverter {
       return decodeBatch(native.converterEnd(this.#slot), undefined, this.#host);
     } catch (err) {
       throw hostError(this.#host, err);
+    } finally {
+      this.#closed = true;
+      this.#header = null;
     }
+  }
+
+  /**
+   * After a failed call: what native yielded since is unknown here (no
+   * header), and when native is finished the fast paths close, so that every
+   * later event takes the long way to native's FINISHED.
+   */
+  #failed() {
+    this.#header = null;
+    if (native.converterFinished(this.#slot)) this.#closed = true;
   }
 
   /**
@@ -254,7 +267,7 @@ class AnthropicConverter {
    */
   free() {
     this.#args = '';
-    this.#freed = true;
+    this.#closed = true;
     this.#header = null;
     native.converterFree(this.#slot);
   }
@@ -425,6 +438,9 @@ class OpenAIConverter {
     try {
       return this.#pushChunk(chunk);
     } catch (err) {
+      // A failed call may have finished native: the fast paths look again.
+      this.#quiet = native.openaiQuiet(this.#slot);
+      this.#textReady = native.openaiTextReady(this.#slot);
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushChunk'));
     }
   }
@@ -464,7 +480,7 @@ class OpenAIConverter {
         this.#host,
       );
     } catch (err) {
-      throw hostError(this.#host, err);
+      throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushBytes'));
     } finally {
       // Bytes move the native state; the chunk fast paths must look again.
       this.#quiet = native.openaiQuiet(this.#slot);
@@ -480,6 +496,10 @@ class OpenAIConverter {
       return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse, this.#host);
     } catch (err) {
       throw hostError(this.#host, err);
+    } finally {
+      // Finished: every later chunk takes the long way to native's FINISHED.
+      this.#quiet = false;
+      this.#textReady = false;
     }
   }
 
@@ -535,6 +555,19 @@ function plainContent(chunk) {
   return content;
 }
 
+function checkIterable(items, fn) {
+  let ok;
+  try {
+    ok =
+      items !== null &&
+      typeof items === 'object' &&
+      (typeof items[Symbol.asyncIterator] === 'function' || typeof items[Symbol.iterator] === 'function');
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
+  if (!ok) throw invalidArgument(`${fn}: expected an (async) iterable`);
+}
+
 /**
  * The generators map errors to the host's themselves, after yielding what
  * was converted before the error: their converter keeps this package's.
@@ -555,6 +588,7 @@ const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuf
  * that stops early frees the native state at once.
  */
 async function* convertAnthropicStream(events, options) {
+  checkIterable(events, 'convertAnthropicStream');
   const { host } = readOptions(options, 'convertAnthropicStream');
   const converter = new AnthropicConverter(unmappedErrors(options, host));
   let inSource = true;
@@ -737,6 +771,7 @@ class FinishMerge {
  * early frees the native state at once.
  */
 async function* convertOpenAIStream(chunks, options) {
+  checkIterable(chunks, 'convertOpenAIStream');
   const { host } = readOptions(options, 'convertOpenAIStream');
   const converter = new OpenAIConverter(unmappedErrors(options, host));
   const stage = new FinishMerge(host);
@@ -800,5 +835,11 @@ module.exports = {
   convertAnthropicStream,
   convertOpenAIStream,
   ToolCallStreamError,
-  toResponse,
+  toResponse(plain) {
+    try {
+      return toResponse(plain);
+    } catch (err) {
+      throw unreadable(err, 'toResponse');
+    }
+  },
 };

@@ -2,7 +2,9 @@
 // The generated napi-rs loader; every native call goes through this module.
 // When no binary loads, the loader's own error is replaced by one that names
 // the platform, what was tried and how to build from source.
-const native = loadBinding();
+const { ToolCallStreamError } = require('./responses.js');
+
+const native = guardBinding(loadBinding());
 
 function loadBinding() {
   try {
@@ -58,6 +60,71 @@ function bindingLoadError(err) {
   error.platform = name;
   error.cause = err;
   return error;
+}
+
+/**
+ * What a native call threw, as the package's one error type. The binding
+ * throws a napi `GenericFailure` whose message is a batch's error item
+ * (`{code, name, message, …, fatal}`, src/lib.rs `js_error`); anything else
+ * (napi's own argument conversion, a throwing getter it called) is bad input.
+ */
+function nativeError(err) {
+  if (err instanceof ToolCallStreamError) return err;
+  const message = typeof err?.message === 'string' ? err.message : String(err);
+  if (err?.code === 'GenericFailure' && message.startsWith('{')) {
+    let item;
+    try {
+      item = JSON.parse(message);
+    } catch {
+      item = undefined;
+    }
+    if (item !== null && typeof item === 'object' && typeof item.code === 'string') {
+      return new ToolCallStreamError(item.message, item);
+    }
+  }
+  const wrapped = new ToolCallStreamError(`toolcall-stream: ${message}`, { code: 'INVALID_ARGUMENT' });
+  wrapped.cause = err;
+  return wrapped;
+}
+
+function guarded(fn, name) {
+  return {
+    [name](...args) {
+      try {
+        return fn.apply(this, args);
+      } catch (err) {
+        throw nativeError(err);
+      }
+    },
+  }[name];
+}
+
+/**
+ * Every native entry that throws rather than returning a batch goes through
+ * `nativeError`: the constructors, the ACP classes' methods, the helpers.
+ * The converters' hot entries return batches (errors inside) and stay bare.
+ */
+function guardBinding(binding) {
+  const out = { ...binding };
+  const throwing = ['ConverterHandle', 'NativeToolCallCards', 'NativePreparationTracker', 'NativeToolCallIds'];
+  for (const name of throwing) {
+    const Class = binding[name];
+    for (const key of Object.getOwnPropertyNames(Class.prototype)) {
+      const d = Object.getOwnPropertyDescriptor(Class.prototype, key);
+      if (key !== 'constructor' && typeof d.value === 'function') {
+        Object.defineProperty(Class.prototype, key, { ...d, value: guarded(d.value, key) });
+      }
+    }
+    out[name] = function (...args) {
+      try {
+        return new Class(...args);
+      } catch (err) {
+        throw nativeError(err);
+      }
+    };
+  }
+  for (const name of ['acpPlanUpdate', 'openaiPushTextDelta']) out[name] = guarded(binding[name], name);
+  return out;
 }
 
 function liveHandles() {

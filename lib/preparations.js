@@ -6,11 +6,12 @@
 const preparationsByResponse = new WeakMap();
 const EMPTY = Object.freeze([]);
 
+// Required when first needed: responses.js requires this module.
+const responses = () => require('./responses.js');
+
 function assertObject(response, fn) {
   if (response === null || (typeof response !== 'object' && typeof response !== 'function')) {
-    const err = new TypeError(`${fn}: response must be an object`);
-    err.code = 'INVALID_ARGUMENT';
-    throw err;
+    throw responses().invalidArgument(`${fn}: response must be an object`);
   }
 }
 
@@ -23,17 +24,17 @@ function getToolCallPreparations(response) {
 /** Overwrites (no merge); `[]` clears. */
 function setToolCallPreparations(response, preparations) {
   assertObject(response, 'setToolCallPreparations');
-  if (!Array.isArray(preparations)) {
-    const err = new TypeError('setToolCallPreparations: preparations must be an array');
-    err.code = 'INVALID_ARGUMENT';
-    throw err;
+  let copy;
+  try {
+    if (!Array.isArray(preparations)) {
+      throw responses().invalidArgument('setToolCallPreparations: preparations must be an array');
+    }
+    copy = preparations.map((p) => Object.freeze({ callId: String(p.callId), toolName: String(p.toolName) }));
+  } catch (err) {
+    throw responses().unreadable(err, 'setToolCallPreparations');
   }
-  if (preparations.length === 0) {
-    preparationsByResponse.delete(response);
-    return;
-  }
-  const copy = preparations.map((p) => Object.freeze({ callId: String(p.callId), toolName: String(p.toolName) }));
-  preparationsByResponse.set(response, Object.freeze(copy));
+  if (copy.length === 0) preparationsByResponse.delete(response);
+  else preparationsByResponse.set(response, Object.freeze(copy));
 }
 
 module.exports = { getToolCallPreparations, setToolCallPreparations };

@@ -53,6 +53,18 @@ function invalidArgument(message) {
   return new ToolCallStreamError(message, { code: 'INVALID_ARGUMENT' });
 }
 
+/**
+ * What a public entry caught, as a ToolCallStreamError: a hostile value
+ * (throwing getters, proxies, objects without a primitive value) surfaces as
+ * INVALID_ARGUMENT with the original as `cause`.
+ */
+function unreadable(err, name) {
+  if (err instanceof ToolCallStreamError) return err;
+  const wrapped = invalidArgument(`${name}: the value could not be read: ${err?.message ?? String(err)}`);
+  wrapped.cause = err;
+  return wrapped;
+}
+
 /** A new, empty response object (a GenerateContentResponse when available). */
 function newResponse(host) {
   const Class = classFor(host);
@@ -128,5 +140,6 @@ module.exports = {
   simpleResponse,
   ToolCallStreamError,
   invalidArgument,
+  unreadable,
   responseClass,
 };

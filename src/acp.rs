@@ -4,8 +4,8 @@
 //! `JSON.parse` per call and owns the ergonomic API (`describe()` callbacks,
 //! response objects, `consumeModelStream`). Native state lives in `#[napi]`
 //! class instances, freed with their JS wrapper. Every entry catches panics
-//! (`INTERNAL`) and maps core errors to a JS `Error` whose `code` is the
-//! core's stable code.
+//! (`INTERNAL`) and throws core errors in the binding's one encoding
+//! (`crate::js_error`), decoded to `ToolCallStreamError` by `lib/native.js`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -17,22 +17,28 @@ use toolcall_stream_core::acp::{
     ToolCallIds, ToolResult, ToolStart,
 };
 
-/// Entries return napi's `Result<T, String>`: the error's status string
-/// becomes `err.code` in JS. (Spelled out at each entry, because the
-/// `#[napi]` macro recognises a `Result` return by name.)
+/// Entries return napi's `Result<T, String>`, the error encoded by
+/// [`js_error`]. (Spelled out at each entry, because the `#[napi]` macro
+/// recognises a `Result` return by name.)
 fn guard<T>(f: impl FnOnce() -> toolcall_stream_core::acp::Result<T>) -> Result<T, String> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) => Err(Error::new(e.code.as_str().to_string(), e.message)),
+        Ok(Err(e)) => Err(js_error(&e)),
         Err(_) => Err(internal()),
     }
 }
 
+/// A core error as the binding's one thrown encoding (`crate::js_error`).
+fn js_error(e: &toolcall_stream_core::Error) -> Error<String> {
+    let e = crate::js_error(e);
+    Error::new("GenericFailure".to_string(), e.reason.clone())
+}
+
 fn internal() -> Error<String> {
-    Error::new(
-        "INTERNAL".to_string(),
-        "toolcall-stream: internal error in the ACP card ledger".to_string(),
-    )
+    js_error(&toolcall_stream_core::Error::new(
+        toolcall_stream_core::ErrorCode::Internal,
+        "toolcall-stream: internal error in the ACP card ledger",
+    ))
 }
 
 /// A stateful entry: after a panic the state may be inconsistent, so it is
@@ -47,7 +53,7 @@ fn guard_state<S, T>(
     }
     match catch_unwind(AssertUnwindSafe(|| f(state))) {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) => Err(Error::new(e.code.as_str().to_string(), e.message)),
+        Ok(Err(e)) => Err(js_error(&e)),
         Err(_) => {
             *poisoned = true;
             Err(internal())

@@ -8,11 +8,23 @@
 //! method. Either way the JS object is an ordinary object (a WeakMap key,
 //! WeakRef- and FinalizationRegistry-compatible); when V8 collects it, napi
 //! runs the finalizer, the Rust value drops and the live count goes down.
-//! `liveHandles()` exposes the count so tests can prove state is freed.
+//!
+//! Threads. Node runs each JS environment (the main thread, every worker) on
+//! a thread of its own, and napi calls an environment's functions and
+//! finalizers only on that thread. So a handle table is per thread, without a
+//! lock: conversions in different workers never wait for each other. A slot
+//! number carries its table's tag (unique per thread), so a number taken to
+//! another worker addresses nothing there: the call fails with
+//! `INVALID_ARGUMENT`, it never reaches that worker's own converters.
+//!
+//! `liveHandles()` counts for the whole process, every thread included: the
+//! native states (converters, card ledgers, trackers, id tables) whose handle
+//! objects have not been collected and whose worker has not exited.
 
+use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
+use std::thread::LocalKey;
 
 use napi_derive::napi;
 
@@ -46,73 +58,117 @@ impl<T> DerefMut for Tracked<T> {
     }
 }
 
-/// The number of native states alive (converters, card ledgers, trackers,
-/// id tables) whose handle objects have not been collected yet.
+/// The number of native states alive in this process, on every thread
+/// (converters, card ledgers, trackers, id tables), whose handle objects have
+/// not been collected and whose worker has not exited.
 #[napi]
 pub fn live_handles() -> i64 {
     LIVE.load(Ordering::Relaxed)
 }
 
-/// Slots of native state addressed by number. A slot is freed only by the
-/// drop of the handle object that owns it, so a number in JS is valid for as
-/// long as the handle object next to it is alive.
-pub struct HandleTable<T> {
-    inner: Mutex<Slots<T>>,
-}
+/// A slot number is `tag * 2^INDEX_BITS + index`: exact in a JS number.
+const INDEX_BITS: u32 = 24;
+const MAX_TAG: u32 = (1 << (53 - INDEX_BITS)) - 1;
 
-struct Slots<T> {
+/// Table tags handed out so far (tags wrap after 2^29 threads).
+static TAGS: AtomicU32 = AtomicU32::new(0);
+
+/// One thread's slots.
+pub struct Slots<T> {
+    /// 0 until the first insert.
+    tag: u32,
     entries: Vec<Option<Tracked<T>>>,
     free: Vec<u32>,
 }
 
-impl<T> HandleTable<T> {
+impl<T> Slots<T> {
     pub const fn new() -> Self {
-        HandleTable {
-            inner: Mutex::new(Slots {
-                entries: Vec::new(),
-                free: Vec::new(),
-            }),
+        Slots {
+            tag: 0,
+            entries: Vec::new(),
+            free: Vec::new(),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Slots<T>> {
-        // A panic while holding the lock is caught at the entry point; the
-        // table itself is still consistent, so a poisoned lock is reused.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn index(&self, slot: f64) -> Option<usize> {
+        // An integer below 2^53, else no slot (`as` saturates, NaN gives 0).
+        let n = slot as u64;
+        if n as f64 != slot || self.tag == 0 || n >> INDEX_BITS != u64::from(self.tag) {
+            return None;
+        }
+        Some((n & ((1 << INDEX_BITS) - 1)) as usize)
+    }
+}
+
+/// Slots of native state addressed by number, one table per thread. A slot
+/// is freed only by the drop of the handle object that owns it, so a number
+/// in JS is valid for as long as the handle object next to it is alive.
+pub struct HandleTable<T: 'static>(&'static LocalKey<RefCell<Slots<T>>>);
+
+impl<T: 'static> HandleTable<T> {
+    pub const fn new(slots: &'static LocalKey<RefCell<Slots<T>>>) -> Self {
+        HandleTable(slots)
     }
 
-    pub fn insert(&self, value: T) -> u32 {
-        let mut slots = self.lock();
-        let value = Some(Tracked::new(value));
-        match slots.free.pop() {
-            Some(i) => {
-                slots.entries[i as usize] = value;
-                i
-            }
-            None => {
-                slots.entries.push(value);
-                (slots.entries.len() - 1) as u32
-            }
-        }
+    /// The new slot's number; `None` when this thread has 2^24 live slots.
+    pub fn insert(&self, value: T) -> Option<f64> {
+        self.0
+            .try_with(|slots| {
+                let mut slots = slots.try_borrow_mut().ok()?;
+                if slots.tag == 0 {
+                    slots.tag = TAGS.fetch_add(1, Ordering::Relaxed) % MAX_TAG + 1;
+                }
+                let value = Some(Tracked::new(value));
+                let index = match slots.free.pop() {
+                    Some(i) => {
+                        slots.entries[i as usize] = value;
+                        i
+                    }
+                    None if slots.entries.len() < 1 << INDEX_BITS => {
+                        slots.entries.push(value);
+                        (slots.entries.len() - 1) as u32
+                    }
+                    None => return None,
+                };
+                Some(f64::from(slots.tag) * f64::from(1u32 << INDEX_BITS) + f64::from(index))
+            })
+            .ok()
+            .flatten()
     }
 
-    pub fn remove(&self, slot: u32) {
-        let mut slots = self.lock();
-        let taken = slots.entries.get_mut(slot as usize).and_then(Option::take);
-        if taken.is_some() {
-            slots.free.push(slot);
-        }
-        drop(slots);
+    pub fn remove(&self, slot: f64) {
+        // After the thread's table is gone (thread exit) there is nothing
+        // left to free; the value drops outside the borrow.
+        let taken = self
+            .0
+            .try_with(|slots| {
+                let mut slots = slots.try_borrow_mut().ok()?;
+                let i = slots.index(slot)?;
+                let taken = slots.entries.get_mut(i).and_then(Option::take);
+                if taken.is_some() {
+                    slots.free.push(i as u32);
+                }
+                taken
+            })
+            .ok()
+            .flatten();
         drop(taken);
     }
 
-    /// Runs `f` on the slot's value; `None` for a slot that is not live.
-    pub fn with<R>(&self, slot: u32, f: impl FnOnce(&mut T) -> R) -> Option<R> {
-        let mut slots = self.lock();
-        slots
-            .entries
-            .get_mut(slot as usize)
-            .and_then(Option::as_mut)
-            .map(|v| f(v))
+    /// Runs `f` on the slot's value; `None` for a slot that is not live on
+    /// this thread.
+    pub fn with<R>(&self, slot: f64, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+        self.0
+            .try_with(|slots| {
+                let mut slots = slots.try_borrow_mut().ok()?;
+                let i = slots.index(slot)?;
+                slots
+                    .entries
+                    .get_mut(i)
+                    .and_then(Option::as_mut)
+                    .map(|v| f(v))
+            })
+            .ok()
+            .flatten()
     }
 }

@@ -2,16 +2,26 @@
 //! core (`toolcall-stream-core`) to JS with few crossings: text or bytes in,
 //! one JSON batch out per call, which the JS layer (`lib/`) parses once.
 //!
-//! A batch is `[{"r": response, "p"?: preparations, "s"?: sanitized}, …]`,
-//! ending with `{"error": {code, name, message, type?, offset?,
-//! providerError?, fatal}}` when the call failed; everything converted before
-//! the error is in the batch. `None` (JS `undefined`) stands for `[]`.
+//! A batch is the JSON array `toolcall_stream_core::gemini::write_batch`
+//! documents: header items `{"h": {…}}` and compact chunks (`[0, text]`,
+//! `[1, thought]`, `[2]`) for the common responses, full items `{"r":
+//! response, "p"?: preparations, "s"?: sanitized}` for the rest, ending with
+//! `{"error": {code, name, message, type?, offset?, providerError?, fatal}}`
+//! when the call failed; everything converted before the error is in the
+//! batch. `None` (JS `undefined`) stands for `[]`. `lib/responses.js`
+//! `decodeBatch` reads it.
+//!
+//! Entries that throw instead (constructors, the ACP classes, the calls that
+//! return something else than a batch) throw that same error object as the
+//! message of a napi `GenericFailure` (`js_error`); `lib/native.js` decodes
+//! it, so every error reaches JS as a `ToolCallStreamError` with its code.
 
 #![deny(clippy::all)]
 
 mod acp;
 mod handles;
 
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::Uint8Array;
@@ -21,7 +31,7 @@ use toolcall_stream_core::gemini::{write_batch, Response};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
-use handles::HandleTable;
+use handles::{HandleTable, Slots};
 
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
@@ -99,14 +109,19 @@ struct Entry {
 const AFTER_PANIC: &str = "the converter is finished after an internal error";
 const AFTER_FREE: &str = "the converter was freed (free())";
 
-static CONVERTERS: HandleTable<Entry> = HandleTable::new();
+thread_local! {
+    static CONVERTER_SLOTS: RefCell<Slots<Entry>> = const { RefCell::new(Slots::new()) };
+}
+
+/// The converters of this thread (see `handles`: one table per thread).
+static CONVERTERS: HandleTable<Entry> = HandleTable::new(&CONVERTER_SLOTS);
 
 /// The handle object behind `AnthropicConverter` / `OpenAIConverter`: it
 /// owns one slot of the converter table, freed when V8 collects it. The hot
 /// calls are the free functions below, addressed by `slot`.
 #[napi]
 pub struct ConverterHandle {
-    slot: u32,
+    slot: f64,
 }
 
 #[napi]
@@ -132,21 +147,28 @@ impl ConverterHandle {
             }))),
             "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions { limits }))),
             other => {
-                return Err(napi::Error::new(
-                    napi::Status::InvalidArg,
+                return Err(js_error(&Error::new(
+                    ErrorCode::InvalidArgument,
                     format!("unknown converter kind {other:?}"),
-                ));
+                )));
             }
         };
-        let slot = CONVERTERS.insert(Entry {
-            converter,
-            closed: None,
-        });
+        let slot = CONVERTERS
+            .insert(Entry {
+                converter,
+                closed: None,
+            })
+            .ok_or_else(|| {
+                js_error(&Error::new(
+                    ErrorCode::LimitExceeded,
+                    "too many live converters on this thread",
+                ))
+            })?;
         Ok(ConverterHandle { slot })
     }
 
     #[napi(getter)]
-    pub fn slot(&self) -> u32 {
+    pub fn slot(&self) -> f64 {
         self.slot
     }
 }
@@ -159,7 +181,7 @@ impl Drop for ConverterHandle {
 
 /// Runs `f` on the converter in `slot`, as one batch.
 fn on_converter(
-    slot: u32,
+    slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
 ) -> Option<String> {
     CONVERTERS
@@ -174,6 +196,16 @@ fn on_converter(
         })
 }
 
+/// An error thrown rather than returned in a batch (constructors, calls that
+/// return something else than a batch, the ACP classes): a `GenericFailure`
+/// whose message is the error item of a batch, `{code, name, message, …,
+/// fatal}`, which `lib/native.js` turns into a `ToolCallStreamError`.
+pub(crate) fn js_error(e: &Error) -> napi::Error {
+    let mut json = String::new();
+    e.write_json(&mut json);
+    napi::Error::new(napi::Status::GenericFailure, json)
+}
+
 fn wrong_kind(expected: &str) -> Error {
     Error::new(
         ErrorCode::InvalidArgument,
@@ -183,7 +215,7 @@ fn wrong_kind(expected: &str) -> Error {
 
 /// Raw SSE bytes into either converter.
 #[napi]
-pub fn converter_push_bytes(slot: u32, data: Uint8Array) -> Option<String> {
+pub fn converter_push_bytes(slot: f64, data: Uint8Array) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(&data, out),
         Converter::OpenAI(s) => s.push_bytes(&data, out),
@@ -192,7 +224,7 @@ pub fn converter_push_bytes(slot: u32, data: Uint8Array) -> Option<String> {
 
 /// Raw SSE text into either converter.
 #[napi]
-pub fn converter_push_text(slot: u32, data: String) -> Option<String> {
+pub fn converter_push_text(slot: f64, data: String) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
         Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
@@ -201,7 +233,7 @@ pub fn converter_push_text(slot: u32, data: String) -> Option<String> {
 
 /// End of input for either converter.
 #[napi]
-pub fn converter_end(slot: u32) -> Option<String> {
+pub fn converter_end(slot: f64) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
@@ -213,7 +245,7 @@ pub fn converter_end(slot: u32) -> Option<String> {
 /// handle object until V8 collects it, so its number never reaches another
 /// converter while the old one is still reachable.
 #[napi]
-pub fn converter_free(slot: u32) {
+pub fn converter_free(slot: f64) {
     CONVERTERS.with(slot, |entry| {
         if entry.closed == Some(AFTER_FREE) {
             return;
@@ -235,7 +267,7 @@ pub fn converter_free(slot: u32) {
 
 /// Whether the converter takes no more input.
 #[napi]
-pub fn converter_finished(slot: u32) -> bool {
+pub fn converter_finished(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| {
             e.closed.is_some()
@@ -249,7 +281,7 @@ pub fn converter_finished(slot: u32) -> bool {
 
 /// One Anthropic SDK event as JSON text.
 #[napi]
-pub fn anthropic_push_event(slot: u32, event: String) -> Option<String> {
+pub fn anthropic_push_event(slot: f64, event: String) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_event_text(&event, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -261,7 +293,7 @@ pub fn anthropic_push_event(slot: u32, event: String) -> Option<String> {
 /// `json_encoded`: sent as a JSON string literal (text with lone surrogates).
 #[napi]
 pub fn anthropic_append_input(
-    slot: u32,
+    slot: f64,
     index: String,
     fragments: String,
     json_encoded: bool,
@@ -275,7 +307,7 @@ pub fn anthropic_append_input(
 /// Bytes of arguments block `index` can still take before a limit fails
 /// (`Infinity`: no such block, nothing is kept). Not a batch: a number.
 #[napi]
-pub fn anthropic_args_budget(slot: u32, index: String) -> f64 {
+pub fn anthropic_args_budget(slot: f64, index: String) -> f64 {
     CONVERTERS
         .with(slot, |entry| match &entry.converter {
             Converter::Anthropic(s) => s.args_budget(&index).map_or(f64::INFINITY, |b| b as f64),
@@ -289,7 +321,7 @@ pub fn anthropic_args_budget(slot: u32, index: String) -> f64 {
 /// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
 /// the block is not such a block (nothing changed: take the long way).
 #[napi]
-pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<String> {
+pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<String> {
     let mut applies = true;
     let batch = on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => {
@@ -311,7 +343,7 @@ pub fn anthropic_stop_held(slot: u32, index: String, arg_bytes: f64) -> Option<S
 /// yields before it rethrows (none under `qwen-0.21`). Finishes the
 /// converter.
 #[napi]
-pub fn anthropic_upstream_failed(slot: u32, retryable: bool) -> Option<String> {
+pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.upstream_failed(retryable, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -320,7 +352,7 @@ pub fn anthropic_upstream_failed(slot: u32, retryable: bool) -> Option<String> {
 
 /// The JS layer yielded a text or thought chunk it built itself.
 #[napi]
-pub fn anthropic_note_payload(slot: u32) {
+pub fn anthropic_note_payload(slot: f64) {
     CONVERTERS.with(slot, |entry| {
         if let Converter::Anthropic(s) = &mut entry.converter {
             s.note_payload();
@@ -330,7 +362,7 @@ pub fn anthropic_note_payload(slot: u32) {
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi]
-pub fn openai_push_chunk(slot: u32, chunk: String) -> Option<String> {
+pub fn openai_push_chunk(slot: f64, chunk: String) -> Option<String> {
     on_converter(slot, |c, out| match c {
         Converter::OpenAI(s) => {
             out.push(s.push_chunk_text(&chunk)?);
@@ -343,7 +375,7 @@ pub fn openai_push_chunk(slot: u32, chunk: String) -> Option<String> {
 /// Argument-only tool-call deltas the JS layer gathered, as the JSON text
 /// `[index, arguments, index, arguments, …]`, fed to the parser in order.
 #[napi]
-pub fn openai_push_fragments(slot: u32, fragments: String) -> Option<String> {
+pub fn openai_push_fragments(slot: f64, fragments: String) -> Option<String> {
     on_converter(slot, |c, _| match c {
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
@@ -354,7 +386,7 @@ pub fn openai_push_fragments(slot: u32, fragments: String) -> Option<String> {
 /// held parts to release, no thinking-tag candidate pending): the JS layer
 /// may then build that response itself and defer the delta.
 #[napi]
-pub fn openai_quiet(slot: u32) -> bool {
+pub fn openai_quiet(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
             Converter::OpenAI(s) => e.closed.is_none() && s.is_quiet(),
@@ -365,7 +397,7 @@ pub fn openai_quiet(slot: u32) -> bool {
 
 /// Whether a content-only delta may take `openai_push_text_delta`.
 #[napi]
-pub fn openai_text_ready(slot: u32) -> bool {
+pub fn openai_text_ready(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
             Converter::OpenAI(s) => e.closed.is_none() && s.is_text_ready(),
@@ -377,7 +409,7 @@ pub fn openai_text_ready(slot: u32) -> bool {
 /// The content of a content-only delta (only while `openai_text_ready`):
 /// the normalised text, empty for no part. The JS layer builds the response.
 #[napi]
-pub fn openai_push_text_delta(slot: u32, content: String) -> napi::Result<String> {
+pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String> {
     let result = CONVERTERS.with(slot, |e| {
         catch_unwind(AssertUnwindSafe(|| match &mut e.converter {
             Converter::OpenAI(s) if e.closed.is_none() => s.push_plain_text(&content),
@@ -393,13 +425,10 @@ pub fn openai_push_text_delta(slot: u32, content: String) -> napi::Result<String
     });
     match result {
         Some(Ok(text)) => Ok(text),
-        Some(Err(e)) => Err(napi::Error::new(
-            napi::Status::GenericFailure,
-            format!("{}: {}", e.code.as_str(), e.message),
-        )),
-        None => Err(napi::Error::new(
-            napi::Status::InvalidArg,
+        Some(Err(e)) => Err(js_error(&e)),
+        None => Err(js_error(&Error::new(
+            ErrorCode::InvalidArgument,
             "no live converter in this slot",
-        )),
+        ))),
     }
 }
