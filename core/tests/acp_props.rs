@@ -323,7 +323,7 @@ impl Session {
         }
         for id in s.opened.iter().filter(|id| !self.waiting.contains(*id)) {
             prop_assert!(
-                !self.cards.is_open(&id),
+                !self.cards.is_open(id),
                 "card {id} left open after the stream and its tools"
             );
         }
