@@ -36,6 +36,12 @@ function argPieces(json, rand) {
   return out;
 }
 
+/**
+ * The last frame of an attempt that stalls (`interrupt.stall`): the provider
+ * stops writing and keeps the connection open until the client gives up.
+ */
+export const STALL = { delayMs: 40, text: '', stall: true, note: { stall: true } };
+
 const argDelay = (piece) => (piece.length / PACE.argCharsPerSec) * 1000;
 
 /**
@@ -137,7 +143,8 @@ export function renderAnthropic(attempt, { model, key }) {
     }
   });
   if (interrupted) {
-    sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
+    if (attempt.interrupt.stall) frames.push(STALL);
+    else sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
     return frames;
   }
   sse(
@@ -188,6 +195,10 @@ export function renderOpenAI(attempt, { model, key }) {
       );
     else if (kind === 'delta') chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, delayMs, note);
   });
+  if (interrupted && attempt.interrupt.stall) {
+    frames.push(STALL);
+    return frames;
+  }
   if (interrupted) {
     const err = attempt.interrupt.error;
     frames.push({
