@@ -17,14 +17,18 @@ class AnthropicProvider {
     this.client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL, maxRetries: 0 });
     this.model = model ?? 'claude-sonnet-4-5';
   }
-  converter() {
-    return new AnthropicConverter({ model: this.model });
+  /** The session's model: the configured one, or the fallback once it took over. */
+  modelFor(session) {
+    return session.model ?? this.model;
+  }
+  converter(session) {
+    return new AnthropicConverter({ model: this.modelFor(session) });
   }
   request(session, signal) {
     return this.client.messages
       .create(
         {
-          model: this.model,
+          model: this.modelFor(session),
           max_tokens: 16384,
           system: systemPrompt(session.cwd),
           messages: session.messages,
@@ -78,14 +82,17 @@ class OpenAIProvider {
     this.client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL, maxRetries: 0 });
     this.model = model ?? 'gpt-4.1';
   }
-  converter() {
-    return new OpenAIConverter({ model: this.model });
+  modelFor(session) {
+    return session.model ?? this.model;
+  }
+  converter(session) {
+    return new OpenAIConverter({ model: this.modelFor(session) });
   }
   request(session, signal) {
     return this.client.chat.completions
       .create(
         {
-          model: this.model,
+          model: this.modelFor(session),
           messages: [{ role: 'system', content: systemPrompt(session.cwd) }, ...session.messages],
           tools: Object.entries(TOOL_SCHEMAS).map(([name, t]) => ({ type: 'function', function: { name, ...t } })),
           stream: true,

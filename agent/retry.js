@@ -1,24 +1,58 @@
 'use strict';
-// Retry policy: rate limits and overload are retried; a dropped connection
-// only before any visible output. Each retry reaches consumeModelStream as a
-// RETRY event (see model-request.js).
+// Retry policy, as Qwen Code's GeminiChat applies it
+// (packages/core/src/core/geminiChat.ts, sendMessageStream): rate limits and
+// overload are retried; a transport failure (a dropped connection, a stalled
+// stream) only before any output was emitted; after the retries, a model
+// fallback when one is configured and nothing was emitted. Each retry reaches
+// consumeModelStream as a RETRY event, a fallback as MODEL_FALLBACK (see
+// model-request.js).
+const { StreamStallError } = require('./watchdog.js');
 
 const MAX_RETRIES = 4;
 
 const RETRYABLE_TYPES = new Set(['overloaded_error', 'rate_limit_error', 'api_error', 'server_error']);
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+const TRANSPORT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
 
-function isRetryable(err, emittedOutput) {
+/** A provider error (HTTP status or in-band error) that is worth another attempt. */
+function isRetryableProviderError(err) {
   if (err?.code === 'STREAM_ERROR') {
     const pe = err.providerError ?? {};
     return RETRYABLE_TYPES.has(pe.type) || RETRYABLE_STATUS.has(Number(pe.code)) || pe.code === 'rate_limit_exceeded';
   }
-  if (typeof err?.status === 'number') return RETRYABLE_STATUS.has(err.status);
+  return typeof err?.status === 'number' && RETRYABLE_STATUS.has(err.status);
+}
+
+function isTransportError(err) {
   return (
-    !emittedOutput &&
-    (err?.name === 'APIConnectionError' ||
-      ['ECONNRESET', 'ECONNREFUSED', 'EPIPE'].includes(err?.cause?.code ?? err?.code))
+    err instanceof StreamStallError ||
+    err?.name === 'APIConnectionError' ||
+    err?.name === 'APIConnectionTimeoutError' ||
+    TRANSPORT_CODES.has(err?.cause?.code ?? err?.code)
   );
+}
+
+/**
+ * Whether to try again. `emittedOutput`: the attempt already yielded
+ * something the user saw (text, a complete call, a finish); a transport
+ * retry would show it twice, so it is not retried (Qwen: no transport retry
+ * after a non-preparation chunk).
+ */
+function isRetryable(err, emittedOutput) {
+  if (isRetryableProviderError(err)) return true;
+  return !emittedOutput && isTransportError(err);
+}
+
+/** Whether a failure that outlived the retries may move to the fallback model (Qwen: primary exhausted, nothing emitted). */
+function isFallbackEligible(err, emittedOutput) {
+  return !emittedOutput && isRetryableProviderError(err);
+}
+
+/** HTTP 429 or an in-band rate-limit error. */
+function isRateLimit(err) {
+  if (err?.status === 429) return true;
+  const pe = err?.code === 'STREAM_ERROR' ? (err.providerError ?? {}) : {};
+  return pe.type === 'rate_limit_error' || Number(pe.code) === 429 || pe.code === 'rate_limit_exceeded';
 }
 
 function retryDelay(err, attempt, baseMs) {
@@ -35,4 +69,4 @@ const describeError = (err) =>
     ? `${err.providerError.type ?? 'error'}: ${err.providerError.message ?? err.message}`
     : (err?.message ?? String(err));
 
-module.exports = { MAX_RETRIES, isRetryable, retryDelay, describeError };
+module.exports = { MAX_RETRIES, isRetryable, isFallbackEligible, isRateLimit, retryDelay, describeError };

@@ -3,15 +3,20 @@
 // stops, the user cancels, or the request budget is spent.
 const { consumeModelStream, ToolCallCards } = require('../index.js');
 const { modelEvents } = require('./model-request.js');
-const { runTool } = require('./tool-call.js');
+const { runTool, skipTool } = require('./tool-call.js');
 const { TODO_WRITE, TOOL_DISPLAY } = require('./tools.js');
+const { usageUpdate } = require('./usage.js');
 
 const MAX_MODEL_REQUESTS_PER_PROMPT = 32;
 
-/** A new session's state: its cwd (realpath'd), history and card ledger. */
-function createSession(cwd) {
+/**
+ * A new session's state: its cwd (realpath'd), history, card ledger, and
+ * approval state (permission.js).
+ */
+function createSession(cwd, approval) {
   return {
     cwd,
+    approval,
     messages: [],
     cards: new ToolCallCards({
       suppressedTools: [TODO_WRITE],
@@ -41,14 +46,19 @@ const STOP_REASONS = {
   PROHIBITED_CONTENT: 'refusal',
 };
 
-/** Runs one session/prompt and returns its ACP stop reason. */
-async function runPrompt(session, provider, params, signal, send, options) {
+/**
+ * Runs one session/prompt and returns its ACP stop reason. `io` is what the
+ * tools need from the connection (tool-call.js runTool): requestPermission,
+ * writeTextFile when the client offered it, the sessionId.
+ */
+async function runPrompt(session, provider, params, signal, send, options, io = {}) {
   provider.addUserText(session, promptText(params.prompt));
   for (let request = 0; request < MAX_MODEL_REQUESTS_PER_PROMPT; request++) {
     const turn = { text: '', finishReason: undefined };
+    const startedAt = performance.now();
     let result;
     try {
-      result = await consumeModelStream(modelEvents(session, provider, signal, turn, options.retryDelayMs), {
+      result = await consumeModelStream(modelEvents(session, provider, signal, turn, options), {
         cards: session.cards,
         send,
         signal,
@@ -58,20 +68,31 @@ async function runPrompt(session, provider, params, signal, send, options) {
       throw err;
     }
     if (signal.aborted) return 'cancelled';
+    // After the stream, before its tools run (Qwen's stream loop).
+    if (result.usage) send(usageUpdate(result.usage, performance.now() - startedAt));
     const calls = result.functionCalls ?? [];
     provider.addAssistant(session, turn.text, calls);
     if (calls.length === 0) return STOP_REASONS[turn.finishReason] ?? 'end_turn';
     const results = [];
+    let stopTurn = false;
     for (const call of calls) {
-      // Calls after a cancel are not executed, but the model still gets an answer for each.
-      results.push(
-        signal.aborted
-          ? { callId: call.id, output: 'Cancelled by the user before it ran.', isError: true }
-          : await runTool(session, call, send),
-      );
+      if (signal.aborted) {
+        // Calls after a cancel are not executed, but the model still gets an answer for each.
+        results.push({ callId: call.id, output: 'Cancelled by the user before it ran.', isError: true });
+      } else if (stopTurn) {
+        results.push(skipTool(session, call, send));
+      } else {
+        const r = await runTool(session, call, { ...io, send, signal });
+        stopTurn = Boolean(r.stopTurn);
+        results.push({ callId: r.callId, output: r.output, ...(r.isError ? { isError: true } : {}) });
+      }
     }
     provider.addToolResults(session, results);
     if (signal.aborted) return 'cancelled';
+    // A rejected or unanswered permission request hands the turn back to the
+    // user; the model reads the rejection in history with the next prompt
+    // (Qwen: stopAfterPermissionCancel ends the turn).
+    if (stopTurn) return 'end_turn';
   }
   return 'max_turn_requests';
 }

@@ -76,23 +76,28 @@ const TOOLS = {
     const body = await fs.readFile(abs, 'utf8');
     return { output: body, content: [text(body)] };
   },
-  async write_file(cwd, args) {
-    const abs = await resolveInside(cwd, args.path);
-    if (typeof args.content !== 'string') throw new ToolError('Missing required parameter "content".');
-    const existing = await fs.lstat(abs).catch(() => null);
-    if (existing && !existing.isFile()) throw new ToolError(`Not a regular file: ${args.path}`);
-    const oldText = existing ? await fs.readFile(abs, 'utf8') : null;
-    await fs.mkdir(path.dirname(abs), { recursive: true });
-    const file = await fs.open(abs, WRITE_FLAGS, 0o666);
-    try {
-      await file.writeFile(args.content, 'utf8');
-    } finally {
-      await file.close();
+  // `io.plan`: the plan checked (and shown to the user) before the run;
+  // `io.writeTextFile`: write through the client instead of the disk.
+  async write_file(cwd, args, io = {}) {
+    const plan = io.plan ?? (await planWrite(cwd, args));
+    const { abs, newText } = plan;
+    if (io.writeTextFile) {
+      // The client offered fs/write_text_file: the editor writes (and sees)
+      // the change, e.g. into an open buffer.
+      await io.writeTextFile(abs, newText);
+    } else {
+      await fs.mkdir(path.dirname(abs), { recursive: true });
+      const file = await fs.open(abs, WRITE_FLAGS, 0o666);
+      try {
+        await file.writeFile(newText, 'utf8');
+      } finally {
+        await file.close();
+      }
     }
-    const bytes = Buffer.byteLength(args.content);
+    const bytes = Buffer.byteLength(newText);
     return {
       output: `Wrote ${bytes} bytes to ${args.path}.`,
-      content: [{ type: 'diff', path: abs, oldText, newText: args.content }],
+      content: [diffOf(plan)],
       rawOutput: { path: abs, bytes },
     };
   },
@@ -109,8 +114,37 @@ const TOOLS = {
   },
 };
 
+/**
+ * What a write_file call would do, checked before anything runs: the resolved
+ * path inside the workspace, the current text (`""` for a new file, as Qwen
+ * Code's write_file diff has it: `originalContent ?? ""`), the new text.
+ */
+async function planWrite(cwd, args) {
+  const abs = await resolveInside(cwd, args.path);
+  if (typeof args.content !== 'string') throw new ToolError('Missing required parameter "content".');
+  const existing = await fs.lstat(abs).catch(() => null);
+  if (existing && !existing.isFile()) throw new ToolError(`Not a regular file: ${args.path}`);
+  const oldText = existing ? await fs.readFile(abs, 'utf8') : '';
+  return { abs, oldText, newText: args.content };
+}
+
+/** The ACP diff of a planned write. */
+const diffOf = (plan) => ({ type: 'diff', path: plan.abs, oldText: plan.oldText, newText: plan.newText });
+
+/**
+ * The checks Qwen Code's `tool.build()` makes before a call starts
+ * (validateToolParams: required parameters, the path inside the workspace).
+ * A ToolError here is an early failure: the card fails without a start frame.
+ * Returns what the run needs (for write_file its plan).
+ */
+const CHECKS = {
+  read_file: (cwd, args) => resolveInside(cwd, args.path),
+  list_directory: (cwd, args) => resolveInside(cwd, args.path ?? '.'),
+  write_file: planWrite,
+};
+
 function locationsFor(cwd, args) {
   return typeof args?.path === 'string' ? [{ path: path.resolve(cwd, args.path) }] : [];
 }
 
-module.exports = { TODO_WRITE, TOOL_SCHEMAS, TOOL_DISPLAY, TOOLS, text, locationsFor };
+module.exports = { TODO_WRITE, TOOL_SCHEMAS, TOOL_DISPLAY, TOOLS, CHECKS, planWrite, diffOf, text, locationsFor };

@@ -6,8 +6,11 @@
 // and always end; retries and cancels discard the cards of the abandoned
 // attempt. This file reads the arguments and wires the parts in agent/.
 //
-//   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
+//   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME]
+//     [--fallback-model NAME] [--approve ask|always] [--stall-timeout-ms N] [--retry-delay-ms N]
 //
+// Tools that change the workspace ask first (session/request_permission)
+// unless --approve=always or the client picks the auto-edit / yolo mode.
 // The key comes from ANTHROPIC_API_KEY / OPENAI_API_KEY. Diagnostics go to
 // stderr; stdout carries only ACP messages.
 const { Readable, Writable } = require('node:stream');
@@ -18,8 +21,18 @@ const { log } = require('../agent/log.js');
 const { createProvider } = require('../agent/providers.js');
 const { serve } = require('../agent/server.js');
 
-const USAGE =
-  'Usage: toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]\n';
+/** No bytes for this long and the stream is given up: long enough for a slow first token of a large prompt. */
+const DEFAULT_STALL_TIMEOUT_MS = 120_000;
+
+const USAGE = `Usage: toolcall-stream-agent --provider anthropic|openai [options]
+
+  --base-url URL           the provider's API origin
+  --model NAME             the model
+  --fallback-model NAME    the model to use once the model's retries are exhausted
+  --approve ask|always     ask before a tool changes the workspace (default), or never ask
+  --stall-timeout-ms N     give up on a stream that sends no data for N ms and retry (default ${DEFAULT_STALL_TIMEOUT_MS}; 0: never)
+  --retry-delay-ms N       base delay between attempts (default 1000)
+`;
 
 /**
  * Converts one tiny stream through the public API before serving, so lazy
@@ -54,6 +67,9 @@ async function main() {
       'base-url': { type: 'string' },
       model: { type: 'string' },
       'retry-delay-ms': { type: 'string', default: '1000' },
+      'fallback-model': { type: 'string' },
+      approve: { type: 'string', default: 'ask' },
+      'stall-timeout-ms': { type: 'string', default: String(DEFAULT_STALL_TIMEOUT_MS) },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -66,7 +82,17 @@ async function main() {
   const keyVar = values.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
   if (!process.env[keyVar]) throw new Error(`${keyVar} is not set`);
   const provider = createProvider(values.provider, { baseURL: values['base-url'], model: values.model });
-  const options = { retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0) };
+  if (values.approve !== 'ask' && values.approve !== 'always')
+    throw new Error(`--approve must be ask or always, not ${values.approve}`);
+  const stallTimeoutMs = Number(values['stall-timeout-ms']);
+  if (!Number.isFinite(stallTimeoutMs) || stallTimeoutMs < 0)
+    throw new Error(`--stall-timeout-ms must be a non-negative number, not ${values['stall-timeout-ms']}`);
+  const options = {
+    retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0),
+    approve: values.approve,
+    fallbackModel: values['fallback-model'],
+    stallTimeoutMs,
+  };
 
   warmUp();
   await serve({ provider, options, output: Writable.toWeb(process.stdout), input: Readable.toWeb(process.stdin) });
