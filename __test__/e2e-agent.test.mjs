@@ -12,9 +12,10 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent, AGENT_PATH } from '../demo/harness.mjs';
-import { scenarios, workspaceFiles, designDocument } from '../demo/scenarios.mjs';
+import { scenarios, designDocument } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
+import { workspaces, assertCardInvariants, framesOf, shape, assertWireValid } from './helpers/e2e.mjs';
 
 // The recorded pacing, 20× faster; the large write at 4× so that its ~0.9 s
 // of arguments leave a clear margin for the card-before-arguments check.
@@ -24,54 +25,7 @@ const SCENARIO_SPEED = { 'large-write': 4 };
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
 
-/** A fresh workspace `<tmp>/<n>/ws` (with `<tmp>/<n>/secret.txt` just outside it). */
-let workspaces = 0;
-async function workspace() {
-  const outer = path.join(tmpRoot, String(++workspaces));
-  const ws = path.join(outer, 'ws');
-  for (const [file, body] of Object.entries(workspaceFiles)) {
-    await fs.mkdir(path.dirname(path.join(ws, file)), { recursive: true });
-    await fs.writeFile(path.join(ws, file), body);
-  }
-  await fs.writeFile(path.join(outer, 'secret.txt'), 'do not read\n');
-  return fs.realpath(ws);
-}
-
-const TERMINAL = new Set(['completed', 'failed']);
-
-/**
- * The card invariants over one session's frames: the first frame for an id is
- * a tool_call; no tool_call_update for an id without an open card; every card
- * that opened ends exactly once (per opening); a pending frame never carries
- * arguments.
- */
-function assertCardInvariants(updates) {
-  const open = new Set();
-  for (const { update: u } of updates) {
-    if (u.sessionUpdate === 'tool_call') {
-      assert.ok(!open.has(u.toolCallId), `tool_call for ${u.toolCallId} while its card is open`);
-      open.add(u.toolCallId);
-      if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
-    } else if (u.sessionUpdate === 'tool_call_update') {
-      assert.ok(
-        open.has(u.toolCallId),
-        `tool_call_update for ${u.toolCallId} with no open card (Zed: "Tool call not found")`,
-      );
-      if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
-    } else continue;
-    if (u._meta?.phase === 'preparing' && u.sessionUpdate === 'tool_call')
-      assert.deepEqual(u.rawInput, {}, 'a preparing card never carries partial arguments');
-  }
-  assert.deepEqual([...open], [], 'every card ends');
-}
-
-/** The tool frames of one call, in order, reduced to what the lifecycle is about. */
-function framesOf(updates, id) {
-  return updates
-    .map((e) => e.update)
-    .filter((u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id);
-}
-const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
+const workspace = workspaces(tmpRoot);
 
 describe('agent command line', () => {
   const runAgent = (args, env) =>
@@ -415,7 +369,8 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.deepEqual(resultIds, [id, dup]);
     });
 
-    it('every session/update on the wire validates against the ACP schema v1', () => {
+    it('every message on the wire (updates, responses) validates against the ACP schema v1', () => {
+      assertWireValid(agent);
       const all = agent.wire.filter((e) => e.msg.method === 'session/update');
       assert.ok(all.length > 50, `saw ${all.length} session/update notifications`);
       for (const e of all)
