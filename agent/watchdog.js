@@ -3,7 +3,10 @@
 // given up, like Qwen Code's withStreamInactivityTimeout
 // (packages/core/src/core/openaiContentGenerator/pipeline.ts): the request is
 // aborted and the attempt fails with a retryable timeout error (`ETIMEDOUT`),
-// which model-request.js retries as a transport error.
+// which model-request.js retries as a transport error. Deliberate
+// differences: it runs for both providers, and from the request on, so a
+// server that never sends its response headers is caught too; any bytes
+// count as progress (Qwen counts SDK chunks).
 
 /** The stream sent nothing for `ms` milliseconds. */
 class StreamStallError extends Error {

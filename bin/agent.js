@@ -21,8 +21,8 @@ const { log } = require('../agent/log.js');
 const { createProvider } = require('../agent/providers.js');
 const { serve } = require('../agent/server.js');
 
-/** No bytes for this long and the stream is given up: long enough for a slow first token of a large prompt. */
-const DEFAULT_STALL_TIMEOUT_MS = 120_000;
+/** Qwen Code's DEFAULT_STREAM_IDLE_TIMEOUT_MS (the OpenAI pipeline's inactivity watchdog). */
+const DEFAULT_STALL_TIMEOUT_MS = 240_000;
 
 const USAGE = `Usage: toolcall-stream-agent --provider anthropic|openai [options]
 
