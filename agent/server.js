@@ -45,7 +45,7 @@ async function serve({ provider, options, output, input }) {
         throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd does not exist');
       });
       const sessionId = randomUUID();
-      const session = createSession(cwd, permission.initialApproval(options.approve));
+      const session = createSession(sessionId, cwd, permission.initialApproval(options.approve));
       sessions.set(sessionId, session);
       return { sessionId, modes: permission.modeState(session.approval) };
     })
@@ -76,8 +76,7 @@ async function serve({ provider, options, output, input }) {
         return outbox;
       };
       const sessionId = params.sessionId;
-      const io = {
-        sessionId,
+      const toolClient = {
         requestPermission: (p) => client.request(methods.client.session.requestPermission, p),
         writeTextFile: clientCapabilities.fs?.writeTextFile
           ? (filePath, content) =>
@@ -85,7 +84,7 @@ async function serve({ provider, options, output, input }) {
           : undefined,
       };
       try {
-        const stopReason = await runPrompt(session, provider, params, signal, send, options, io);
+        const stopReason = await runPrompt(session, provider, params, signal, send, options, toolClient);
         return { stopReason };
       } catch (err) {
         log(`prompt failed: ${describeError(err)}`);

@@ -10,11 +10,12 @@ const { usageUpdate } = require('./usage.js');
 const MAX_MODEL_REQUESTS_PER_PROMPT = 32;
 
 /**
- * A new session's state: its cwd (realpath'd), history, card ledger, and
+ * A new session's state: its id, cwd (realpath'd), history, card ledger, and
  * approval state (permission.js).
  */
-function createSession(cwd, approval) {
+function createSession(id, cwd, approval) {
   return {
+    id,
     cwd,
     approval,
     messages: [],
@@ -47,12 +48,13 @@ const STOP_REASONS = {
 };
 
 /**
- * Runs one session/prompt and returns its ACP stop reason. `io` is what the
- * tools need from the connection (tool-call.js runTool): requestPermission,
- * writeTextFile when the client offered it, the sessionId.
+ * Runs one session/prompt and returns its ACP stop reason. `client` is what
+ * the tools need from the connection (tool-call.js runTool):
+ * requestPermission, and writeTextFile when the client offered it.
  */
-async function runPrompt(session, provider, params, signal, send, options, io = {}) {
+async function runPrompt(session, provider, params, signal, send, options, client = {}) {
   provider.addUserText(session, promptText(params.prompt));
+  const ctx = { ...client, sessionId: session.id, signal };
   for (let request = 0; request < MAX_MODEL_REQUESTS_PER_PROMPT; request++) {
     const turn = { text: '', finishReason: undefined };
     const startedAt = performance.now();
@@ -82,7 +84,7 @@ async function runPrompt(session, provider, params, signal, send, options, io = 
       } else if (stopTurn) {
         results.push(skipTool(session, call, send));
       } else {
-        const r = await runTool(session, call, { ...io, send, signal });
+        const r = await runTool(session, call, send, ctx);
         stopTurn = Boolean(r.stopTurn);
         results.push({ callId: r.callId, output: r.output, ...(r.isError ? { isError: true } : {}) });
       }

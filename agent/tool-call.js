@@ -54,10 +54,9 @@ function skipTool(session, call, send) {
  * Runs `call` and returns its result for the model: {callId, output, isError?,
  * stopTurn?}. `stopTurn` means the user rejected or cancelled a permission
  * request: the turn ends after this call, as in Qwen (stopAfterPermissionCancel).
- * `io`: {send, signal, sessionId, requestPermission(params), writeTextFile?(path, content)}.
+ * `ctx`: {sessionId, signal, requestPermission(params), writeTextFile?(path, content)}.
  */
-async function runTool(session, call, io) {
-  const { send } = io;
+async function runTool(session, call, send, ctx) {
   const callId = call.id;
   const toolName = call.name;
   const args = call.args && typeof call.args === 'object' ? call.args : {};
@@ -85,7 +84,7 @@ async function runTool(session, call, io) {
       send,
     );
   }
-  const runIo = toolName === 'write_file' ? { plan: checked, writeTextFile: io.writeTextFile } : {};
+  const runIo = toolName === 'write_file' ? { plan: checked, writeTextFile: ctx.writeTextFile } : {};
 
   const decision = permission.decide(session.approval, start.kind);
   if (decision === 'refuse') {
@@ -102,10 +101,10 @@ async function runTool(session, call, io) {
     try {
       answer = await permission.ask({
         approval: session.approval,
-        request: io.requestPermission,
+        request: ctx.requestPermission,
         toolCall,
-        sessionId: io.sessionId,
-        signal: io.signal,
+        sessionId: ctx.sessionId,
+        signal: ctx.signal,
       });
     } catch (err) {
       const message = `Permission request failed for "${toolName}": ${err.message}`;
