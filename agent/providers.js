@@ -5,6 +5,9 @@
 const { AnthropicConverter, OpenAIConverter } = require('../index.js');
 const { TOOL_SCHEMAS } = require('./tools.js');
 
+/** A call's arguments as history may hold them: an object ({} for anything else). */
+const argsObject = (args) => (args !== null && typeof args === 'object' && !Array.isArray(args) ? args : {});
+
 function systemPrompt(cwd) {
   return `You are a coding agent. The working directory is ${cwd}; tool paths are relative to it. Use todo_write to keep a plan.`;
 }
@@ -17,8 +20,11 @@ class AnthropicProvider {
     this.client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL, maxRetries: 0 });
     this.model = model ?? 'claude-sonnet-4-5';
   }
-  converter() {
-    return new AnthropicConverter({ model: this.model });
+  get kind() {
+    return 'anthropic';
+  }
+  converter(limits) {
+    return new AnthropicConverter({ model: this.model, limits });
   }
   request(session, signal) {
     return this.client.messages
@@ -45,7 +51,7 @@ class AnthropicProvider {
   addAssistant(session, t, calls) {
     const content = [];
     if (t) content.push({ type: 'text', text: t });
-    for (const c of calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.args ?? {} });
+    for (const c of calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
     if (content.length > 0) session.messages.push({ role: 'assistant', content });
   }
   addToolResults(session, results) {
@@ -78,8 +84,11 @@ class OpenAIProvider {
     this.client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL, maxRetries: 0 });
     this.model = model ?? 'gpt-4.1';
   }
-  converter() {
-    return new OpenAIConverter({ model: this.model });
+  get kind() {
+    return 'openai';
+  }
+  converter(limits) {
+    return new OpenAIConverter({ model: this.model, limits });
   }
   request(session, signal) {
     return this.client.chat.completions
@@ -108,7 +117,7 @@ class OpenAIProvider {
             tool_calls: calls.map((c) => ({
               id: c.id,
               type: 'function',
-              function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+              function: { name: c.name, arguments: JSON.stringify(argsObject(c.args)) },
             })),
           }
         : {}),

@@ -1,21 +1,23 @@
 'use strict';
 // The prompt turn: model request → tools → model request … until the model
 // stops, the user cancels, or the request budget is spent.
-const { consumeModelStream, ToolCallCards } = require('../index.js');
+const { consumeModelStream, getProviderToolCallId, ToolCallCards } = require('../index.js');
 const { modelEvents } = require('./model-request.js');
 const { runTool } = require('./tool-call.js');
+const { vetCalls } = require('./vet-calls.js');
 const { TODO_WRITE, TOOL_DISPLAY } = require('./tools.js');
 
 const MAX_MODEL_REQUESTS_PER_PROMPT = 32;
 
-/** A new session's state: its cwd (realpath'd), history and card ledger. */
-function createSession(cwd) {
+/** A new session's state: its id, cwd (realpath'd), history and card ledger. */
+function createSession(id, cwd) {
   return {
+    id,
     cwd,
     messages: [],
     cards: new ToolCallCards({
       suppressedTools: [TODO_WRITE],
-      describe: (toolName) => TOOL_DISPLAY[toolName] ?? {},
+      describe: (toolName) => (Object.hasOwn(TOOL_DISPLAY, toolName) ? TOOL_DISPLAY[toolName] : {}),
     }),
     running: null,
   };
@@ -41,14 +43,18 @@ const STOP_REASONS = {
   PROHIBITED_CONTENT: 'refusal',
 };
 
-/** Runs one session/prompt and returns its ACP stop reason. */
+/**
+ * Runs one session/prompt and returns its ACP stop reason. `options`:
+ * {retryDelayMs, stallTimeoutMs, maxFrameBytes, runRepairedArguments}.
+ */
 async function runPrompt(session, provider, params, signal, send, options) {
   provider.addUserText(session, promptText(params.prompt));
+  const ctx = { sessionId: session.id, signal, maxFrameBytes: options.maxFrameBytes };
   for (let request = 0; request < MAX_MODEL_REQUESTS_PER_PROMPT; request++) {
-    const turn = { text: '', finishReason: undefined };
+    const turn = { text: '', finishReason: undefined, observer: undefined };
     let result;
     try {
-      result = await consumeModelStream(modelEvents(session, provider, signal, turn, options.retryDelayMs), {
+      result = await consumeModelStream(modelEvents(session, provider, signal, turn, options), {
         cards: session.cards,
         send,
         signal,
@@ -58,7 +64,13 @@ async function runPrompt(session, provider, params, signal, send, options) {
       throw err;
     }
     if (signal.aborted) return 'cancelled';
-    const calls = result.functionCalls ?? [];
+    const calls = vetCalls(result.functionCalls ?? [], {
+      finishReason: turn.finishReason,
+      observer: turn.observer,
+      historyIds: provider.historyIds(session),
+      providerId: getProviderToolCallId,
+      runRepairedArguments: options.runRepairedArguments,
+    });
     provider.addAssistant(session, turn.text, calls);
     if (calls.length === 0) return STOP_REASONS[turn.finishReason] ?? 'end_turn';
     const results = [];
@@ -67,11 +79,13 @@ async function runPrompt(session, provider, params, signal, send, options) {
       results.push(
         signal.aborted
           ? { callId: call.id, output: 'Cancelled by the user before it ran.', isError: true }
-          : await runTool(session, call, send),
+          : await runTool(session, call, send, ctx),
       );
     }
     provider.addToolResults(session, results);
     if (signal.aborted) return 'cancelled';
+    // Output cut by the token limit: its calls were refused; asking again would only repeat it.
+    if (turn.finishReason === 'MAX_TOKENS' && !options.runRepairedArguments) return 'max_tokens';
   }
   return 'max_turn_requests';
 }

@@ -7,6 +7,7 @@
 // attempt. This file reads the arguments and wires the parts in agent/.
 //
 //   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
+//                         [--stall-timeout-ms N] [--max-frame-bytes N] [--run-repaired-arguments]
 //
 // The key comes from ANTHROPIC_API_KEY / OPENAI_API_KEY. Diagnostics go to
 // stderr; stdout carries only ACP messages.
@@ -17,9 +18,23 @@ const { AnthropicConverter } = require('../index.js');
 const { log } = require('../agent/log.js');
 const { createProvider } = require('../agent/providers.js');
 const { serve } = require('../agent/server.js');
+const { DEFAULT_MAX_FRAME_BYTES } = require('../agent/frames.js');
 
-const USAGE =
-  'Usage: toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]\n';
+const USAGE = `Usage: toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
+                             [--stall-timeout-ms N] [--max-frame-bytes N] [--run-repaired-arguments]
+
+  --stall-timeout-ms N      abort and retry an attempt that sends no data for N ms (pings do not count; default 120000)
+  --max-frame-bytes N       bound of one outgoing ACP line (default ${DEFAULT_MAX_FRAME_BYTES}; the SDKs refuse 32 MiB)
+  --run-repaired-arguments  run calls whose arguments were cut off (max_tokens) or repaired, as Qwen Code does
+`;
+
+/** A positive integer option, or the default. */
+function positive(value, name, fallback) {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, not ${value}`);
+  return n;
+}
 
 /**
  * Converts one tiny stream through the public API before serving, so lazy
@@ -54,6 +69,9 @@ async function main() {
       'base-url': { type: 'string' },
       model: { type: 'string' },
       'retry-delay-ms': { type: 'string', default: '1000' },
+      'stall-timeout-ms': { type: 'string' },
+      'max-frame-bytes': { type: 'string' },
+      'run-repaired-arguments': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -66,10 +84,28 @@ async function main() {
   const keyVar = values.provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
   if (!process.env[keyVar]) throw new Error(`${keyVar} is not set`);
   const provider = createProvider(values.provider, { baseURL: values['base-url'], model: values.model });
-  const options = { retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0) };
+  const options = {
+    retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0),
+    stallTimeoutMs: positive(values['stall-timeout-ms'], 'stall-timeout-ms', 120_000),
+    maxFrameBytes: positive(values['max-frame-bytes'], 'max-frame-bytes', DEFAULT_MAX_FRAME_BYTES),
+    runRepairedArguments: values['run-repaired-arguments'],
+  };
 
+  // A client that is gone cannot be told anything more: say so on stderr and
+  // exit non-zero, so whoever launched the agent sees the failure.
+  const onBroken = (err) => {
+    log(`ACP connection broken: ${err?.message ?? err}`);
+    process.exit(1);
+  };
+  process.stdout.on('error', onBroken);
   warmUp();
-  await serve({ provider, options, output: Writable.toWeb(process.stdout), input: Readable.toWeb(process.stdin) });
+  await serve({
+    provider,
+    options,
+    output: Writable.toWeb(process.stdout),
+    input: Readable.toWeb(process.stdin),
+    onBroken,
+  });
 }
 
 main().catch((err) => {

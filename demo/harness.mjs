@@ -11,10 +11,11 @@ import * as acp from '@agentclientprotocol/sdk';
 export const AGENT_PATH = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
 
 /**
- * @param {{provider: 'anthropic'|'openai', providerUrl: string, model?: string, retryDelayMs?: number}} options
+ * @param {{provider: 'anthropic'|'openai', providerUrl: string, model?: string, retryDelayMs?: number, extraArgs?: string[]}} options
  *   providerUrl is the loopback provider's origin; the OpenAI client gets `${providerUrl}/v1`.
+ *   extraArgs are appended to the agent's command line.
  */
-export async function launchAgent({ provider, providerUrl, model, retryDelayMs = 200 }) {
+export async function launchAgent({ provider, providerUrl, model, retryDelayMs = 200, extraArgs = [] }) {
   const args = [
     AGENT_PATH,
     '--provider',
@@ -25,6 +26,7 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
     String(retryDelayMs),
   ];
   if (model) args.push('--model', model);
+  args.push(...extraArgs);
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-replay', OPENAI_API_KEY: 'sk-replay' },
@@ -77,6 +79,7 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
 
   return {
     child,
+    exited,
     events,
     wire,
     init,
@@ -95,6 +98,9 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
     },
     prompt(sessionId, text) {
       return agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+    },
+    closeSession(sessionId) {
+      return agent.request(acp.methods.agent.session.close, { sessionId });
     },
     cancel(sessionId) {
       return agent.notify(acp.methods.agent.session.cancel, { sessionId });
