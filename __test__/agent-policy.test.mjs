@@ -1,18 +1,17 @@
 // The agent's policies, one module at a time: when to ask before a tool runs
-// (agent/permission.js), what is retried or falls back (agent/retry.js), the
-// usage frame (agent/usage.js) and the stall watchdog (agent/watchdog.js).
+// (agent/permission.js), what is retried or falls back (agent/retry.js) and
+// the usage frame (agent/usage.js).
 // The end-to-end tests drive the same code over real pipes.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { once } from 'node:events';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
 
 const require = createRequire(import.meta.url);
 const permission = require('../agent/permission.js');
 const retry = require('../agent/retry.js');
 const { usageUpdate } = require('../agent/usage.js');
-const { stallWatchdog, StreamStallError } = require('../agent/watchdog.js');
+const { StreamStalledError } = require('../agent/model-request.js');
 
 describe('permission', () => {
   it('default asks for edits only; auto-edit and yolo never ask; --approve=always starts in yolo', () => {
@@ -90,8 +89,8 @@ describe('retry', () => {
     assert.equal(retry.isRetryable({ status: 400 }, false), false);
     assert.equal(retry.isRetryable(connection, false), true);
     assert.equal(retry.isRetryable(connection, true), false);
-    assert.equal(retry.isRetryable(new StreamStallError(5), false), true);
-    assert.equal(retry.isRetryable(new StreamStallError(5), true), false);
+    assert.equal(retry.isRetryable(new StreamStalledError(5), false), true);
+    assert.equal(retry.isRetryable(new StreamStalledError(5), true), false);
   });
 
   it('falls back only on a provider failure with nothing emitted; 429 is recognised in both forms', () => {
@@ -117,25 +116,5 @@ describe('usage', () => {
     });
     assert.equal(sessionNotificationErrors({ sessionId: 's', update }), null);
     assert.deepEqual(usageUpdate({}, 0)._meta.usage, { inputTokens: 0, outputTokens: 0, totalTokens: 0 });
-  });
-});
-
-describe('stall watchdog', () => {
-  it('aborts with a retryable ETIMEDOUT StreamStallError when nothing arrives', async () => {
-    const controller = new AbortController();
-    stallWatchdog(1, controller);
-    await once(controller.signal, 'abort');
-    assert.ok(controller.signal.reason instanceof StreamStallError);
-    assert.equal(controller.signal.reason.code, 'ETIMEDOUT');
-  });
-
-  it('is off at 0', async () => {
-    const controller = new AbortController();
-    const watchdog = stallWatchdog(0, controller);
-    watchdog.touch();
-    // A 0 ms timer armed by touch() would fire before this later one.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.equal(controller.signal.aborted, false);
-    watchdog.stop();
   });
 });

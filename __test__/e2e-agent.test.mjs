@@ -71,7 +71,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         provider: providerKind,
         providerUrl: provider.url,
         retryDelayMs: 20,
-        args: ['--approve=always'],
+        extraArgs: ['--approve=always'],
       });
     });
     after(async () => {

@@ -36,7 +36,13 @@ for (const providerKind of ['anthropic', 'openai']) {
         providerUrl: provider.url,
         model: 'replay-primary',
         retryDelayMs: 5,
-        args: ['--approve=always', '--fallback-model', FALLBACK_MODEL, '--stall-timeout-ms', String(STALL_TIMEOUT_MS)],
+        extraArgs: [
+          '--approve=always',
+          '--fallback-model',
+          FALLBACK_MODEL,
+          '--stall-timeout-ms',
+          String(STALL_TIMEOUT_MS),
+        ],
       });
     });
     after(async () => {

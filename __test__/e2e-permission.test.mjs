@@ -246,7 +246,7 @@ for (const providerKind of ['anthropic', 'openai']) {
     });
 
     it('--approve=always: sessions start in yolo and never ask', async () => {
-      const a = await launch({ args: ['--approve=always'] });
+      const a = await launch({ extraArgs: ['--approve=always'] });
       const cwd = await workspace();
       const { sessionId, modes } = await a.newSessionResponse(cwd);
       assert.equal(modes.currentModeId, 'yolo');

@@ -2,13 +2,42 @@
 // One model request, with its attempts, as the StreamEvent sequence that
 // consumeModelStream consumes: CHUNK for each converted response, RETRY
 // before each new attempt, MODEL_FALLBACK before the first attempt on the
-// fallback model (Qwen Code's GeminiChat.sendMessageStream events).
+// fallback model (Qwen Code's GeminiChat.sendMessageStream events). Each
+// attempt has a data-progress watchdog (pings and comments do not count), and
+// an attempt that ends cleanly without a finish reason is retried as Qwen's
+// InvalidStreamError('NO_FINISH_REASON') (packages/core/src/core/geminiChat.ts,
+// processStreamResponse).
 const { setTimeout: sleep } = require('node:timers/promises');
 
 const { ToolCallIds } = require('../index.js');
 const { log } = require('./log.js');
 const { MAX_RETRIES, isRetryable, isFallbackEligible, retryDelay, describeError } = require('./retry.js');
-const { stallWatchdog } = require('./watchdog.js');
+const { StreamObserver } = require('./stream-observer.js');
+
+/**
+ * The converter limits the agent runs with, well below the library's
+ * defaults (64 MiB per call, 256 MiB buffered): one tool call's arguments,
+ * and everything one converter buffers, including an unterminated SSE line.
+ */
+const CONVERTER_LIMITS = { maxCallBytes: 24 << 20, maxBufferedBytes: 32 << 20 };
+
+/** Qwen's InvalidStreamError: a stream that ended without what a complete one has. Retried. */
+class InvalidStreamError extends Error {
+  constructor(message, type) {
+    super(message);
+    this.name = 'InvalidStreamError';
+    this.type = type;
+  }
+}
+
+/** No data for `ms`: the attempt is aborted and retried as a transport error. */
+class StreamStalledError extends Error {
+  constructor(ms) {
+    super(`The model stream sent no data for ${ms} ms.`);
+    this.name = 'StreamStalledError';
+    this.code = 'STREAM_STALLED';
+  }
+}
 
 /**
  * Whether a response is output the user saw: text, a complete call, a
@@ -23,18 +52,20 @@ function isOutput(response) {
 }
 
 /**
- * Yields the request's stream events. `turn.text` and `turn.finishReason`
- * describe the attempt that succeeded (they are reset at each attempt).
- * `options`: retryDelayMs, fallbackModel, stallTimeoutMs.
+ * Yields the request's stream events. `turn.text`, `turn.finishReason` and
+ * `turn.observer` describe the attempt that succeeded (they are reset at
+ * each attempt). `options`: {retryDelayMs, stallTimeoutMs, fallbackModel}.
  */
 async function* modelEvents(session, provider, signal, turn, options) {
-  const { retryDelayMs = 1000, fallbackModel, stallTimeoutMs = 0 } = options;
+  const { fallbackModel } = options;
   for (let attempt = 1; ; attempt++) {
     // One ToolCallIds per attempt, seeded from history.
     const ids = new ToolCallIds(provider.historyIds(session));
-    const converter = provider.converter(session);
+    const converter = provider.converter(session, CONVERTER_LIMITS);
+    const observer = new StreamObserver(provider.kind);
     turn.text = '';
     turn.finishReason = undefined;
+    turn.observer = observer;
     let emittedOutput = false;
     const chunk = (response) => {
       ids.apply(response);
@@ -46,27 +77,33 @@ async function* modelEvents(session, provider, signal, turn, options) {
       if (candidate?.finishReason) turn.finishReason = candidate.finishReason;
       return { type: 'chunk', value: response };
     };
-    // The attempt's own abort: the user's cancel, or the stall watchdog.
-    const attemptController = new AbortController();
-    const watchdog = stallWatchdog(stallTimeoutMs, attemptController);
-    const attemptSignal = AbortSignal.any([signal, attemptController.signal]);
+    const watchdog = new AbortController();
+    let timer;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => watchdog.abort(new StreamStalledError(options.stallTimeoutMs)), options.stallTimeoutMs);
+    };
     let failure;
     try {
-      const response = await provider.request(session, attemptSignal);
+      arm();
+      const response = await provider.request(session, AbortSignal.any([signal, watchdog.signal]));
       for await (const bytes of response.body) {
-        watchdog.touch();
+        const progress = observer.push(bytes);
+        if (progress) arm();
         for (const r of converter.pushBytes(bytes)) yield chunk(r);
+        // Again after the work, so only time spent waiting for data counts.
+        if (progress) arm();
       }
       for (const r of converter.end()) yield chunk(r);
+      if (!turn.finishReason)
+        throw new InvalidStreamError('Model stream ended without a finish reason.', 'NO_FINISH_REASON');
       return;
-    } catch (thrown) {
-      // A stalled stream surfaces as whatever the SDK makes of the abort.
-      const err = !signal.aborted && attemptController.signal.aborted ? attemptController.signal.reason : thrown;
+    } catch (caught) {
+      const err = watchdog.signal.aborted && !signal.aborted ? watchdog.signal.reason : caught;
       // Responses converted before an in-band error are never lost.
       if (err?.code === 'STREAM_ERROR') for (const r of err.responses ?? []) yield chunk(r);
       if (signal.aborted) throw err;
-      const retryable = isRetryable(err, emittedOutput);
-      if (retryable && attempt <= MAX_RETRIES) {
+      if (attempt <= MAX_RETRIES && isRetryable(err, emittedOutput)) {
         failure = err;
       } else if (
         fallbackModel &&
@@ -87,9 +124,9 @@ async function* modelEvents(session, provider, signal, turn, options) {
         throw err;
       }
     } finally {
-      watchdog.stop();
+      clearTimeout(timer);
     }
-    const delay = retryDelay(failure, attempt, retryDelayMs);
+    const delay = retryDelay(failure, attempt, options.retryDelayMs);
     log(`attempt ${attempt} failed (${describeError(failure)}); retrying in ${delay} ms`);
     yield {
       type: 'retry',
@@ -99,4 +136,4 @@ async function* modelEvents(session, provider, signal, turn, options) {
   }
 }
 
-module.exports = { modelEvents };
+module.exports = { modelEvents, InvalidStreamError, StreamStalledError, CONVERTER_LIMITS };

@@ -5,6 +5,9 @@
 const { AnthropicConverter, OpenAIConverter } = require('../index.js');
 const { TOOL_SCHEMAS } = require('./tools.js');
 
+/** A call's arguments as history may hold them: an object ({} for anything else). */
+const argsObject = (args) => (args !== null && typeof args === 'object' && !Array.isArray(args) ? args : {});
+
 function systemPrompt(cwd) {
   return `You are a coding agent. The working directory is ${cwd}; tool paths are relative to it. Use todo_write to keep a plan.`;
 }
@@ -17,12 +20,15 @@ class AnthropicProvider {
     this.client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL, maxRetries: 0 });
     this.model = model ?? 'claude-sonnet-4-5';
   }
+  get kind() {
+    return 'anthropic';
+  }
   /** The session's model: the configured one, or the fallback once it took over. */
   modelFor(session) {
     return session.model ?? this.model;
   }
-  converter(session) {
-    return new AnthropicConverter({ model: this.modelFor(session) });
+  converter(session, limits) {
+    return new AnthropicConverter({ model: this.modelFor(session), limits });
   }
   request(session, signal) {
     return this.client.messages
@@ -49,7 +55,7 @@ class AnthropicProvider {
   addAssistant(session, t, calls) {
     const content = [];
     if (t) content.push({ type: 'text', text: t });
-    for (const c of calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.args ?? {} });
+    for (const c of calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
     if (content.length > 0) session.messages.push({ role: 'assistant', content });
   }
   addToolResults(session, results) {
@@ -82,11 +88,15 @@ class OpenAIProvider {
     this.client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL, maxRetries: 0 });
     this.model = model ?? 'gpt-4.1';
   }
+  get kind() {
+    return 'openai';
+  }
+  /** The session's model: the configured one, or the fallback once it took over. */
   modelFor(session) {
     return session.model ?? this.model;
   }
-  converter(session) {
-    return new OpenAIConverter({ model: this.modelFor(session) });
+  converter(session, limits) {
+    return new OpenAIConverter({ model: this.modelFor(session), limits });
   }
   request(session, signal) {
     return this.client.chat.completions
@@ -115,7 +125,7 @@ class OpenAIProvider {
             tool_calls: calls.map((c) => ({
               id: c.id,
               type: 'function',
-              function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+              function: { name: c.name, arguments: JSON.stringify(argsObject(c.args)) },
             })),
           }
         : {}),

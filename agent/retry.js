@@ -1,18 +1,19 @@
 'use strict';
 // Retry policy, as Qwen Code's GeminiChat applies it
 // (packages/core/src/core/geminiChat.ts, sendMessageStream): rate limits and
-// overload are retried; a transport failure (a dropped connection, a stalled
-// stream) only before any output was emitted; after the retries, a model
-// fallback when one is configured and nothing was emitted. Each retry reaches
-// consumeModelStream as a RETRY event, a fallback as MODEL_FALLBACK (see
-// model-request.js).
-const { StreamStallError } = require('./watchdog.js');
+// overload are retried, and so is an InvalidStreamError; a transport failure
+// (a dropped connection, a stalled stream) only before any output was
+// emitted; after the retries, a model fallback when one is configured and
+// nothing was emitted. Each retry reaches consumeModelStream as a RETRY
+// event, a fallback as MODEL_FALLBACK (see model-request.js).
 
 const MAX_RETRIES = 4;
 
 const RETRYABLE_TYPES = new Set(['overloaded_error', 'rate_limit_error', 'api_error', 'server_error']);
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
-const TRANSPORT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+
+/** Socket-level failures: a reset, a refused connection, a body cut mid-stream (undici's "terminated"). */
+const TRANSPORT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /** A provider error (HTTP status or in-band error) that is worth another attempt. */
 function isRetryableProviderError(err) {
@@ -25,9 +26,9 @@ function isRetryableProviderError(err) {
 
 function isTransportError(err) {
   return (
-    err instanceof StreamStallError ||
     err?.name === 'APIConnectionError' ||
     err?.name === 'APIConnectionTimeoutError' ||
+    err?.code === 'STREAM_STALLED' ||
     TRANSPORT_CODES.has(err?.cause?.code ?? err?.code)
   );
 }
@@ -39,6 +40,8 @@ function isTransportError(err) {
  * after a non-preparation chunk).
  */
 function isRetryable(err, emittedOutput) {
+  // Qwen retries an InvalidStreamError whatever was emitted (geminiChat.ts, sendMessageStream).
+  if (err?.name === 'InvalidStreamError') return true;
   if (isRetryableProviderError(err)) return true;
   return !emittedOutput && isTransportError(err);
 }

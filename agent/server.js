@@ -12,13 +12,17 @@ const { log } = require('./log.js');
 const { describeError, isRateLimit } = require('./retry.js');
 const { createSession, runPrompt } = require('./session.js');
 const permission = require('./permission.js');
+const { updateLineBytes } = require('./frames.js');
 
 /**
- * Serves ACP on the given web streams until the connection closes.
- * `options`: retryDelayMs (base delay between attempts), approve (`ask` or
- * `always`: the mode new sessions start in), fallbackModel, stallTimeoutMs.
+ * Serves ACP on the given web streams until the connection closes. `options`
+ * (see session.js runPrompt): retryDelayMs, stallTimeoutMs, fallbackModel,
+ * approve (`ask` or `always`: the mode new sessions start in), and
+ * `maxFrameBytes`, the bound of every outgoing line. `onBroken(err)` is
+ * called once when a message cannot be written (the client is gone); the
+ * caller logs it and exits non-zero.
  */
-async function serve({ provider, options, output, input }) {
+async function serve({ provider, options, output, input, onBroken }) {
   const acp = await import('@agentclientprotocol/sdk');
   const { methods, RequestError } = acp;
   const sessions = new Map();
@@ -32,6 +36,7 @@ async function serve({ provider, options, output, input }) {
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: false,
+          sessionCapabilities: { close: {} },
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
         },
         agentInfo: { name: 'toolcall-stream-agent', title: 'toolcall-stream reference agent', version },
@@ -44,6 +49,11 @@ async function serve({ provider, options, output, input }) {
       const cwd = await fs.realpath(params.cwd).catch(() => {
         throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd does not exist');
       });
+      if (!(await fs.stat(cwd)).isDirectory())
+        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd is not a directory');
+      // The whole filesystem is no workspace: the tools would reach every file.
+      if (cwd === path.parse(cwd).root)
+        throw RequestError.invalidParams({ cwd: params.cwd }, 'cwd must not be the filesystem root');
       const sessionId = randomUUID();
       const session = createSession(sessionId, cwd, permission.initialApproval(options.approve));
       sessions.set(sessionId, session);
@@ -69,6 +79,13 @@ async function serve({ provider, options, output, input }) {
       const send = (update) => {
         if (!update) return outbox;
         for (const u of Array.isArray(update) ? update : [update]) {
+          // Tool frames are bounded where they are built (tool-call.js); this
+          // is the last guard, so the client never sees a line it must refuse.
+          const bytes = updateLineBytes(params.sessionId, u);
+          if (bytes > options.maxFrameBytes) {
+            log(`dropped a ${u.sessionUpdate} update of ${bytes} bytes (limit ${options.maxFrameBytes})`);
+            continue;
+          }
           outbox = outbox.then(() =>
             client.notify(methods.client.session.update, { sessionId: params.sessionId, update: u }),
           );
@@ -97,16 +114,33 @@ async function serve({ provider, options, output, input }) {
       } finally {
         // No card is ever left open at the end of a turn.
         send(session.cards.closeAll());
-        await outbox.catch((err) => log(`session/update failed: ${err.message}`));
+        await outbox.catch((err) => broken(err));
         session.running = null;
       }
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.running?.abort(new Error('cancelled by the client (session/cancel)'));
+    })
+    .onRequest(methods.agent.session.close, ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session) throw RequestError.invalidParams({ sessionId: params.sessionId }, 'unknown session');
+      // As session/cancel would, then the session and its history are freed.
+      session.running?.abort(new Error('session closed by the client (session/close)'));
+      sessions.delete(params.sessionId);
+      return {};
     });
 
+  let brokenOnce = false;
+  const broken = (err) => {
+    if (brokenOnce) return;
+    brokenOnce = true;
+    for (const s of sessions.values()) s.running?.abort(new Error('the ACP connection is broken'));
+    onBroken?.(err);
+  };
   const connection = app.connect(acp.ndJsonStream(output, input));
   await connection.closed;
+  const running = [...sessions.values()].filter((s) => s.running).length;
+  if (running > 0) broken(new Error(`the client closed the connection with ${running} prompt(s) running`));
 }
 
 module.exports = { serve };

@@ -1,9 +1,10 @@
 'use strict';
 // The prompt turn: model request → tools → model request … until the model
 // stops, the user cancels, or the request budget is spent.
-const { consumeModelStream, ToolCallCards } = require('../index.js');
+const { consumeModelStream, getProviderToolCallId, ToolCallCards } = require('../index.js');
 const { modelEvents } = require('./model-request.js');
 const { runTool, skipTool } = require('./tool-call.js');
+const { vetCalls } = require('./vet-calls.js');
 const { TODO_WRITE, TOOL_DISPLAY } = require('./tools.js');
 const { usageUpdate } = require('./usage.js');
 
@@ -21,7 +22,7 @@ function createSession(id, cwd, approval) {
     messages: [],
     cards: new ToolCallCards({
       suppressedTools: [TODO_WRITE],
-      describe: (toolName) => TOOL_DISPLAY[toolName] ?? {},
+      describe: (toolName) => (Object.hasOwn(TOOL_DISPLAY, toolName) ? TOOL_DISPLAY[toolName] : {}),
     }),
     running: null,
   };
@@ -48,15 +49,17 @@ const STOP_REASONS = {
 };
 
 /**
- * Runs one session/prompt and returns its ACP stop reason. `client` is what
- * the tools need from the connection (tool-call.js runTool):
- * requestPermission, and writeTextFile when the client offered it.
+ * Runs one session/prompt and returns its ACP stop reason. `options`:
+ * {retryDelayMs, stallTimeoutMs, fallbackModel, maxFrameBytes,
+ * runRepairedArguments}. `client` is what the tools need from the connection
+ * (tool-call.js runTool): requestPermission, and writeTextFile when the
+ * client offered it.
  */
 async function runPrompt(session, provider, params, signal, send, options, client = {}) {
   provider.addUserText(session, promptText(params.prompt));
-  const ctx = { ...client, sessionId: session.id, signal };
+  const ctx = { ...client, sessionId: session.id, signal, maxFrameBytes: options.maxFrameBytes };
   for (let request = 0; request < MAX_MODEL_REQUESTS_PER_PROMPT; request++) {
-    const turn = { text: '', finishReason: undefined };
+    const turn = { text: '', finishReason: undefined, observer: undefined };
     const startedAt = performance.now();
     let result;
     try {
@@ -72,7 +75,13 @@ async function runPrompt(session, provider, params, signal, send, options, clien
     if (signal.aborted) return 'cancelled';
     // After the stream, before its tools run (Qwen's stream loop).
     if (result.usage) send(usageUpdate(result.usage, performance.now() - startedAt));
-    const calls = result.functionCalls ?? [];
+    const calls = vetCalls(result.functionCalls ?? [], {
+      finishReason: turn.finishReason,
+      observer: turn.observer,
+      historyIds: provider.historyIds(session),
+      providerId: getProviderToolCallId,
+      runRepairedArguments: options.runRepairedArguments,
+    });
     provider.addAssistant(session, turn.text, calls);
     if (calls.length === 0) return STOP_REASONS[turn.finishReason] ?? 'end_turn';
     const results = [];
@@ -95,6 +104,8 @@ async function runPrompt(session, provider, params, signal, send, options, clien
     // user; the model reads the rejection in history with the next prompt
     // (Qwen: stopAfterPermissionCancel ends the turn).
     if (stopTurn) return 'end_turn';
+    // Output cut by the token limit: its calls were refused; asking again would only repeat it.
+    if (turn.finishReason === 'MAX_TOKENS' && !options.runRepairedArguments) return 'max_tokens';
   }
   return 'max_turn_requests';
 }

@@ -5,9 +5,10 @@
 const fs = require('node:fs/promises');
 const path = require('node:path');
 
-const { ToolError, resolveInside, WRITE_FLAGS } = require('./workspace.js');
+const { ToolError, resolveInside } = require('./workspace.js');
+const { readRegular, writeRegular, checkSignal } = require('./file-io.js');
+const { truncateText, withMeta } = require('./frames.js');
 
-const MAX_READ_BYTES = 256 * 1024;
 const TODO_WRITE = 'todo_write';
 
 const TOOL_SCHEMAS = {
@@ -63,73 +64,118 @@ const TOOL_DISPLAY = {
 
 const text = (t) => ({ type: 'content', content: { type: 'text', text: t } });
 
-/** Each tool returns {output (for the model), content (ACP tool content), rawOutput?}. */
-const TOOLS = {
-  async read_file(cwd, args) {
-    const abs = await resolveInside(cwd, args.path);
-    const stat = await fs.stat(abs).catch(() => {
-      throw new ToolError(`File not found: ${args.path}`);
-    });
-    if (!stat.isFile()) throw new ToolError(`Not a file: ${args.path}`);
-    if (stat.size > MAX_READ_BYTES)
-      throw new ToolError(`File too large to read (${stat.size} bytes, limit ${MAX_READ_BYTES}).`);
-    const body = await fs.readFile(abs, 'utf8');
-    return { output: body, content: [text(body)] };
-  },
-  // `io.plan`: the plan checked (and shown to the user) before the run;
-  // `io.writeTextFile`: write through the client instead of the disk.
-  async write_file(cwd, args, io = {}) {
-    const plan = io.plan ?? (await planWrite(cwd, args));
-    const { abs, newText } = plan;
-    if (io.writeTextFile) {
-      // The client offered fs/write_text_file: the editor writes (and sees)
-      // the change, e.g. into an open buffer.
-      await io.writeTextFile(abs, newText);
-    } else {
-      await fs.mkdir(path.dirname(abs), { recursive: true });
-      const file = await fs.open(abs, WRITE_FLAGS, 0o666);
-      try {
-        await file.writeFile(newText, 'utf8');
-      } finally {
-        await file.close();
+/** Largest file read_file returns. */
+const MAX_READ_BYTES = 256 * 1024;
+/** Largest old file read for write_file's diff; past it the diff says the old text was omitted. */
+const MAX_DIFF_OLD_BYTES = 1024 * 1024;
+/** Largest content write_file writes. */
+const MAX_WRITE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Each tool takes (cwd, args, {signal, textBudget}) and returns {output (for
+ * the model), content (ACP tool content), rawOutput?}. `textBudget` bounds,
+ * in JSON bytes, each text the tool puts in an ACP frame (frames.js).
+ */
+const TOOLS = new Map([
+  [
+    'read_file',
+    async (cwd, args, { signal }) => {
+      const abs = await resolveInside(cwd, args.path);
+      const { text: body, size, complete } = await readRegular(abs, args.path, { maxBytes: MAX_READ_BYTES, signal });
+      if (!complete) throw new ToolError(`File too large to read (${size} bytes, limit ${MAX_READ_BYTES}).`);
+      return { output: body, content: [text(body)] };
+    },
+  ],
+  [
+    'write_file',
+    // `plan`: the write as checked (and shown to the user) before the run;
+    // `writeTextFile`: the client offered fs/write_text_file, so the editor
+    // writes the file (and sees it, e.g. in an open buffer).
+    async (cwd, args, { signal, textBudget, plan, writeTextFile }) => {
+      const { abs, old, newText } = plan ?? (await planWrite(cwd, args, { signal }));
+      checkSignal(signal);
+      if (writeTextFile) {
+        await writeTextFile(abs, newText);
+      } else {
+        await fs.mkdir(path.dirname(abs), { recursive: true });
+        await writeRegular(abs, args.path, newText, { signal });
       }
-    }
-    const bytes = Buffer.byteLength(newText);
-    return {
-      output: `Wrote ${bytes} bytes to ${args.path}.`,
-      content: [diffOf(plan)],
-      rawOutput: { path: abs, bytes },
-    };
-  },
-  async list_directory(cwd, args) {
-    const abs = await resolveInside(cwd, args.path ?? '.');
-    const entries = await fs.readdir(abs, { withFileTypes: true }).catch(() => {
-      throw new ToolError(`Directory not found: ${args.path}`);
-    });
-    const listing = entries
-      .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-      .sort()
-      .join('\n');
-    return { output: listing || '(empty directory)', content: [text(listing || '(empty directory)')] };
-  },
-};
+      const bytes = Buffer.byteLength(newText);
+      return {
+        output: `Wrote ${bytes} bytes to ${args.path}.`,
+        content: [diffContent(abs, old, newText, textBudget)],
+        rawOutput: { path: abs, bytes },
+      };
+    },
+  ],
+  [
+    'list_directory',
+    async (cwd, args, { signal, textBudget }) => {
+      const abs = await resolveInside(cwd, args.path ?? '.');
+      checkSignal(signal);
+      const entries = await fs.readdir(abs, { withFileTypes: true }).catch(() => {
+        throw new ToolError(`Directory not found: ${args.path}`);
+      });
+      const listing =
+        entries
+          .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+          .sort()
+          .join('\n') || '(empty directory)';
+      const shown = truncateText(listing, textBudget);
+      const item = text(shown.truncated ? `${shown.text}\n[listing truncated]` : listing);
+      return {
+        output: listing,
+        content: [shown.truncated ? withMeta(item, { truncated: true, bytes: shown.bytes }) : item],
+      };
+    },
+  ],
+]);
+
+/**
+ * write_file's diff, each text within `textBudget` JSON bytes. An old file
+ * past the read cap is not shown: its oldText says so, and
+ * `_meta.toolcallStream.oldTextOmitted` carries its size. A cut newText is
+ * marked `_meta.toolcallStream.newTextTruncated`.
+ */
+function diffContent(abs, old, newText, textBudget) {
+  const meta = {};
+  let oldText = old.text;
+  if (!old.complete) {
+    oldText = `[previous contents omitted from the diff: ${old.size} bytes, over the ${MAX_DIFF_OLD_BYTES}-byte limit]`;
+    meta.oldTextOmitted = { bytes: old.size };
+  } else {
+    const cut = truncateText(oldText, textBudget);
+    if (cut.truncated) meta.oldTextTruncated = { bytes: cut.bytes };
+    oldText = cut.text;
+  }
+  const cutNew = truncateText(newText, textBudget);
+  if (cutNew.truncated) meta.newTextTruncated = { bytes: cutNew.bytes };
+  const diff = { type: 'diff', path: abs, oldText, newText: cutNew.text };
+  return Object.keys(meta).length > 0 ? withMeta(diff, meta) : diff;
+}
 
 /**
  * What a write_file call would do, checked before anything runs: the resolved
  * path inside the workspace, the current text (`""` for a new file, as Qwen
  * Code's write_file diff has it: `originalContent ?? ""`), the new text.
  */
-async function planWrite(cwd, args) {
+async function planWrite(cwd, args, { signal } = {}) {
   const abs = await resolveInside(cwd, args.path);
   if (typeof args.content !== 'string') throw new ToolError('Missing required parameter "content".');
+  const bytes = Buffer.byteLength(args.content);
+  if (bytes > MAX_WRITE_BYTES)
+    throw new ToolError(`Content too large to write (${bytes} bytes, limit ${MAX_WRITE_BYTES}).`);
   const existing = await fs.lstat(abs).catch(() => null);
   if (existing && !existing.isFile()) throw new ToolError(`Not a regular file: ${args.path}`);
-  const oldText = existing ? await fs.readFile(abs, 'utf8') : '';
-  return { abs, oldText, newText: args.content };
+  // The old contents only feed the diff: a regular file, up to a cap.
+  const old = existing
+    ? await readRegular(abs, args.path, { maxBytes: MAX_DIFF_OLD_BYTES, signal })
+    : { text: '', complete: true };
+  return { abs, old, newText: args.content };
 }
 
-/** The ACP diff of a planned write. */
-const diffOf = (plan) => ({ type: 'diff', path: plan.abs, oldText: plan.oldText, newText: plan.newText });
+/** The ACP diff of a planned write, each text within `textBudget` JSON bytes. */
+const diffOf = (plan, textBudget) => diffContent(plan.abs, plan.old, plan.newText, textBudget);
 
 /**
  * The checks Qwen Code's `tool.build()` makes before a call starts
@@ -137,14 +183,14 @@ const diffOf = (plan) => ({ type: 'diff', path: plan.abs, oldText: plan.oldText,
  * A ToolError here is an early failure: the card fails without a start frame.
  * Returns what the run needs (for write_file its plan).
  */
-const CHECKS = {
-  read_file: (cwd, args) => resolveInside(cwd, args.path),
-  list_directory: (cwd, args) => resolveInside(cwd, args.path ?? '.'),
-  write_file: planWrite,
-};
+const CHECKS = new Map([
+  ['read_file', (cwd, args) => resolveInside(cwd, args.path)],
+  ['list_directory', (cwd, args) => resolveInside(cwd, args.path ?? '.')],
+  ['write_file', planWrite],
+]);
 
 function locationsFor(cwd, args) {
   return typeof args?.path === 'string' ? [{ path: path.resolve(cwd, args.path) }] : [];
 }
 
-module.exports = { TODO_WRITE, TOOL_SCHEMAS, TOOL_DISPLAY, TOOLS, CHECKS, planWrite, diffOf, text, locationsFor };
+module.exports = { TODO_WRITE, TOOL_SCHEMAS, TOOL_DISPLAY, TOOLS, CHECKS, diffOf, text, locationsFor };

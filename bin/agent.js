@@ -6,8 +6,9 @@
 // and always end; retries and cancels discard the cards of the abandoned
 // attempt. This file reads the arguments and wires the parts in agent/.
 //
-//   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME]
-//     [--fallback-model NAME] [--approve ask|always] [--stall-timeout-ms N] [--retry-delay-ms N]
+//   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
+//     [--fallback-model NAME] [--approve ask|always] [--stall-timeout-ms N] [--max-frame-bytes N]
+//     [--run-repaired-arguments]
 //
 // Tools that change the workspace ask first (session/request_permission)
 // unless --approve=always or the client picks the auto-edit / yolo mode.
@@ -20,19 +21,30 @@ const { AnthropicConverter } = require('../index.js');
 const { log } = require('../agent/log.js');
 const { createProvider } = require('../agent/providers.js');
 const { serve } = require('../agent/server.js');
+const { DEFAULT_MAX_FRAME_BYTES } = require('../agent/frames.js');
 
 /** Qwen Code's DEFAULT_STREAM_IDLE_TIMEOUT_MS (the OpenAI pipeline's inactivity watchdog). */
 const DEFAULT_STALL_TIMEOUT_MS = 240_000;
 
 const USAGE = `Usage: toolcall-stream-agent --provider anthropic|openai [options]
 
-  --base-url URL           the provider's API origin
-  --model NAME             the model
-  --fallback-model NAME    the model to use once the model's retries are exhausted
-  --approve ask|always     ask before a tool changes the workspace (default), or never ask
-  --stall-timeout-ms N     give up on a stream that sends no data for N ms and retry (default ${DEFAULT_STALL_TIMEOUT_MS}; 0: never)
-  --retry-delay-ms N       base delay between attempts (default 1000)
+  --base-url URL            the provider's API origin
+  --model NAME              the model
+  --fallback-model NAME     the model to use once the model's retries are exhausted
+  --approve ask|always      ask before a tool changes the workspace (default), or never ask
+  --retry-delay-ms N        base delay between attempts (default 1000)
+  --stall-timeout-ms N      abort and retry an attempt that sends no data for N ms (pings do not count; default ${DEFAULT_STALL_TIMEOUT_MS})
+  --max-frame-bytes N       bound of one outgoing ACP line (default ${DEFAULT_MAX_FRAME_BYTES}; the SDKs refuse 32 MiB)
+  --run-repaired-arguments  run calls whose arguments were cut off (max_tokens) or repaired, as Qwen Code does
 `;
+
+/** A positive integer option, or the default. */
+function positive(value, name, fallback) {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, not ${value}`);
+  return n;
+}
 
 /**
  * Converts one tiny stream through the public API before serving, so lazy
@@ -69,7 +81,9 @@ async function main() {
       'retry-delay-ms': { type: 'string', default: '1000' },
       'fallback-model': { type: 'string' },
       approve: { type: 'string', default: 'ask' },
-      'stall-timeout-ms': { type: 'string', default: String(DEFAULT_STALL_TIMEOUT_MS) },
+      'stall-timeout-ms': { type: 'string' },
+      'max-frame-bytes': { type: 'string' },
+      'run-repaired-arguments': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -84,18 +98,30 @@ async function main() {
   const provider = createProvider(values.provider, { baseURL: values['base-url'], model: values.model });
   if (values.approve !== 'ask' && values.approve !== 'always')
     throw new Error(`--approve must be ask or always, not ${values.approve}`);
-  const stallTimeoutMs = Number(values['stall-timeout-ms']);
-  if (!Number.isFinite(stallTimeoutMs) || stallTimeoutMs < 0)
-    throw new Error(`--stall-timeout-ms must be a non-negative number, not ${values['stall-timeout-ms']}`);
   const options = {
     retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0),
     approve: values.approve,
     fallbackModel: values['fallback-model'],
-    stallTimeoutMs,
+    stallTimeoutMs: positive(values['stall-timeout-ms'], 'stall-timeout-ms', DEFAULT_STALL_TIMEOUT_MS),
+    maxFrameBytes: positive(values['max-frame-bytes'], 'max-frame-bytes', DEFAULT_MAX_FRAME_BYTES),
+    runRepairedArguments: values['run-repaired-arguments'],
   };
 
+  // A client that is gone cannot be told anything more: say so on stderr and
+  // exit non-zero, so whoever launched the agent sees the failure.
+  const onBroken = (err) => {
+    log(`ACP connection broken: ${err?.message ?? err}`);
+    process.exit(1);
+  };
+  process.stdout.on('error', onBroken);
   warmUp();
-  await serve({ provider, options, output: Writable.toWeb(process.stdout), input: Readable.toWeb(process.stdin) });
+  await serve({
+    provider,
+    options,
+    output: Writable.toWeb(process.stdout),
+    input: Readable.toWeb(process.stdin),
+    onBroken,
+  });
 }
 
 main().catch((err) => {

@@ -22,11 +22,11 @@ function answerPermission(answer, params) {
 
 /**
  * @param {{provider: 'anthropic'|'openai', providerUrl: string, model?: string, retryDelayMs?: number,
- *   args?: string[], permission?: 'allow_once'|'allow_always'|'reject_once'|'reject_always'|'cancelled'|((params: object) => object),
+ *   extraArgs?: string[], permission?: 'allow_once'|'allow_always'|'reject_once'|'reject_always'|'cancelled'|((params: object) => object),
  *   fs?: {readTextFile?: boolean, writeTextFile?: boolean}, onWriteTextFile?: (params: object) => unknown,
  *   onReadTextFile?: (params: object) => unknown}} options
  *   providerUrl is the loopback provider's origin; the OpenAI client gets `${providerUrl}/v1`.
- *   `args` are extra agent flags (e.g. `--approve=always`). `permission` is how the scripted user
+ *   `extraArgs` are appended to the agent's command line (e.g. `--approve=always`). `permission` is how the scripted user
  *   answers every `session/request_permission` (an option kind, or a function of the request).
  *   `fs` is the client capability offered at initialize, served by `onReadTextFile` / `onWriteTextFile`.
  */
@@ -35,7 +35,7 @@ export async function launchAgent({
   providerUrl,
   model,
   retryDelayMs = 200,
-  args: extraArgs = [],
+  extraArgs = [],
   permission = 'cancelled',
   fs = { readTextFile: false, writeTextFile: false },
   onWriteTextFile,
@@ -127,6 +127,7 @@ export async function launchAgent({
 
   return {
     child,
+    exited,
     events,
     wire,
     init,
@@ -164,6 +165,9 @@ export async function launchAgent({
     },
     prompt(sessionId, text) {
       return agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+    },
+    closeSession(sessionId) {
+      return agent.request(acp.methods.agent.session.close, { sessionId });
     },
     cancel(sessionId) {
       return agent.notify(acp.methods.agent.session.cancel, { sessionId });

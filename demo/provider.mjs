@@ -141,10 +141,36 @@ export async function startProvider({
       const wait = start + due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (record.aborted || res.destroyed) return;
+      if (frame.cut) {
+        res.write(frame.text);
+        res.destroy();
+        return;
+      }
       if (frame.stall) {
-        // Silence until the client aborts (or the provider closes).
         record.stalled = true;
-        events.emit('frame', { record, note: frame.note, at: performance.now() });
+        // Keep-alives only, until the client gives up: no data, so no progress.
+        const keepAlive = kind === 'anthropic' ? 'event: ping\ndata: {"type": "ping"}\n\n' : ': keep-alive\n\n';
+        while (!record.aborted && !res.destroyed) {
+          res.write(keepAlive);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return;
+      }
+      if (frame.unterminated) {
+        // Whitespace without a newline, a megabyte at a time, until the client gives up (or 512 MiB).
+        res.write(frame.text);
+        const spaces = Buffer.alloc(1 << 20, 0x20);
+        for (let i = 0; i < 512 && !record.aborted && !res.destroyed; i++) {
+          if (!res.write(spaces))
+            await new Promise((resolve) => {
+              const done = () => {
+                res.off('drain', done).off('close', done);
+                resolve();
+              };
+              res.once('drain', done).once('close', done);
+            });
+        }
+        res.destroy();
         return;
       }
       const bytes = Buffer.from(frame.text, 'utf8');

@@ -305,7 +305,7 @@ async function main() {
     providerUrl: provider.url,
     model,
     retryDelayMs: Math.round(500 / speed),
-    args: ['--approve=always'],
+    extraArgs: ['--approve=always'],
   });
   agent.events.on('stderr', printStderr);
   // Scenarios 4–5: the default mode, where a write asks first; the scripted

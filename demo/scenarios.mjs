@@ -350,7 +350,7 @@ export const scenarios = {
   },
   'stall-mid-arguments': {
     // Attempt 1 goes silent halfway through the arguments (the connection
-    // stays open, no bytes); the retry completes.
+    // stays open, only keep-alives); the retry completes.
     prompt: 'Write the regression fixtures to test/stalled.js.',
     turns: [
       [
@@ -363,7 +363,7 @@ export const scenarios = {
               input: { path: 'test/stalled.js', content: 'export const ok = true;\n'.repeat(40) },
             },
           ],
-          interrupt: { block: 0, fraction: 0.5, stall: true },
+          interrupt: { block: 0, fraction: 0.5, then: 'stall' },
           stop: 'tool_use',
         },
         {
