@@ -50,6 +50,16 @@ describe('agent command line', () => {
     assert.match(openai.stderr, /OPENAI_API_KEY is not set/);
   });
 
+  it('rejects an unknown --approve value, and lists the options in --help', async () => {
+    const bad = await runAgent(['--provider', 'anthropic', '--approve', 'sometimes'], { ANTHROPIC_API_KEY: 'k' });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--approve must be ask or always, not sometimes/);
+    const help = await runAgent(['--help']);
+    assert.equal(help.code, 0);
+    for (const flag of ['--approve', '--fallback-model', '--stall-timeout-ms'])
+      assert.ok(help.stdout.includes(flag), flag);
+  });
+
   it('rejects an unknown provider', async () => {
     const { code, stderr } = await runAgent(['--provider', 'gemini'], { ANTHROPIC_API_KEY: 'k' });
     assert.equal(code, 1);
