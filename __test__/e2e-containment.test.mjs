@@ -13,6 +13,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
+import { assertWireValid } from './helpers/e2e.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-containment-'));
@@ -105,6 +106,8 @@ for (const providerKind of ['anthropic', 'openai']) {
       });
     });
     after(async () => {
+      // Every message the agent wrote, responses and errors included, is valid ACP v1.
+      if (agent) assertWireValid(agent);
       const exit = await agent?.close();
       await provider?.close();
       assert.equal(exit?.code, 0, `agent exit code (stderr: ${agent?.stderr})`);
