@@ -257,6 +257,54 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.equal(await fs.readFile(path.join(cwd, 'notes/todo.md'), 'utf8'), NOTE);
     });
 
+    it('a client that offers fs/read_text_file and fs/write_text_file: reads and the old text of the diff come from the editor, the write goes to it', async () => {
+      const reads = [];
+      const writes = [];
+      const buffers = new Map();
+      const a = await launch({
+        fs: { readTextFile: true, writeTextFile: true },
+        onReadTextFile: (params) => {
+          reads.push(params.path);
+          return { content: buffers.get(params.path) ?? '' };
+        },
+        onWriteTextFile: (params) => {
+          writes.push(params.path);
+          buffers.set(params.path, params.content);
+          return {};
+        },
+      });
+      const cwd = await workspace();
+      const sessionId = await a.newSession(cwd);
+      // An unsaved edit in the editor: the agent must see it, not the disk.
+      buffers.set(path.join(cwd, 'README.md'), '# unsaved edit\n');
+      await fs.mkdir(path.join(cwd, 'notes'));
+      await fs.writeFile(path.join(cwd, 'notes/todo.md'), 'on disk\n');
+      buffers.set(path.join(cwd, 'notes/todo.md'), 'in the editor\n');
+      answers = ['allow_once'];
+      await prompt(a, sessionId, 'permission-write');
+      const [asked] = a.permissionRequests(sessionId);
+      assert.equal(asked.toolCall.content[0].oldText, 'in the editor\n', 'the diff starts from the buffer');
+      assert.equal(
+        await fs.readFile(path.join(cwd, 'notes/todo.md'), 'utf8'),
+        'on disk\n',
+        'the editor wrote, not the agent',
+      );
+      assert.equal(buffers.get(path.join(cwd, 'notes/todo.md')), NOTE);
+      writes.length = 0;
+      answers = ['allow_always'];
+      const response = await prompt(a, sessionId, 'two-writes');
+      assert.equal(response.stopReason, 'end_turn');
+      const readCard = framesOf(a.updates(sessionId), callId('toolu_01ReadReadmeToo'));
+      assert.equal(readCard.at(-1).content[0].content.text, '# unsaved edit\n');
+      assert.ok(reads.includes(path.join(cwd, 'README.md')));
+      assert.deepEqual(writes, [path.join(cwd, 'notes/a.md'), path.join(cwd, 'notes/b.md')]);
+      const told = toolResults(requestsFor('two-writes', cwd).at(-1).body);
+      assert.ok(
+        told.some(([, t]) => t === '# unsaved edit\n'),
+        'the model read the buffer',
+      );
+    });
+
     it('a client that offers fs/write_text_file gets the write, after the permission request', async () => {
       const writes = [];
       const a = await launch({

@@ -2,7 +2,8 @@
 // The ACP side: initialize, session/new, session/set_mode, session/prompt and
 // session/cancel over newline-delimited JSON-RPC (@agentclientprotocol/sdk 2.x
 // app API). What the client offered at initialize is honoured: with
-// `fs.writeTextFile`, write_file writes through the client.
+// `fs.readTextFile` / `fs.writeTextFile`, the file tools read and write
+// through the client (the editor's buffers).
 const fs = require('node:fs/promises');
 const path = require('node:path');
 const { randomUUID } = require('node:crypto');
@@ -95,6 +96,9 @@ async function serve({ provider, options, output, input, onBroken }) {
       const sessionId = params.sessionId;
       const toolClient = {
         requestPermission: (p) => client.request(methods.client.session.requestPermission, p),
+        readTextFile: clientCapabilities.fs?.readTextFile
+          ? (filePath) => client.request(methods.client.fs.readTextFile, { sessionId, path: filePath })
+          : undefined,
         writeTextFile: clientCapabilities.fs?.writeTextFile
           ? (filePath, content) =>
               client.request(methods.client.fs.writeTextFile, { sessionId, path: filePath, content })

@@ -104,7 +104,8 @@ async function askFirst(session, start, content, send, ctx) {
  * (stopAfterPermissionCancel). `call.refusal`, when set, is why the call must
  * not run (its arguments were repaired or cut, its id was a duplicate): the
  * card fails with it. `ctx`: {sessionId, signal, maxFrameBytes,
- * requestPermission(params), writeTextFile?(path, content)}.
+ * requestPermission(params), readTextFile?(path), writeTextFile?(path, content)}
+ * (the fs methods only when the client offered them).
  */
 async function runTool(session, call, send, ctx) {
   const callId = call.id;
@@ -137,7 +138,7 @@ async function runTool(session, call, send, ctx) {
     if (!tool) return failEarly(session, start, `Tool "${toolName}" not found in registry.`, send);
     let checked;
     try {
-      checked = await CHECKS.get(toolName)?.(session.cwd, args, { signal: ctx.signal });
+      checked = await CHECKS.get(toolName)?.(session.cwd, args, { signal: ctx.signal, readTextFile: ctx.readTextFile });
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
       return failEarly(session, start, err.message, send);
@@ -166,6 +167,7 @@ async function runTool(session, call, send, ctx) {
       tool(session.cwd, args, {
         signal: ctx.signal,
         textBudget,
+        readTextFile: ctx.readTextFile,
         ...(toolName === 'write_file' ? { plan: checked, writeTextFile: ctx.writeTextFile } : {}),
       }),
       ctx.signal,

@@ -79,9 +79,19 @@ const MAX_WRITE_BYTES = 16 * 1024 * 1024;
 const TOOLS = new Map([
   [
     'read_file',
-    async (cwd, args, { signal }) => {
+    // `readTextFile`: the client offered fs/read_text_file, so the text comes
+    // from the editor (an open buffer's unsaved changes included).
+    async (cwd, args, { signal, readTextFile }) => {
       const abs = await resolveInside(cwd, args.path);
-      const { text: body, size, complete } = await readRegular(abs, args.path, { maxBytes: MAX_READ_BYTES, signal });
+      const {
+        text: body,
+        size,
+        complete,
+      } = await readText(abs, args.path, {
+        maxBytes: MAX_READ_BYTES,
+        signal,
+        readTextFile,
+      });
       if (!complete) throw new ToolError(`File too large to read (${size} bytes, limit ${MAX_READ_BYTES}).`);
       return { output: body, content: [text(body)] };
     },
@@ -159,7 +169,29 @@ function diffContent(abs, old, newText, textBudget) {
  * path inside the workspace, the current text (`""` for a new file, as Qwen
  * Code's write_file diff has it: `originalContent ?? ""`), the new text.
  */
-async function planWrite(cwd, args, { signal } = {}) {
+/**
+ * A regular file's text, through the client when it offered fs/read_text_file
+ * (the file must still be a regular file inside the workspace on disk), else
+ * from the disk: {text, size, complete} as file-io.js readRegular returns it.
+ */
+async function readText(abs, shown, { maxBytes, signal, readTextFile }) {
+  if (!readTextFile) return readRegular(abs, shown, { maxBytes, signal });
+  const stat = await fs.lstat(abs).catch(() => null);
+  if (!stat) throw new ToolError(`File not found: ${shown}`);
+  if (!stat.isFile()) throw new ToolError(`Not a regular file: ${shown}`);
+  checkSignal(signal);
+  let content;
+  try {
+    ({ content } = await readTextFile(abs));
+  } catch (err) {
+    throw new ToolError(`Could not read ${shown} through the editor: ${err?.message ?? err}`);
+  }
+  if (typeof content !== 'string') throw new ToolError(`The editor returned no text for ${shown}.`);
+  const size = Buffer.byteLength(content);
+  return size > maxBytes ? { text: '', size, complete: false } : { text: content, size, complete: true };
+}
+
+async function planWrite(cwd, args, { signal, readTextFile } = {}) {
   const abs = await resolveInside(cwd, args.path);
   if (typeof args.content !== 'string') throw new ToolError('Missing required parameter "content".');
   const bytes = Buffer.byteLength(args.content);
@@ -169,7 +201,7 @@ async function planWrite(cwd, args, { signal } = {}) {
   if (existing && !existing.isFile()) throw new ToolError(`Not a regular file: ${args.path}`);
   // The old contents only feed the diff: a regular file, up to a cap.
   const old = existing
-    ? await readRegular(abs, args.path, { maxBytes: MAX_DIFF_OLD_BYTES, signal })
+    ? await readText(abs, args.path, { maxBytes: MAX_DIFF_OLD_BYTES, signal, readTextFile })
     : { text: '', complete: true };
   return { abs, old, newText: args.content };
 }
