@@ -1,7 +1,8 @@
 // End to end: what the agent does around the model stream. The usage frame
 // after each stream, a rate limit that outlives the retries (RequestError
-// 429), the fallback model after the retries, and the stall watchdog on a
-// provider that goes silent mid-arguments. bin/agent.js over real stdio
+// 429), the fallback model after the retries, no transport retry once a
+// complete call was out, and the stall watchdog on a provider that goes
+// silent mid-arguments. bin/agent.js over real stdio
 // pipes, the real provider SDKs against the loopback provider; every message
 // the agent wrote is validated against the ACP schema v1.
 import { describe, it, before, after } from 'node:test';
@@ -124,6 +125,40 @@ for (const providerKind of ['anthropic', 'openai']) {
       const next = await agent.prompt(sessionId, 'And now?');
       assert.equal(next.stopReason, 'end_turn');
       assert.equal(provider.requests.at(-1).body.model, FALLBACK_MODEL);
+    });
+
+    it('a socket cut after a complete call was emitted is not retried as a transport error (Qwen: no replay after output); before it, it is', async () => {
+      const { response, error, updates, requests } = await run('cut-after-call');
+      const ids = [callId('toolu_01CutFirst'), callId('toolu_01CutSecond')];
+      if (providerKind === 'anthropic') {
+        // content_block_stop delivered the first call: output, so the cut ends the prompt.
+        assert.ok(error, 'the prompt fails');
+        assert.equal(requests.length, 1, 'no transport retry');
+        for (const id of ids)
+          assert.deepEqual(framesOf(updates, id).map(shape), [
+            'tool_call:pending',
+            'tool_call_update:failed:discarded',
+          ]);
+      } else {
+        // OpenAI calls complete only at the finish: only preparations were out, so it is retried.
+        assert.equal(response.stopReason, 'end_turn');
+        assert.deepEqual(
+          requests.map((r) => [r.turn, r.attempt]),
+          [
+            [0, 0],
+            [0, 1],
+            [1, 0],
+          ],
+        );
+        for (const id of ids)
+          assert.deepEqual(framesOf(updates, id).map(shape), [
+            'tool_call:pending',
+            'tool_call_update:failed:discarded',
+            'tool_call:pending',
+            'tool_call_update:in_progress',
+            'tool_call_update:completed',
+          ]);
+      }
     });
 
     // The timeout only turns a missing watchdog into a failure instead of a hang.

@@ -348,6 +348,33 @@ export const scenarios = {
       ],
     },
   },
+  'cut-after-call': {
+    // The socket is cut in the second call's arguments. Anthropic has already
+    // delivered the first call complete (content_block_stop): that is output,
+    // so no transport retry. OpenAI delivers calls only at the finish: nothing
+    // was output, so the attempt is retried.
+    prompt: 'Read README.md and package.json (the connection drops).',
+    turns: [
+      [
+        {
+          blocks: [
+            { type: 'tool_use', id: 'toolu_01CutFirst', name: 'read_file', input: { path: 'README.md' } },
+            { type: 'tool_use', id: 'toolu_01CutSecond', name: 'read_file', input: { path: 'package.json' } },
+          ],
+          interrupt: { block: 1, fraction: 0.5, then: 'cut' },
+          stop: 'tool_use',
+        },
+        {
+          blocks: [
+            { type: 'tool_use', id: 'toolu_01CutFirst', name: 'read_file', input: { path: 'README.md' } },
+            { type: 'tool_use', id: 'toolu_01CutSecond', name: 'read_file', input: { path: 'package.json' } },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Both read.' }], stop: 'end_turn' }],
+    ],
+  },
   'stall-mid-arguments': {
     // Attempt 1 goes silent halfway through the arguments (the connection
     // stays open, only keep-alives); the retry completes.
