@@ -56,6 +56,12 @@ export declare class NativeToolCallCards {
    */
   started(callJson: string): string
   /**
+   * `call_json` as for `started`; `content_json`: the request's
+   * `ToolCallContent` array. The `toolCall` of a
+   * `session/request_permission`, or `null`.
+   */
+  permission(callJson: string, contentJson: string): string
+  /**
    * `result_json`: `{status, content?, rawOutput?}`. A terminal frame, or
    * `null`.
    */

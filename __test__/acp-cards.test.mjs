@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { assertValidUpdate } from './acp-helpers.mjs';
+import { assertValidUpdate, CardClient } from './acp-helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const {
@@ -166,6 +166,54 @@ describe('ToolCallCards', () => {
     );
     assert.equal(frames[1].content[0].content.text, 'Turn cancelled');
     assert.deepEqual(cards.closeAll(), []);
+  });
+
+  it('a permission request is the same card as the preparation, and a request for an unprepared call opens one that still ends', () => {
+    const cards = new ToolCallCards({ describe: () => ({ title: 'WriteFile', kind: 'edit' }) });
+    const args = { path: 'a.txt', content: 'hi' };
+    const client = new CardClient(() => args);
+    client.receive(cards.preparing('call-1', 'write_file'));
+    const diff = { type: 'diff', path: '/w/a.txt', oldText: '', newText: 'hi' };
+    const toolCall = cards.permission(
+      {
+        callId: 'call-1',
+        toolName: 'write_file',
+        rawInput: args,
+        title: 'WriteFile: a.txt',
+        locations: [{ path: '/w/a.txt' }],
+      },
+      [diff],
+    );
+    assert.equal(
+      JSON.stringify(toolCall),
+      JSON.stringify({
+        toolCallId: 'call-1',
+        status: 'pending',
+        title: 'WriteFile: a.txt',
+        content: [diff],
+        locations: [{ path: '/w/a.txt', line: null }],
+        kind: 'edit',
+        rawInput: args,
+        _meta: { toolName: 'write_file' },
+      }),
+    );
+    client.permission(toolCall);
+    client.receive(cards.failed('call-1', 'write_file', 'Tool "write_file" was rejected by the user.'));
+    // No preparing card: the request opens it; unanswered, closeAll ends it once.
+    client.permission(cards.permission({ callId: 'call-2', toolName: 'write_file', rawInput: args }));
+    assert.deepEqual(cards.openIds(), ['call-2']);
+    const closed = cards.closeAll();
+    assert.deepEqual(
+      closed.map((f) => [f.toolCallId, f.sessionUpdate, f.status]),
+      [['call-2', 'tool_call_update', 'failed']],
+    );
+    for (const f of closed) client.receive(f);
+    client.assertOneTerminalPerOpen();
+    assert.equal(cards.permission({ callId: 'call-3', toolName: 'todo_write', rawInput: {} }), null);
+    assert.throws(() => cards.permission({ callId: 'call-4', toolName: 'write_file', rawInput: {} }, [1]), {
+      code: 'INVALID_ARGUMENT',
+    });
+    assert.deepEqual(cards.openIds(), []);
   });
 
   it('throws INVALID_ARGUMENT errors for bad input, from JS and from native', () => {

@@ -13,6 +13,15 @@ const schema = JSON.parse(
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 ajv.addSchema(schema, 'acp');
 const validateNotification = ajv.compile({ $ref: 'acp#/$defs/SessionNotification' });
+const validatePermission = ajv.compile({ $ref: 'acp#/$defs/RequestPermissionRequest' });
+
+/** The options every permission request in these tests offers (Qwen's edit set plus reject always). */
+export const PERMISSION_OPTIONS = [
+  { optionId: 'proceed_always', name: 'Allow All Edits', kind: 'allow_always' },
+  { optionId: 'proceed_once', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'cancel', name: 'Reject', kind: 'reject_once' },
+  { optionId: 'reject_always', name: 'Reject All Edits', kind: 'reject_always' },
+];
 
 /** Asserts `update` is a valid `session/update` payload (wrapped as SessionNotification params). */
 export function assertValidUpdate(update) {
@@ -32,6 +41,7 @@ export function assertValidUpdate(update) {
 export class CardClient {
   open = new Set();
   terminals = new Map();
+  opens = new Map();
   frames = [];
   constructor(fullArgs = () => undefined) {
     this.fullArgs = fullArgs;
@@ -42,7 +52,7 @@ export class CardClient {
     const { sessionUpdate: kind, toolCallId: id } = update;
     if (kind === 'tool_call') {
       assert.ok(!this.open.has(id), `tool_call for already open card ${id}`);
-      this.open.add(id);
+      this.#opened(id);
     } else if (kind === 'tool_call_update') {
       assert.ok(this.open.has(id), `tool_call_update for ${id} without an open card`);
       if (update.status === 'completed' || update.status === 'failed') {
@@ -64,12 +74,31 @@ export class CardClient {
       assert.deepEqual(update.rawInput, this.fullArgs(id), `rawInput of ${id} is not its complete arguments`);
     }
   }
+  #opened(id) {
+    this.open.add(id);
+    this.opens.set(id, (this.opens.get(id) ?? 0) + 1);
+  }
+  /**
+   * A `session/request_permission` `toolCall`: a valid request, `pending`,
+   * the complete arguments; like Zed, it opens the card when none is open.
+   */
+  permission(toolCall) {
+    const params = { sessionId: 'sess-1', options: PERMISSION_OPTIONS, toolCall };
+    if (!validatePermission(params)) {
+      assert.fail(
+        `invalid permission request ${JSON.stringify(toolCall)}: ${ajv.errorsText(validatePermission.errors)}`,
+      );
+    }
+    assert.equal(toolCall.status, 'pending');
+    assert.deepEqual(
+      toolCall.rawInput,
+      this.fullArgs(toolCall.toolCallId),
+      'a permission request carries the complete arguments',
+    );
+    if (!this.open.has(toolCall.toolCallId)) this.#opened(toolCall.toolCallId);
+  }
   /** Exactly one terminal frame for every time a card was opened. */
   assertOneTerminalPerOpen() {
-    const opened = new Map();
-    for (const f of this.frames) {
-      if (f.sessionUpdate === 'tool_call') opened.set(f.toolCallId, (opened.get(f.toolCallId) ?? 0) + 1);
-    }
-    for (const [id, count] of opened) assert.equal(this.terminals.get(id), count, `terminal frames of ${id}`);
+    for (const [id, count] of this.opens) assert.equal(this.terminals.get(id), count, `terminal frames of ${id}`);
   }
 }

@@ -12,9 +12,10 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent, AGENT_PATH } from '../demo/harness.mjs';
-import { scenarios, workspaceFiles, designDocument } from '../demo/scenarios.mjs';
+import { scenarios, designDocument } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
+import { workspaces, assertCardInvariants, framesOf, shape, assertWireValid } from './helpers/e2e.mjs';
 
 // The recorded pacing, 20× faster; the large write at 4× so that its ~0.9 s
 // of arguments leave a clear margin for the card-before-arguments check.
@@ -24,53 +25,7 @@ const SCENARIO_SPEED = { 'large-write': 4 };
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
 
-/** A fresh workspace `<tmp>/<n>/ws` (with `<tmp>/<n>/secret.txt` just outside it). */
-let workspaces = 0;
-async function workspace() {
-  const outer = path.join(tmpRoot, String(++workspaces));
-  const ws = path.join(outer, 'ws');
-  for (const [file, body] of Object.entries(workspaceFiles)) {
-    await fs.mkdir(path.dirname(path.join(ws, file)), { recursive: true });
-    await fs.writeFile(path.join(ws, file), body);
-  }
-  await fs.writeFile(path.join(outer, 'secret.txt'), 'do not read\n');
-  return fs.realpath(ws);
-}
-
-const TERMINAL = new Set(['completed', 'failed']);
-
-/**
- * The card invariants over one session's frames: the first frame for an id is
- * a tool_call; no tool_call_update for an id without an open card; every card
- * that opened ends exactly once (per opening); a pending frame never carries
- * arguments.
- */
-function assertCardInvariants(updates) {
-  const open = new Set();
-  for (const { update: u } of updates) {
-    if (u.sessionUpdate === 'tool_call') {
-      assert.ok(!open.has(u.toolCallId), `tool_call for ${u.toolCallId} while its card is open`);
-      open.add(u.toolCallId);
-      if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
-    } else if (u.sessionUpdate === 'tool_call_update') {
-      assert.ok(
-        open.has(u.toolCallId),
-        `tool_call_update for ${u.toolCallId} with no open card (Zed: "Tool call not found")`,
-      );
-      if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
-    } else continue;
-    if (u.status === 'pending') assert.deepEqual(u.rawInput, {}, 'a preparing card never carries partial arguments');
-  }
-  assert.deepEqual([...open], [], 'every card ends');
-}
-
-/** The tool frames of one call, in order, reduced to what the lifecycle is about. */
-function framesOf(updates, id) {
-  return updates
-    .map((e) => e.update)
-    .filter((u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id);
-}
-const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
+const workspace = workspaces(tmpRoot);
 
 describe('agent command line', () => {
   const runAgent = (args, env) =>
@@ -95,6 +50,16 @@ describe('agent command line', () => {
     assert.match(openai.stderr, /OPENAI_API_KEY is not set/);
   });
 
+  it('rejects an unknown --approve value, and lists the options in --help', async () => {
+    const bad = await runAgent(['--provider', 'anthropic', '--approve', 'sometimes'], { ANTHROPIC_API_KEY: 'k' });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--approve must be ask or always, not sometimes/);
+    const help = await runAgent(['--help']);
+    assert.equal(help.code, 0);
+    for (const flag of ['--approve', '--fallback-model', '--stall-timeout-ms'])
+      assert.ok(help.stdout.includes(flag), flag);
+  });
+
   it('rejects an unknown provider', async () => {
     const { code, stderr } = await runAgent(['--provider', 'gemini'], { ANTHROPIC_API_KEY: 'k' });
     assert.equal(code, 1);
@@ -111,7 +76,13 @@ for (const providerKind of ['anthropic', 'openai']) {
 
     before(async () => {
       provider = await startProvider({ speed: SPEED, scenarioSpeed: SCENARIO_SPEED });
-      agent = await launchAgent({ provider: providerKind, providerUrl: provider.url, retryDelayMs: 20 });
+      // These scenarios are about cards, not approval: nothing asks (e2e-permission covers asking).
+      agent = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 20,
+        extraArgs: ['--approve=always'],
+      });
     });
     after(async () => {
       const exit = await agent?.close();
@@ -185,7 +156,8 @@ for (const providerKind of ['anthropic', 'openai']) {
       );
       assert.equal(started._meta.phase, undefined);
       assert.deepEqual(finished.content, [
-        { type: 'diff', path: path.join(cwd, 'docs/design.md'), oldText: null, newText: designDocument() },
+        // A new file: oldText "" (Qwen Code's write_file diff, `originalContent ?? ""`).
+        { type: 'diff', path: path.join(cwd, 'docs/design.md'), oldText: '', newText: designDocument() },
       ]);
 
       // The point of it all: the card was on screen before the arguments finished streaming.
@@ -313,7 +285,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       assertCardInvariants(agent.updates(sessionId));
     });
 
-    it('paths outside the cwd: failed cards with a clear message, is_error results to the model', async () => {
+    it('paths outside the cwd: failed cards with a clear message and no start frame (an early failure), is_error results to the model', async () => {
       const { cwd, response, updates, requests } = await run('outside-cwd');
       assert.equal(response.stopReason, 'end_turn');
       for (const [raw, p] of [
@@ -321,11 +293,8 @@ for (const providerKind of ['anthropic', 'openai']) {
         ['toolu_01ReadParent', '../secret.txt'],
       ]) {
         const frames = framesOf(updates, callId(raw));
-        assert.deepEqual(frames.map(shape), [
-          'tool_call:pending',
-          'tool_call_update:in_progress',
-          'tool_call_update:failed',
-        ]);
+        // Qwen's tool.build() refuses the path before the call starts: no in_progress frame.
+        assert.deepEqual(frames.map(shape), ['tool_call:pending', 'tool_call_update:failed']);
         const failed = frames.at(-1);
         assert.equal(
           failed._meta.preparationDiscarded,
@@ -410,7 +379,8 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.deepEqual(resultIds, [id, dup]);
     });
 
-    it('every session/update on the wire validates against the ACP schema v1', () => {
+    it('every message on the wire (updates, responses) validates against the ACP schema v1', () => {
+      assertWireValid(agent);
       const all = agent.wire.filter((e) => e.msg.method === 'session/update');
       assert.ok(all.length > 50, `saw ${all.length} session/update notifications`);
       for (const e of all)

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
+import { assertWireValid } from './helpers/e2e.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-containment-'));
@@ -97,9 +98,16 @@ for (const providerKind of ['anthropic', 'openai']) {
     let agent;
     before(async () => {
       provider = await startProvider({ speed: 50, scenarios });
-      agent = await launchAgent({ provider: providerKind, providerUrl: provider.url, retryDelayMs: 20 });
+      agent = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 20,
+        extraArgs: ['--approve=always'],
+      });
     });
     after(async () => {
+      // Every message the agent wrote, responses and errors included, is valid ACP v1.
+      if (agent) assertWireValid(agent);
       const exit = await agent?.close();
       await provider?.close();
       assert.equal(exit?.code, 0, `agent exit code (stderr: ${agent?.stderr})`);
@@ -124,11 +132,15 @@ for (const providerKind of ['anthropic', 'openai']) {
       return { frames, results };
     }
 
-    /** The call's card went pending → in_progress → failed once, with `message` in its text. */
+    /**
+     * The call's card went pending → failed once, with `message` in its text:
+     * refused by the checks before the call starts (an early failure, no
+     * in_progress frame).
+     */
     function assertFailedOnce(frames, message) {
       assert.deepEqual(
         frames.map((u) => u.status),
-        ['pending', 'in_progress', 'failed'],
+        ['pending', 'failed'],
       );
       assert.match(frames.at(-1).content[0].content.text, message);
     }

@@ -46,6 +46,14 @@ const REQUIRED = [
   'lib/qwen/preload.mjs',
   'bin/agent.js',
   'agent/workspace.js',
+  'agent/server.js',
+  'agent/session.js',
+  'agent/tool-call.js',
+  'agent/tools.js',
+  'agent/providers.js',
+  'agent/model-request.js',
+  'agent/retry.js',
+  'agent/log.js',
 ];
 // Named explicitly so a failure says what leaked.
 const FORBIDDEN = [

@@ -2,7 +2,9 @@
 // over real provider streams (conformance and quirk corpora) that complete,
 // fail mid-stream (in-band provider errors, transport errors, limits),
 // are cancelled, or are abandoned by RETRY / MODEL_FALLBACK, followed by tool
-// runs that succeed or fail. Every opened card ends with exactly one
+// runs that succeed or fail, some after a permission request that is allowed,
+// rejected or never answered (the request opens the card when the call was
+// not prepared). Every opened card ends with exactly one
 // terminal frame and no frame names an id the client has no card for
 // (acp-stream.test.mjs covers the same invariants over synthetic chunks).
 import { test } from 'node:test';
@@ -42,7 +44,7 @@ const attemptArb = fc.record({
 });
 const turnArb = fc.record({
   attempts: fc.array(attemptArb, { minLength: 1, maxLength: 3 }),
-  toolFailures: fc.array(fc.boolean(), { maxLength: 6 }),
+  toolRuns: fc.array(fc.constantFrom('ok', 'fail', 'ask-allow', 'ask-reject', 'ask-unanswered'), { maxLength: 6 }),
 });
 
 /** The events of one attempt: real converter output, with the failure injected. */
@@ -132,19 +134,25 @@ test('every opened card ends with exactly one terminal frame, over real converte
           seen.add(c.id);
           history.push(c.id);
           args.set(c.id, c.args ?? {});
-          const started = cards.started({
-            callId: c.id,
-            toolName: c.name ?? 'unknown',
-            rawInput: c.args ?? {},
-          });
-          if (started) client.receive(started);
-          const done = turn.toolFailures[i]
-            ? cards.failed(c.id, c.name ?? 'unknown', 'tool failed')
-            : cards.finished(c.id, c.name ?? 'unknown', {
-                status: 'completed',
-              });
+          const call = { callId: c.id, toolName: c.name ?? 'unknown', rawInput: c.args ?? {} };
+          const run = turn.toolRuns[i] ?? 'ok';
+          if (run.startsWith('ask-')) {
+            // The request replaces the start frame (Qwen's Session.runTool).
+            const toolCall = cards.permission(call, [{ type: 'diff', path: '/w/a', oldText: '', newText: 'x' }]);
+            if (toolCall) client.permission(toolCall);
+            if (run === 'ask-unanswered') return;
+          } else {
+            const started = cards.started(call);
+            if (started) client.receive(started);
+          }
+          const done =
+            run === 'fail' || run === 'ask-reject'
+              ? cards.failed(c.id, call.toolName, 'tool failed')
+              : cards.finished(c.id, call.toolName, { status: 'completed' });
           if (done) client.receive(done);
         });
+        // End of turn: what was never answered is closed (the agent's closeAll).
+        for (const f of cards.closeAll()) client.receive(f);
         assert.deepEqual([...client.open], [], 'every card of the turn ended');
       }
       for (const f of cards.closeAll()) client.receive(f);

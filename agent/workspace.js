@@ -4,12 +4,12 @@
 // every symbolic link, the last component included, whether or not its target
 // exists yet. Only a path whose fully resolved location lies inside the
 // session's working directory is handed to a tool, and the tools then work on
-// that resolved location, never on the link.
+// that resolved location, never on the link (file-io.js opens it with
+// O_NOFOLLOW, so a link planted after resolution is refused).
 //
 // What this guarantees, and what it does not, is stated in the README
 // ("What the agent's file tools can touch").
 const fs = require('node:fs/promises');
-const { constants } = require('node:fs');
 const path = require('node:path');
 
 /** A tool failure whose message goes to the model and to the card as it is. */
@@ -17,13 +17,6 @@ class ToolError extends Error {}
 
 /** Linux's MAXSYMLINKS: a longer chain of links is refused as a loop (ELOOP). */
 const MAX_LINK_HOPS = 40;
-
-/**
- * Open flags for writing a resolved path: a symlink planted at the last
- * component after resolution makes the open fail (ELOOP) instead of being
- * followed. Windows has no O_NOFOLLOW.
- */
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
 
 /** The components of a link target, split as the platform splits paths. */
 const splitComponents = (p) => p.split(process.platform === 'win32' ? /[\\/]+/ : '/').filter(Boolean);
@@ -93,4 +86,4 @@ async function resolveInside(root, p) {
   return resolved;
 }
 
-module.exports = { ToolError, resolveInside, isInside, WRITE_FLAGS };
+module.exports = { ToolError, resolveInside, isInside };

@@ -1,7 +1,8 @@
 // A scripted ACP client (the SDK's client() app API) driving bin/agent.js as a
-// child process over real stdio pipes. Besides the SDK connection it taps the
-// agent's stdout and keeps every raw JSON-RPC message with its arrival time,
-// so callers see exactly what was on the wire (before any SDK parsing).
+// child process over real stdio pipes. Besides the SDK connection it taps both
+// directions and keeps every raw JSON-RPC message the agent wrote with its
+// arrival time, so callers see exactly what was on the wire (before any SDK
+// parsing), and can tell which client request each response answers.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -10,11 +11,36 @@ import * as acp from '@agentclientprotocol/sdk';
 
 export const AGENT_PATH = fileURLToPath(new URL('../bin/agent.js', import.meta.url));
 
+/** The answer to a permission request: the first offered option of that kind, or `cancelled`. */
+function answerPermission(answer, params) {
+  if (typeof answer === 'function') return answer(params);
+  if (answer === 'cancelled') return { outcome: { outcome: 'cancelled' } };
+  const option = params.options.find((o) => o.kind === answer);
+  if (!option) throw new Error(`the agent offered no ${answer} option`);
+  return { outcome: { outcome: 'selected', optionId: option.optionId } };
+}
+
 /**
- * @param {{provider: 'anthropic'|'openai', providerUrl: string, model?: string, retryDelayMs?: number}} options
+ * @param {{provider: 'anthropic'|'openai', providerUrl: string, model?: string, retryDelayMs?: number,
+ *   extraArgs?: string[], permission?: 'allow_once'|'allow_always'|'reject_once'|'reject_always'|'cancelled'|((params: object) => object),
+ *   fs?: {readTextFile?: boolean, writeTextFile?: boolean}, onWriteTextFile?: (params: object) => unknown,
+ *   onReadTextFile?: (params: object) => unknown}} options
  *   providerUrl is the loopback provider's origin; the OpenAI client gets `${providerUrl}/v1`.
+ *   `extraArgs` are appended to the agent's command line (e.g. `--approve=always`). `permission` is how the scripted user
+ *   answers every `session/request_permission` (an option kind, or a function of the request).
+ *   `fs` is the client capability offered at initialize, served by `onReadTextFile` / `onWriteTextFile`.
  */
-export async function launchAgent({ provider, providerUrl, model, retryDelayMs = 200 }) {
+export async function launchAgent({
+  provider,
+  providerUrl,
+  model,
+  retryDelayMs = 200,
+  extraArgs = [],
+  permission = 'cancelled',
+  fs = { readTextFile: false, writeTextFile: false },
+  onWriteTextFile,
+  onReadTextFile,
+}) {
   const args = [
     AGENT_PATH,
     '--provider',
@@ -25,6 +51,7 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
     String(retryDelayMs),
   ];
   if (model) args.push('--model', model);
+  args.push(...extraArgs);
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-replay', OPENAI_API_KEY: 'sk-replay' },
@@ -60,28 +87,64 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
     },
   });
 
-  const app = acp
+  // The other direction: which method each of the client's request ids named.
+  const requestMethods = new Map();
+  let outgoing = '';
+  const sent = new TransformStream({
+    transform(chunk, controller) {
+      outgoing += decoder.decode(chunk, { stream: true });
+      let nl;
+      while ((nl = outgoing.indexOf('\n')) >= 0) {
+        const line = outgoing.slice(0, nl).trim();
+        outgoing = outgoing.slice(nl + 1);
+        if (!line) continue;
+        const msg = JSON.parse(line);
+        if (msg.method !== undefined && msg.id !== undefined) requestMethods.set(msg.id, msg.method);
+      }
+      controller.enqueue(chunk);
+    },
+  });
+  sent.readable.pipeTo(Writable.toWeb(child.stdin)).catch(() => {});
+
+  let app = acp
     .client({ name: 'toolcall-stream-scripted-client' })
     .onNotification(acp.methods.client.session.update, () => {})
-    .onRequest(acp.methods.client.session.requestPermission, () => ({ outcome: { outcome: 'cancelled' } }));
-  const connection = app.connect(
-    acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout).pipeThrough(tap)),
-  );
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => answerPermission(permission, params));
+  if (onWriteTextFile)
+    app = app.onRequest(
+      acp.methods.client.fs.writeTextFile,
+      async ({ params }) => (await onWriteTextFile(params)) ?? {},
+    );
+  if (onReadTextFile) app = app.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => onReadTextFile(params));
+  const connection = app.connect(acp.ndJsonStream(sent.writable, Readable.toWeb(child.stdout).pipeThrough(tap)));
   const agent = connection.agent;
 
   const init = await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false, ...fs }, terminal: false },
     clientInfo: { name: 'toolcall-stream-scripted-client', version: '0.1.0' },
   });
 
   return {
     child,
+    exited,
     events,
     wire,
     init,
     get stderr() {
       return stderr;
+    },
+    /** The method of the client request a response answers. */
+    requestMethod(id) {
+      return requestMethods.get(id);
+    },
+    /** Every `session/request_permission` params the agent sent, in order. */
+    permissionRequests(sessionId) {
+      return wire
+        .filter(
+          (e) => e.msg.method === 'session/request_permission' && (!sessionId || e.msg.params.sessionId === sessionId),
+        )
+        .map((e) => ({ at: e.at, ...e.msg.params }));
     },
     /** Every session/update params ({sessionId, update}) received so far, in order, with arrival times. */
     updates(sessionId) {
@@ -93,8 +156,18 @@ export async function launchAgent({ provider, providerUrl, model, retryDelayMs =
       const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
       return sessionId;
     },
+    /** The whole `session/new` response (sessionId, modes). */
+    newSessionResponse(cwd) {
+      return agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    },
+    setMode(sessionId, modeId) {
+      return agent.request(acp.methods.agent.session.setMode, { sessionId, modeId });
+    },
     prompt(sessionId, text) {
       return agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+    },
+    closeSession(sessionId) {
+      return agent.request(acp.methods.agent.session.close, { sessionId });
     },
     cancel(sessionId) {
       return agent.notify(acp.methods.agent.session.cancel, { sessionId });

@@ -5,7 +5,9 @@
 //
 // A request is matched to a scenario by its last user text, to a turn by the
 // number of assistant messages after that text, and to an attempt by how many
-// identical requests came before it (so a retry gets the next attempt).
+// identical requests came before it (so a retry gets the next attempt); a
+// scenario's `byModel` answers a given model (the fallback model) with its
+// own turns.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -79,12 +81,13 @@ export async function startProvider({
     const messages = body.messages ?? [];
     const { text, turn } = locate(messages, kind);
     const key = createHash('sha256')
-      .update(JSON.stringify([kind, body.system, messages]))
+      .update(JSON.stringify([kind, body.model, body.system, messages]))
       .digest('hex');
     const attempt = attemptsByKey.get(key) ?? 0;
     attemptsByKey.set(key, attempt + 1);
     const name = Object.keys(scenarios).find((n) => text.includes(scenarios[n].prompt));
-    const attempts = name ? scenarios[name].turns[turn] : undefined;
+    // A scenario may answer differently for a given model (the fallback model).
+    const attempts = name ? (scenarios[name].byModel?.[body.model] ?? scenarios[name].turns)[turn] : undefined;
     const spec = attempts ? attempts[Math.min(attempt, attempts.length - 1)] : fallback({ kind, text, turn, body });
     const speed = scenarioSpeed[name] ?? defaultSpeed;
     const record = {
@@ -143,6 +146,38 @@ export async function startProvider({
       const wait = start + due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (record.aborted || res.destroyed) return;
+      if (frame.cut) {
+        res.write(frame.text);
+        res.destroy();
+        return;
+      }
+      if (frame.stall) {
+        record.stalled = true;
+        // Keep-alives only, until the client gives up: no data, so no progress.
+        const keepAlive = kind === 'anthropic' ? 'event: ping\ndata: {"type": "ping"}\n\n' : ': keep-alive\n\n';
+        while (!record.aborted && !res.destroyed) {
+          res.write(keepAlive);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return;
+      }
+      if (frame.unterminated) {
+        // Whitespace without a newline, a megabyte at a time, until the client gives up (or 512 MiB).
+        res.write(frame.text);
+        const spaces = Buffer.alloc(1 << 20, 0x20);
+        for (let i = 0; i < 512 && !record.aborted && !res.destroyed; i++) {
+          if (!res.write(spaces))
+            await new Promise((resolve) => {
+              const done = () => {
+                res.off('drain', done).off('close', done);
+                resolve();
+              };
+              res.once('drain', done).once('close', done);
+            });
+        }
+        res.destroy();
+        return;
+      }
       const bytes = Buffer.from(frame.text, 'utf8');
       if (splitFrames && bytes.length > 8 && rand() < 0.15) {
         const at = 1 + Math.floor(rand() * (bytes.length - 1));

@@ -5,7 +5,9 @@
 // realistically paced streams; bin/agent.js runs as a child process over real
 // stdio pipes with the real provider SDK; a scripted ACP client (the SDK's
 // client() app) prompts it and prints what an editor would see, as a timeline
-// and a summary table.
+// and a summary table. Scenarios 1–3 run with --approve=always; 4–5 in the
+// default mode, where the agent asks before writing and the scripted user
+// allows, then rejects.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,6 +78,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     discarded: 0,
     reprepared: 0,
     stop: null,
+    asked: 0,
     frames: 0,
     invalid: [],
   };
@@ -98,6 +101,16 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     const errors = sessionNotificationErrors({ sessionId: sid, update });
     if (errors) m.invalid.push(errors);
     const kind = update.sessionUpdate;
+    if (update._meta?.usage) {
+      flush();
+      const u = update._meta.usage;
+      line(
+        t,
+        c.dim('usage'),
+        c.dim(`${u.inputTokens} in / ${u.outputTokens} out tokens, stream ${update._meta.durationMs} ms`),
+      );
+      return;
+    }
     if (kind === 'agent_message_chunk' || kind === 'agent_thought_chunk') {
       const thought = kind === 'agent_thought_chunk';
       if (textRun && textRun.thought !== thought) flush();
@@ -208,6 +221,22 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     }
   };
 
+  // Permission requests (not session/update: a request the client answers).
+  const onMessage = ({ at: t, msg }) => {
+    if (msg.method !== 'session/request_permission' || msg.params.sessionId !== sessionId) return;
+    flush();
+    m.asked++;
+    // Without preparation, the request is where the card would first appear.
+    m.inProgress ??= t - t0;
+    const tc = msg.params.toolCall;
+    const diff = (tc.content ?? []).find((x) => x.type === 'diff');
+    line(
+      t,
+      c.yellow('permission ?'),
+      `${tc.toolCallId}  ${tc.title}  (same card; ${diff ? `diff ${path.relative(cwd, diff.path)}, ${Buffer.byteLength(diff.newText)} bytes` : 'no diff'})  options: ${msg.params.options.map((o) => o.name).join(' / ')}`,
+    );
+  };
+
   // The agent's own diagnostics (stderr), e.g. its retry decision.
   const onStderr = (d) => {
     for (const l of d.split('\n').filter(Boolean)) {
@@ -218,6 +247,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
   agent.events.off('stderr', printStderr);
   agent.events.on('stderr', onStderr);
   agent.events.on('update', onUpdate);
+  agent.events.on('message', onMessage);
   provider.events.on('frame', onFrame);
   provider.events.on('request', onRequest);
   try {
@@ -228,6 +258,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
   } finally {
     clearTimeout(cancelTimer);
     agent.events.off('update', onUpdate);
+    agent.events.off('message', onMessage);
     agent.events.off('stderr', onStderr);
     agent.events.on('stderr', printStderr);
     provider.events.off('frame', onFrame);
@@ -244,6 +275,7 @@ function table(rows) {
     'card without preparation',
     'earlier by',
     'discarded',
+    'asked',
     'stop',
   ];
   const body = rows.map((r) => [
@@ -253,6 +285,7 @@ function table(rows) {
     r.inProgress === null ? 'never (no call ran)' : `+${secs(r.inProgress)}`,
     r.firstCard !== null && r.inProgress !== null ? secs(r.inProgress - r.firstCard) : '—',
     `${r.discarded}${r.reprepared ? ` (re-prepared ${r.reprepared})` : ''}`,
+    String(r.asked),
     r.stop,
   ]);
   const width = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
@@ -265,14 +298,33 @@ function table(rows) {
 async function main() {
   const started = performance.now();
   const provider = await startProvider({ speed });
+  const model = values.provider === 'openai' ? 'gpt-4.1' : 'claude-sonnet-4-5';
+  // Scenarios 1–3 are about cards: this agent never asks (--approve=always).
   const agent = await launchAgent({
     provider: values.provider,
     providerUrl: provider.url,
-    model: values.provider === 'openai' ? 'gpt-4.1' : 'claude-sonnet-4-5',
+    model,
     retryDelayMs: Math.round(500 / speed),
+    extraArgs: ['--approve=always'],
   });
   agent.events.on('stderr', printStderr);
+  // Scenarios 4–5: the default mode, where a write asks first; the scripted
+  // user answers what the scenario says.
+  let nextAnswer = 'allow_once';
+  const asking = await launchAgent({
+    provider: values.provider,
+    providerUrl: provider.url,
+    model,
+    retryDelayMs: Math.round(500 / speed),
+    permission: (params) => {
+      const option = params.options.find((o) => o.kind === nextAnswer);
+      console.log(`  ${c.dim('       ')}  ${c.yellow('user'.padEnd(tty ? 20 : 11))} ${option.name}`);
+      return { outcome: { outcome: 'selected', optionId: option.optionId } };
+    },
+  });
+  asking.events.on('stderr', printStderr);
   const cwd = await makeWorkspace();
+  const rejectCwd = await makeWorkspace();
   console.log(
     c.bold(
       `toolcall-stream demo — ${values.provider === 'openai' ? 'OpenAI-compatible chat completions' : 'Anthropic Messages'} stream`,
@@ -290,7 +342,7 @@ async function main() {
   );
   console.log(
     c.dim(
-      `  legend    card ◌ preparing (id + name known, no arguments yet)   ▶ in_progress (complete arguments)   ✔/✖ result   ✕ discarded`,
+      `  legend    card ◌ preparing (id + name known, no arguments yet)   ▶ in_progress (complete arguments)   ✔/✖ result   ✕ discarded   permission ? the agent asks (default mode)`,
     ),
   );
 
@@ -327,8 +379,31 @@ async function main() {
         cancel: true,
       }),
     );
+    nextAnswer = 'allow_once';
+    results.push(
+      await runScenario({
+        agent: asking,
+        provider,
+        cwd,
+        name: 'permission-write',
+        short: 'ask, allowed',
+        title: '4. Default mode: the agent asks before writing (the request is the same card), the user allows',
+      }),
+    );
+    nextAnswer = 'reject_once';
+    results.push(
+      await runScenario({
+        agent: asking,
+        provider,
+        cwd: rejectCwd,
+        name: 'permission-write',
+        short: 'ask, rejected',
+        title: '5. Default mode: the user rejects the write; the card fails, the file is untouched, the turn ends',
+      }),
+    );
   } finally {
     await agent.close();
+    await asking.close();
     await provider.close();
   }
 
@@ -352,10 +427,25 @@ async function main() {
   console.log(
     `  ${written > 0 ? c.green('✔') : c.red('✖')} docs/design.md written (${kb(written)}); ${notWritten ? c.green('✔') : c.red('✖')} the cancelled test/fixtures.js was never written`,
   );
-  if (values.keep) console.log(c.dim(`  workspace kept at ${cwd}`));
-  else await fs.rm(cwd, { recursive: true, force: true });
+  const allowedNote = await fs
+    .stat(path.join(cwd, 'notes/todo.md'))
+    .then(() => true)
+    .catch(() => false);
+  const rejectedNote = await fs
+    .stat(path.join(rejectCwd, 'notes/todo.md'))
+    .then(() => true)
+    .catch(() => false);
+  const permissionOk = allowedNote && !rejectedNote;
+  console.log(
+    `  ${permissionOk ? c.green('✔') : c.red('✖')} the allowed note was written, the rejected one was not; ${results.filter((r) => r.asked > 0).length} scenarios asked, ${results.filter((r) => r.asked === 0).length} ran with --approve=always`,
+  );
+  if (values.keep) console.log(c.dim(`  workspaces kept at ${cwd} and ${rejectCwd}`));
+  else {
+    await fs.rm(cwd, { recursive: true, force: true });
+    await fs.rm(rejectCwd, { recursive: true, force: true });
+  }
   console.log(c.dim(`  total ${secs(performance.now() - started)}`));
-  if (invalid.length > 0 || written === 0 || !notWritten) process.exitCode = 1;
+  if (invalid.length > 0 || written === 0 || !notWritten || !permissionOk) process.exitCode = 1;
 }
 
 function printStderr(d) {

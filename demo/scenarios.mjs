@@ -87,6 +87,16 @@ export function longFixture() {
 }
 
 const overloaded = { type: 'overloaded_error', message: 'Overloaded' };
+const rateLimited = {
+  type: 'rate_limit_error',
+  message: 'Number of request tokens has exceeded your per-minute rate limit',
+};
+
+/** The short note the permission scenarios write. */
+export const NOTE = '# Notes\n\n- ask before writing\n';
+
+/** The model the fallback scenario's primary model fails over to. */
+export const FALLBACK_MODEL = 'replay-fallback';
 
 /**
  * Scenarios, keyed by name. `prompt` is what the client types; the provider
@@ -252,6 +262,150 @@ export const scenarios = {
         },
       ],
       [{ blocks: [{ type: 'text', text: 'README.md says hello.' }], stop: 'end_turn' }],
+    ],
+  },
+  'permission-write': {
+    // A write the user is asked about (default mode): allowed, rejected, or
+    // answered for the whole session.
+    prompt: 'Write a short note to notes/todo.md.',
+    turns: [
+      [
+        {
+          blocks: [
+            { type: 'text', text: "I'll write the note." },
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteNote',
+              name: 'write_file',
+              input: { path: 'notes/todo.md', content: NOTE },
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Saved notes/todo.md.' }], stop: 'end_turn' }],
+    ],
+  },
+  'two-writes': {
+    prompt: 'Write notes/a.md, then notes/b.md, and read README.md.',
+    turns: [
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteA',
+              name: 'write_file',
+              input: { path: 'notes/a.md', content: 'a\n' },
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteB',
+              name: 'write_file',
+              input: { path: 'notes/b.md', content: 'b\n' },
+            },
+            { type: 'tool_use', id: 'toolu_01ReadReadmeToo', name: 'read_file', input: { path: 'README.md' } },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Both notes written.' }], stop: 'end_turn' }],
+    ],
+  },
+  'rate-limited': {
+    // Every attempt is rate limited: after the retries, a 429 RequestError.
+    prompt: 'Read package.json (the provider is rate limiting).',
+    turns: [[{ http: { status: 429, error: rateLimited } }]],
+  },
+  'fallback-model': {
+    // The primary model is overloaded on every attempt; the fallback model answers.
+    prompt: 'Read README.md, with a fallback model.',
+    turns: [
+      [
+        {
+          blocks: [{ type: 'tool_use', id: 'toolu_01ReadPrimary', name: 'read_file', input: { path: 'README.md' } }],
+          interrupt: { block: 0, fraction: 0.5, error: overloaded },
+          stop: 'tool_use',
+        },
+      ],
+    ],
+    byModel: {
+      [FALLBACK_MODEL]: [
+        [
+          {
+            blocks: [{ type: 'tool_use', id: 'toolu_01ReadFallback', name: 'read_file', input: { path: 'README.md' } }],
+            stop: 'tool_use',
+          },
+        ],
+        [{ blocks: [{ type: 'text', text: 'README.md says hello (fallback model).' }], stop: 'end_turn' }],
+      ],
+    },
+  },
+  'cut-after-call': {
+    // The socket is cut in the second call's arguments. Anthropic has already
+    // delivered the first call complete (content_block_stop): that is output,
+    // so no transport retry. OpenAI delivers calls only at the finish: nothing
+    // was output, so the attempt is retried.
+    prompt: 'Read README.md and package.json (the connection drops).',
+    turns: [
+      [
+        {
+          blocks: [
+            { type: 'tool_use', id: 'toolu_01CutFirst', name: 'read_file', input: { path: 'README.md' } },
+            { type: 'tool_use', id: 'toolu_01CutSecond', name: 'read_file', input: { path: 'package.json' } },
+          ],
+          interrupt: { block: 1, fraction: 0.5, then: 'cut' },
+          stop: 'tool_use',
+        },
+        {
+          blocks: [
+            { type: 'tool_use', id: 'toolu_01CutFirst', name: 'read_file', input: { path: 'README.md' } },
+            { type: 'tool_use', id: 'toolu_01CutSecond', name: 'read_file', input: { path: 'package.json' } },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Both read.' }], stop: 'end_turn' }],
+    ],
+  },
+  'stall-mid-arguments': {
+    // Attempt 1 goes silent halfway through the arguments (the connection
+    // stays open, only keep-alives); the retry completes.
+    prompt: 'Write the regression fixtures to test/stalled.js.',
+    turns: [
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteStalled',
+              name: 'write_file',
+              input: { path: 'test/stalled.js', content: 'export const ok = true;\n'.repeat(40) },
+            },
+          ],
+          interrupt: { block: 0, fraction: 0.5, then: 'stall' },
+          stop: 'tool_use',
+        },
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteStalled',
+              name: 'write_file',
+              input: { path: 'test/stalled.js', content: 'export const ok = true;\n'.repeat(40) },
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Fixtures written.' }], stop: 'end_turn' }],
     ],
   },
 };

@@ -38,3 +38,50 @@ export function sessionNotificationErrors(params) {
   if (specific && !specific(params.update)) return `${def}: ${ajv.errorsText(specific.errors, { dataVar: 'update' })}`;
   return ajv.errorsText(validate.errors, { dataVar: 'params' });
 }
+
+// Every agent→client message by its method, from the schema's own
+// annotations: `x-side` says who handles a method, `x-method` which one.
+// Requests the client handles (session/request_permission, fs/*) and the
+// responses to requests the agent handles (initialize, session/new, …).
+const byMethod = { agentRequest: new Map(), agentResponse: new Map(), notification: new Map() };
+for (const [name, def] of Object.entries(schema.$defs)) {
+  const method = def['x-method'];
+  if (!method) continue;
+  if (def['x-side'] === 'client' && name.endsWith('Request')) byMethod.agentRequest.set(method, name);
+  else if (def['x-side'] === 'agent' && name.endsWith('Response')) byMethod.agentResponse.set(method, name);
+  else if (def['x-side'] === 'client' && name.endsWith('Notification')) byMethod.notification.set(method, name);
+}
+const validateError = ajv.getSchema('acp-v1#/$defs/Error');
+
+function check(defName, value, what) {
+  const v = ajv.getSchema(`acp-v1#/$defs/${defName}`);
+  if (!v) return `${what}: no schema definition ${defName}`;
+  return v(value) ? null : `${defName}: ${ajv.errorsText(v.errors, { dataVar: what })}`;
+}
+
+/**
+ * One JSON-RPC message the agent wrote, checked against the schema for what
+ * it is: a notification or request by its method, a response by the method of
+ * the client request it answers (`requestMethod`), an error response as a
+ * JSON-RPC Error. @returns {null | string} null when valid, else what is wrong.
+ */
+export function agentMessageErrors(msg, requestMethod) {
+  if (msg?.jsonrpc !== '2.0') return 'not a JSON-RPC 2.0 message';
+  if (typeof msg.method === 'string') {
+    if (msg.id === undefined) {
+      if (msg.method === 'session/update') return sessionNotificationErrors(msg.params);
+      const def = byMethod.notification.get(msg.method);
+      return def ? check(def, msg.params, 'params') : `unknown notification ${msg.method}`;
+    }
+    const def = byMethod.agentRequest.get(msg.method);
+    return def ? check(def, msg.params, 'params') : `unknown request ${msg.method}`;
+  }
+  if (msg.id === undefined) return 'a response without an id';
+  if ('error' in msg) {
+    if ('result' in msg) return 'a response with both result and error';
+    return validateError(msg.error) ? null : `Error: ${ajv.errorsText(validateError.errors, { dataVar: 'error' })}`;
+  }
+  const def = byMethod.agentResponse.get(requestMethod);
+  if (!def) return `a response to an unknown request (${requestMethod})`;
+  return check(def, msg.result, 'result');
+}

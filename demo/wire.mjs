@@ -29,11 +29,11 @@ function textPieces(text, rand) {
   return out;
 }
 
-/** Splits JSON argument text into 10–40 character fragments, as providers do. */
-function argPieces(json, rand) {
+/** Splits JSON argument text into 10–40 character fragments, as providers do (or `size`-character ones). */
+function argPieces(json, rand, size) {
   const out = [];
   for (let i = 0; i < json.length;) {
-    const n = 10 + Math.floor(rand() * 31);
+    const n = size ?? 10 + Math.floor(rand() * 31);
     out.push(json.slice(i, i + n));
     i += n;
   }
@@ -45,7 +45,9 @@ const argDelay = (piece) => (piece.length / PACE.argCharsPerSec) * 1000;
 /**
  * Walks an attempt's blocks, calling `emit(kind, payload, delayMs, note)` for
  * every provider-neutral step; stops where `attempt.interrupt` says.
- * Returns true when it was interrupted.
+ * Returns true when it was interrupted. A tool block's arguments are
+ * `JSON.stringify(input)`, or `rawInput` verbatim (text a model may send
+ * that is not valid JSON), in `pieceBytes`-character fragments if given.
  */
 function walk(attempt, seed, emit) {
   const rand = prng(seed);
@@ -58,12 +60,13 @@ function walk(attempt, seed, emit) {
       emit('stop', { index, block }, 5);
       continue;
     }
-    const json = JSON.stringify(block.input);
+    const json = block.rawInput ?? JSON.stringify(block.input);
     // An interrupted block stops after `fraction` of its argument text.
     const interrupted = stopAt && stopAt.block === index;
     const pieces = argPieces(
       interrupted ? json.slice(0, Math.max(1, Math.floor(json.length * stopAt.fraction))) : json,
       rand,
+      block.pieceBytes,
     );
     emit('start', { index, block }, gap, { tool: block.name, id: block.id, argBytes: json.length });
     let sent = 0;
@@ -89,6 +92,20 @@ function seedOf(text) {
 }
 
 const outputTokens = (attempt) => Math.ceil(JSON.stringify(attempt.blocks).length / 4);
+
+/**
+ * How an interrupted attempt ends when `interrupt.then` says so, instead of
+ * with an in-band error: 'stall' (the provider then sends only keep-alives
+ * until the client gives up), 'cut' (half a frame, then the socket is
+ * destroyed), 'unterminated' (the provider then sends whitespace without a
+ * newline, megabyte after megabyte). Marked frames the provider acts on.
+ */
+function interruptTail(interrupt) {
+  if (interrupt.then === 'stall') return [{ delayMs: 20, text: '', stall: true }];
+  if (interrupt.then === 'cut') return [{ delayMs: 20, text: 'data: {"type":"content_block_delta","ind', cut: true }];
+  if (interrupt.then === 'unterminated') return [{ delayMs: 20, text: 'data: ', unterminated: true }];
+  return null;
+}
 
 /** @returns {{delayMs: number, text: string, note?: object}[]} */
 export function renderAnthropic(attempt, { model, key }) {
@@ -141,10 +158,14 @@ export function renderAnthropic(attempt, { model, key }) {
     }
   });
   if (interrupted) {
-    if (attempt.interrupt.error)
+    const tail = interruptTail(attempt.interrupt);
+    if (tail) frames.push(...tail);
+    else if (attempt.interrupt.error)
       sse('error', { error: attempt.interrupt.error }, 40, { error: attempt.interrupt.error.type });
     return frames;
   }
+  // `omitStop`: the body ends cleanly after the last block, with no message_delta / message_stop.
+  if (attempt.omitStop) return frames;
   sse(
     'message_delta',
     { delta: { stop_reason: attempt.stop, stop_sequence: null }, usage: { output_tokens: outputTokens(attempt) } },
@@ -179,8 +200,9 @@ export function renderOpenAI(attempt, { model, key }) {
         chunk(block.type === 'text' ? { content: piece } : { reasoning_content: piece }, delayMs, note);
       return;
     }
-    if (!toolIndex.has(block.id)) toolIndex.set(block.id, toolIndex.size);
-    const index = toolIndex.get(block.id);
+    // By block, not id: two blocks with one id are two calls (a duplicate id).
+    if (!toolIndex.has(block)) toolIndex.set(block, toolIndex.size);
+    const index = toolIndex.get(block);
     if (kind === 'start')
       chunk(
         {
@@ -194,6 +216,11 @@ export function renderOpenAI(attempt, { model, key }) {
     else if (kind === 'delta') chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, delayMs, note);
   });
   if (interrupted) {
+    const tail = interruptTail(attempt.interrupt);
+    if (tail) {
+      frames.push(...tail);
+      return frames;
+    }
     const err = attempt.interrupt.error;
     if (err)
       frames.push({
@@ -203,7 +230,10 @@ export function renderOpenAI(attempt, { model, key }) {
       });
     return frames;
   }
-  chunk({}, 20, completeNote, attempt.stop === 'tool_use' ? 'tool_calls' : 'stop');
+  // `omitStop`: the body ends cleanly with no finish chunk, usage or [DONE].
+  if (attempt.omitStop) return frames;
+  const finish = { tool_use: 'tool_calls', max_tokens: 'length' }[attempt.stop] ?? 'stop';
+  chunk({}, 20, completeNote, finish);
   frames.push({
     delayMs: 2,
     text: `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_replay', choices: [], usage: { prompt_tokens: 412, completion_tokens: outputTokens(attempt), total_tokens: 412 + outputTokens(attempt) } })}\n\n`,

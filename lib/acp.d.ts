@@ -96,6 +96,12 @@ export declare class ToolCallCards {
   preparing(callId: string, toolName: string): ToolCallFrame | null;
   /** `tool_call_update` (full fields) if the card is open, else a new `tool_call`; `null` for a suppressed tool. */
   started(call: ToolCallStart): ToolCallFrame | ToolCallUpdateFrame | null;
+  /**
+   * The `toolCall` of a `session/request_permission` (it replaces the start frame): the same card as a
+   * preparation, or one the request opens; it still ends once (`finished` / `failed` / `closeAll`).
+   * `null` for a suppressed tool.
+   */
+  permission(call: Omit<ToolCallStart, 'status'>, content?: object[]): PermissionToolCall | null;
   /** The terminal frame; `null` if no card is open (always so for suppressed tools: use `plan()`). */
   finished(callId: string, toolName: string, result: ToolCallResult): ToolCallUpdateFrame | null;
   /** `finished(…, {status: 'failed', content: [text message]})` (Qwen's `emitError`). */
@@ -108,6 +114,18 @@ export declare class ToolCallCards {
   plan(args?: object, resultDisplay?: unknown): PlanFrame | null;
   isOpen(callId: string): boolean;
   openIds(): string[];
+}
+
+/** The `toolCall` of a `session/request_permission` request (Qwen Code's `Session.runTool`). */
+export interface PermissionToolCall {
+  toolCallId: string;
+  status: 'pending';
+  title: string;
+  content: object[];
+  locations: { path: string; line: number | null }[];
+  kind: string;
+  rawInput: object;
+  _meta: { toolName: string };
 }
 
 /** One model stream's preparations (spec §5.3). */

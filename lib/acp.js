@@ -139,6 +139,37 @@ class ToolCallCards {
   }
 
   /**
+   * The `toolCall` of a `session/request_permission` request (Qwen Code's
+   * `Session.runTool`): `pending`, the complete arguments, `_meta.toolName`.
+   * It replaces the start frame: the card stays the same one (one
+   * `toolCallId`) whether it was prepared or is opened by the request itself,
+   * and it still gets exactly one terminal frame from `finished` / `failed`
+   * (allowed or rejected) or `closeAll` (never answered). `null` for a
+   * suppressed tool. Title and kind default to `describe(toolName)`.
+   * @param {{ callId: string, toolName: string, rawInput: object, title?: string, kind?: string, locations?: {path: string, line?: number | null}[] }} call
+   * @param {object[]} [content] what the user is asked about (e.g. a `diff`)
+   */
+  permission(call, content = []) {
+    if (!isPlainObjectLike(call)) throw invalid('permission: call must be an object');
+    const { callId, toolName, rawInput = {}, locations } = call;
+    checkCallId(callId, 'permission');
+    checkString(toolName, 'permission: toolName');
+    if (!isPlainObjectLike(rawInput)) throw invalid('permission: rawInput must be an object');
+    if (!Array.isArray(content) || !content.every(isPlainObjectLike)) {
+      throw invalid('permission: content must be an array of objects');
+    }
+    const state = internalsOf(this, 'permission');
+    let { title, kind } = call;
+    if (title === undefined || kind === undefined) {
+      const d = describeTool(state, toolName);
+      if (title === undefined) title = d.title;
+      if (kind === undefined) kind = d.kind;
+    }
+    const text = toJson({ callId, toolName, rawInput, title, kind, locations }, 'permission: call');
+    return JSON.parse(state.native.permission(text, toJson(content, 'permission: content')));
+  }
+
+  /**
    * The terminal `tool_call_update` (spec §6.2 "Result"/"Error"); `rawOutput`
    * is sent only when not `undefined`. `null` when no card is open for the
    * id, which is always so for suppressed tools: send {@link ToolCallCards#plan}

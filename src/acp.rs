@@ -13,8 +13,8 @@ use crate::handles::Tracked;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::{
-    frame_json, frames_json, plan_update_json, Preparation, PreparationTracker, ToolCallCards,
-    ToolCallIds, ToolResult, ToolStart,
+    frame_json, frames_json, plan_update_json, tool_content_from_json, Preparation,
+    PreparationTracker, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
 /// Entries return napi's `Result<T, String>`, the error encoded by
@@ -111,6 +111,22 @@ impl NativeToolCallCards {
         self.with(|cards| {
             let start = ToolStart::from_json(&call_json)?;
             Ok(frame_json(cards.started(&start)?.as_ref()))
+        })
+    }
+
+    /// `call_json` as for `started`; `content_json`: the request's
+    /// `ToolCallContent` array. The `toolCall` of a
+    /// `session/request_permission`, or `null`.
+    #[napi]
+    pub fn permission(
+        &mut self,
+        call_json: String,
+        content_json: String,
+    ) -> Result<String, String> {
+        self.with(|cards| {
+            let start = ToolStart::from_json(&call_json)?;
+            let content = tool_content_from_json(&content_json, "permission")?;
+            Ok(frame_json(cards.permission(&start, content)?.as_ref()))
         })
     }
 

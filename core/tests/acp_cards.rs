@@ -671,3 +671,126 @@ fn resolve_tool_provenance() {
     assert_eq!(p("mcp____read"), ("builtin", None));
     assert_eq!(p("mcp__srv__a__b"), ("mcp", Some("srv")));
 }
+
+fn write_start(call_id: &str) -> ToolStart {
+    ToolStart {
+        call_id: call_id.into(),
+        tool_name: "write_file".into(),
+        raw_input: json!({"path": "a.txt", "content": "hi"}),
+        title: Some("WriteFile: a.txt".into()),
+        kind: Some("edit".into()),
+        locations: vec![Location {
+            path: "/ws/a.txt".into(),
+            line: None,
+        }],
+        status: StartStatus::Pending,
+    }
+}
+
+#[test]
+fn permission_request_for_a_prepared_card_is_the_same_card() {
+    let mut cards = ToolCallCards::default();
+    cards
+        .preparing("call-1", "write_file", Some("WriteFile"), Some("edit"))
+        .unwrap()
+        .unwrap();
+    let diff = json!({"type": "diff", "path": "/ws/a.txt", "oldText": "", "newText": "hi"});
+    let tool_call = cards
+        .permission(&write_start("call-1"), vec![diff.clone()])
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        tool_call,
+        json!({
+            "toolCallId": "call-1", "status": "pending", "title": "WriteFile: a.txt",
+            "content": [diff], "locations": [{"path": "/ws/a.txt", "line": null}],
+            "kind": "edit", "rawInput": {"path": "a.txt", "content": "hi"},
+            "_meta": {"toolName": "write_file"}
+        })
+    );
+    let keys: Vec<&str> = tool_call
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "toolCallId",
+            "status",
+            "title",
+            "content",
+            "locations",
+            "kind",
+            "rawInput",
+            "_meta"
+        ]
+    );
+    assert_eq!(cards.phase("call-1"), Some(CardPhase::Permission));
+    let rejected = cards
+        .finished(
+            "call-1",
+            "write_file",
+            ToolResult {
+                status: ResultStatus::Failed,
+                content: vec![],
+                raw_output: None,
+            },
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(rejected["sessionUpdate"], "tool_call_update");
+    assert_eq!(rejected["status"], "failed");
+    assert!(!cards.is_open("call-1"));
+    assert!(cards.close_all(None).is_empty());
+}
+
+#[test]
+fn permission_request_opens_a_card_for_an_unprepared_call_and_it_still_ends() {
+    let mut cards = ToolCallCards::default();
+    cards
+        .permission(&write_start("call-2"), vec![])
+        .unwrap()
+        .unwrap();
+    assert!(cards.is_open("call-2"));
+    // Left unanswered (cancel): close_all fails it, once.
+    let frames = cards.close_all(Some("Tool execution was cancelled"));
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0]["toolCallId"], "call-2");
+    assert_eq!(frames[0]["sessionUpdate"], "tool_call_update");
+    assert_eq!(frames[0]["status"], "failed");
+    assert!(cards.close_all(None).is_empty());
+    // Allowed: the terminal frame is an update for the request's card.
+    cards
+        .permission(&write_start("call-3"), vec![])
+        .unwrap()
+        .unwrap();
+    let done = cards
+        .finished(
+            "call-3",
+            "write_file",
+            ToolResult {
+                status: ResultStatus::Completed,
+                content: vec![],
+                raw_output: None,
+            },
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(done["status"], "completed");
+}
+
+#[test]
+fn permission_is_never_asked_for_a_suppressed_tool_and_rejects_bad_content() {
+    let mut cards = ToolCallCards::default();
+    let mut start = write_start("call-4");
+    start.tool_name = "todo_write".into();
+    assert!(cards.permission(&start, vec![]).unwrap().is_none());
+    assert!(!cards.is_open("call-4"));
+    let err = cards
+        .permission(&write_start("call-5"), vec![json!(1)])
+        .unwrap_err();
+    assert_eq!(err.code, toolcall_stream_core::ErrorCode::InvalidArgument);
+    assert!(!cards.is_open("call-5"));
+}

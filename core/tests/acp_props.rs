@@ -10,6 +10,11 @@
 //! 3. every card opened gets exactly one terminal frame per attempt;
 //! 4. no partial arguments: a preparing frame has `rawInput: {}`, and any
 //!    other `rawInput` is the complete arguments of its call.
+//!
+//! A `session/request_permission` is not a `session/update`, but its
+//! `toolCall` opens the card on the client when none is open (Zed upserts
+//! it), so the client model counts it: a call that asks for permission,
+//! prepared or not, answered or left waiting, still ends exactly once.
 
 use std::collections::{HashMap, HashSet};
 
@@ -30,17 +35,39 @@ const TOOLS: &[&str] = &[
 
 #[derive(Clone, Debug)]
 enum Op {
-    Prepare { raw: u8, tool: usize },
-    Call { raw: Option<u8>, tool: usize },
+    Prepare {
+        raw: u8,
+        tool: usize,
+    },
+    Call {
+        raw: Option<u8>,
+        tool: usize,
+    },
     Retry,
     Fallback,
     Cancel,
     StreamError,
-    End { fail_every: u8 },
+    End {
+        fail_every: u8,
+    },
     CloseAll,
-    DirectStart { raw: u8, tool: usize },
-    DirectFinish { raw: u8, tool: usize },
-    DirectDiscard { raw: u8, tool: usize },
+    DirectStart {
+        raw: u8,
+        tool: usize,
+    },
+    DirectFinish {
+        raw: u8,
+        tool: usize,
+    },
+    DirectDiscard {
+        raw: u8,
+        tool: usize,
+    },
+    /// A permission request for a call with no preparing card.
+    DirectPermission {
+        raw: u8,
+        tool: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -57,7 +84,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::CloseAll),
         1 => (raw.clone(), tool.clone()).prop_map(|(raw, tool)| Op::DirectStart { raw, tool }),
         1 => (raw.clone(), tool.clone()).prop_map(|(raw, tool)| Op::DirectFinish { raw, tool }),
-        1 => (raw, tool).prop_map(|(raw, tool)| Op::DirectDiscard { raw, tool }),
+        1 => (raw.clone(), tool.clone()).prop_map(|(raw, tool)| Op::DirectDiscard { raw, tool }),
+        1 => (raw, tool).prop_map(|(raw, tool)| Op::DirectPermission { raw, tool }),
     ]
 }
 
@@ -121,12 +149,44 @@ impl Client {
     }
 }
 
+impl Client {
+    /// The `toolCall` of a permission request: pending, complete arguments,
+    /// and the card open afterwards (opened by the request if need be).
+    fn permission(&mut self, tool_call: &Value) -> Result<(), TestCaseError> {
+        let id = tool_call["toolCallId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        prop_assert_eq!(&tool_call["status"], &json!("pending"));
+        prop_assert_eq!(
+            Some(&tool_call["rawInput"]),
+            self.args.get(&id),
+            "a permission request carries the complete arguments"
+        );
+        prop_assert!(tool_call.get("sessionUpdate").is_none());
+        self.open.insert(id);
+        Ok(())
+    }
+}
+
+/// How the user answers a permission request in the random histories.
+#[derive(Clone, Copy)]
+enum Answer {
+    Allow,
+    Reject,
+    /// No answer yet: the card stays open until `close_all`.
+    Waiting,
+}
+
 struct Session {
     cards: ToolCallCards,
     client: Client,
     /// Ids that reached execution (history for the next attempt's ids).
     history: Vec<String>,
     stream: Option<Stream>,
+    /// Calls whose permission request is still unanswered: their cards stay
+    /// open until `close_all` (the end of the turn or a cancel).
+    waiting: HashSet<String>,
 }
 
 struct Stream {
@@ -207,8 +267,40 @@ impl Session {
                     locations: Vec::new(),
                     status: StartStatus::InProgress,
                 };
-                let frame = self.cards.started(&start).unwrap();
-                self.send(frame)?;
+                // Every third call asks first (its request replaces the
+                // start frame); the answer varies with the position.
+                if n % 3 == 1 {
+                    let answer = [Answer::Allow, Answer::Reject, Answer::Waiting]
+                        [(n / 3 + fail_every as usize) % 3];
+                    let asked = self.ask(&start)?;
+                    match (asked, answer) {
+                        (false, _) | (true, Answer::Allow) => {}
+                        (true, Answer::Reject) => {
+                            let frame = self
+                                .cards
+                                .finished(
+                                    id,
+                                    tool,
+                                    ToolResult {
+                                        status: ResultStatus::Failed,
+                                        content: vec![json!({"type": "content", "content": {"type": "text", "text": "rejected"}})],
+                                        raw_output: None,
+                                    },
+                                )
+                                .unwrap();
+                            prop_assert!(frame.is_some(), "a rejected call's card ends");
+                            self.send(frame)?;
+                            continue;
+                        }
+                        (true, Answer::Waiting) => {
+                            self.waiting.insert(id.clone());
+                            continue;
+                        }
+                    }
+                } else {
+                    let frame = self.cards.started(&start).unwrap();
+                    self.send(frame)?;
+                }
                 let status = if n % fail_every as usize == 0 {
                     ResultStatus::Failed
                 } else {
@@ -229,13 +321,28 @@ impl Session {
                 self.send(frame)?;
             }
         }
-        for id in s.opened {
+        for id in s.opened.iter().filter(|id| !self.waiting.contains(*id)) {
             prop_assert!(
-                !self.cards.is_open(&id),
+                !self.cards.is_open(id),
                 "card {id} left open after the stream and its tools"
             );
         }
         Ok(())
+    }
+
+    /// Sends a permission request's `toolCall` to the client; whether one was
+    /// built (never for a suppressed tool without an open card).
+    fn ask(&mut self, start: &ToolStart) -> Result<bool, TestCaseError> {
+        let Some(tool_call) = self.cards.permission(start, vec![]).unwrap() else {
+            prop_assert!(
+                self.cards.is_suppressed(&start.tool_name),
+                "only a suppressed tool is never asked about"
+            );
+            return Ok(false);
+        };
+        self.client.permission(&tool_call)?;
+        self.send([])?;
+        Ok(true)
     }
 
     fn apply(&mut self, op: Op) -> Result<(), TestCaseError> {
@@ -266,6 +373,7 @@ impl Session {
             Op::Cancel | Op::StreamError => self.end(true, None)?,
             Op::End { fail_every } => self.end(false, Some(fail_every))?,
             Op::CloseAll => {
+                self.waiting.clear();
                 let frames = self.cards.close_all(None);
                 self.send(frames)?;
             }
@@ -286,10 +394,10 @@ impl Session {
                 self.send(frame)?;
             }
             Op::DirectFinish { raw, tool } => {
-                let id = if raw % 2 == 0 {
-                    format!("d{raw}")
-                } else {
-                    format!("p{raw}")
+                let id = match raw % 3 {
+                    0 => format!("d{raw}"),
+                    1 => format!("p{raw}"),
+                    _ => format!("q{raw}"),
                 };
                 let result = ToolResult {
                     status: ResultStatus::Completed,
@@ -308,6 +416,21 @@ impl Session {
                 let frame = self.cards.discarded(&id, TOOLS[tool]).unwrap();
                 self.send(frame)?;
             }
+            Op::DirectPermission { raw, tool } => {
+                let id = format!("q{raw}");
+                let args = json!({"asked": raw});
+                self.client.args.insert(id.clone(), args.clone());
+                let start = ToolStart {
+                    call_id: id,
+                    tool_name: TOOLS[tool].into(),
+                    raw_input: args,
+                    title: None,
+                    kind: None,
+                    locations: Vec::new(),
+                    status: StartStatus::Pending,
+                };
+                self.ask(&start)?;
+            }
         }
         Ok(())
     }
@@ -323,6 +446,7 @@ proptest! {
             client: Client::default(),
             history: Vec::new(),
             stream: None,
+            waiting: HashSet::new(),
         };
         for op in ops {
             session.apply(op)?;

@@ -2,9 +2,9 @@
 //! session (spec §5.4), plus the frame shapes of spec §6.2.
 //!
 //! Where Qwen keeps only `preparedCallIds`, this ledger keeps every *open*
-//! card (opened by a preparing frame or by a start that was not prepared) so
-//! it can refuse to build a `tool_call_update` for an id the client has never
-//! seen: Zed turns such an update into a permanent "Tool call not found" card
+//! card (opened by a preparing frame, by a start that was not prepared, or by
+//! a permission request for a call with no card) so it can refuse to build a
+//! `tool_call_update` for an id the client has never seen: Zed turns such an update into a permanent "Tool call not found" card
 //! (quirks §1.10). Every method that would address a closed card returns
 //! `None` instead, and [`ToolCallCards::close_all`] ends whatever is still
 //! open, so no card is ever left pending.
@@ -28,6 +28,11 @@ pub enum CardPhase {
     /// The complete call reached execution (`pending` awaiting permission,
     /// or `in_progress`).
     Started,
+    /// A `session/request_permission` for the call is (or was) outstanding.
+    /// The request's `toolCall` opens the card on the client when the call
+    /// had no preparing card (Zed upserts it), so the ledger counts it open
+    /// and owes it one terminal frame like any other.
+    Permission,
 }
 
 #[derive(Clone, Debug)]
@@ -270,6 +275,17 @@ impl ToolResult {
     }
 }
 
+/// A `ToolCallContent` array as JSON text (the binding's form).
+pub fn tool_content_from_json(json: &str, what: &str) -> Result<Vec<Value>> {
+    match serde_json::from_str::<Value>(json) {
+        Ok(Value::Array(items)) if items.iter().all(Value::is_object) => Ok(items),
+        Ok(_) => Err(invalid(format!(
+            "{what}: content must be an array of objects"
+        ))),
+        Err(e) => Err(invalid(format!("{what}: invalid content JSON: {e}"))),
+    }
+}
+
 fn check_call_id(call_id: &str, what: &str) -> Result<()> {
     if call_id.is_empty() {
         return Err(invalid(format!(
@@ -296,6 +312,18 @@ fn tool_meta(tool_name: &str, preparing: bool, discarded: bool) -> Value {
         meta.insert("serverId".into(), server.into());
     }
     Value::Object(meta)
+}
+
+fn locations_json(locations: &[Location]) -> Value {
+    locations
+        .iter()
+        .map(|l| {
+            let mut m = Map::new();
+            m.insert("path".into(), l.path.clone().into());
+            m.insert("line".into(), l.line.map_or(Value::Null, Value::from));
+            Value::Object(m)
+        })
+        .collect()
 }
 
 fn text_content(text: &str) -> Value {
@@ -461,16 +489,7 @@ impl ToolCallCards {
                 false
             }
         };
-        let locations = start
-            .locations
-            .iter()
-            .map(|l| {
-                let mut m = Map::new();
-                m.insert("path".into(), l.path.clone().into());
-                m.insert("line".into(), l.line.map_or(Value::Null, Value::from));
-                Value::Object(m)
-            })
-            .collect();
+        let locations = locations_json(&start.locations);
         let mut f = Map::new();
         f.insert(
             "sessionUpdate".into(),
@@ -488,13 +507,70 @@ impl ToolCallCards {
             start.title.as_deref().unwrap_or(&start.tool_name).into(),
         );
         f.insert("content".into(), Value::Array(Vec::new()));
-        f.insert("locations".into(), Value::Array(locations));
+        f.insert("locations".into(), locations);
         f.insert(
             "kind".into(),
             map_tool_kind(&start.tool_name, start.kind.as_deref()).into(),
         );
         f.insert("rawInput".into(), start.raw_input.clone());
         f.insert("_meta".into(), tool_meta(&start.tool_name, false, false));
+        Ok(Some(Value::Object(f)))
+    }
+
+    /// The `toolCall` of a `session/request_permission` request, as Qwen
+    /// Code builds it (`packages/cli/src/acp-integration/session/Session.ts`,
+    /// `runTool`):
+    /// `{toolCallId, status: "pending", title, content, locations, kind,
+    /// rawInput, _meta: {toolName}}`, with the complete arguments. The
+    /// request takes the place of the start frame: a prepared card goes
+    /// straight from preparing to the request and then to its terminal
+    /// frame, and a call with no card gets one opened by the request itself
+    /// (same `toolCallId`). Either way the card is open in the
+    /// [`CardPhase::Permission`] phase, so [`finished`](Self::finished) and
+    /// [`close_all`](Self::close_all) end it exactly once whatever the
+    /// answer. `None` for a suppressed tool without an open card (TodoWrite
+    /// never asks). `start.status` is ignored: the request is always
+    /// `pending`.
+    pub fn permission(
+        &mut self,
+        start: &ToolStart,
+        content: Vec<Value>,
+    ) -> Result<Option<SessionUpdate>> {
+        check_call_id(&start.call_id, "permission")?;
+        if !start.raw_input.is_object() {
+            return Err(invalid("permission: rawInput must be an object"));
+        }
+        if content.iter().any(|c| !c.is_object()) {
+            return Err(invalid("permission: content must be an array of objects"));
+        }
+        if self.is_suppressed(&start.tool_name) && !self.is_open(&start.call_id) {
+            return Ok(None);
+        }
+        match self.open.iter_mut().find(|c| c.call_id == start.call_id) {
+            Some(card) => card.phase = CardPhase::Permission,
+            None => self.open.push(OpenCard {
+                call_id: start.call_id.clone(),
+                tool_name: start.tool_name.clone(),
+                phase: CardPhase::Permission,
+            }),
+        }
+        let mut meta = Map::new();
+        meta.insert("toolName".into(), start.tool_name.clone().into());
+        let mut f = Map::new();
+        f.insert("toolCallId".into(), start.call_id.clone().into());
+        f.insert("status".into(), "pending".into());
+        f.insert(
+            "title".into(),
+            start.title.as_deref().unwrap_or(&start.tool_name).into(),
+        );
+        f.insert("content".into(), Value::Array(content));
+        f.insert("locations".into(), locations_json(&start.locations));
+        f.insert(
+            "kind".into(),
+            map_tool_kind(&start.tool_name, start.kind.as_deref()).into(),
+        );
+        f.insert("rawInput".into(), start.raw_input.clone());
+        f.insert("_meta".into(), Value::Object(meta));
         Ok(Some(Value::Object(f)))
     }
 
@@ -533,14 +609,15 @@ impl ToolCallCards {
 
     /// Terminal frames for every open card, in the order they were opened
     /// (end of turn, cancel). A card still preparing is discarded (its call
-    /// never reached execution); a started one fails with `message`.
+    /// never reached execution); a started one, or one awaiting permission,
+    /// fails with `message`.
     pub fn close_all(&mut self, message: Option<&str>) -> Vec<SessionUpdate> {
         let message = message.unwrap_or(DEFAULT_CLOSE_MESSAGE);
         std::mem::take(&mut self.open)
             .into_iter()
             .map(|card| match card.phase {
                 CardPhase::Preparing => discarded_frame(&card.call_id, &card.tool_name),
-                CardPhase::Started => result_frame(
+                CardPhase::Started | CardPhase::Permission => result_frame(
                     &card.call_id,
                     &card.tool_name,
                     ResultStatus::Failed,

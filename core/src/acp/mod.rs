@@ -12,8 +12,9 @@ pub mod ids;
 pub mod tracker;
 
 pub use cards::{
-    map_tool_kind, plan_update, plan_update_json, tool_provenance, CardPhase, Location, Provenance,
-    ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart, DEFAULT_SUPPRESSED_TOOLS,
+    map_tool_kind, plan_update, plan_update_json, tool_content_from_json, tool_provenance,
+    CardPhase, Location, Provenance, ResultStatus, StartStatus, ToolCallCards, ToolResult,
+    ToolStart, DEFAULT_SUPPRESSED_TOOLS,
 };
 pub use ids::ToolCallIds;
 pub use tracker::{Preparation, PreparationTracker};

@@ -1,0 +1,86 @@
+// Shared by the end-to-end agent tests: fresh workspaces, the card invariants
+// over what a client saw (session/update frames and the permission requests
+// that open cards), and the schema check of every message the agent wrote.
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { workspaceFiles } from '../../demo/scenarios.mjs';
+import { agentMessageErrors } from '../../demo/schema.mjs';
+
+/** A factory of fresh workspaces `<root>/<n>/ws` (with `<root>/<n>/secret.txt` just outside each). */
+export function workspaces(root) {
+  let n = 0;
+  return async () => {
+    const outer = path.join(root, String(++n));
+    const ws = path.join(outer, 'ws');
+    for (const [file, body] of Object.entries(workspaceFiles)) {
+      await fs.mkdir(path.dirname(path.join(ws, file)), { recursive: true });
+      await fs.writeFile(path.join(ws, file), body);
+    }
+    await fs.writeFile(path.join(outer, 'secret.txt'), 'do not read\n');
+    return fs.realpath(ws);
+  };
+}
+
+const TERMINAL = new Set(['completed', 'failed']);
+
+/**
+ * The card invariants over one session's traffic, in wire order (entries of
+ * `agent.wire`, or `{update}` objects): the first frame for an id is a
+ * tool_call, or a permission request, which opens the card as Zed does; no
+ * tool_call_update for an id without an open card; every card that opened
+ * ends exactly once (per opening); a preparing card never carries arguments.
+ */
+export function assertCardInvariants(traffic) {
+  const open = new Set();
+  for (const entry of traffic) {
+    const msg = entry.msg;
+    if (msg?.method === 'session/request_permission') {
+      const id = msg.params.toolCall.toolCallId;
+      assert.equal(msg.params.toolCall.status, 'pending');
+      open.add(id);
+      continue;
+    }
+    const u = msg ? msg.params?.update : entry.update;
+    if (!u) continue;
+    if (u.sessionUpdate === 'tool_call') {
+      assert.ok(!open.has(u.toolCallId), `tool_call for ${u.toolCallId} while its card is open`);
+      open.add(u.toolCallId);
+      if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
+    } else if (u.sessionUpdate === 'tool_call_update') {
+      assert.ok(
+        open.has(u.toolCallId),
+        `tool_call_update for ${u.toolCallId} with no open card (Zed: "Tool call not found")`,
+      );
+      if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
+    } else continue;
+    if (u._meta?.phase === 'preparing' && u.sessionUpdate === 'tool_call')
+      assert.deepEqual(u.rawInput, {}, 'a preparing card never carries partial arguments');
+  }
+  assert.deepEqual([...open], [], 'every card ends');
+}
+
+/** The session's traffic on the wire: its updates and permission requests, in order. */
+export const trafficOf = (agent, sessionId) =>
+  agent.wire.filter(
+    (e) =>
+      (e.msg.method === 'session/update' || e.msg.method === 'session/request_permission') &&
+      e.msg.params.sessionId === sessionId,
+  );
+
+/** The tool frames of one call, in order. */
+export function framesOf(updates, id) {
+  return updates
+    .map((e) => e.update)
+    .filter((u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id);
+}
+
+export const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
+
+/** Every message the agent wrote so far is valid against the ACP schema v1 for what it is. */
+export function assertWireValid(agent) {
+  for (const { msg } of agent.wire) {
+    const errors = agentMessageErrors(msg, msg.method === undefined ? agent.requestMethod(msg.id) : undefined);
+    assert.equal(errors, null, `invalid agent message ${JSON.stringify(msg).slice(0, 300)}`);
+  }
+}

@@ -1,0 +1,139 @@
+'use strict';
+// One model request, with its attempts, as the StreamEvent sequence that
+// consumeModelStream consumes: CHUNK for each converted response, RETRY
+// before each new attempt, MODEL_FALLBACK before the first attempt on the
+// fallback model (Qwen Code's GeminiChat.sendMessageStream events). Each
+// attempt has a data-progress watchdog (pings and comments do not count), and
+// an attempt that ends cleanly without a finish reason is retried as Qwen's
+// InvalidStreamError('NO_FINISH_REASON') (packages/core/src/core/geminiChat.ts,
+// processStreamResponse).
+const { setTimeout: sleep } = require('node:timers/promises');
+
+const { ToolCallIds } = require('../index.js');
+const { log } = require('./log.js');
+const { MAX_RETRIES, isRetryable, isFallbackEligible, retryDelay, describeError } = require('./retry.js');
+const { StreamObserver } = require('./stream-observer.js');
+
+/**
+ * The converter limits the agent runs with, well below the library's
+ * defaults (64 MiB per call, 256 MiB buffered): one tool call's arguments,
+ * and everything one converter buffers, including an unterminated SSE line.
+ */
+const CONVERTER_LIMITS = { maxCallBytes: 24 << 20, maxBufferedBytes: 32 << 20 };
+
+/** Qwen's InvalidStreamError: a stream that ended without what a complete one has. Retried. */
+class InvalidStreamError extends Error {
+  constructor(message, type) {
+    super(message);
+    this.name = 'InvalidStreamError';
+    this.type = type;
+  }
+}
+
+/** No data for `ms`: the attempt is aborted and retried as a transport error. */
+class StreamStalledError extends Error {
+  constructor(ms) {
+    super(`The model stream sent no data for ${ms} ms.`);
+    this.name = 'StreamStalledError';
+    this.code = 'STREAM_STALLED';
+  }
+}
+
+/**
+ * Whether a response is output the user saw: text, a complete call, a
+ * finish. A preparation-only chunk is not (Qwen's isToolCallPreparationOnly),
+ * even when it carries the usage of Anthropic's message_start: nothing of it
+ * is visible, and its card is discarded by the RETRY anyway.
+ */
+function isOutput(response) {
+  const candidate = response.candidates?.[0];
+  if (candidate?.finishReason) return true;
+  return (candidate?.content?.parts ?? []).some((p) => (typeof p.text === 'string' && p.text) || p.functionCall);
+}
+
+/**
+ * Yields the request's stream events. `turn.text`, `turn.finishReason` and
+ * `turn.observer` describe the attempt that succeeded (they are reset at
+ * each attempt). `options`: {retryDelayMs, stallTimeoutMs, fallbackModel}.
+ */
+async function* modelEvents(session, provider, signal, turn, options) {
+  const { fallbackModel } = options;
+  for (let attempt = 1; ; attempt++) {
+    // One ToolCallIds per attempt, seeded from history.
+    const ids = new ToolCallIds(provider.historyIds(session));
+    const converter = provider.converter(session, CONVERTER_LIMITS);
+    const observer = new StreamObserver(provider.kind);
+    turn.text = '';
+    turn.finishReason = undefined;
+    turn.observer = observer;
+    let emittedOutput = false;
+    const chunk = (response) => {
+      ids.apply(response);
+      if (isOutput(response)) emittedOutput = true;
+      const candidate = response.candidates?.[0];
+      for (const part of candidate?.content?.parts ?? []) {
+        if (typeof part.text === 'string' && part.text && !part.thought) turn.text += part.text;
+      }
+      if (candidate?.finishReason) turn.finishReason = candidate.finishReason;
+      return { type: 'chunk', value: response };
+    };
+    const watchdog = new AbortController();
+    let timer;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => watchdog.abort(new StreamStalledError(options.stallTimeoutMs)), options.stallTimeoutMs);
+    };
+    let failure;
+    try {
+      arm();
+      const response = await provider.request(session, AbortSignal.any([signal, watchdog.signal]));
+      for await (const bytes of response.body) {
+        const progress = observer.push(bytes);
+        if (progress) arm();
+        for (const r of converter.pushBytes(bytes)) yield chunk(r);
+        // Again after the work, so only time spent waiting for data counts.
+        if (progress) arm();
+      }
+      for (const r of converter.end()) yield chunk(r);
+      if (!turn.finishReason)
+        throw new InvalidStreamError('Model stream ended without a finish reason.', 'NO_FINISH_REASON');
+      return;
+    } catch (caught) {
+      const err = watchdog.signal.aborted && !signal.aborted ? watchdog.signal.reason : caught;
+      // Responses converted before an in-band error are never lost.
+      if (err?.code === 'STREAM_ERROR') for (const r of err.responses ?? []) yield chunk(r);
+      if (signal.aborted) throw err;
+      if (attempt <= MAX_RETRIES && isRetryable(err, emittedOutput)) {
+        failure = err;
+      } else if (
+        fallbackModel &&
+        provider.modelFor(session) !== fallbackModel &&
+        isFallbackEligible(err, emittedOutput)
+      ) {
+        const fromModel = provider.modelFor(session);
+        log(`${fromModel} failed after ${attempt} attempts (${describeError(err)}); falling back to ${fallbackModel}`);
+        // The session keeps the fallback model from now on, as Qwen's fallback does.
+        session.model = fallbackModel;
+        attempt = 0;
+        yield {
+          type: 'model_fallback',
+          info: { fromModel, toModel: fallbackModel, ...(err?.status ? { statusCode: err.status } : {}) },
+        };
+        continue;
+      } else {
+        throw err;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    const delay = retryDelay(failure, attempt, options.retryDelayMs);
+    log(`attempt ${attempt} failed (${describeError(failure)}); retrying in ${delay} ms`);
+    yield {
+      type: 'retry',
+      retryInfo: { message: describeError(failure), attempt, maxRetries: MAX_RETRIES, delayMs: delay },
+    };
+    await sleep(delay, undefined, { signal });
+  }
+}
+
+module.exports = { modelEvents, InvalidStreamError, StreamStalledError, CONVERTER_LIMITS };

@@ -1,0 +1,51 @@
+'use strict';
+// Which of a response's complete calls may run. The converter reports what
+// Qwen Code reports: a call cut off by the token limit or with malformed
+// arguments arrives repaired (jsonrepair), exactly as the reference would
+// execute it. An agent that writes files must not run half a call, so by
+// default such a call is refused here: it keeps its card and gets an error
+// result, but never runs. `--run-repaired-arguments` restores the
+// reference's behaviour. Same-response duplicate ids, which the id
+// normalisation drops (Qwen's normalizeModelToolCallIds), come back as
+// refused calls under a fresh id, so the model hears about them.
+
+/**
+ * @param {object[]} calls the normalised functionCalls of the attempt that succeeded
+ * @param {{finishReason?: string, observer: import('./stream-observer.js').StreamObserver, historyIds: string[], providerId: (call: object) => string | undefined, runRepairedArguments?: boolean}} info
+ * @returns {object[]} the calls, each with `refusal` set when it must not run
+ */
+function vetCalls(calls, { finishReason, observer, historyIds, providerId, runRepairedArguments }) {
+  const out = calls.map((call) => {
+    if (runRepairedArguments) return call;
+    if (finishReason === 'MAX_TOKENS')
+      return {
+        ...call,
+        refusal: `Not run: the response was cut off by the output token limit (max_tokens), so the arguments of ${call.name} may be incomplete.`,
+      };
+    const problem = observer.argumentProblem(providerId(call) ?? call.id);
+    return problem ? { ...call, refusal: `Not run: ${problem}.` } : call;
+  });
+  const used = new Set([...historyIds, ...calls.map((c) => c.id)]);
+  for (const dup of observer.duplicates()) {
+    // Qwen's reserveModelToolCallId suffix, so the history stays valid.
+    let n = 2;
+    while (used.has(`${dup.rawId}__qwen_dup_${n}`)) n++;
+    const id = `${dup.rawId}__qwen_dup_${n}`;
+    used.add(id);
+    let args = {};
+    try {
+      args = JSON.parse(dup.text);
+    } catch {
+      // shown as {} on the card: the call is refused either way
+    }
+    out.push({
+      id,
+      name: typeof dup.name === 'string' && dup.name ? dup.name : 'unknown',
+      args,
+      refusal: `Not run: its id ${dup.rawId} was already used by another call in the same response.`,
+    });
+  }
+  return out;
+}
+
+module.exports = { vetCalls };
