@@ -18,7 +18,8 @@ const isArgsObject = (v) => v !== null && typeof v === 'object' && !Array.isArra
  * Runs `call` and returns its result for the model: {callId, output, isError?}.
  * `call.refusal`, when set, is why the call must not run (its arguments were
  * repaired or cut, its id was a duplicate): the card fails with it.
- * `ctx`: {sessionId, signal, maxFrameBytes}.
+ * `ctx`: {sessionId, signal, maxFrameBytes, tools?} (`tools`: the tool
+ * table, TOOLS unless a test passes its own).
  */
 async function runTool(session, call, send, ctx) {
   const callId = call.id;
@@ -56,7 +57,7 @@ async function runTool(session, call, send, ctx) {
     if (bounded.truncated) start = withMeta(start, { rawInputTruncated: { bytes: bounded.bytes } });
     send(start);
     if (refusal) return fail(refusal);
-    const tool = TOOLS.get(toolName);
+    const tool = (ctx.tools ?? TOOLS).get(toolName);
     if (!tool) throw new ToolError(`Tool "${toolName}" not found in registry.`);
     const result = await untilCancelled(
       tool(session.cwd, args, { signal: ctx.signal, textBudget: Math.floor(ctx.maxFrameBytes / 4) }),
