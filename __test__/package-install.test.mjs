@@ -54,6 +54,10 @@ const REQUIRED = [
   'agent/model-request.js',
   'agent/retry.js',
   'agent/log.js',
+  'agent/vet-calls.js',
+  'agent/file-io.js',
+  'agent/frames.js',
+  'agent/stream-observer.js',
 ];
 // Named explicitly so a failure says what leaked.
 const FORBIDDEN = [

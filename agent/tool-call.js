@@ -105,7 +105,8 @@ async function askFirst(session, start, content, send, ctx) {
  * not run (its arguments were repaired or cut, its id was a duplicate): the
  * card fails with it. `ctx`: {sessionId, signal, maxFrameBytes,
  * requestPermission(params), readTextFile?(path), writeTextFile?(path, content)}
- * (the fs methods only when the client offered them).
+ * (the fs methods only when the client offered them), tools? (the tool table:
+ * TOOLS unless a test passes its own).
  */
 async function runTool(session, call, send, ctx) {
   const callId = call.id;
@@ -134,7 +135,7 @@ async function runTool(session, call, send, ctx) {
     const { start, bounded } = startOf(session, call, ctx.maxFrameBytes);
     // Early failures: no start frame (Qwen's earlyErrorResponse).
     if (refusal) return failEarly(session, start, refusal, send);
-    const tool = TOOLS.get(toolName);
+    const tool = (ctx.tools ?? TOOLS).get(toolName);
     if (!tool) return failEarly(session, start, `Tool "${toolName}" not found in registry.`, send);
     let checked;
     try {
