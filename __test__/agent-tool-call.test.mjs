@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { runTool } = require('../agent/tool-call.js');
 const { createSession } = require('../agent/session.js');
+const { initialApproval } = require('../agent/permission.js');
 const { writeRegular } = require('../agent/file-io.js');
 const { assertValidUpdate } = await import('./acp-helpers.mjs');
 
@@ -58,7 +59,8 @@ test(
       ],
     ]);
 
-    const session = createSession('s1', ws);
+    // --approve=always: the call runs without a permission request.
+    const session = createSession('s1', ws, initialApproval('always'));
     const frames = [];
     const send = (f) => {
       if (f) frames.push(f);
