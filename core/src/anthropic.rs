@@ -722,7 +722,10 @@ impl AnthropicStream {
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: Vec::new(),
-                finish_reason: self.finish_reason.as_deref().map(map_finish_reason),
+                finish_reason: self
+                    .finish_reason
+                    .as_deref()
+                    .map(|r| map_finish_reason(r, self.profile)),
             }),
             usage: Some(self.usage.metadata()),
             preparations: Vec::new(),
@@ -731,12 +734,15 @@ impl AnthropicStream {
     }
 }
 
-/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason.
-pub fn map_finish_reason(reason: &str) -> &'static str {
+/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;
+/// 0.24.4's `mapAnthropicFinishReasonToLlm` also maps `refusal` to `SAFETY`
+/// (anthropicContentGenerator/converter.ts).
+pub fn map_finish_reason(reason: &str, profile: Profile) -> &'static str {
     match reason {
         "end_turn" | "stop_sequence" | "tool_use" => "STOP",
         "max_tokens" => "MAX_TOKENS",
         "content_filter" => "SAFETY",
+        "refusal" if profile == Profile::Qwen024 => "SAFETY",
         _ => "FINISH_REASON_UNSPECIFIED",
     }
 }
