@@ -167,7 +167,8 @@ async function anthropicGenerator(items, profile, want) {
   }
   const lines = [];
   try {
-    for await (const r of convertAnthropicStream(feed(), { profile, model: ORACLE_MODEL })) lines.push(record('event', current, r));
+    for await (const r of convertAnthropicStream(feed(), { profile, model: ORACLE_MODEL }))
+      lines.push(record('event', current, r));
   } catch (err) {
     const last = want.at(-1);
     assert.ok(last?.error, `unexpected error ${err.stack}`);
