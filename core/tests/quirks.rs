@@ -700,6 +700,18 @@ fn anthropic_quirks_under_qwen_0_24_match_0_24_4() {
         .collect();
     names.sort();
     assert_eq!(names.len(), 20);
+    let mut a06 = AnthropicStream::new(AnthropicOptions {
+        profile: Profile::Qwen024,
+        ..AnthropicOptions::default()
+    });
+    let a06_error = stream("anthropic-a06-error-event-mid-tool")
+        .iter()
+        .find_map(|ev| a06.push_event_text(&ev.to_string(), &mut Vec::new()).err());
+    assert_eq!(
+        a06_error.map(|e| e.code),
+        Some(ErrorCode::StreamError),
+        "A6 under qwen-0.24"
+    );
     for name in names {
         let mut s = AnthropicStream::new(AnthropicOptions {
             profile: Profile::Qwen024,
