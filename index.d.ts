@@ -37,6 +37,16 @@ export interface ConverterLimits {
 }
 
 /**
+ * Which published Qwen Code release the converter behaves as. `'qwen-0.21'`
+ * (the default): 0.21.2. `'qwen-0.24'`: 0.24.4, whose Anthropic path holds
+ * tool calls until `message_delta` carries a stop reason, takes arguments
+ * only when `JSON.parse` gives an object, throws `MALFORMED_TOOL_CALL` for a
+ * call it cannot confirm complete and drops truncated calls on `max_tokens`.
+ * The OpenAI path is the same under both.
+ */
+export type Profile = 'qwen-0.21' | 'qwen-0.24';
+
+/**
  * The embedding API: a host application's own classes, so what the converters
  * return is what the host's own converters would have returned. Every field
  * is optional.
@@ -53,9 +63,15 @@ export interface ConverterHost {
 }
 
 export interface ConverterOptions {
-  /** The model name used until the stream names one (Anthropic `message_start`). */
+  /**
+   * @deprecated Ignored: neither Qwen Code release puts a configured model in
+   * a response (Anthropic `modelVersion` comes from `message_start` only,
+   * OpenAI's from each chunk). Still checked to be a string.
+   */
   model?: string;
   limits?: ConverterLimits;
+  /** Default `'qwen-0.21'`; any other value throws `INVALID_ARGUMENT`. */
+  profile?: Profile;
   host?: ConverterHost;
 }
 
@@ -75,11 +91,20 @@ export declare class AnthropicConverter {
   free(): void;
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished(): boolean;
+  /**
+   * The event source (SDK iterator or HTTP body) threw `error`: the responses
+   * to yield before rethrowing it. Under `'qwen-0.24'` these are the held
+   * calls, when `error` is a retryable stream transport error (a code such as
+   * `ECONNRESET` on it or its causes, no HTTP status below 500) and each call
+   * was confirmed complete; otherwise none. The converter is finished
+   * afterwards. `convertAnthropicStream` does this itself.
+   */
+  upstreamFailed(error: unknown): GenerateContentResponse[];
 }
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
 export declare class OpenAIConverter {
-  /** `model` is accepted for symmetry; OpenAI chunks name their model themselves. */
+  /** `profile` is accepted for symmetry: the OpenAI path is the same in both releases. */
   constructor(options?: ConverterOptions);
   /** One `chat.completion.chunk` (object or its JSON text) → exactly one response (`convertOpenAIChunkToGemini`). */
   pushChunk(chunk: object | string): GenerateContentResponse;
@@ -93,7 +118,11 @@ export declare class OpenAIConverter {
   get finished(): boolean;
 }
 
-/** Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`. */
+/**
+ * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`.
+ * When the source throws, the error is rethrown unchanged, after the
+ * responses of `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
+ */
 export declare function convertAnthropicStream(
   events: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
   options?: ConverterOptions,

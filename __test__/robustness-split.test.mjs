@@ -1,5 +1,6 @@
 // Split invariance through the package: every stream of the conformance,
-// extra and quirk corpora, as raw SSE bytes (LF, CRLF, CR) fed one byte at a
+// extra, quirk and qwen-0.24 corpora (Anthropic ones under both profiles),
+// as raw SSE bytes (LF, CRLF, CR) fed one byte at a
 // time and in random multi-splits (seeded, so a failure names its split),
 // gives exactly the responses and preparations of whole events; as JS
 // strings split anywhere, including between the two UTF-16 units of one
@@ -20,20 +21,27 @@ const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtur
 
 function allStreams() {
   const out = [];
-  for (const dir of ['conformance', 'extra', 'quirks']) {
+  for (const dir of ['conformance', 'extra', 'quirks', 'qwen-0.24']) {
     const streams = path.join(fixtures, dir, 'streams');
     for (const file of fs.readdirSync(streams).sort()) {
       const items = JSON.parse(fs.readFileSync(path.join(streams, file), 'utf8'));
       const at = items.findIndex((e) => e && e.__throw__);
-      out.push({
-        name: `${dir}/${file}`,
-        anthropic: file.startsWith('anthropic-'),
-        items: at < 0 ? items : items.slice(0, at),
-      });
+      const anthropic = file.startsWith('anthropic-');
+      for (const profile of anthropic ? ['qwen-0.21', 'qwen-0.24'] : ['qwen-0.21']) {
+        out.push({
+          name: `${dir}/${file} (${profile})`,
+          anthropic,
+          profile,
+          items: at < 0 ? items : items.slice(0, at),
+        });
+      }
     }
   }
   return out;
 }
+
+const converter = (stream) =>
+  stream.anthropic ? new AnthropicConverter({ profile: stream.profile }) : new OpenAIConverter();
 
 const line = (r) => JSON.stringify(mask({ r, p: getToolCallPreparations(r).map((p) => ({ ...p })) }));
 
@@ -54,7 +62,7 @@ function wholeEvents(stream) {
   const stop = inBandError(stream);
   const items = stop < 0 ? stream.items : stream.items.slice(0, stop);
   const lines = [];
-  const c = stream.anthropic ? new AnthropicConverter() : new OpenAIConverter();
+  const c = converter(stream);
   try {
     for (const item of items) {
       if (stream.anthropic) for (const r of c.pushEvent(item)) lines.push(line(r));
@@ -71,7 +79,7 @@ function wholeEvents(stream) {
 
 /** Pieces through pushBytes; after a non-fatal error the rest is still buffered and an empty push continues. */
 function pushed(stream, pieces) {
-  const c = stream.anthropic ? new AnthropicConverter() : new OpenAIConverter();
+  const c = converter(stream);
   const lines = [];
   const empty = typeof pieces[0] === 'string' ? '' : new Uint8Array(0);
   const step = (fn) => {
@@ -153,7 +161,7 @@ test('strings split between the two UTF-16 units of a character keep the charact
     },
     { type: 'content_block_stop', index: 0 },
   ];
-  const stream = { name: 'surrogates', anthropic: true, items: events };
+  const stream = { name: 'surrogates', anthropic: true, profile: 'qwen-0.21', items: events };
   const want = wholeEvents(stream);
   const body = anthropicSse(events);
   for (let i = 0; i < body.length; i++) {

@@ -23,6 +23,7 @@ import type {
   ConsumeModelStreamResult,
   ConverterLimits,
   ConverterOptions,
+  Profile,
   GenerateContentResponse,
   PlanFrame,
   SessionUpdate,
@@ -57,6 +58,12 @@ const options: ConverterOptions = { model: 'claude-x', limits };
 const anthropic = new AnthropicConverter(options);
 new AnthropicConverter();
 new AnthropicConverter({ model: 'm' });
+const strict: Profile = 'qwen-0.24';
+const strictConverter = new AnthropicConverter({ profile: strict, limits });
+new OpenAIConverter({ profile: 'qwen-0.21' });
+const held: GenerateContentResponse[] = strictConverter.upstreamFailed(new Error('socket hang up'));
+// @ts-expect-error only the two profiles
+new AnthropicConverter({ profile: 'qwen-0.22' });
 const fromEvent: GenerateContentResponse[] = anthropic.pushEvent({ type: 'message_start', message: {} });
 anthropic.pushEvent('{"type":"ping"}');
 const bytes: StreamBytes = new TextEncoder().encode('event: ping\ndata: {"type":"ping"}\n\n');

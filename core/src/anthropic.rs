@@ -436,13 +436,17 @@ impl AnthropicStream {
                 if block.kind == "tool_use" && self.profile == Profile::Qwen024 {
                     if let Closed::Call(args) = self.deferred.close(&block.input_json) {
                         let empty = block.input_json.is_empty();
+                        // Held arguments stay buffered data until the stop
+                        // reason: the bytes just released are taken back.
+                        let bytes = block.input_json.len();
+                        self.buffered_args += bytes;
                         let part = Part::FunctionCall {
                             id: block.id,
                             name: block.name,
                             args,
                         };
                         let chunk = self.chunk(Some(part));
-                        self.deferred.hold(chunk, empty);
+                        self.deferred.hold(chunk, empty, bytes);
                     }
                 } else if block.kind == "tool_use" {
                     let source = if block.input_json.is_empty() {
@@ -517,10 +521,12 @@ impl AnthropicStream {
     /// open `tool_use` blocks (`max_tokens` truncation), or rejected.
     fn confirm_calls(&mut self, reason: &str, out: &mut Vec<Response>) -> Result<(), Error> {
         let before = out.len();
-        if self
+        let held = self.deferred.held_bytes();
+        let dropped_blocks = self
             .deferred
-            .confirm(reason, self.has_open_tool_block(), out)?
-        {
+            .confirm(reason, self.has_open_tool_block(), out)?;
+        self.buffered_args -= held - self.deferred.held_bytes();
+        if dropped_blocks {
             let dropped: usize = self
                 .blocks
                 .iter()
@@ -722,7 +728,10 @@ impl AnthropicStream {
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: Vec::new(),
-                finish_reason: self.finish_reason.as_deref().map(map_finish_reason),
+                finish_reason: self
+                    .finish_reason
+                    .as_deref()
+                    .map(|r| map_finish_reason(r, self.profile)),
             }),
             usage: Some(self.usage.metadata()),
             preparations: Vec::new(),
@@ -731,12 +740,15 @@ impl AnthropicStream {
     }
 }
 
-/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason.
-pub fn map_finish_reason(reason: &str) -> &'static str {
+/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;
+/// 0.24.4's `mapAnthropicFinishReasonToLlm` also maps `refusal` to `SAFETY`
+/// (anthropicContentGenerator/converter.ts).
+pub fn map_finish_reason(reason: &str, profile: Profile) -> &'static str {
     match reason {
         "end_turn" | "stop_sequence" | "tool_use" => "STOP",
         "max_tokens" => "MAX_TOKENS",
         "content_filter" => "SAFETY",
+        "refusal" if profile == Profile::Qwen024 => "SAFETY",
         _ => "FINISH_REASON_UNSPECIFIED",
     }
 }

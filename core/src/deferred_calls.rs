@@ -23,6 +23,8 @@ pub enum Closed {
 #[derive(Default)]
 pub struct DeferredCalls {
     calls: Vec<Response>,
+    /// Argument bytes of the held calls (they count as buffered data).
+    bytes: usize,
     has_empty: bool,
     has_malformed: bool,
     has_non_object: bool,
@@ -49,10 +51,17 @@ impl DeferredCalls {
     }
 
     /// Holds the call chunk built at `content_block_stop` (it carries any
-    /// usage pending at that moment, as the reference's chunk does).
-    pub fn hold(&mut self, chunk: Response, empty: bool) {
+    /// usage pending at that moment, as the reference's chunk does), whose
+    /// arguments are `bytes` long.
+    pub fn hold(&mut self, chunk: Response, empty: bool, bytes: usize) {
         self.has_empty |= empty;
+        self.bytes += bytes;
         self.calls.push(chunk);
+    }
+
+    /// Argument bytes of the calls still held.
+    pub fn held_bytes(&self) -> usize {
+        self.bytes
     }
 
     /// `message_delta` with a truthy `stop_reason`: the held calls to yield,
@@ -74,6 +83,7 @@ impl DeferredCalls {
         }
         if truncated && stop_reason == "max_tokens" {
             self.calls.clear();
+            self.bytes = 0;
             self.has_empty = false;
             self.has_malformed = false;
             return Ok(true);
@@ -89,6 +99,7 @@ impl DeferredCalls {
         }
         if !self.calls.is_empty() {
             out.append(&mut self.calls);
+            self.bytes = 0;
             self.has_empty = false;
         }
         Ok(false)
@@ -121,6 +132,7 @@ impl DeferredCalls {
             && !open_tool_block
         {
             out.append(&mut self.calls);
+            self.bytes = 0;
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::{Error, ErrorCode, Limits};
+use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 fn limits(call: usize, buffered: usize, depth: usize) -> Limits {
     Limits {
@@ -361,4 +361,58 @@ fn anthropic_limits_apply_on_the_byte_stream_at_the_crossing_event() {
         .map(|(i, _)| i + 2)
         .unwrap();
     assert_eq!(one_byte.1, fourth_end);
+}
+
+/// Under `qwen-0.24` a closed call is held until the stop reason, and its
+/// arguments still count against `max_buffered_bytes`: two held calls cross
+/// a limit that one at a time (qwen-0.21 hands each over at its stop) never
+/// reaches. Once the stop reason releases them, the budget is free again.
+#[test]
+fn anthropic_held_calls_count_as_buffered_under_qwen_0_24() {
+    let call = |i: usize| {
+        [
+            tool_start(i, &format!("toolu_{i}")),
+            args_delta(i, &format!("{{\"c\":\"{}\"}}", "x".repeat(80))),
+            json!({"type": "content_block_stop", "index": i}).to_string(),
+        ]
+    };
+    let stop = json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}).to_string();
+    for profile in [Profile::Qwen021, Profile::Qwen024] {
+        let mut s = AnthropicStream::new(AnthropicOptions {
+            profile,
+            limits: limits(100, 150, 512),
+        });
+        let mut out = Vec::new();
+        let events: Vec<String> = call(0).into_iter().chain(call(1)).collect();
+        let result: Result<(), Error> = events
+            .iter()
+            .try_for_each(|e| s.push_event_text(e, &mut out));
+        match profile {
+            Profile::Qwen021 => result.unwrap(),
+            Profile::Qwen024 => {
+                assert_limit(result.unwrap_err());
+                continue;
+            }
+        }
+        s.push_event_text(&stop, &mut out).unwrap();
+    }
+    // Released by the stop reason: the next call has the whole budget.
+    let mut s = AnthropicStream::new(AnthropicOptions {
+        profile: Profile::Qwen024,
+        limits: limits(100, 150, 512),
+    });
+    let mut out = Vec::new();
+    for e in call(0)
+        .iter()
+        .chain([&stop])
+        .chain(call(1).iter())
+        .chain([&stop])
+    {
+        s.push_event_text(e, &mut out).unwrap();
+    }
+    let calls = out
+        .iter()
+        .filter(|r| r.candidate.as_ref().is_some_and(|c| !c.parts.is_empty()))
+        .count();
+    assert_eq!(calls, 2, "both calls yielded");
 }

@@ -15,6 +15,7 @@ use toolcall_stream_core::acp::ToolCallIds;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::Profile;
 use toolcall_stream_core::{Error, ErrorCode};
 
 mod common;
@@ -31,8 +32,14 @@ fn stream(name: &str) -> Vec<Value> {
 }
 
 fn expected(name: &str) -> Vec<Value> {
+    expected_in(name, "expected")
+}
+
+/// The expected lines of `name` in `dir` (`expected`: 0.21.2,
+/// `expected-0.24.4`: 0.24.4).
+fn expected_in(name: &str, dir: &str) -> Vec<Value> {
     let path = quirks_dir()
-        .join("expected")
+        .join(dir)
         .join(format!("{name}.expected.ndjson"));
     std::fs::read_to_string(path)
         .unwrap()
@@ -73,8 +80,15 @@ fn run_openai(chunks: &[Value]) -> Vec<Line<usize>> {
 
 /// The reference's lines in our form (masked).
 fn want_lines(name: &str) -> Vec<Line<usize>> {
+    want_lines_in(name, "expected")
+}
+
+/// An `"end"` tag (yielded or thrown after the input ran out).
+const END: usize = usize::MAX;
+
+fn want_lines_in(name: &str, dir: &str) -> Vec<Line<usize>> {
     let mut ids = HashMap::new();
-    expected(name)
+    expected_in(name, dir)
         .iter()
         .map(|w| {
             let tag = w
@@ -670,6 +684,65 @@ fn a06_error_event_mid_tool_ends_the_stream() {
     assert!(e.fatal);
     assert_eq!(e.message, "Overloaded");
     assert_eq!(texts(&got.responses), events_texts(&events[..3]));
+}
+
+/// Every Anthropic quirk under `qwen-0.24` equals Qwen Code 0.24.4's
+/// output, `end()` included, but A6: an `error` event is a `STREAM_ERROR`
+/// here in both profiles (see above), where 0.24.4's `processStream` also
+/// ignores the event object.
+#[test]
+fn anthropic_quirks_under_qwen_0_24_match_0_24_4() {
+    let mut names: Vec<String> = std::fs::read_dir(quirks_dir().join("expected-0.24.4"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|f| f.strip_suffix(".expected.ndjson").map(str::to_owned))
+        .filter(|n| n != "anthropic-a06-error-event-mid-tool")
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 20);
+    let mut a06 = AnthropicStream::new(AnthropicOptions {
+        profile: Profile::Qwen024,
+        ..AnthropicOptions::default()
+    });
+    let a06_error = stream("anthropic-a06-error-event-mid-tool")
+        .iter()
+        .find_map(|ev| a06.push_event_text(&ev.to_string(), &mut Vec::new()).err());
+    assert_eq!(
+        a06_error.map(|e| e.code),
+        Some(ErrorCode::StreamError),
+        "A6 under qwen-0.24"
+    );
+    for name in names {
+        let mut s = AnthropicStream::new(AnthropicOptions {
+            profile: Profile::Qwen024,
+            ..AnthropicOptions::default()
+        });
+        let mut lines = Vec::new();
+        let mut failed = false;
+        for (i, ev) in stream(&name).iter().enumerate() {
+            let mut out = Vec::new();
+            let r = s.push_event_text(&ev.to_string(), &mut out);
+            lines.extend(out.iter().map(|o| response_line(i, o)));
+            if let Err(e) = r {
+                lines.push(error_line(i, &e));
+                failed = true;
+                break;
+            }
+        }
+        if !failed {
+            let mut out = Vec::new();
+            let r = s.end(&mut out);
+            lines.extend(out.iter().map(|o| response_line(END, o)));
+            if let Err(e) = r {
+                lines.push(error_line(END, &e));
+            }
+        }
+        assert_eq!(
+            masked(lines),
+            want_lines_in(&name, "expected-0.24.4"),
+            "{name}: differs from 0.24.4"
+        );
+    }
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! multi-splits, one byte at a time, inside multi-byte UTF-8 and inside
 //! `\r\n`) gives exactly the same responses, preparations and errors as
 //! feeding whole events. Over every fixture stream (conformance, extra,
-//! quirks) and over randomly generated streams. `createTime` (the clock) and
-//! generated ids are masked.
+//! quirks, qwen-0.24) and over randomly generated streams, Anthropic streams
+//! under both profiles. `createTime` (the clock) and generated ids are
+//! masked.
 
 mod common;
 
@@ -16,7 +17,7 @@ use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::sse::SseDecoder;
-use toolcall_stream_core::Error;
+use toolcall_stream_core::{Error, Profile};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Provider {
@@ -28,20 +29,32 @@ enum Provider {
 struct Stream {
     name: String,
     provider: Provider,
+    /// The Anthropic converter's profile (the OpenAI one has none).
+    profile: Profile,
     items: Vec<Value>,
 }
 
+/// Every fixture stream; the Anthropic ones once per profile.
 fn fixture_streams() -> Vec<Stream> {
     let out: Vec<Stream> = common::fixture_streams()
         .into_iter()
-        .map(|(name, items)| Stream {
-            provider: if name.starts_with("anthropic-") {
-                Provider::Anthropic
+        .flat_map(|(name, items)| {
+            let anthropic = name.starts_with("anthropic-");
+            let profiles: &[Profile] = if anthropic {
+                &[Profile::Qwen021, Profile::Qwen024]
             } else {
-                Provider::OpenAI
-            },
-            name,
-            items,
+                &[Profile::Qwen021]
+            };
+            profiles.iter().map(move |&profile| Stream {
+                provider: if anthropic {
+                    Provider::Anthropic
+                } else {
+                    Provider::OpenAI
+                },
+                name: format!("{name} ({})", profile.as_str()),
+                profile,
+                items: items.clone(),
+            })
         })
         .collect();
     assert!(out.len() > 80, "the fixture corpus is there");
@@ -148,7 +161,7 @@ fn whole_events(stream: &Stream, end: bool) -> Outcome {
     let mut out = Vec::new();
     match stream.provider {
         Provider::Anthropic => {
-            let mut s = AnthropicStream::new(AnthropicOptions::default());
+            let mut s = anthropic(stream.profile);
             for item in &stream.items {
                 let r = s.push_event_text(&item.to_string(), &mut out);
                 o.responses(&mut out);
@@ -194,7 +207,14 @@ fn whole_events(stream: &Stream, end: bool) -> Outcome {
 
 /// Pushes the pieces in order. After a non-fatal error the rest of the
 /// input is still buffered: an empty push continues with it.
-fn bytes(provider: Provider, pieces: &[&[u8]]) -> Outcome {
+fn anthropic(profile: Profile) -> AnthropicStream {
+    AnthropicStream::new(AnthropicOptions {
+        profile,
+        ..AnthropicOptions::default()
+    })
+}
+
+fn bytes(stream: &Stream, pieces: &[&[u8]]) -> Outcome {
     fn drive(
         o: &mut Outcome,
         pieces: &[&[u8]],
@@ -226,9 +246,9 @@ fn bytes(provider: Provider, pieces: &[&[u8]]) -> Outcome {
         }
     }
     let mut o = Outcome::default();
-    match provider {
+    match stream.provider {
         Provider::Anthropic => {
-            let mut s = AnthropicStream::new(AnthropicOptions::default());
+            let mut s = anthropic(stream.profile);
             let s = std::cell::RefCell::new(&mut s);
             drive(
                 &mut o,
@@ -274,13 +294,13 @@ fn every_fixture_stream_one_byte_at_a_time_in_every_line_ending() {
             let body = sse(&stream, ending);
             let one: Vec<&[u8]> = body.chunks(1).collect();
             assert_eq!(
-                bytes(stream.provider, &one),
+                bytes(&stream, &one),
                 want,
                 "{} ({ending:?}) byte by byte",
                 stream.name
             );
             assert_eq!(
-                bytes(stream.provider, &[&body]),
+                bytes(&stream, &[&body]),
                 want,
                 "{} ({ending:?}) whole",
                 stream.name
@@ -299,7 +319,7 @@ fn every_split_inside_a_multibyte_character_or_a_crlf() {
             .collect();
         for &i in inside.iter().step_by(inside.len() / 64 + 1) {
             assert_eq!(
-                bytes(stream.provider, &[&body[..i], &body[i..]]),
+                bytes(&stream, &[&body[..i], &body[i..]]),
                 want,
                 "{} split at {i}",
                 stream.name
@@ -321,7 +341,7 @@ proptest! {
         let stream = which.get(streams);
         let body = sse(stream, ENDINGS[ending]);
         let want = expected(stream);
-        prop_assert_eq!(bytes(stream.provider, &split_at(&body, &cuts)), want, "{}", stream.name);
+        prop_assert_eq!(bytes(stream, &split_at(&body, &cuts)), want, "{}", stream.name);
     }
 }
 
@@ -416,8 +436,9 @@ fn anthropic_stream() -> impl Strategy<Value = Stream> {
             Just("refusal")
         ]),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(blocks, stop, ping)| {
+        .prop_map(|(blocks, stop, ping, strict)| {
             let mut items = vec![json!({"type": "message_start", "message": {
                 "id": "msg_g", "model": "m", "usage": {"input_tokens": 3, "output_tokens": 1}}})];
             for (i, b) in blocks.into_iter().enumerate() {
@@ -449,7 +470,8 @@ fn anthropic_stream() -> impl Strategy<Value = Stream> {
             }
             items.push(json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}}));
             items.push(json!({"type": "message_stop"}));
-            Stream { name: "generated anthropic".into(), provider: Provider::Anthropic, items }
+            let profile = if strict { Profile::Qwen024 } else { Profile::Qwen021 };
+            Stream { name: "generated anthropic".into(), provider: Provider::Anthropic, profile, items }
         })
 }
 
@@ -526,7 +548,7 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
                 items.push(json!({"id": "chatcmpl-g", "created": 1700000000, "choices": [],
                     "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}}));
             }
-            Stream { name: "generated openai".into(), provider: Provider::OpenAI, items }
+            Stream { name: "generated openai".into(), provider: Provider::OpenAI, profile: Profile::Qwen021, items }
         })
 }
 
@@ -541,9 +563,9 @@ proptest! {
     ) {
         let body = sse(&stream, ENDINGS[ending]);
         let want = expected(&stream);
-        prop_assert_eq!(&bytes(Provider::Anthropic, &split_at(&body, &cuts)), &want);
+        prop_assert_eq!(&bytes(&stream, &split_at(&body, &cuts)), &want);
         let one: Vec<&[u8]> = body.chunks(1).collect();
-        prop_assert_eq!(&bytes(Provider::Anthropic, &one), &want);
+        prop_assert_eq!(&bytes(&stream, &one), &want);
     }
 
     #[test]
@@ -554,9 +576,9 @@ proptest! {
     ) {
         let body = sse(&stream, ENDINGS[ending]);
         let want = expected(&stream);
-        prop_assert_eq!(&bytes(Provider::OpenAI, &split_at(&body, &cuts)), &want);
+        prop_assert_eq!(&bytes(&stream, &split_at(&body, &cuts)), &want);
         let one: Vec<&[u8]> = body.chunks(1).collect();
-        prop_assert_eq!(&bytes(Provider::OpenAI, &one), &want);
+        prop_assert_eq!(&bytes(&stream, &one), &want);
     }
 
     /// The decoder alone, on arbitrary bytes (invalid UTF-8, lone `\r`,

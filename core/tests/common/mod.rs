@@ -93,7 +93,7 @@ pub fn is_generated_id(s: &str) -> bool {
 pub fn fixture_streams() -> Vec<(String, Vec<Value>)> {
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
     let mut out = Vec::new();
-    for dir in ["conformance", "extra", "quirks"] {
+    for dir in ["conformance", "extra", "quirks", "qwen-0.24"] {
         let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir).join("streams"))
             .unwrap()
             .map(|e| e.unwrap().path())
