@@ -16,14 +16,21 @@ use crate::json::{validate, Kind};
 
 pub use jsonrepair::{jsonrepair, Failure};
 
+/// The most nesting the repairer recurses into, whatever `maxRepairDepth`
+/// says: each level takes native stack (up to about 256 bytes in a release
+/// build, for a `+` concatenation), and the converter runs on the caller's
+/// thread, whose stack may be 1 MiB (the main thread on Windows).
+pub const MAX_REPAIR_DEPTH: usize = 2048;
+
 /// The outcome of [`safe_json_parse`]: valid JSON text and its kind, or
 /// `None` where the reference returns its fallback `{}`.
 pub type Parsed<'a> = Option<(Cow<'a, str>, Kind)>;
 
-/// `safeJsonParse(text, {})` (utils/safeJsonParse.ts). `max_depth` bounds the
-/// nesting the repairer recurses into; deeper broken input is a
-/// `LIMIT_EXCEEDED` error rather than a risk to the stack (the reference
-/// recurses until its stack overflows, then returns `{}`).
+/// `safeJsonParse(text, {})` (utils/safeJsonParse.ts). `max_depth` (at most
+/// [`MAX_REPAIR_DEPTH`]) bounds the nesting the repairer recurses into;
+/// deeper broken input is a `LIMIT_EXCEEDED` error rather than a risk to the
+/// stack (the reference recurses until its stack overflows, then returns
+/// `{}`).
 pub fn safe_json_parse(text: &str, max_depth: usize) -> Result<Parsed<'_>, Error> {
     if text.is_empty() {
         return Ok(None);
@@ -31,6 +38,7 @@ pub fn safe_json_parse(text: &str, max_depth: usize) -> Result<Parsed<'_>, Error
     if let Some(kind) = validate(text) {
         return Ok(Some((Cow::Borrowed(text), kind)));
     }
+    let max_depth = max_depth.min(MAX_REPAIR_DEPTH);
     match jsonrepair(text, max_depth) {
         Ok(fixed) => Ok(validate(&fixed).map(|kind| (Cow::Owned(fixed), kind))),
         // A `JSONRepairError`: safeJsonParse returns its fallback.
@@ -151,6 +159,18 @@ mod tests {
                 ErrorCode::LimitExceeded
             );
         }
+    }
+
+    #[test]
+    fn no_limit_is_above_the_stack_safe_depth() {
+        for unit in ["[", "{\"a\":", "f(", "\"a\"+"] {
+            let deep = unit.repeat(100_000);
+            let err = safe_json_parse(&deep, usize::MAX).unwrap_err();
+            assert_eq!(err.code, ErrorCode::LimitExceeded);
+            assert!(err.message.contains("2048"), "{}", err.message);
+        }
+        let within = format!("{}1", "[".repeat(MAX_REPAIR_DEPTH));
+        assert!(repaired_at(&within, usize::MAX).is_some());
     }
 
     #[test]
