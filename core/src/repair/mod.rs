@@ -194,4 +194,90 @@ mod tests {
             .unwrap()
             .map(|(t, _)| t.into_owned())
     }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Pieces that steer the repairer into each of its branches.
+        fn piece() -> impl Strategy<Value = String> {
+            let fixed = [
+                "{",
+                "}",
+                "[",
+                "]",
+                ",",
+                ":",
+                "\"",
+                "'",
+                "`",
+                "\u{201c}",
+                "\u{2019}",
+                "\u{b4}",
+                "\\",
+                "/",
+                "*",
+                "+",
+                "-",
+                ".",
+                " ",
+                "\n",
+                "\t",
+                "\u{a0}",
+                "\u{3000}",
+                "a",
+                "1",
+                "0",
+                "e",
+                "E",
+                "true",
+                "True",
+                "None",
+                "undefined",
+                "NaN",
+                "//",
+                "/*",
+                "*/",
+                "...",
+                "```",
+                "json",
+                "(",
+                ")",
+                ";",
+                "\\u",
+                "\\u12",
+                "\\ud83d",
+                "\\x",
+                "http://",
+                "https://a.b/c?d",
+                "\u{e9}",
+                "\u{1f600}",
+                "\u{0}",
+                "\u{7}",
+            ];
+            prop_oneof![
+                3 => proptest::sample::select(fixed.to_vec()).prop_map(str::to_owned),
+                1 => "\\PC{0,3}",
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2048))]
+
+            /// Never a panic; what comes out is JSON that `JSON.parse`
+            /// takes; the only error is the depth limit.
+            #[test]
+            fn any_text_repairs_to_json_or_the_fallback(
+                pieces in proptest::collection::vec(piece(), 0..48),
+                depth in 1usize..16,
+            ) {
+                let text = pieces.concat();
+                match safe_json_parse(&text, depth) {
+                    Ok(Some((out, kind))) => prop_assert_eq!(validate(&out), Some(kind)),
+                    Ok(None) => {}
+                    Err(e) => prop_assert_eq!(e.code, ErrorCode::LimitExceeded),
+                }
+            }
+        }
+    }
 }
