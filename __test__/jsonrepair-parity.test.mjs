@@ -204,10 +204,20 @@ test('deep nesting within maxRepairDepth', async () => {
 });
 
 test('the named cases', async () => {
-  const texts = ['{"a": NaN}', '{"a": Infinity}', '{"a": nan}', '{"a": .5}', '{"a": +1}', "{'a': 'it's'}", "'it's'"];
+  // The last one makes jsonrepair recurse until the stack overflows.
+  const texts = [
+    '{"a": NaN}',
+    '{"a": Infinity}',
+    '{"a": nan}',
+    '{"a": .5}',
+    '{"a": +1}',
+    "{'a': 'it's'}",
+    "'it's'",
+    '{"content": "a\\, "n": 1:, "b": 1#',
+  ];
   await check('named', texts, { split: whole });
   const ours = new AnthropicConverter();
   const out = anthropicEvents(texts, whole).flatMap((e) => ours.pushEvent(e));
   const args = [...functionCalls(out).values()];
-  assert.deepEqual(args, [{ a: 'NaN' }, { a: 'Infinity' }, { a: 'nan' }, {}, {}, { a: 'it"s' }, 'it"s']);
+  assert.deepEqual(args, [{ a: 'NaN' }, { a: 'Infinity' }, { a: 'nan' }, {}, {}, { a: 'it"s' }, 'it"s', {}]);
 });

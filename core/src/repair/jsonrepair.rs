@@ -49,7 +49,8 @@ use super::text::*;
 /// Why jsonrepair gave up.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Failure {
-    /// A `JSONRepairError` in JS (`safeJsonParse` then returns its fallback).
+    /// jsonrepair throws: a `JSONRepairError`, or a `RangeError` where it
+    /// would recurse forever (`safeJsonParse` then returns its fallback).
     Invalid,
     /// Nesting past the depth limit.
     TooDeep,
@@ -457,6 +458,13 @@ impl Repair<'_> {
                 }
                 let i_prev_char = self.prev_non_whitespace_index(i_quote - 1);
                 if self.at(i_prev_char) == Some(b',') {
+                    if stop_at_index == Some(i_prev_char) {
+                        // An escape (`\,`) stepped over the stop index, so
+                        // JS would come back here with the same arguments
+                        // until its stack overflows; safeJsonParse catches
+                        // the RangeError.
+                        return Err(Failure::Invalid);
+                    }
                     self.i = i_before;
                     self.output.truncate(o_before);
                     return self.parse_string(false, Some(i_prev_char));

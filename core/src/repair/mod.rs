@@ -140,6 +140,9 @@ mod tests {
                 Some("{\"p\": \"C:\\\\dir\\\\f\"}"),
             ),
             ("{\"p\": \"a\"b\"}", Some("{\"p\": \"a\\\"b\"}")),
+            // jsonrepair recurses until the JS stack overflows.
+            ("{\"content\": \"a\\, \"n\": 1:, \"b\": 1#", None),
+            ("\"a\\, \"n\": 1:", None),
         ];
         for (input, expected) in table {
             assert_eq!(repaired(input).as_deref(), *expected, "input {input:?}");
