@@ -32,7 +32,10 @@ export interface ConverterLimits {
   maxCallBytes?: number;
   /** Bytes buffered for an incomplete SSE event or JSON text. */
   maxBufferedBytes?: number;
-  /** Nesting depth that JSON repair of truncated arguments accepts. */
+  /**
+   * Nesting depth (objects, arrays, `f(` calls, `+` concatenations) that JSON repair of broken
+   * arguments accepts; deeper is `LIMIT_EXCEEDED`. Default 512, at most 2048 (native stack).
+   */
   maxRepairDepth?: number;
 }
 

@@ -11,7 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
-const TARGETS = ['sse_decoder', 'anthropic_bytes', 'anthropic_events', 'openai_bytes', 'openai_chunks', 'acp_cards'];
+const TARGETS = [
+  'sse_decoder',
+  'anthropic_bytes',
+  'anthropic_events',
+  'openai_bytes',
+  'openai_chunks',
+  'acp_cards',
+  'json_repair',
+];
 const [secondsArg, ...only] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 300);
 if (!(seconds > 0)) throw new Error(`bad SECONDS: ${secondsArg}`);

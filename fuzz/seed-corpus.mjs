@@ -42,6 +42,16 @@ for (const dir of sources) {
       write(anthropic ? 'anthropic_bytes' : 'openai_bytes', `${name}${suffix}`, bytes);
     }
     write(anthropic ? 'anthropic_events' : 'openai_chunks', name, items.map((e) => JSON.stringify(e)).join('\n'));
+    // json_repair: `<depth byte><arguments>`, each call's whole argument text.
+    const args = new Map();
+    for (const e of items) {
+      const piece = anthropic
+        ? e?.delta?.partial_json
+        : e?.choices?.[0]?.delta?.tool_calls?.map((t) => t?.function?.arguments).join('');
+      const key = anthropic ? e?.index : 0;
+      if (typeof piece === 'string') args.set(key, (args.get(key) ?? '') + piece);
+    }
+    for (const [k, text] of args) if (text) write('json_repair', `${name}-${k}`, Buffer.concat([Buffer.from([n % 64]), Buffer.from(text)]));
     n++;
   }
 }
