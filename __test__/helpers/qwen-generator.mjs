@@ -73,6 +73,7 @@ export async function startQwenGenerators({ packageDir, mode }) {
   return {
     q,
     version,
+    generators,
     stats,
     /** The next responses' body: pieces written in order (`null`: the connection drops there). */
     serve(pieces) {
