@@ -66,6 +66,9 @@ const scenarios = {
   'huge-write': oneAttempt('Write thirty-six megabytes of JSON.', [
     use('toolu_01Huge', 'write_file', { path: 'huge.txt', content: HUGE_CONTROL }, { pieceBytes: 262144 }),
   ]),
+  'overwrite-large': oneAttempt('Overwrite the large file.', [
+    use('toolu_01OverLarge', 'write_file', { path: 'large.log', content: 'short now\n' }),
+  ]),
   'read-control': oneAttempt('Read the control characters.', [
     use('toolu_01ReadCtl', 'read_file', { path: 'control.txt' }),
   ]),
@@ -340,6 +343,26 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.equal(diff.type, 'diff');
       assert.ok(diff.newText.length < BIG_CONTROL.length && BIG_CONTROL.startsWith(diff.newText));
       assert.equal(diff._meta.toolcallStream.newTextTruncated.bytes, 9_000_000);
+      assertFrames(agent, sessionId, 8 << 20);
+      await assertSessionWorks(sessionId, ws);
+    });
+
+    it('overwriting a file past the diff cap writes it, and the diff says the old contents were omitted', async () => {
+      const ws = await workspace();
+      const oldSize = 2 * 1024 * 1024;
+      await fs.writeFile(path.join(ws, 'large.log'), 'x'.repeat(oldSize));
+      const sessionId = await agent.newSession(ws);
+      const { frames } = await run(sessionId, 'overwrite-large');
+      const card = frames(callId('toolu_01OverLarge'));
+      assert.deepEqual(statuses(card), ['pending', 'in_progress', 'completed']);
+      const diff = card.at(-1).content[0];
+      assert.match(
+        diff.oldText,
+        /^\[previous contents omitted from the diff: 2097152 bytes, over the 1048576-byte limit\]$/,
+      );
+      assert.deepEqual(diff._meta.toolcallStream, { oldTextOmitted: { bytes: oldSize } });
+      assert.equal(diff.newText, 'short now\n');
+      assert.equal(await fs.readFile(path.join(ws, 'large.log'), 'utf8'), 'short now\n');
       assertFrames(agent, sessionId, 8 << 20);
       await assertSessionWorks(sessionId, ws);
     });

@@ -23,7 +23,7 @@ const { DEFAULT_MAX_FRAME_BYTES } = require('../agent/frames.js');
 const USAGE = `Usage: toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
                              [--stall-timeout-ms N] [--max-frame-bytes N] [--run-repaired-arguments]
 
-  --stall-timeout-ms N      abort and retry an attempt that sends no data for N ms (pings do not count; default 120000)
+  --stall-timeout-ms N      abort and retry an attempt that sends no data for N ms (pings do not count; default 240000)
   --max-frame-bytes N       bound of one outgoing ACP line (default ${DEFAULT_MAX_FRAME_BYTES}; the SDKs refuse 32 MiB)
   --run-repaired-arguments  run calls whose arguments were cut off (max_tokens) or repaired, as Qwen Code does
 `;
@@ -86,7 +86,7 @@ async function main() {
   const provider = createProvider(values.provider, { baseURL: values['base-url'], model: values.model });
   const options = {
     retryDelayMs: Math.max(0, Number(values['retry-delay-ms']) || 0),
-    stallTimeoutMs: positive(values['stall-timeout-ms'], 'stall-timeout-ms', 120_000),
+    stallTimeoutMs: positive(values['stall-timeout-ms'], 'stall-timeout-ms', 240_000),
     maxFrameBytes: positive(values['max-frame-bytes'], 'max-frame-bytes', DEFAULT_MAX_FRAME_BYTES),
     runRepairedArguments: values['run-repaired-arguments'],
   };
