@@ -169,7 +169,6 @@ for (const providerKind of ['anthropic', 'openai']) {
         provider: providerKind,
         providerUrl: provider.url,
         retryDelayMs: 20,
-        extraArgs: ['--stall-timeout-ms', '1500'],
       });
     });
     after(async () => {
@@ -272,6 +271,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         assert.deepEqual(statuses(card), ['pending', 'in_progress', 'failed']);
         assert.equal(card.at(-1).content[0].content.text, `Tool "${name}" not found in registry.`);
       }
+      assert.deepEqual(await listing(ws), [], 'nothing ran');
       const told = resultsIn(requests.at(-1).body);
       assert.equal(told.length, 3);
       assert.ok(told.every((r) => /not found in registry/.test(r.text)));
@@ -389,23 +389,6 @@ for (const providerKind of ['anthropic', 'openai']) {
       await assertSessionWorks(sessionId, ws);
     });
 
-    it('a stream that stalls mid-arguments (keep-alives only) is aborted by the watchdog and retried', async () => {
-      const ws = await workspace();
-      const sessionId = await agent.newSession(ws);
-      const { frames, requests } = await run(sessionId, 'stall');
-      const card = frames(callId('toolu_01Stall'));
-      assert.deepEqual(
-        card.map((u) => `${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`),
-        ['pending', 'failed:discarded', 'pending', 'in_progress', 'completed'],
-      );
-      const firstTurn = requests.filter((r) => r.turn === 0);
-      assert.equal(firstTurn.length, 2);
-      assert.equal(firstTurn[0].aborted, true, 'the stalled request was aborted');
-      assert.equal(await fs.readFile(path.join(ws, 'stall.txt'), 'utf8'), 'after the stall\n');
-      assertFrames(agent, sessionId, 8 << 20);
-      await assertSessionWorks(sessionId, ws);
-    });
-
     it('a stream that ends cleanly without its stop event is retried (InvalidStreamError), and the call runs once', async () => {
       const ws = await workspace();
       const sessionId = await agent.newSession(ws);
@@ -498,6 +481,41 @@ for (const providerKind of ['anthropic', 'openai']) {
         const told = provider.requests.filter((r) => r.scenario === 'read-control').at(-1).body;
         assert.match(JSON.stringify(told.messages.at(-1)), /too large to show/);
         assertFrames(agent, sessionId, limit);
+      } finally {
+        assert.equal((await agent.close()).code, 0);
+      }
+    });
+
+    it('a stream that stalls mid-arguments (keep-alives only) is aborted by the watchdog and retried', async () => {
+      // Its own agent: a short stall timeout, where nothing else runs that could look idle.
+      const agent = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 20,
+        extraArgs: ['--stall-timeout-ms', '1000'],
+      });
+      try {
+        const ws = await workspace();
+        const sessionId = await agent.newSession(ws);
+        const response = await agent.prompt(sessionId, scenarios.stall.prompt);
+        assert.equal(response.stopReason, 'end_turn');
+        const card = agent
+          .updates(sessionId)
+          .map((e) => e.update)
+          .filter((u) => u.toolCallId === callId('toolu_01Stall'));
+        const requests = provider.requests.filter((r) => r.scenario === 'stall');
+        assert.deepEqual(
+          card.map((u) => `${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`),
+          ['pending', 'failed:discarded', 'pending', 'in_progress', 'completed'],
+        );
+        const firstTurn = requests.filter((r) => r.turn === 0);
+        assert.equal(firstTurn.length, 2);
+        assert.equal(firstTurn[0].aborted, true, 'the stalled request was aborted');
+        assert.equal(await fs.readFile(path.join(ws, 'stall.txt'), 'utf8'), 'after the stall\n');
+        assertFrames(agent, sessionId, 8 << 20);
+        const after = await agent.prompt(sessionId, scenarios.after.prompt);
+        assert.equal(after.stopReason, 'end_turn');
+        assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
       } finally {
         assert.equal((await agent.close()).code, 0);
       }
