@@ -67,6 +67,9 @@ const scenarios = {
   'huge-write': oneAttempt('Write thirty-six megabytes of JSON.', [
     use('toolu_01Huge', 'write_file', { path: 'huge.txt', content: HUGE_CONTROL }, { pieceBytes: 262144 }),
   ]),
+  'overwrite-large': oneAttempt('Overwrite the large file.', [
+    use('toolu_01OverLarge', 'write_file', { path: 'large.log', content: 'short now\n' }),
+  ]),
   'read-control': oneAttempt('Read the control characters.', [
     use('toolu_01ReadCtl', 'read_file', { path: 'control.txt' }),
   ]),
@@ -168,7 +171,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         providerUrl: provider.url,
         retryDelayMs: 20,
         // Not about approval: nothing asks (e2e-permission covers asking).
-        extraArgs: ['--approve=always', '--stall-timeout-ms', '1500'],
+        extraArgs: ['--approve=always'],
       });
     });
     after(async () => {
@@ -277,6 +280,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         assert.deepEqual(statuses(card), ['pending', 'failed']);
         assert.equal(card.at(-1).content[0].content.text, `Tool "${name}" not found in registry.`);
       }
+      assert.deepEqual(await listing(ws), [], 'nothing ran');
       const told = resultsIn(requests.at(-1).body);
       assert.equal(told.length, 3);
       assert.ok(told.every((r) => /not found in registry/.test(r.text)));
@@ -356,6 +360,26 @@ for (const providerKind of ['anthropic', 'openai']) {
       await assertSessionWorks(sessionId, ws);
     });
 
+    it('overwriting a file past the diff cap writes it, and the diff says the old contents were omitted', async () => {
+      const ws = await workspace();
+      const oldSize = 2 * 1024 * 1024;
+      await fs.writeFile(path.join(ws, 'large.log'), 'x'.repeat(oldSize));
+      const sessionId = await agent.newSession(ws);
+      const { frames } = await run(sessionId, 'overwrite-large');
+      const card = frames(callId('toolu_01OverLarge'));
+      assert.deepEqual(statuses(card), ['pending', 'in_progress', 'completed']);
+      const diff = card.at(-1).content[0];
+      assert.match(
+        diff.oldText,
+        /^\[previous contents omitted from the diff: 2097152 bytes, over the 1048576-byte limit\]$/,
+      );
+      assert.deepEqual(diff._meta.toolcallStream, { oldTextOmitted: { bytes: oldSize } });
+      assert.equal(diff.newText, 'short now\n');
+      assert.equal(await fs.readFile(path.join(ws, 'large.log'), 'utf8'), 'short now\n');
+      assertFrames(agent, sessionId, 8 << 20);
+      await assertSessionWorks(sessionId, ws);
+    });
+
     it('a 36 MB argument stream is refused by the converter limit: nothing runs, no card stays open, the agent lives', async () => {
       const ws = await workspace();
       const sessionId = await agent.newSession(ws);
@@ -374,23 +398,6 @@ for (const providerKind of ['anthropic', 'openai']) {
         ['pending', 'failed:discarded'],
       );
       assert.deepEqual(await listing(ws), []);
-      assertFrames(agent, sessionId, 8 << 20);
-      await assertSessionWorks(sessionId, ws);
-    });
-
-    it('a stream that stalls mid-arguments (keep-alives only) is aborted by the watchdog and retried', async () => {
-      const ws = await workspace();
-      const sessionId = await agent.newSession(ws);
-      const { frames, requests } = await run(sessionId, 'stall');
-      const card = frames(callId('toolu_01Stall'));
-      assert.deepEqual(
-        card.map((u) => `${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`),
-        ['pending', 'failed:discarded', 'pending', 'in_progress', 'completed'],
-      );
-      const firstTurn = requests.filter((r) => r.turn === 0);
-      assert.equal(firstTurn.length, 2);
-      assert.equal(firstTurn[0].aborted, true, 'the stalled request was aborted');
-      assert.equal(await fs.readFile(path.join(ws, 'stall.txt'), 'utf8'), 'after the stall\n');
       assertFrames(agent, sessionId, 8 << 20);
       await assertSessionWorks(sessionId, ws);
     });
@@ -487,6 +494,41 @@ for (const providerKind of ['anthropic', 'openai']) {
         const told = provider.requests.filter((r) => r.scenario === 'read-control').at(-1).body;
         assert.match(JSON.stringify(told.messages.at(-1)), /too large to show/);
         assertFrames(agent, sessionId, limit);
+      } finally {
+        assert.equal((await agent.close()).code, 0);
+      }
+    });
+
+    it('a stream that stalls mid-arguments (keep-alives only) is aborted by the watchdog and retried', async () => {
+      // Its own agent: a short stall timeout, where nothing else runs that could look idle.
+      const agent = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 20,
+        extraArgs: ['--approve=always', '--stall-timeout-ms', '1000'],
+      });
+      try {
+        const ws = await workspace();
+        const sessionId = await agent.newSession(ws);
+        const response = await agent.prompt(sessionId, scenarios.stall.prompt);
+        assert.equal(response.stopReason, 'end_turn');
+        const card = agent
+          .updates(sessionId)
+          .map((e) => e.update)
+          .filter((u) => u.toolCallId === callId('toolu_01Stall'));
+        const requests = provider.requests.filter((r) => r.scenario === 'stall');
+        assert.deepEqual(
+          card.map((u) => `${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`),
+          ['pending', 'failed:discarded', 'pending', 'in_progress', 'completed'],
+        );
+        const firstTurn = requests.filter((r) => r.turn === 0);
+        assert.equal(firstTurn.length, 2);
+        assert.equal(firstTurn[0].aborted, true, 'the stalled request was aborted');
+        assert.equal(await fs.readFile(path.join(ws, 'stall.txt'), 'utf8'), 'after the stall\n');
+        assertFrames(agent, sessionId, 8 << 20);
+        const after = await agent.prompt(sessionId, scenarios.after.prompt);
+        assert.equal(after.stopReason, 'end_turn');
+        assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
       } finally {
         assert.equal((await agent.close()).code, 0);
       }

@@ -14,9 +14,10 @@ const { ToolError } = require('./workspace.js');
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const READ_FLAGS = constants.O_RDONLY | NONBLOCK | NOFOLLOW;
-// O_TRUNC is deliberately absent: the file is truncated only after fstat
-// proved it regular and the signal was checked.
-const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | NONBLOCK | NOFOLLOW;
+// O_CREAT is added only when the file does not exist, and O_TRUNC never: the
+// file is truncated only after fstat proved it regular and the signal was
+// checked.
+const WRITE_FLAGS = constants.O_WRONLY | NONBLOCK | NOFOLLOW;
 const CHUNK = 64 * 1024;
 
 /** Throws the cancel as a ToolError when `signal` is aborted. */
@@ -29,7 +30,7 @@ async function openChecked(abs, flags, shown, mode) {
   try {
     file = await fs.open(abs, flags, mode);
   } catch (err) {
-    if (err.code === 'ENOENT') throw new ToolError(`File not found: ${shown}`);
+    if (err.code === 'ENOENT') throw Object.assign(new ToolError(`File not found: ${shown}`), { code: 'ENOENT' });
     if (err.code === 'ELOOP') throw new ToolError(`Refused: "${shown}" became a symbolic link.`);
     if (err.code === 'ENXIO' || err.code === 'EISDIR') throw new ToolError(`Not a regular file: ${shown}`);
     throw err;
@@ -70,12 +71,28 @@ async function readRegular(abs, shown, { maxBytes, signal }) {
   }
 }
 
-/** Creates or overwrites a regular file with `content`, unless cancelled first. */
+/**
+ * Creates or overwrites a regular file with `content`, unless cancelled
+ * first. A file this call created is removed again if the cancel comes
+ * between its creation and the first byte.
+ */
 async function writeRegular(abs, shown, content, { signal }) {
   checkSignal(signal);
-  const { file } = await openChecked(abs, WRITE_FLAGS, shown, 0o666);
+  let opened;
+  let created = false;
   try {
-    checkSignal(signal);
+    opened = await openChecked(abs, WRITE_FLAGS, shown);
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    opened = await openChecked(abs, WRITE_FLAGS | constants.O_CREAT | constants.O_EXCL, shown, 0o666);
+    created = true;
+  }
+  const { file } = opened;
+  try {
+    if (signal?.aborted) {
+      if (created) await fs.unlink(abs).catch(() => {});
+      checkSignal(signal);
+    }
     await file.truncate(0);
     await file.writeFile(content, 'utf8');
   } finally {

@@ -3,10 +3,13 @@
 // consumeModelStream consumes: CHUNK for each converted response, RETRY
 // before each new attempt, MODEL_FALLBACK before the first attempt on the
 // fallback model (Qwen Code's GeminiChat.sendMessageStream events). Each
-// attempt has a data-progress watchdog (pings and comments do not count), and
-// an attempt that ends cleanly without a finish reason is retried as Qwen's
-// InvalidStreamError('NO_FINISH_REASON') (packages/core/src/core/geminiChat.ts,
-// processStreamResponse).
+// attempt has a watchdog like Qwen Code 0.24.4's stream idle timeout
+// (packages/core/src/core/stream-guards.ts, withStreamGuards), except that
+// only data counts as progress: pings and SSE comments do not, so a provider
+// that only keeps the connection alive is caught. An attempt that ends
+// cleanly without a finish reason is retried as Qwen's
+// InvalidStreamError('NO_FINISH_REASON') (packages/core/src/core/
+// geminiChat.ts, processStreamResponse; llm-chat.ts in 0.24.4).
 const { setTimeout: sleep } = require('node:timers/promises');
 
 const { ToolCallIds } = require('../index.js');

@@ -13,6 +13,12 @@
  */
 const MAX_PARTIAL_LINE = 32 << 20;
 
+/** A line that is not `data:` (`event:`, `id:`, comments) is kept up to this length, then skipped. */
+const MAX_OTHER_LINE = 1024;
+
+/** Longer than any keep-alive `data:` line. */
+const MAX_PING_LINE = 64;
+
 const PING_DATA = /^data:\s*\{\s*"type"\s*:\s*"ping"\s*\}\s*$/;
 
 class StreamObserver {
@@ -21,6 +27,8 @@ class StreamObserver {
     this.kind = kind;
     /** The current unterminated line, or null while skipping one that cannot matter. */
     this.partial = '';
+    /** Whether `partial` is a `data:` line (undefined until it has five characters). */
+    this.partialIsData = undefined;
     this.decoder = new TextDecoder();
     /** Raw tool calls in order: {rawId, name, text}. */
     this.calls = [];
@@ -37,23 +45,30 @@ class StreamObserver {
       if (nl < 0) break;
       const piece = chunk.slice(from, nl);
       from = nl + 1;
+      // A skipped line (long, and not data) counts when it is not blank.
       if (this.partial === null) progress ||= /\S/.test(piece);
       else if (this.line((this.partial + piece).replace(/\r$/, ''))) progress = true;
       this.partial = '';
+      this.partialIsData = undefined;
     }
     const rest = chunk.slice(from);
+    if (rest === '') return progress;
     if (this.partial !== null) {
-      // Only `data:` lines are read, and none longer than the converter
-      // accepts. The prefix is checked once, while the line is short, so a
-      // long line is not flattened at every chunk.
-      const known = this.partial.length >= 5;
       this.partial += rest;
-      const isData =
-        known || (this.partial.length < 5 ? 'data:'.startsWith(this.partial) : this.partial.startsWith('data:'));
-      if (!isData || this.partial.length > MAX_PARTIAL_LINE) this.partial = null;
+      // Decided once, while the line is short, so a long line is not flattened at every chunk.
+      if (this.partialIsData === undefined && this.partial.length >= 5)
+        this.partialIsData = this.partial.startsWith('data:');
+      // Only `data:` lines are read, and none longer than the converter accepts.
+      if (
+        (this.partialIsData === false && this.partial.length > MAX_OTHER_LINE) ||
+        this.partial.length > MAX_PARTIAL_LINE
+      )
+        this.partial = null;
     }
-    // An unterminated line is progress only when it is not blank.
-    return progress || /\S/.test(rest);
+    // The unterminated rest of a line is progress when the line is data longer than a ping, or
+    // skipped; and not blank. A ping split mid-line is not progress.
+    const longData = this.partialIsData === true && (this.partial === null || this.partial.length > MAX_PING_LINE);
+    return progress || ((longData || this.partial === null) && /\S/.test(rest));
   }
 
   /** One complete line; true when it is data. */
@@ -89,10 +104,6 @@ class StreamObserver {
     } else if (event?.type === 'content_block_delta' && event.delta?.type === 'input_json_delta') {
       const call = this.byIndex.get(event.index);
       if (call) call.text += event.delta.partial_json ?? '';
-    } else if (event?.type === 'content_block_stop') {
-      const call = this.byIndex.get(event.index);
-      // Qwen's converter substitutes '{}' for empty input (anthropicContentGenerator/converter.ts, safeJsonParse).
-      if (call && call.text === '') call.text = '{}';
     }
   }
 
@@ -117,6 +128,8 @@ class StreamObserver {
   argumentProblem(rawId) {
     const call = this.calls.find((c) => c.rawId === rawId);
     if (!call) return null;
+    // Empty arguments are {}, as Qwen's converter substitutes them
+    // (packages/core/src/core/anthropicContentGenerator/converter.ts).
     const text = call.text.trim() === '' ? '{}' : call.text;
     let value;
     try {

@@ -4,9 +4,12 @@
 // arguments arrives repaired (jsonrepair), exactly as the reference would
 // execute it. An agent that writes files must not run half a call, so by
 // default such a call is refused here: it keeps its card and gets an error
-// result, but never runs. `--run-repaired-arguments` restores the
-// reference's behaviour. Same-response duplicate ids, which the id
-// normalisation drops (Qwen's normalizeModelToolCallIds), come back as
+// result, but never runs. Qwen Code 0.24.4's own Anthropic generator draws
+// the same line (packages/core/src/core/tool-call-arguments.ts,
+// parseToolCallArguments: MALFORMED_JSON, NON_OBJECT).
+// `--run-repaired-arguments` restores the lenient behaviour. Same-response duplicate ids, which the id
+// normalisation drops (Qwen's normalizeModelToolCallIds in
+// packages/core/src/core/toolCallIdUtils.ts), come back as
 // refused calls under a fresh id, so the model hears about them.
 
 /**
@@ -27,7 +30,8 @@ function vetCalls(calls, { finishReason, observer, historyIds, providerId, runRe
   });
   const used = new Set([...historyIds, ...calls.map((c) => c.id)]);
   for (const dup of observer.duplicates()) {
-    // Qwen's reserveModelToolCallId suffix, so the history stays valid.
+    // The suffix of Qwen's reserveModelToolCallId (packages/core/src/core/toolCallIdUtils.ts),
+    // so the history stays valid.
     let n = 2;
     while (used.has(`${dup.rawId}__qwen_dup_${n}`)) n++;
     const id = `${dup.rawId}__qwen_dup_${n}`;
