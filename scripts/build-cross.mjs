@@ -70,8 +70,8 @@ export function run(cmd, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
 }
 
-function has(cmd, args = ['--version']) {
-  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+function has(cmd, args = ['--version'], env = process.env) {
+  return spawnSync(cmd, args, { stdio: 'ignore', env }).status === 0;
 }
 
 /** zig on PATH: the real one, or a shim over the PyPI `ziglang` package. */
@@ -84,9 +84,17 @@ function ensureZig(env) {
   env.PATH = `${shimDir}${path.delimiter}${env.PATH}`;
 }
 
-function ensureZigbuild() {
-  if (!has('cargo-zigbuild', ['--version']))
-    run('nice', ['-n', '19', 'cargo', 'install', '--locked', 'cargo-zigbuild']);
+/**
+ * cargo-zigbuild on PATH: the PyPI package ships its prebuilt binary, which
+ * installs in seconds where `cargo install` takes about 8 minutes on 2 cores.
+ */
+function ensureZigbuild(env) {
+  if (has('cargo-zigbuild', ['--version'], env)) return;
+  run('python3', ['-m', 'pip', 'install', '--quiet', 'cargo-zigbuild']);
+  const bin = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_path('scripts'))"], {
+    encoding: 'utf8',
+  }).trim();
+  env.PATH = `${bin}${path.delimiter}${env.PATH}`;
 }
 
 function ensureRustTarget(target) {
@@ -179,7 +187,7 @@ function main() {
   const env = { ...process.env };
   if (targets.some((t) => PLAN[t].zigTarget)) {
     ensureZig(env);
-    ensureZigbuild();
+    ensureZigbuild(env);
   }
   fs.mkdirSync(outDir, { recursive: true });
 
