@@ -14,10 +14,11 @@
 // either run or skipped by name with its reason: a new file that is neither
 // stops the run.
 //
-// Wine needs three test-only fixes, none of them shipped (scripts/wine/): a
+// Wine needs four test-only fixes, none of them shipped (scripts/wine/): a
 // Windows 10 prefix (Node refuses Windows 7, a fresh prefix's default), stdout
-// to a file (node.exe dies with `open EBADF` on a pipe), and a stand-in
-// bcryptprimitives.dll (Rust's std imports ProcessPrng, which Wine 8 lacks).
+// to a file (node.exe dies with `open EBADF` on a pipe), a stand-in
+// bcryptprimitives.dll (Rust's std imports ProcessPrng, which Wine 8 lacks),
+// and no TCP keep-alive (Wine 8 fails connect() after setKeepAlive()).
 //
 //   npm run test:platforms                 everything
 //   npm run test:platforms -- wine-22      only the named platforms (see PLATFORMS)
