@@ -65,6 +65,21 @@ export interface ConverterHost {
   onEvent?: (event: unknown) => void;
 }
 
+/**
+ * Qwen Code's `responseParsingOptions` (what an OpenAI-compatible provider's
+ * `getResponseParsingOptions(model)` returns), for the OpenAI converter. An
+ * option that is on and not listed here is INVALID_ARGUMENT; options that are
+ * off are ignored whatever their name.
+ */
+export interface ResponseParsingOptions {
+  /** The content-only thinking-tag leak guard (DashScope; every model of the default provider in 0.24.4). */
+  contentOnlyThinkingTagLeaks?: boolean;
+  /** `<think>…</think>` in content becomes thought parts; reasoning is buffered (MiniMax). */
+  taggedThinkingTags?: boolean;
+  /** Any other option: must be off. */
+  [option: string]: unknown;
+}
+
 export interface ConverterOptions {
   /**
    * @deprecated Ignored: neither Qwen Code release puts a configured model in
@@ -72,10 +87,14 @@ export interface ConverterOptions {
    * OpenAI's from each chunk). Still checked to be a string.
    */
   model?: string;
+  /** The Qwen Code release to follow where releases differ (default 'qwen-0.21'). */
+  profile?: 'qwen-0.21' | 'qwen-0.24';
   limits?: ConverterLimits;
   /** Default `'qwen-0.21'`; any other value throws `INVALID_ARGUMENT`. */
   profile?: Profile;
   host?: ConverterHost;
+  /** OpenAI converter only: the provider's response parsing (ignored by the Anthropic converter). */
+  responseParsing?: ResponseParsingOptions;
 }
 
 /** Raw bytes of a provider's SSE body, in any split. */

@@ -75,15 +75,11 @@ for (const version of QWEN_VERSIONS) {
           assert.deepEqual(n, s, `${s.file} differs`);
           for (const r of n.responses) assert.equal(r.qwenClass, true, `${s.file}: a Qwen GenerateContentResponse`);
         }
-        if (provider === 'openai' && version === '0.24.4') {
-          // 0.24.4's default OpenAI-compatible provider switches on the
-          // content-only thinking-tag leak guard (provider getResponseParsingOptions),
-          // which the native converter does not implement yet: every stream runs
-          // stock, which is what the preload must do then.
-          assert.equal(native.stats.fallbacks, native.count, JSON.stringify(native.stats));
-          return;
-        }
-        // Every stream took the raw-body path: nothing was converted from SDK objects.
+        // Every stream took the raw-body path: nothing was converted from SDK
+        // objects, and none ran stock. In 0.24.4 the default OpenAI-compatible
+        // provider switches on the content-only thinking-tag leak guard
+        // (getResponseParsingOptions), which the preload passes through.
+        assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
         const streams = native.stats[provider];
         assert.equal(streams.bytes, native.count, JSON.stringify(native.stats));
         assert.equal(provider === 'anthropic' ? streams.objects : streams.chunks, 0);
