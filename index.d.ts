@@ -45,7 +45,8 @@ export interface ConverterLimits {
  * tool calls until `message_delta` carries a stop reason, takes arguments
  * only when `JSON.parse` gives an object, throws `MALFORMED_TOOL_CALL` for a
  * call it cannot confirm complete and drops truncated calls on `max_tokens`.
- * The OpenAI path is the same under both.
+ * The OpenAI path differs only under `responseParsing.contentOnlyThinkingTagLeaks`
+ * (0.24.4 never releases a whole opening tag and fails on an unclosed one).
  */
 export type Profile = 'qwen-0.21' | 'qwen-0.24';
 
@@ -87,8 +88,6 @@ export interface ConverterOptions {
    * OpenAI's from each chunk). Still checked to be a string.
    */
   model?: string;
-  /** The Qwen Code release to follow where releases differ (default 'qwen-0.21'). */
-  profile?: 'qwen-0.21' | 'qwen-0.24';
   limits?: ConverterLimits;
   /** Default `'qwen-0.21'`; any other value throws `INVALID_ARGUMENT`. */
   profile?: Profile;
@@ -126,7 +125,7 @@ export declare class AnthropicConverter {
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
 export declare class OpenAIConverter {
-  /** `profile` is accepted for symmetry: the OpenAI path is the same in both releases. */
+  /** `profile` matters only under `responseParsing.contentOnlyThinkingTagLeaks`, whose rules differ between releases. */
   constructor(options?: ConverterOptions);
   /** One `chat.completion.chunk` (object or its JSON text) → exactly one response (`convertOpenAIChunkToGemini`). */
   pushChunk(chunk: object | string): GenerateContentResponse;
