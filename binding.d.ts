@@ -168,6 +168,7 @@ export interface NativeLimits {
 export interface NativeResponseParsing {
   contentOnlyThinkingTagLeaks?: boolean
   taggedThinkingTags?: boolean
+  taggedThinkingTagsAfterReasoning?: boolean
 }
 
 /** One OpenAI chunk as JSON text: a batch of exactly one response or error. */

@@ -77,6 +77,8 @@ export interface ResponseParsingOptions {
   contentOnlyThinkingTagLeaks?: boolean;
   /** `<think>…</think>` in content becomes thought parts; reasoning is buffered (MiniMax). */
   taggedThinkingTags?: boolean;
+  /** After structured reasoning, content opening with a thinking tag is parsed for thoughts; an unclosed one is a leak (0.24.4, qwen3 models). */
+  taggedThinkingTagsAfterReasoning?: boolean;
   /** Any other option: must be off. */
   [option: string]: unknown;
 }

@@ -117,7 +117,7 @@ for (const [key, { stream, responseParsing }] of Object.entries(cases)) {
 }
 
 test('responseParsing: options that are on and not implemented are INVALID_ARGUMENT; off ones are ignored', () => {
-  for (const responseParsing of [{ taggedThinkingTagsAfterReasoning: true }, { somethingNew: 1 }, 'yes']) {
+  for (const responseParsing of [{ somethingNew: 1 }, { taggedThinkingTags: true, futureOption: 'on' }, 'yes']) {
     assert.throws(
       () => new OpenAIConverter({ responseParsing }),
       (err) => err.code === 'INVALID_ARGUMENT',

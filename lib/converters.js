@@ -34,8 +34,8 @@ function readProfile(profile, fn) {
  * `options.responseParsing`: Qwen Code's `responseParsingOptions` (what the
  * provider's `getResponseParsingOptions(model)` returns), read as Qwen's
  * converter reads them: `contentOnlyThinkingTagLeaks === true`, a truthy
- * `taggedThinkingTags`. Any other option that is on is one this converter
- * does not implement (e.g. 0.24.4's `taggedThinkingTagsAfterReasoning`):
+ * `taggedThinkingTags` or `taggedThinkingTagsAfterReasoning`. Any other
+ * option that is on is one this converter does not implement:
  * INVALID_ARGUMENT, rather than a silently different conversion. Options
  * that are off are ignored whatever their name.
  */
@@ -49,11 +49,12 @@ function readResponseParsing(parsing, fn) {
   return {
     contentOnlyThinkingTagLeaks: parsing.contentOnlyThinkingTagLeaks === true,
     taggedThinkingTags: Boolean(parsing.taggedThinkingTags),
+    taggedThinkingTagsAfterReasoning: Boolean(parsing.taggedThinkingTagsAfterReasoning),
   };
 }
 
 /** The `responseParsingOptions` this converter implements. */
-const RESPONSE_PARSING = ['contentOnlyThinkingTagLeaks', 'taggedThinkingTags'];
+const RESPONSE_PARSING = ['contentOnlyThinkingTagLeaks', 'taggedThinkingTags', 'taggedThinkingTagsAfterReasoning'];
 
 function readOptions(options, fn) {
   try {

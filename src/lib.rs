@@ -38,6 +38,7 @@ use handles::{HandleTable, Slots};
 pub struct NativeResponseParsing {
     pub content_only_thinking_tag_leaks: Option<bool>,
     pub tagged_thinking_tags: Option<bool>,
+    pub tagged_thinking_tags_after_reasoning: Option<bool>,
 }
 
 /// Limits as JS passes them (numbers; absent = default).
@@ -161,6 +162,9 @@ impl ConverterHandle {
                     .map(|p| ResponseParsing {
                         content_only_tag_leaks: p.content_only_thinking_tag_leaks.unwrap_or(false),
                         tagged_thinking: p.tagged_thinking_tags.unwrap_or(false),
+                        tagged_thinking_after_reasoning: p
+                            .tagged_thinking_tags_after_reasoning
+                            .unwrap_or(false),
                     })
                     .unwrap_or_default(),
             }))),

@@ -543,9 +543,9 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
         prop::collection::vec(delta(), 0..8),
         prop::option::of(prop_oneof![Just("stop"), Just("tool_calls"), Just("length")]),
         any::<bool>(),
-        (any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     )
-        .prop_map(|(deltas, finish, usage, (later, content_only_tag_leaks, tagged_thinking))| {
+        .prop_map(|(deltas, finish, usage, (later, content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning))| {
             let chunk = |delta: Value, finish: Option<&str>| {
                 json!({"id": "chatcmpl-g", "object": "chat.completion.chunk", "created": 1700000000,
                     "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -578,7 +578,7 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
                     "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}}));
             }
             let profile = if later { Profile::Qwen024 } else { Profile::Qwen021 };
-            let parsing = ResponseParsing { content_only_tag_leaks, tagged_thinking };
+            let parsing = ResponseParsing { content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning };
             Stream { name: "generated openai".into(), provider: Provider::OpenAI, profile, parsing, items }
         })
 }

@@ -9,7 +9,7 @@ use toolcall_stream_fuzz::{openai_with, pieces, run_bytes, seed_and_body};
 
 fuzz_target!(|data: &[u8]| {
     let (seed, body) = seed_and_body(data);
-    let options = seed >> 13;
+    let options = seed >> 12;
     let whole = run_bytes(&mut openai_with(options), &[body]);
     let split = run_bytes(&mut openai_with(options), &pieces(seed, body));
     assert_eq!(whole, split);

@@ -178,7 +178,7 @@ pub fn openai() -> OpenAIStream {
     OpenAIStream::new(OpenAIOptions::default())
 }
 
-/// An OpenAI converter under the profile and response parsing that three
+/// An OpenAI converter under the profile and response parsing that four
 /// bits of `bits` choose (the provider options of
 /// `getResponseParsingOptions`, off in `openai()`).
 pub fn openai_with(bits: u64) -> OpenAIStream {
@@ -191,6 +191,7 @@ pub fn openai_with(bits: u64) -> OpenAIStream {
         parsing: ResponseParsing {
             content_only_tag_leaks: bits & 2 != 0,
             tagged_thinking: bits & 4 != 0,
+            tagged_thinking_after_reasoning: bits & 8 != 0,
         },
         ..OpenAIOptions::default()
     })

@@ -10,10 +10,10 @@
 // (Converted) that the patched converter hands back unchanged. Chunks that
 // arrive as SDK objects (telemetry on) are converted natively one by one.
 // The provider's response parsing (`context.responseParsingOptions`: the
-// content-only thinking-tag leak guard, tagged thinking) is passed through to
-// the converter; streams whose provider switches on an option this package
-// does not implement (0.24.4's `taggedThinkingTagsAfterReasoning`, for qwen3
-// models) run stock.
+// content-only thinking-tag leak guard, tagged thinking, 0.24.4's tagged
+// thinking after reasoning) is passed through to the converter; a stream
+// whose provider switches on an option this package does not know runs
+// stock.
 import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 

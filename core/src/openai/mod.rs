@@ -61,6 +61,13 @@ pub struct ResponseParsing {
     /// thought parts, and structured reasoning is buffered until it is
     /// known whether the content carries tagged thinking (MiniMax).
     pub tagged_thinking: bool,
+    /// `taggedThinkingTagsAfterReasoning` (0.24.4, qwen3 models on the
+    /// default provider): once structured reasoning was seen, content that
+    /// opens with a thinking tag goes through a tagged-thinking parser from
+    /// then on (a resent snapshot of it is dropped), and a thought still
+    /// open at the finish or at the end of the stream is a
+    /// `PROTOCOL_TAG_LEAK`.
+    pub tagged_thinking_after_reasoning: bool,
 }
 
 /// One request's context (spec §3.1 `createRequestContext`, §7).
@@ -192,6 +199,9 @@ impl OpenAIStream {
                     sanitized: None,
                 });
             }
+        } else if self.parsing.tagged_thinking_after_reasoning && self.unclosed_thought() {
+            // 0.24.4's pipeline: a thought still open at the end.
+            return Err(Error::protocol_tag_leak());
         }
         Ok(())
     }
@@ -393,13 +403,49 @@ impl OpenAIStream {
         // Visible text (§3.2.1), through the tagged-thinking parser when
         // it is on (`convertOpenAITextToParts`).
         let mut content_parts = Vec::new();
+        let after_reasoning = self.parsing.tagged_thinking_after_reasoning;
         if let Some(content) = delta.at("content").as_str() {
-            let normalized = self.text_state.normalize(&content);
-            if !normalized.is_empty() || finish {
+            // 0.24.4 (`convertOpenAIChunkToLlm`): a resent snapshot of
+            // tagged content is dropped once the parser exists.
+            let replayed = after_reasoning
+                && self.tagged.is_some()
+                && self.text_state.is_snapshot(&content)
+                && contains_thinking_tag(&content);
+            let normalized = if replayed {
+                self.text_state.take_snapshot(&content);
+                ""
+            } else {
+                self.text_state.normalize(&content)
+            };
+            let candidate = if after_reasoning {
+                let pending = self.tag_candidate.as_ref().map_or("", |c| c.text.as_str());
+                let candidate = format!("{pending}{normalized}");
+                let reasoning_seen = self.has_structured_reasoning
+                    || delta
+                        .get("reasoning_content")
+                        .filter(|v| !v.is_null())
+                        .map_or_else(|| delta.at("reasoning").truthy(), Value::truthy);
+                (reasoning_seen
+                    && leading_thinking_tag(&candidate)
+                    && !js_trim_start(&candidate).starts_with("</"))
+                .then_some(candidate)
+            } else {
+                None
+            };
+            if let Some(candidate) = candidate {
+                self.tag_candidate = None;
+                content_parts = self
+                    .tagged
+                    .get_or_insert_with(TaggedThinkingParser::default)
+                    .parse(&candidate, finish);
+            } else if !normalized.is_empty() || finish {
                 content_parts = self.text_to_parts(normalized, finish);
             }
         } else if finish {
             content_parts = self.text_to_parts("", true);
+        }
+        if finish && after_reasoning && self.unclosed_thought() {
+            return Err(Error::protocol_tag_leak());
         }
         if content_parts.iter().any(Part::is_thought) {
             // A tagged thought: buffered reasoning is dropped, buffered
@@ -665,6 +711,13 @@ impl OpenAIStream {
         }
     }
 
+    /// `taggedThinkingParser?.hasUnclosedThought()`.
+    fn unclosed_thought(&self) -> bool {
+        self.tagged
+            .as_ref()
+            .is_some_and(TaggedThinkingParser::has_unclosed_thought)
+    }
+
     /// The content-only leak guard classifies this chunk's text: it is on,
     /// and neither structured reasoning nor visible content was seen.
     fn content_only_guard_armed(&self) -> bool {
@@ -737,6 +790,7 @@ impl OpenAIStream {
     pub fn is_text_ready(&self) -> bool {
         self.is_quiet()
             && self.tagged.is_none()
+            && !self.parsing.tagged_thinking_after_reasoning
             && !self.content_only_guard_armed()
             && !self.parser.has_nameless_tool_call()
             && !self.has_thinking_tag_in_reasoning

@@ -81,6 +81,11 @@ impl TaggedThinkingParser {
         parts
     }
 
+    /// `hasUnclosedThought()`: inside a thought.
+    pub fn has_unclosed_thought(&self) -> bool {
+        self.thought
+    }
+
     /// `appendPart`: a non-empty segment as a part of the current mode.
     fn append(&self, parts: &mut Vec<Part>, segment: &mut Vec<u16>) {
         if segment.is_empty() {

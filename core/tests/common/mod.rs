@@ -153,6 +153,8 @@ pub fn parsing_cases() -> Vec<ParsingCase> {
                 ResponseParsing {
                     content_only_tag_leaks: o["contentOnlyThinkingTagLeaks"] == json!(true),
                     tagged_thinking: o["taggedThinkingTags"] == json!(true),
+                    tagged_thinking_after_reasoning: o["taggedThinkingTagsAfterReasoning"]
+                        == json!(true),
                 }
             };
             ParsingCase {
