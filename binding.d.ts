@@ -17,9 +17,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class ConverterHandle {
   /**
    * `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
-   * "qwen-0.24"; the OpenAI converter is the same under both.
+   * "qwen-0.24". `parsing`: the OpenAI converter's provider response
+   * parsing (ignored by the Anthropic converter).
    */
-  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null)
+  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null)
   get slot(): number
 }
 
@@ -161,6 +162,13 @@ export interface NativeLimits {
   maxCallBytes?: number
   maxBufferedBytes?: number
   maxRepairDepth?: number
+}
+
+/** Qwen's `responseParsingOptions` as `lib/converters.js` checked them. */
+export interface NativeResponseParsing {
+  contentOnlyThinkingTagLeaks?: boolean
+  taggedThinkingTags?: boolean
+  taggedThinkingTagsAfterReasoning?: boolean
 }
 
 /** One OpenAI chunk as JSON text: a batch of exactly one response or error. */

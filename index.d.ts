@@ -45,7 +45,8 @@ export interface ConverterLimits {
  * tool calls until `message_delta` carries a stop reason, takes arguments
  * only when `JSON.parse` gives an object, throws `MALFORMED_TOOL_CALL` for a
  * call it cannot confirm complete and drops truncated calls on `max_tokens`.
- * The OpenAI path is the same under both.
+ * The OpenAI path differs only under `responseParsing.contentOnlyThinkingTagLeaks`
+ * (0.24.4 never releases a whole opening tag and fails on an unclosed one).
  */
 export type Profile = 'qwen-0.21' | 'qwen-0.24';
 
@@ -65,6 +66,23 @@ export interface ConverterHost {
   onEvent?: (event: unknown) => void;
 }
 
+/**
+ * Qwen Code's `responseParsingOptions` (what an OpenAI-compatible provider's
+ * `getResponseParsingOptions(model)` returns), for the OpenAI converter. An
+ * option that is on and not listed here is INVALID_ARGUMENT; options that are
+ * off are ignored whatever their name.
+ */
+export interface ResponseParsingOptions {
+  /** The content-only thinking-tag leak guard (DashScope; every model of the default provider in 0.24.4). */
+  contentOnlyThinkingTagLeaks?: boolean;
+  /** `<think>…</think>` in content becomes thought parts; reasoning is buffered (MiniMax). */
+  taggedThinkingTags?: boolean;
+  /** After structured reasoning, content opening with a thinking tag is parsed for thoughts; an unclosed one is a leak (0.24.4, qwen3 models). */
+  taggedThinkingTagsAfterReasoning?: boolean;
+  /** Any other option: must be off. */
+  [option: string]: unknown;
+}
+
 export interface ConverterOptions {
   /**
    * @deprecated Ignored: neither Qwen Code release puts a configured model in
@@ -76,6 +94,8 @@ export interface ConverterOptions {
   /** Default `'qwen-0.21'`; any other value throws `INVALID_ARGUMENT`. */
   profile?: Profile;
   host?: ConverterHost;
+  /** OpenAI converter only: the provider's response parsing (ignored by the Anthropic converter). */
+  responseParsing?: ResponseParsingOptions;
 }
 
 /** Raw bytes of a provider's SSE body, in any split. */
@@ -107,7 +127,7 @@ export declare class AnthropicConverter {
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
 export declare class OpenAIConverter {
-  /** `profile` is accepted for symmetry: the OpenAI path is the same in both releases. */
+  /** `profile` matters only under `responseParsing.contentOnlyThinkingTagLeaks`, whose rules differ between releases. */
   constructor(options?: ConverterOptions);
   /** One `chat.completion.chunk` (object or its JSON text) → exactly one response (`convertOpenAIChunkToGemini`). */
   pushChunk(chunk: object | string): GenerateContentResponse;

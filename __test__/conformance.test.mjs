@@ -6,60 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { streams, expected, mask, isTransportError, anthropicSse, openaiSse, PROFILES } from './helpers/corpus.mjs';
+import { streams, expected, isTransportError, anthropicSse, openaiSse, PROFILES } from './helpers/corpus.mjs';
+import { record, errorLine, compare, pipelineWithPreparations, flat } from './helpers/oracle-lines.mjs';
 
 const require = createRequire(import.meta.url);
-const {
-  AnthropicConverter,
-  OpenAIConverter,
-  convertAnthropicStream,
-  convertOpenAIStream,
-  getToolCallPreparations,
-} = require('../index.js');
-const { GenerateContentResponse } = require('@google/genai');
-
-/** A response as the corpus records it (JSON view + out-of-band preparations). */
-function record(tagKey, tag, response) {
-  assert.ok(response instanceof GenerateContentResponse, 'a real GenerateContentResponse');
-  const json = JSON.stringify(response);
-  assert.ok(!json.includes('toolCallPreparations') && !json.includes('callId'), 'preparations never serialised');
-  const line = { [tagKey]: tag, response: JSON.parse(json) };
-  const preps = getToolCallPreparations(response);
-  if (preps.length) line.toolCallPreparations = preps.map((p) => ({ ...p }));
-  return line;
-}
-
-function errorLine(tagKey, tag, err) {
-  assert.equal(typeof err.code, 'string', `a typed error: ${err.stack}`);
-  return { [tagKey]: tag, error: { type: err.type ?? err.code }, name: err.name, message: err.message };
-}
-
-function compare(name, how, got, want) {
-  want = want.filter((l) => !isTransportError(l));
-  const gotIds = new Map();
-  const wantIds = new Map();
-  assert.equal(got.length, want.length, `${name} (${how}): line count\n${JSON.stringify(got, null, 1)}`);
-  got.forEach((g, i) => {
-    const w = want[i];
-    if (w.error) {
-      assert.deepEqual(g.error, { type: w.error.type ?? w.error.code }, `${name} (${how}) line ${i}`);
-      if (name.startsWith('anthropic-')) {
-        // The Anthropic path's own errors: 0.24.4's exact name and message.
-        assert.deepEqual([g.name, g.message], [w.error.name, w.error.message], `${name} (${how}) line ${i}`);
-      }
-    } else {
-      assert.equal(g.error, undefined, `${name} (${how}) line ${i}: unexpected ${JSON.stringify(g.error)}`);
-      assert.deepEqual(mask(g.response, gotIds), mask(w.response, wantIds), `${name} (${how}) line ${i}`);
-      assert.deepEqual(
-        g.toolCallPreparations ?? [],
-        w.toolCallPreparations ?? [],
-        `${name} (${how}) line ${i}: preparations`,
-      );
-    }
-    const tagKey = 'event' in w ? 'event' : 'chunk';
-    if (g[tagKey] !== undefined) assert.equal(g[tagKey], w[tagKey], `${name} (${how}) line ${i}: tag`);
-  });
-}
+const { AnthropicConverter, OpenAIConverter, convertAnthropicStream, convertOpenAIStream } = require('../index.js');
 
 /**
  * The pipeline corpus, with our one deliberate improvement (spec §6.9.4): a
@@ -67,27 +18,16 @@ function compare(name, how, got, want) {
  * where the reference's merged object loses them.
  */
 function pipelineExpected(name, release) {
-  const converted = expected(name, 'expected.ndjson', release);
-  return expected(name, 'pipeline.expected.ndjson', release).map((line) => {
-    if (!line.response?.candidates?.[0]?.finishReason) return line;
-    const sources = converted.filter(
-      (c) => c.response && (c.response.candidates?.[0]?.finishReason || c.chunk === line.chunk),
-    );
-    const seen = new Set();
-    const preps = sources
-      .flatMap((c) => c.toolCallPreparations ?? [])
-      .filter((p) => !seen.has(p.callId) && seen.add(p.callId));
-    return preps.length ? { ...line, toolCallPreparations: preps } : line;
-  });
+  return pipelineWithPreparations(
+    expected(name, 'expected.ndjson', release),
+    expected(name, 'pipeline.expected.ndjson', release),
+  );
 }
 
 const untilThrow = (items) => {
   const at = items.findIndex((e) => e && e.__throw__);
   return at < 0 ? items : items.slice(0, at);
 };
-
-/** Everything but the tag, for comparing byte-split runs with whole runs. */
-const flat = (lines) => lines.map(({ event, chunk, ...rest }) => JSON.stringify(mask(rest)));
 
 /** The model the oracle's generator is configured with: it never shows in a response (no message_start, no modelVersion). */
 const ORACLE_MODEL = 'claude-oracle';

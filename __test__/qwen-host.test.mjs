@@ -33,14 +33,15 @@ function masked(lines) {
   );
 }
 
-async function convertAll(dir, provider, mode) {
+async function convertAll(dir, provider, mode, { from = streamsDir, model } = {}) {
   const files = fs
-    .readdirSync(streamsDir)
+    .readdirSync(from)
     .filter((f) => f.startsWith(`${provider}-`))
     .sort()
-    .map((f) => path.join(streamsDir, f));
+    .map((f) => path.join(from, f));
   const { stdout } = await run(process.execPath, [runner, dir, provider, mode, ...files], {
     maxBuffer: 64 << 20,
+    env: model ? { ...process.env, TOOLCALL_STREAM_TEST_MODEL: model } : process.env,
   });
   const lines = stdout
     .trim()
@@ -75,19 +76,56 @@ for (const version of QWEN_VERSIONS) {
           assert.deepEqual(n, s, `${s.file} differs`);
           for (const r of n.responses) assert.equal(r.qwenClass, true, `${s.file}: a Qwen GenerateContentResponse`);
         }
-        if (provider === 'openai' && version === '0.24.4') {
-          // 0.24.4's default OpenAI-compatible provider switches on the
-          // content-only thinking-tag leak guard (provider getResponseParsingOptions),
-          // which the native converter does not implement yet: every stream runs
-          // stock, which is what the preload must do then.
-          assert.equal(native.stats.fallbacks, native.count, JSON.stringify(native.stats));
-          return;
-        }
-        // Every stream took the raw-body path: nothing was converted from SDK objects.
+        // Every stream took the raw-body path: nothing was converted from SDK
+        // objects, and none ran stock. In 0.24.4 the default OpenAI-compatible
+        // provider switches on the content-only thinking-tag leak guard
+        // (getResponseParsingOptions), which the preload passes through.
+        assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
         const streams = native.stats[provider];
         assert.equal(streams.bytes, native.count, JSON.stringify(native.stats));
         assert.equal(provider === 'anthropic' ? streams.objects : streams.chunks, 0);
       });
     }
+
+    it('openai: the response-parsing streams (thinking tags in content) give what stock Qwen gives', async () => {
+      // Qwen's own provider options reach the converter: the content-only
+      // leak guard is on in 0.24.4 (default provider), off in 0.21.2.
+      const from = path.join(here, 'fixtures', 'parsing', 'streams');
+      const [stock, native] = await Promise.all([
+        convertAll(dir, 'openai', 'stock', { from }),
+        convertAll(dir, 'openai', 'native', { from }),
+      ]);
+      assert.equal(native.results.length, native.count);
+      for (let i = 0; i < stock.results.length; i++) {
+        assert.deepEqual(masked(native.results[i]), masked(stock.results[i]), `${stock.results[i].file} differs`);
+      }
+      const contentOnly = stock.results.find((r) => r.file === 'openai-co-open-tag-at-finish.json');
+      assert.equal(
+        contentOnly.error?.type,
+        version === '0.21.2' ? undefined : 'PROTOCOL_TAG_LEAK',
+        'the content-only leak guard acts exactly where Qwen turns it on',
+      );
+      assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
+      assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
+    });
+
+    it('openai: a qwen3 model (taggedThinkingTagsAfterReasoning in 0.24.4) gives what stock Qwen gives', async () => {
+      // 0.24.4's default provider adds taggedThinkingTagsAfterReasoning for
+      // qwen3 models; 0.21.2's asks for nothing. Both pass through.
+      const from = path.join(here, 'fixtures', 'parsing', 'streams');
+      const model = 'qwen3-coder-plus';
+      const [stock, native] = await Promise.all([
+        convertAll(dir, 'openai', 'stock', { from, model }),
+        convertAll(dir, 'openai', 'native', { from, model }),
+      ]);
+      for (let i = 0; i < stock.results.length; i++) {
+        assert.deepEqual(masked(native.results[i]), masked(stock.results[i]), `${stock.results[i].file} differs`);
+      }
+      // A <think> block after reasoning: a leak in 0.21.2, a thought in 0.24.4.
+      const block = stock.results.find((r) => r.file === 'openai-ar-think-block-after-reasoning.json');
+      assert.equal(block.error?.type, version === '0.21.2' ? 'PROTOCOL_TAG_LEAK' : undefined);
+      assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
+      assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
+    });
   });
 }

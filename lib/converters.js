@@ -30,6 +30,32 @@ function readProfile(profile, fn) {
   return profile;
 }
 
+/**
+ * `options.responseParsing`: Qwen Code's `responseParsingOptions` (what the
+ * provider's `getResponseParsingOptions(model)` returns), read as Qwen's
+ * converter reads them: `contentOnlyThinkingTagLeaks === true`, a truthy
+ * `taggedThinkingTags` or `taggedThinkingTagsAfterReasoning`. Any other
+ * option that is on is one this converter does not implement:
+ * INVALID_ARGUMENT, rather than a silently different conversion. Options
+ * that are off are ignored whatever their name.
+ */
+function readResponseParsing(parsing, fn) {
+  if (parsing === undefined || parsing === null) return undefined;
+  if (typeof parsing !== 'object') throw invalidArgument(`${fn}: options.responseParsing must be an object`);
+  for (const key of Object.keys(parsing)) {
+    if (RESPONSE_PARSING.includes(key) || !parsing[key]) continue;
+    throw invalidArgument(`${fn}: options.responseParsing.${key} is not supported`);
+  }
+  return {
+    contentOnlyThinkingTagLeaks: parsing.contentOnlyThinkingTagLeaks === true,
+    taggedThinkingTags: Boolean(parsing.taggedThinkingTags),
+    taggedThinkingTagsAfterReasoning: Boolean(parsing.taggedThinkingTagsAfterReasoning),
+  };
+}
+
+/** The `responseParsingOptions` this converter implements. */
+const RESPONSE_PARSING = ['contentOnlyThinkingTagLeaks', 'taggedThinkingTags', 'taggedThinkingTagsAfterReasoning'];
+
 function readOptions(options, fn) {
   try {
     return readOptionsOf(options, fn);
@@ -39,11 +65,13 @@ function readOptions(options, fn) {
 }
 
 function readOptionsOf(options, fn) {
-  if (options === undefined || options === null) return { limits: undefined, profile: PROFILES[0], host: undefined };
+  if (options === undefined || options === null)
+    return { limits: undefined, profile: PROFILES[0], host: undefined, responseParsing: undefined };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
   const profile = readProfile(options.profile, fn);
   const host = readHost(options.host, fn);
+  const responseParsing = readResponseParsing(options.responseParsing, fn);
   // Deprecated and ignored: neither release names a configured model in
   // its responses. Still type-checked, so old callers keep failing loudly.
   if (model !== undefined && model !== null && typeof model !== 'string') {
@@ -61,7 +89,7 @@ function readOptionsOf(options, fn) {
       nativeLimits[key] = v;
     }
   }
-  return { limits: nativeLimits, profile, host };
+  return { limits: nativeLimits, profile, host, responseParsing };
 }
 
 /** JSON text of an event/chunk given as an object or as its JSON text. */
@@ -426,10 +454,12 @@ class OpenAIConverter {
   #host;
 
   constructor(options) {
-    const { limits, profile, host } = readOptions(options, 'OpenAIConverter');
+    const { limits, profile, host, responseParsing } = readOptions(options, 'OpenAIConverter');
     this.#host = host;
-    this.#handle = new native.ConverterHandle('openai', profile, limits);
+    this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing);
     this.#slot = this.#handle.slot;
+    // Response parsing can keep even the first content delta off the fast path.
+    this.#textReady = native.openaiTextReady(this.#slot);
   }
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
@@ -830,6 +860,7 @@ const sanitizationOf = (response) => sanitizedByResponse.get(response);
 
 module.exports = {
   sanitizationOf,
+  RESPONSE_PARSING,
   AnthropicConverter,
   OpenAIConverter,
   convertAnthropicStream,

@@ -28,10 +28,18 @@ use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::{write_batch, Response};
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 use handles::{HandleTable, Slots};
+
+/// Qwen's `responseParsingOptions` as `lib/converters.js` checked them.
+#[napi(object)]
+pub struct NativeResponseParsing {
+    pub content_only_thinking_tag_leaks: Option<bool>,
+    pub tagged_thinking_tags: Option<bool>,
+    pub tagged_thinking_tags_after_reasoning: Option<bool>,
+}
 
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
@@ -127,12 +135,14 @@ pub struct ConverterHandle {
 #[napi]
 impl ConverterHandle {
     /// `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
-    /// "qwen-0.24"; the OpenAI converter is the same under both.
+    /// "qwen-0.24". `parsing`: the OpenAI converter's provider response
+    /// parsing (ignored by the Anthropic converter).
     #[napi(constructor)]
     pub fn new(
         kind: String,
         profile: Option<String>,
         limits_opt: Option<NativeLimits>,
+        parsing: Option<NativeResponseParsing>,
     ) -> napi::Result<Self> {
         let limits = limits(limits_opt);
         let profile = match profile.as_deref() {
@@ -145,7 +155,19 @@ impl ConverterHandle {
                 profile,
                 limits,
             }))),
-            "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions { limits }))),
+            "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions {
+                limits,
+                profile,
+                parsing: parsing
+                    .map(|p| ResponseParsing {
+                        content_only_tag_leaks: p.content_only_thinking_tag_leaks.unwrap_or(false),
+                        tagged_thinking: p.tagged_thinking_tags.unwrap_or(false),
+                        tagged_thinking_after_reasoning: p
+                            .tagged_thinking_tags_after_reasoning
+                            .unwrap_or(false),
+                    })
+                    .unwrap_or_default(),
+            }))),
             other => {
                 return Err(js_error(&Error::new(
                     ErrorCode::InvalidArgument,
@@ -258,9 +280,9 @@ pub fn converter_free(slot: f64) {
                     limits: Limits::default(),
                 })))
             }
-            Converter::OpenAI(_) => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions {
-                limits: Limits::default(),
-            }))),
+            Converter::OpenAI(_) => {
+                Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions::default())))
+            }
         };
     });
 }

@@ -58,7 +58,8 @@ export async function startQwenGenerators({ packageDir, mode }) {
     { getCliVersion: () => 'test', getProxy: () => undefined },
     { get: (t, k) => (typeof k === 'symbol' || k === 'then' ? undefined : k in t ? t[k] : () => undefined) },
   );
-  const model = 'test-model';
+  // TOOLCALL_STREAM_TEST_MODEL: a model name that changes the provider's response parsing (qwen3).
+  const model = process.env.TOOLCALL_STREAM_TEST_MODEL ?? 'test-model';
   const generators = {
     anthropic: new q.AnthropicContentGenerator(
       { model, apiKey: 'sk-test', baseUrl: base, authType: 'anthropic' },

@@ -83,6 +83,14 @@ new AnthropicConverter({ modle: 'typo' });
 new OpenAIConverter({ limits: { maxCallBytes: '1' } });
 
 const openai = new OpenAIConverter({ limits: { maxCallBytes: 1024 } });
+new OpenAIConverter({
+  profile: 'qwen-0.24',
+  responseParsing: { contentOnlyThinkingTagLeaks: true, taggedThinkingTags: false },
+});
+// @ts-expect-error response parsing options are booleans
+new OpenAIConverter({ responseParsing: { taggedThinkingTags: 'yes' } });
+// @ts-expect-error profiles are named
+new OpenAIConverter({ profile: 'qwen-9' });
 const one: GenerateContentResponse = openai.pushChunk({ choices: [] });
 openai.pushChunk('{"choices":[]}');
 const many: GenerateContentResponse[] = openai.pushBytes('data: [DONE]\n\n');

@@ -46,6 +46,14 @@ impl Part {
         }
     }
 
+    /// `part.thought === true`.
+    pub fn is_thought(&self) -> bool {
+        matches!(
+            self,
+            Part::Text { thought: true, .. } | Part::ThoughtSignature(_)
+        )
+    }
+
     /// The visible (non-thought) text of this part, if any.
     pub fn visible_text(&self) -> Option<&str> {
         match self {

@@ -1,8 +1,11 @@
 //! Which published Qwen Code release a converter follows where releases
-//! differ. The OpenAI path is the same in 0.21.2 and 0.24.4; the Anthropic
-//! path differs in when and whether tool calls are emitted
+//! differ. The Anthropic path differs in when and whether tool calls are
+//! emitted
 //! (`packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts,
-//! processStream`).
+//! processStream`). The OpenAI path differs only under the content-only
+//! thinking-tag leak guard, in `classifyContentOnlyThinkingTagPrefix` and
+//! the release of an opening tag
+//! (`packages/core/src/core/openaiContentGenerator/converter.ts`).
 
 use crate::error::{Error, ErrorCode};
 

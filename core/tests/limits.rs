@@ -26,7 +26,10 @@ fn anthropic(l: Limits) -> AnthropicStream {
 }
 
 fn openai(l: Limits) -> OpenAIStream {
-    OpenAIStream::new(OpenAIOptions { limits: l })
+    OpenAIStream::new(OpenAIOptions {
+        limits: l,
+        ..Default::default()
+    })
 }
 
 fn tool_start(index: usize, id: &str) -> String {

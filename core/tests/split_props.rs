@@ -2,9 +2,11 @@
 //! multi-splits, one byte at a time, inside multi-byte UTF-8 and inside
 //! `\r\n`) gives exactly the same responses, preparations and errors as
 //! feeding whole events. Over every fixture stream (conformance, extra,
-//! quirks, qwen-0.24) and over randomly generated streams, Anthropic streams
-//! under both profiles. `createTime` (the clock) and generated ids are
-//! masked.
+//! quirks, qwen-0.24, and the response-parsing corpus under the options
+//! and profile of each release) and over randomly generated streams,
+//! Anthropic streams under both profiles, OpenAI streams under random
+//! response-parsing options and profiles. `createTime` (the clock) and
+//! generated ids are masked.
 
 mod common;
 
@@ -15,7 +17,7 @@ use proptest::sample::Index;
 use serde_json::{json, Value};
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
 use toolcall_stream_core::sse::SseDecoder;
 use toolcall_stream_core::{Error, Profile};
 
@@ -29,14 +31,16 @@ enum Provider {
 struct Stream {
     name: String,
     provider: Provider,
-    /// The Anthropic converter's profile (the OpenAI one has none).
+    /// The converter's profile.
     profile: Profile,
+    /// The OpenAI converter's response parsing.
+    parsing: ResponseParsing,
     items: Vec<Value>,
 }
 
 /// Every fixture stream; the Anthropic ones once per profile.
 fn fixture_streams() -> Vec<Stream> {
-    let out: Vec<Stream> = common::fixture_streams()
+    let mut out: Vec<Stream> = common::fixture_streams()
         .into_iter()
         .flat_map(|(name, items)| {
             let anthropic = name.starts_with("anthropic-");
@@ -53,10 +57,22 @@ fn fixture_streams() -> Vec<Stream> {
                 },
                 name: format!("{name} ({})", profile.as_str()),
                 profile,
+                parsing: ResponseParsing::default(),
                 items: items.clone(),
             })
         })
         .collect();
+    for case in common::parsing_cases() {
+        for (profile, parsing, dir) in case.releases {
+            out.push(Stream {
+                name: format!("parsing/{} ({dir})", case.key),
+                provider: Provider::OpenAI,
+                profile,
+                parsing,
+                items: case.items.clone(),
+            });
+        }
+    }
     assert!(out.len() > 80, "the fixture corpus is there");
     out
 }
@@ -181,7 +197,7 @@ fn whole_events(stream: &Stream, end: bool) -> Outcome {
             }
         }
         Provider::OpenAI => {
-            let mut s = OpenAIStream::new(OpenAIOptions::default());
+            let mut s = openai(stream);
             for item in &stream.items {
                 match s.push_chunk_text(&item.to_string()) {
                     Ok(r) => o.responses(&mut vec![r]),
@@ -207,6 +223,14 @@ fn whole_events(stream: &Stream, end: bool) -> Outcome {
 
 /// Pushes the pieces in order. After a non-fatal error the rest of the
 /// input is still buffered: an empty push continues with it.
+fn openai(stream: &Stream) -> OpenAIStream {
+    OpenAIStream::new(OpenAIOptions {
+        profile: stream.profile,
+        parsing: stream.parsing,
+        ..OpenAIOptions::default()
+    })
+}
+
 fn anthropic(profile: Profile) -> AnthropicStream {
     AnthropicStream::new(AnthropicOptions {
         profile,
@@ -258,7 +282,7 @@ fn bytes(stream: &Stream, pieces: &[&[u8]]) -> Outcome {
             );
         }
         Provider::OpenAI => {
-            let mut s = OpenAIStream::new(OpenAIOptions::default());
+            let mut s = openai(stream);
             let s = std::cell::RefCell::new(&mut s);
             drive(
                 &mut o,
@@ -369,6 +393,10 @@ fn text() -> impl Strategy<Value = String> {
             Just("{"),
             Just("}"),
             Just("<think>"),
+            Just("</think>"),
+            Just("<THINKING>"),
+            Just("<th"),
+            Just("ink>"),
         ],
         0..12,
     )
@@ -471,7 +499,7 @@ fn anthropic_stream() -> impl Strategy<Value = Stream> {
             items.push(json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}}));
             items.push(json!({"type": "message_stop"}));
             let profile = if strict { Profile::Qwen024 } else { Profile::Qwen021 };
-            Stream { name: "generated anthropic".into(), provider: Provider::Anthropic, profile, items }
+            Stream { name: "generated anthropic".into(), provider: Provider::Anthropic, profile, parsing: ResponseParsing::default(), items }
         })
 }
 
@@ -515,8 +543,9 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
         prop::collection::vec(delta(), 0..8),
         prop::option::of(prop_oneof![Just("stop"), Just("tool_calls"), Just("length")]),
         any::<bool>(),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     )
-        .prop_map(|(deltas, finish, usage)| {
+        .prop_map(|(deltas, finish, usage, (later, content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning))| {
             let chunk = |delta: Value, finish: Option<&str>| {
                 json!({"id": "chatcmpl-g", "object": "chat.completion.chunk", "created": 1700000000,
                     "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -548,7 +577,9 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
                 items.push(json!({"id": "chatcmpl-g", "created": 1700000000, "choices": [],
                     "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}}));
             }
-            Stream { name: "generated openai".into(), provider: Provider::OpenAI, profile: Profile::Qwen021, items }
+            let profile = if later { Profile::Qwen024 } else { Profile::Qwen021 };
+            let parsing = ResponseParsing { content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning };
+            Stream { name: "generated openai".into(), provider: Provider::OpenAI, profile, parsing, items }
         })
 }
 

@@ -37,7 +37,10 @@ fn record(lines: &mut Vec<Value>, ids: &mut HashMap<String, usize>, r: &Response
 /// The chunks' texts, each with `pad(i)` trailing spaces, through
 /// `push_chunk_text` (`bytes` false) or as one SSE body through `push_bytes`.
 fn run(chunks: &[String], limits: Limits, bytes: bool, pad: impl Fn(usize) -> usize) -> Run {
-    let mut s = OpenAIStream::new(OpenAIOptions { limits });
+    let mut s = OpenAIStream::new(OpenAIOptions {
+        limits,
+        ..Default::default()
+    });
     let mut ids = HashMap::new();
     let mut lines = Vec::new();
     let padded: Vec<String> = chunks

@@ -1,14 +1,16 @@
 //! The openai converter over raw SSE bytes: never panics, keeps the
 //! finished-state contract, and gives the same responses and errors for any
-//! split of the bytes as for the whole body.
+//! split of the bytes as for the whole body, under every profile and
+//! response-parsing option (chosen by the seed's high bits).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolcall_stream_fuzz::{openai, pieces, run_bytes, seed_and_body};
+use toolcall_stream_fuzz::{openai_with, pieces, run_bytes, seed_and_body};
 
 fuzz_target!(|data: &[u8]| {
     let (seed, body) = seed_and_body(data);
-    let whole = run_bytes(&mut openai(), &[body]);
-    let split = run_bytes(&mut openai(), &pieces(seed, body));
+    let options = seed >> 12;
+    let whole = run_bytes(&mut openai_with(options), &[body]);
+    let split = run_bytes(&mut openai_with(options), &pieces(seed, body));
     assert_eq!(whole, split);
 });

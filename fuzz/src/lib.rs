@@ -4,8 +4,8 @@
 
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::{Error, ErrorCode};
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::{Error, ErrorCode, Profile};
 
 /// The first two bytes seed the split points of the rest, so a corpus entry
 /// is `<2 seed bytes><SSE body>`.
@@ -171,14 +171,30 @@ pub fn run_bytes<C: ByteConverter>(c: &mut C, pieces: &[&[u8]]) -> Vec<String> {
 }
 
 pub fn anthropic() -> AnthropicStream {
-    AnthropicStream::new(AnthropicOptions {
-        model: Some("fuzz-model".into()),
-        ..Default::default()
-    })
+    AnthropicStream::new(AnthropicOptions::default())
 }
 
 pub fn openai() -> OpenAIStream {
     OpenAIStream::new(OpenAIOptions::default())
+}
+
+/// An OpenAI converter under the profile and response parsing that four
+/// bits of `bits` choose (the provider options of
+/// `getResponseParsingOptions`, off in `openai()`).
+pub fn openai_with(bits: u64) -> OpenAIStream {
+    OpenAIStream::new(OpenAIOptions {
+        profile: if bits & 1 == 0 {
+            Profile::Qwen021
+        } else {
+            Profile::Qwen024
+        },
+        parsing: ResponseParsing {
+            content_only_tag_leaks: bits & 2 != 0,
+            tagged_thinking: bits & 4 != 0,
+            tagged_thinking_after_reasoning: bits & 8 != 0,
+        },
+        ..OpenAIOptions::default()
+    })
 }
 
 /// Every response's JSON parses and every preparation names a non-empty id

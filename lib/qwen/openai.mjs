@@ -9,13 +9,16 @@
 // batches, and each converted response reaches the pipeline as one item
 // (Converted) that the patched converter hands back unchanged. Chunks that
 // arrive as SDK objects (telemetry on) are converted natively one by one.
-// Streams whose provider switches on response parsing this package does not
-// implement (tagged thinking, content-only tag leaks) run stock.
+// The provider's response parsing (`context.responseParsingOptions`: the
+// content-only thinking-tag leak guard, tagged thinking, 0.24.4's tagged
+// thinking after reasoning) is passed through to the converter; a stream
+// whose provider switches on an option this package does not know runs
+// stock.
 import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { OpenAIConverter, sanitizationOf } = require('../converters.js');
+const { OpenAIConverter, sanitizationOf, RESPONSE_PARSING } = require('../converters.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {
@@ -71,9 +74,17 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
   for (const r of rest) yield new Converted(r);
 }
 
-/** Whether the request context asks for response parsing this package leaves to Qwen. */
-const needsStock = (context) =>
-  Object.values(context?.responseParsingOptions ?? {}).some(Boolean) || context?.taggedThinkingParser !== undefined;
+/**
+ * Whether the request context asks for response parsing this package leaves
+ * to Qwen: an option it does not implement, or a tagged-thinking parser
+ * without `taggedThinkingTags` (one attached by something else than
+ * `createRequestContext`).
+ */
+function needsStock(context) {
+  const options = context?.responseParsingOptions ?? {};
+  if (Object.entries(options).some(([key, on]) => on && !RESPONSE_PARSING.includes(key))) return true;
+  return context?.taggedThinkingParser !== undefined && !options.taggedThinkingTags;
+}
 
 /** Checks the hook points; returns the function that patches them. */
 export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
@@ -118,7 +129,11 @@ export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
         stats.fallbacks++;
         return originalProcess.call(this, withoutHandshake(stream), context, ...rest);
       }
-      const converter = new OpenAIConverter({ profile, host: converterHost });
+      const converter = new OpenAIConverter({
+        profile,
+        host: converterHost,
+        responseParsing: context?.responseParsingOptions,
+      });
       streams.set(context, converter);
       const seen = { handshake: undefined };
       const source = openaiSource(stream, converter, telemetryAttempt, seen, toHost);

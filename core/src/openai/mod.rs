@@ -3,6 +3,7 @@
 //! per-request context (spec §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 
+pub mod tagged;
 pub mod tags;
 mod template;
 pub mod text_delta;
@@ -17,7 +18,9 @@ use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, Value};
 use crate::limits::Limits;
+use crate::profile::Profile;
 use crate::sse::SseEvent;
+use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Hole, Templates};
 use text_delta::{estimate_token_units, TextDeltaState};
@@ -36,6 +39,35 @@ struct TagCandidate {
 #[derive(Clone, Debug, Default)]
 pub struct OpenAIOptions {
     pub limits: Limits,
+    /// Where 0.21.2 and 0.24.4 differ (the content-only leak guard's rules).
+    pub profile: Profile,
+    pub parsing: ResponseParsing,
+}
+
+/// The provider response parsing that Qwen Code switches on per provider
+/// (`getResponseParsingOptions` of the OpenAI-compatible providers,
+/// `packages/core/src/core/openaiContentGenerator/provider/*.ts`, carried
+/// as the request context's `responseParsingOptions`). Off by default, as
+/// on the default provider of 0.21.2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResponseParsing {
+    /// `contentOnlyThinkingTagLeaks`: a `<think>`-like tag at the start of
+    /// the content of a stream without structured reasoning is held as a
+    /// candidate and fails the stream with `PROTOCOL_TAG_LEAK` when it
+    /// proves to be a leaked thinking block (DashScope in 0.21.2, every
+    /// model of the default provider in 0.24.4).
+    pub content_only_tag_leaks: bool,
+    /// `taggedThinkingTags`: `<think>…</think>` inside `content` becomes
+    /// thought parts, and structured reasoning is buffered until it is
+    /// known whether the content carries tagged thinking (MiniMax).
+    pub tagged_thinking: bool,
+    /// `taggedThinkingTagsAfterReasoning` (0.24.4, qwen3 models on the
+    /// default provider): once structured reasoning was seen, content that
+    /// opens with a thinking tag goes through a tagged-thinking parser from
+    /// then on (a resent snapshot of it is dropped), and a thought still
+    /// open at the finish or at the end of the stream is a
+    /// `PROTOCOL_TAG_LEAK`.
+    pub tagged_thinking_after_reasoning: bool,
 }
 
 /// One request's context (spec §3.1 `createRequestContext`, §7).
@@ -50,6 +82,16 @@ pub struct OpenAIStream {
     at_visible_line_start: bool,
     tag_candidate: Option<TagCandidate>,
     held_parts: Option<Vec<Part>>,
+    profile: Profile,
+    parsing: ResponseParsing,
+    /// `taggedThinkingParser` (present when tagged thinking is on).
+    tagged: Option<TaggedThinkingParser>,
+    /// `hasTaggedThinkingThought`.
+    has_tagged_thought: bool,
+    /// `pendingReasoningText`: reasoning buffered in a tagged stream.
+    pending_reasoning: String,
+    /// `pendingContentParts`: content buffered behind pending reasoning.
+    pending_content: Vec<Part>,
     /// `protocolTagSanitized`, taken by the next response.
     sanitized: Option<(&'static str, usize)>,
     feed: Feed,
@@ -88,6 +130,15 @@ impl OpenAIStream {
             at_visible_line_start: false,
             tag_candidate: None,
             held_parts: None,
+            profile: options.profile,
+            parsing: options.parsing,
+            tagged: options
+                .parsing
+                .tagged_thinking
+                .then(TaggedThinkingParser::default),
+            has_tagged_thought: false,
+            pending_reasoning: String::new(),
+            pending_content: Vec::new(),
             sanitized: None,
             feed: Feed::new(options.limits.max_buffered_bytes),
             done: false,
@@ -148,6 +199,9 @@ impl OpenAIStream {
                     sanitized: None,
                 });
             }
+        } else if self.parsing.tagged_thinking_after_reasoning && self.unclosed_thought() {
+            // 0.24.4's pipeline: a thought still open at the end.
+            return Err(Error::protocol_tag_leak());
         }
         Ok(())
     }
@@ -346,20 +400,70 @@ impl OpenAIStream {
         let finish_str = finish_value.as_str();
         let mut parts: Vec<Part> = Vec::new();
 
-        // Visible text (§3.2.1).
+        // Visible text (§3.2.1), through the tagged-thinking parser when
+        // it is on (`convertOpenAITextToParts`).
         let mut content_parts = Vec::new();
+        let after_reasoning = self.parsing.tagged_thinking_after_reasoning;
         if let Some(content) = delta.at("content").as_str() {
-            let normalized = self.text_state.normalize(&content);
-            if !normalized.is_empty() {
-                content_parts.push(Part::text(normalized));
+            // 0.24.4 (`convertOpenAIChunkToLlm`): a resent snapshot of
+            // tagged content is dropped once the parser exists.
+            let replayed = after_reasoning
+                && self.tagged.is_some()
+                && self.text_state.is_snapshot(&content)
+                && contains_thinking_tag(&content);
+            let normalized = if replayed {
+                self.text_state.take_snapshot(&content);
+                ""
+            } else {
+                self.text_state.normalize(&content)
+            };
+            let candidate = if after_reasoning {
+                let pending = self.tag_candidate.as_ref().map_or("", |c| c.text.as_str());
+                let candidate = format!("{pending}{normalized}");
+                let reasoning_seen = self.has_structured_reasoning
+                    || delta
+                        .get("reasoning_content")
+                        .filter(|v| !v.is_null())
+                        .map_or_else(|| delta.at("reasoning").truthy(), Value::truthy);
+                (reasoning_seen
+                    && leading_thinking_tag(&candidate)
+                    && !js_trim_start(&candidate).starts_with("</"))
+                .then_some(candidate)
+            } else {
+                None
+            };
+            if let Some(candidate) = candidate {
+                self.tag_candidate = None;
+                content_parts = self
+                    .tagged
+                    .get_or_insert_with(TaggedThinkingParser::default)
+                    .parse(&candidate, finish);
+            } else if !normalized.is_empty() || finish {
+                content_parts = self.text_to_parts(normalized, finish);
             }
+        } else if finish {
+            content_parts = self.text_to_parts("", true);
+        }
+        if finish && after_reasoning && self.unclosed_thought() {
+            return Err(Error::protocol_tag_leak());
+        }
+        if content_parts.iter().any(Part::is_thought) {
+            // A tagged thought: buffered reasoning is dropped, buffered
+            // content goes first.
+            self.has_tagged_thought = true;
+            self.pending_reasoning.clear();
+            parts.append(&mut self.pending_content);
         }
         // Reasoning (§3.2.2): `reasoning_content ?? reasoning`.
         let reasoning = match delta.get("reasoning_content").filter(|v| !v.is_null()) {
             Some(v) => Some(v),
             None => delta.get("reasoning"),
         };
-        if let Some(reasoning) = reasoning.filter(|v| v.truthy()).and_then(Value::as_str) {
+        let tagged = self.parsing.tagged_thinking;
+        if let Some(reasoning) = reasoning
+            .filter(|v| v.truthy() && (!tagged || !self.has_tagged_thought))
+            .and_then(Value::as_str)
+        {
             let normalized = self.reasoning_state.normalize(&reasoning);
             if !normalized.is_empty() {
                 self.reasoning_state.token_units += estimate_token_units(normalized);
@@ -367,8 +471,21 @@ impl OpenAIStream {
                 if contains_thinking_tag(normalized) {
                     self.has_thinking_tag_in_reasoning = true;
                 }
-                parts.push(Part::thought(normalized));
+                if !tagged {
+                    parts.push(Part::thought(normalized));
+                } else {
+                    self.pending_reasoning.push_str(normalized);
+                }
             }
+        }
+        if tagged && !self.has_tagged_thought && !self.pending_reasoning.is_empty() {
+            self.pending_content.append(&mut content_parts);
+            if finish {
+                parts.push(Part::thought(std::mem::take(&mut self.pending_reasoning)));
+            }
+        }
+        if finish {
+            parts.append(&mut self.pending_content);
         }
         parts.append(&mut content_parts);
 
@@ -380,9 +497,13 @@ impl OpenAIStream {
         }
 
         // Thinking-tag protocol-leak guard (§3.2.4 step 1). It can only act
-        // once structured reasoning was seen or a tag candidate is pending;
+        // once structured reasoning was seen, a tag candidate is pending, or
+        // the content-only guard is on and no visible content was seen yet;
         // otherwise all it does is note visible content.
-        if self.tag_candidate.is_none() && !self.has_structured_reasoning {
+        if self.tag_candidate.is_none()
+            && !self.has_structured_reasoning
+            && !self.content_only_guard_armed()
+        {
             if !self.has_visible_content {
                 self.has_visible_content = parts
                     .iter()
@@ -409,33 +530,52 @@ impl OpenAIStream {
                 pending.as_ref().map_or("", |p| p.text.as_str()),
                 visible
             );
+            // `classifyContentOnlyThinkingTagPrefix`, where it applies.
+            let content_only = if self.content_only_guard_armed() {
+                classify_content_only(&combined, finish, self.profile == Profile::Qwen024)
+            } else {
+                ContentOnlyTags::Clean
+            };
             let can_start = !self.has_visible_content
                 && !visible.is_empty()
-                && self.has_structured_reasoning
-                && can_be_standalone_tag_prefix(&combined);
+                && ((self.has_structured_reasoning && can_be_standalone_tag_prefix(&combined))
+                    || content_only != ContentOnlyTags::Clean);
             if pending.is_some() || can_start {
                 let closing = standalone_closing_tag(&combined);
                 let opening = standalone_opening_tag(&combined);
-                let possible = can_be_standalone_tag_prefix(&combined);
+                let possible = can_be_standalone_tag_prefix(&combined)
+                    || matches!(
+                        content_only,
+                        ContentOnlyTags::Pending | ContentOnlyTags::Suspicious
+                    );
                 let finished_whitespace =
                     finish && closing.is_none() && !has_non_whitespace(&combined);
+                let trimmed = js_trim_start(&combined);
+                let too_long = json::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
+                // 0.24.4: a whole opening tag is never released as text.
+                let confirmed_opening = self.profile == Profile::Qwen024
+                    && leading_thinking_tag(&combined)
+                    && !trimmed.starts_with("</");
+                let release = content_only == ContentOnlyTags::Pending
+                    && !confirmed_opening
+                    && (finish || too_long);
+                if content_only == ContentOnlyTags::Leaked {
+                    return Err(Error::protocol_tag_leak());
+                }
                 if opening && self.has_structured_reasoning {
                     return Err(Error::protocol_tag_leak());
                 }
                 if pending.as_ref().is_some_and(|p| p.closing.is_some()) && closing.is_none() {
                     return Err(Error::protocol_tag_leak());
                 }
-                if finished_whitespace {
+                if finished_whitespace || release {
                     drop_visible(&mut parts);
                     if !combined.is_empty() {
                         parts.push(Part::text(combined.clone()));
                     }
                     visible = combined;
                 } else if possible {
-                    if closing.is_none()
-                        && json::utf16_len(combined.trim_start_matches(json::is_js_whitespace))
-                            > MAX_TAG_CANDIDATE_LENGTH
-                    {
+                    if !confirmed_opening && closing.is_none() && too_long {
                         return Err(Error::protocol_tag_leak());
                     }
                     self.tag_candidate = Some(match closing {
@@ -562,6 +702,30 @@ impl OpenAIStream {
         })
     }
 
+    /// `convertOpenAITextToParts(text, ctx, final)` of a streaming request.
+    fn text_to_parts(&mut self, text: &str, last: bool) -> Vec<Part> {
+        match self.tagged.as_mut() {
+            Some(parser) => parser.parse(text, last),
+            None if text.is_empty() => Vec::new(),
+            None => vec![Part::text(text)],
+        }
+    }
+
+    /// `taggedThinkingParser?.hasUnclosedThought()`.
+    fn unclosed_thought(&self) -> bool {
+        self.tagged
+            .as_ref()
+            .is_some_and(TaggedThinkingParser::has_unclosed_thought)
+    }
+
+    /// The content-only leak guard classifies this chunk's text: it is on,
+    /// and neither structured reasoning nor visible content was seen.
+    fn content_only_guard_armed(&self) -> bool {
+        self.parsing.content_only_tag_leaks
+            && !self.has_structured_reasoning
+            && !self.has_visible_content
+    }
+
     fn tool_call_delta(
         &mut self,
         call: &Value<'_>,
@@ -619,11 +783,15 @@ impl OpenAIStream {
 
     /// A content-only delta would convert to at most one text part, decided
     /// by the cumulative-text normaliser alone: nothing is held, no candidate
-    /// or nameless call is pending, and the thinking-tag guard cannot act
-    /// (no reasoning seen, or visible content already seen and no tag in
-    /// the reasoning).
+    /// or nameless call is pending, tagged thinking is off, and the
+    /// thinking-tag guards cannot act (no reasoning seen, or visible content
+    /// already seen and no tag in the reasoning; the content-only guard off
+    /// or visible content already seen).
     pub fn is_text_ready(&self) -> bool {
         self.is_quiet()
+            && self.tagged.is_none()
+            && !self.parsing.tagged_thinking_after_reasoning
+            && !self.content_only_guard_armed()
             && !self.parser.has_nameless_tool_call()
             && !self.has_thinking_tag_in_reasoning
             && (!self.has_structured_reasoning || self.has_visible_content)

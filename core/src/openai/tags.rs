@@ -99,6 +99,126 @@ pub fn can_be_standalone_tag_prefix(text: &str) -> bool {
         })
 }
 
+/// `/<\/?think(?:ing)?\s*>/i.exec(s)`: the first thinking tag as its byte
+/// range and whether it closes.
+fn find_thinking_tag(s: &str) -> Option<(usize, usize, bool)> {
+    s.match_indices('<').find_map(|(i, _)| {
+        let (_, rest) = tag_at(&s[i..], Closing::Optional, false)?;
+        Some((i, s.len() - rest.len(), s[i + 1..].starts_with('/')))
+    })
+}
+
+/// `/<\/think(?:ing)?\s*>/i.test(s)`: a closing thinking tag anywhere.
+fn contains_closing_tag(s: &str) -> bool {
+    s.match_indices('<')
+        .any(|(i, _)| tag_at(&s[i..], Closing::Required, false).is_some())
+}
+
+/// The length of `LEADING_THINKING_TAG_PATTERN.exec(s)?.[0]`.
+fn leading_thinking_tag_len(s: &str) -> Option<usize> {
+    tag_at(skip_ws(s, false), Closing::Optional, false).map(|(_, rest)| s.len() - rest.len())
+}
+
+/// What `classifyContentOnlyThinkingTagPrefix` makes of the visible text
+/// of a stream without structured reasoning
+/// (`packages/core/src/core/openaiContentGenerator/converter.ts`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContentOnlyTags {
+    Clean,
+    Pending,
+    Suspicious,
+    Leaked,
+}
+
+/// One step of the classifier's `consumeTag`.
+enum Consumed {
+    /// A whole tag of the wanted kind, this many bytes.
+    Tag(usize),
+    /// Could still grow into the wanted tag (`null`).
+    Pending,
+    /// Not the wanted tag (`undefined`).
+    No,
+}
+
+fn consume_tag(value: &str, closing: bool) -> Consumed {
+    if let Some(len) = leading_thinking_tag_len(value) {
+        let is_closing = skip_ws(&value[..len], false).starts_with("</");
+        return if is_closing == closing {
+            Consumed::Tag(len)
+        } else {
+            Consumed::No
+        };
+    }
+    if !can_be_standalone_tag_prefix(value) {
+        return Consumed::No;
+    }
+    if value.is_empty() || value == "<" {
+        return Consumed::Pending;
+    }
+    if closing == value.starts_with("</") {
+        Consumed::Pending
+    } else {
+        Consumed::No
+    }
+}
+
+/// `classifyContentOnlyThinkingTagPrefix(text, streamFinished)`: does the
+/// start of a content-only stream look like a leaked `<think>…</think>`
+/// block? `later` selects 0.24.4's rules (an opening tag followed by text
+/// and no closing tag stays pending, and is a leak at the finish; an
+/// opening-closing pair with nothing after it is clean) over 0.21.2's.
+pub fn classify_content_only(text: &str, finished: bool, later: bool) -> ContentOnlyTags {
+    let candidate = skip_ws(text, false).to_lowercase();
+    if candidate.is_empty() {
+        return ContentOnlyTags::Clean;
+    }
+    let mut rest = candidate.as_str();
+    for closing in [false, true, false] {
+        match consume_tag(rest, closing) {
+            Consumed::Pending => return ContentOnlyTags::Pending,
+            Consumed::No if !later || !closing => return ContentOnlyTags::Clean,
+            Consumed::No => break,
+            Consumed::Tag(len) => {
+                rest = skip_ws(&rest[len..], false);
+                if later {
+                    if closing && rest.is_empty() {
+                        return ContentOnlyTags::Clean;
+                    }
+                    if !closing && has_non_whitespace(rest) && !contains_closing_tag(rest) {
+                        return if finished {
+                            ContentOnlyTags::Leaked
+                        } else {
+                            ContentOnlyTags::Pending
+                        };
+                    }
+                }
+            }
+        }
+    }
+    let mut depth = 1i64;
+    let mut nested_opening = false;
+    while let Some((_, end, closing)) = find_thinking_tag(rest) {
+        depth += if closing { -1 } else { 1 };
+        if depth == 0 {
+            return ContentOnlyTags::Clean;
+        }
+        nested_opening |= !closing;
+        rest = &rest[end..];
+    }
+    if !nested_opening {
+        ContentOnlyTags::Pending
+    } else if finished {
+        ContentOnlyTags::Leaked
+    } else {
+        ContentOnlyTags::Suspicious
+    }
+}
+
+/// `text.trimStart()` with JavaScript's whitespace set.
+pub fn js_trim_start(s: &str) -> &str {
+    skip_ws(s, false)
+}
+
 /// `/\S/.test(s)`.
 pub fn has_non_whitespace(s: &str) -> bool {
     s.chars().any(|c| !is_js_whitespace(c))

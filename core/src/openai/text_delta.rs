@@ -28,6 +28,21 @@ impl TextDeltaState {
         self.baseline_units = units;
     }
 
+    /// `emittedText === raw || (raw.length === emittedLength &&
+    /// raw.startsWith(emittedText))`: `raw` resends what was emitted.
+    pub fn is_snapshot(&self, raw: &str) -> bool {
+        self.baseline == raw
+            || (utf16_len(raw) == self.emitted_units && raw.starts_with(self.baseline.as_str()))
+    }
+
+    /// A resent snapshot becomes the baseline, in cumulative mode.
+    pub fn take_snapshot(&mut self, raw: &str) {
+        let units = utf16_len(raw);
+        self.set_baseline(raw, units);
+        self.emitted_units = units;
+        self.cumulative = true;
+    }
+
     /// Returns the part of `raw` that is new.
     pub fn normalize<'a>(&mut self, raw: &'a str) -> &'a str {
         if raw.is_empty() {

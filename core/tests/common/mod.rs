@@ -114,3 +114,57 @@ pub fn fixture_streams() -> Vec<(String, Vec<Value>)> {
     }
     out
 }
+
+/// One case of the response-parsing corpus (`__test__/fixtures/parsing`):
+/// its key (expected-file stem), its chunks, and per release the profile,
+/// the options Qwen's provider returned and the directory of its outputs.
+pub struct ParsingCase {
+    pub key: String,
+    pub items: Vec<Value>,
+    pub releases: Vec<(
+        toolcall_stream_core::Profile,
+        toolcall_stream_core::openai::ResponseParsing,
+        &'static str,
+    )>,
+}
+
+pub fn parsing_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures/parsing")
+}
+
+pub fn parsing_cases() -> Vec<ParsingCase> {
+    use toolcall_stream_core::openai::ResponseParsing;
+    use toolcall_stream_core::Profile;
+    let dir = parsing_dir();
+    let cases: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cases.json")).unwrap()).unwrap();
+    let cases = cases.as_object().unwrap();
+    assert!(cases.len() > 40, "the response-parsing corpus is there");
+    cases
+        .iter()
+        .map(|(key, case)| {
+            let stream = case["stream"].as_str().unwrap();
+            let items: Value = serde_json::from_slice(
+                &std::fs::read(dir.join("streams").join(format!("{stream}.json"))).unwrap(),
+            )
+            .unwrap();
+            let parsing = |version: &str| {
+                let o = &case["responseParsing"][version];
+                ResponseParsing {
+                    content_only_tag_leaks: o["contentOnlyThinkingTagLeaks"] == json!(true),
+                    tagged_thinking: o["taggedThinkingTags"] == json!(true),
+                    tagged_thinking_after_reasoning: o["taggedThinkingTagsAfterReasoning"]
+                        == json!(true),
+                }
+            };
+            ParsingCase {
+                key: key.clone(),
+                items: items.as_array().unwrap().clone(),
+                releases: vec![
+                    (Profile::Qwen021, parsing("0.21.2"), "expected"),
+                    (Profile::Qwen024, parsing("0.24.4"), "expected-0.24.4"),
+                ],
+            }
+        })
+        .collect()
+}
