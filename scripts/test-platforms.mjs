@@ -52,6 +52,7 @@ const CORE_FILES = [
   'errors.test.mjs',
   'seams.test.mjs',
   'workers.test.mjs',
+  'response-parsing.test.mjs',
 ];
 
 /** Skipped on every emulated platform, with the reason. */
