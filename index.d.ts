@@ -26,6 +26,29 @@ export declare function getToolCallPreparations(response: object): readonly Tool
 /** Attaches preparations to a response, overwriting any; `[]` clears. */
 export declare function setToolCallPreparations(response: object, preparations: readonly ToolCallPreparation[]): void;
 
+/**
+ * Where a response's usage numbers came from, as Qwen Code records it for its
+ * telemetry (`setGenAiUsageProvenance`). Attached out of band to the
+ * `usageMetadata` object (so it follows that object), never serialised. Frozen.
+ */
+export interface UsageProvenance {
+  /** The provider reported a cached-input count (Anthropic `cache_read_input_tokens`; OpenAI `prompt_tokens_details.cached_tokens` or `cached_tokens`). */
+  readonly cachedInputTokensReported: boolean;
+  /** Anthropic only (the key is always there): the cache-creation count when the provider reported `cache_creation_input_tokens`, else `undefined`. */
+  readonly cacheCreationInputTokens?: number | undefined;
+}
+
+/** The usage provenance of a response (of its `usageMetadata`), or of a `usageMetadata` object itself; undefined when none. */
+export declare function getUsageProvenance(responseOrUsage: object): UsageProvenance | undefined;
+
+/**
+ * Whether `part` is an OpenAI reasoning thought: a `{text, thought: true}` part
+ * made from `reasoning_content` / `reasoning` (Qwen Code marks these with a
+ * non-enumerable symbol; its thought summary then skips `**subject**` parsing).
+ * False for tagged (`<think>`) thoughts and Anthropic thinking.
+ */
+export declare function isReasoningPart(part: unknown): boolean;
+
 /** Safety limits of one converter; absent keys keep the defaults. Each must be a number >= 1. */
 export interface ConverterLimits {
   /** Bytes of one tool call's accumulated arguments. */
@@ -60,6 +83,10 @@ export interface ConverterHost {
   GenerateContentResponse?: new () => object;
   /** The host's preparation store: `set` receives each response that carries preparations (this package's store has them too). */
   preparations?: { set(response: object, preparations: readonly ToolCallPreparation[]): void };
+  /** The host's usage-provenance store: `set` receives each `usageMetadata` object and its provenance (this package's store has them too). */
+  usageProvenance?: { set(usageMetadata: object, provenance: UsageProvenance): void };
+  /** Builds an OpenAI reasoning thought part (`{text, thought: true}` with the host's own marker, e.g. Qwen's `createOpenAIReasoningThoughtPart`); `isReasoningPart` is true for it too. */
+  createReasoningPart?: (text: string) => object;
   /** Maps this package's error to the host's (e.g. its `InvalidStreamError`); any other return value keeps the original. */
   createError?: (error: ToolCallStreamError) => Error;
   /** Called with every SDK event / chunk object before it is converted (telemetry); not for raw bytes. */

@@ -2,6 +2,7 @@
 // The public API: a small hand-written layer over the generated native
 // binding (binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
+const { getUsageProvenance, isReasoningPart } = require('./lib/annotations.js');
 // sanitizationOf and RESPONSE_PARSING are internal (the Qwen preload's); everything else is public.
 const { sanitizationOf, RESPONSE_PARSING, ...converters } = require('./lib/converters.js');
 const acp = require('./lib/acp.js');
@@ -9,6 +10,8 @@ const { liveHandles } = require('./lib/native.js');
 
 module.exports = {
   ...preparations,
+  getUsageProvenance,
+  isReasoningPart,
   ...converters,
   ...acp,
   liveHandles,

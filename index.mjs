@@ -9,6 +9,8 @@ const cjs = require('./index.js');
 export const {
   getToolCallPreparations,
   setToolCallPreparations,
+  getUsageProvenance,
+  isReasoningPart,
   AnthropicConverter,
   OpenAIConverter,
   convertAnthropicStream,

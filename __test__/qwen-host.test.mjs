@@ -2,9 +2,11 @@
 // supported release, Qwen's own content generators (real SDK client, real
 // HTTP from a loopback server) convert every corpus stream twice, stock and
 // with the preload installed, in separate processes. What Qwen's callers see
-// must be the same: the responses' JSON, the preparations through Qwen's own
-// getter, Qwen's own GenerateContentResponse class and its getters, and the
-// same error classes. The preload must have taken the raw-body path.
+// must be the same: the responses' JSON, the preparations, the usage
+// provenance and the thought summary through Qwen's own getters, Qwen's
+// private reasoning marker on each part, Qwen's own GenerateContentResponse
+// class and its getters, and the same error classes. The preload must have
+// taken the raw-body path.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -84,8 +86,47 @@ for (const version of QWEN_VERSIONS) {
         const streams = native.stats[provider];
         assert.equal(streams.bytes, native.count, JSON.stringify(native.stats));
         assert.equal(provider === 'anthropic' ? streams.objects : streams.chunks, 0);
+        // Usage provenance was compared above (Qwen's getGenAiUsageProvenance), on every response with usage.
+        const withUsage = native.results.flatMap((r) => r.responses.filter((x) => x.json.usageMetadata));
+        assert.ok(withUsage.length > 0 && withUsage.every((x) => x.usageProvenance !== null));
       });
     }
+
+    it('usage provenance and reasoning marks: what Qwen attaches besides preparations, read through its own getters', async () => {
+      const from = path.join(here, 'fixtures', 'provenance', 'streams');
+      for (const provider of ['anthropic', 'openai']) {
+        const [stock, native] = await Promise.all([
+          convertAll(dir, provider, 'stock', { from }),
+          convertAll(dir, provider, 'native', { from }),
+        ]);
+        assert.equal(native.results.length, native.count);
+        for (let i = 0; i < stock.results.length; i++) {
+          assert.deepEqual(masked(native.results[i]), masked(stock.results[i]), `${stock.results[i].file} differs`);
+        }
+        assert.equal(native.stats[provider].bytes, native.count, JSON.stringify(native.stats));
+        // The streams exercise what they are for: a reported cache count, and
+        // (Anthropic) a cache-creation count next to one left undefined.
+        const provenances = stock.results.flatMap((r) => r.responses.map((x) => x.usageProvenance).filter(Boolean));
+        assert.ok(provenances.some((p) => p.value.cachedInputTokensReported === true));
+        assert.ok(provenances.some((p) => p.value.cachedInputTokensReported === false));
+        if (provider === 'anthropic') {
+          assert.ok(provenances.some((p) => p.value.cacheCreationInputTokens === 12));
+          assert.ok(
+            provenances.some(
+              (p) => p.keys.includes('cacheCreationInputTokens') && !('cacheCreationInputTokens' in p.value),
+            ),
+          );
+        } else {
+          // Reasoning thoughts carry Qwen's marker, so its thought summary keeps the `**subject**` text whole.
+          const reasoning = stock.results.find((r) => r.file === 'openai-reasoning-fields-then-tool.json');
+          assert.deepEqual(reasoning.responses[0].reasoningMarks, [{ value: true, enumerable: false }]);
+          assert.deepEqual(reasoning.responses[0].thoughtSummary, {
+            subject: '',
+            description: '**Planning** the edit. ',
+          });
+        }
+      }
+    });
 
     it('openai: the response-parsing streams (thinking tags in content) give what stock Qwen gives', async () => {
       // Qwen's own provider options reach the converter: the content-only

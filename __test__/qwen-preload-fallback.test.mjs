@@ -73,6 +73,7 @@ const allHookPoints = (extra = '') =>
   `class GenerateContentResponse {}\nclass InvalidStreamError extends Error {}\n` +
   `function setToolCallPreparations() {}\nfunction getToolCallPreparations() { return []; }\n` +
   `function reportAnthropicEvent() {}\nfunction reportOpenAiChunk() {}\n` +
+  `function setGenAiUsageProvenance() {}\nfunction createOpenAIReasoningThoughtPart() {}\n` +
   `export {\n  ${HOOK_POINTS.join(',\n  ')}\n};\n`;
 
 test('an unknown release runs stock: one stderr line, and the report says why', () => {

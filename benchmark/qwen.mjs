@@ -4,7 +4,7 @@
 // case first checks that both sides give the same responses.
 //
 //   npm run bench:qwen                  # both releases, full sizes
-//   node benchmark/qwen.mjs [--smoke] [--version 0.21.2]
+//   node benchmark/qwen.mjs [--smoke] [--version 0.21.2] [--only 'anthropic write_file'] [--no-cards]
 import os from 'node:os';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,8 @@ import { cardLatency } from './qwen-cards.mjs';
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
 const versions = argv.includes('--version') ? [argv[argv.indexOf('--version') + 1]] : QWEN_VERSIONS;
+const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
+const cases = qwenCases(SMOKE).filter((c) => only === undefined || c.name.includes(only));
 const timing = SMOKE ? { warmup: 1, rounds: 1, iterations: 1 } : { warmup: 3, rounds: 7, iterations: 3 };
 const worker = fileURLToPath(new URL('./qwen-worker.mjs', import.meta.url));
 
@@ -53,7 +55,7 @@ for (const version of versions) {
   console.log(`\nQwen Code ${version}: ms per stream (median of ${timing.rounds} rounds × ${timing.iterations})`);
   console.log('| case | stock ms | toolcall-stream/qwen ms | stock ÷ native |');
   console.log('|---|---:|---:|---:|');
-  for (const c of qwenCases(SMOKE)) {
+  for (const c of cases) {
     const [s0, n0] = await Promise.all([stock.run(c.name, timing.warmup), native.run(c.name, timing.warmup)]);
     if (s0.digest !== n0.digest) {
       console.log(`| ${c.name} | outputs differ: stock ${s0.digest}, native ${n0.digest} | | |`);
@@ -79,17 +81,21 @@ for (const version of versions) {
     const n = median(times.native);
     console.log(`| ${c.name} | ${s.toFixed(2)} | ${n.toFixed(2)} | ${(s / n).toFixed(2)}× |`);
   }
-  const { stats } = await native.run(qwenCases(SMOKE)[0].name, 1);
+  const { stats } = await native.run(cases[0].name, 1);
   console.log(`native side: ${JSON.stringify(stats)}`);
   stock.close();
   native.close();
 }
-console.log("\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card (median)");
-console.log('| release | provider | stock ms | toolcall-stream/qwen ms |');
-console.log('|---|---|---:|---:|');
-for (const version of versions)
-  for (const provider of ['anthropic', 'openai']) {
-    const { stock, preload } = await cardLatency({ version, provider, runs: SMOKE ? 1 : 7 });
-    console.log(`| ${version} | ${provider} | ${stock.toFixed(1)} | ${preload.toFixed(1)} |`);
-  }
+if (!argv.includes('--no-cards')) {
+  console.log(
+    "\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card (median)",
+  );
+  console.log('| release | provider | stock ms | toolcall-stream/qwen ms |');
+  console.log('|---|---|---:|---:|');
+  for (const version of versions)
+    for (const provider of ['anthropic', 'openai']) {
+      const { stock, preload } = await cardLatency({ version, provider, runs: SMOKE ? 1 : 7 });
+      console.log(`| ${version} | ${provider} | ${stock.toFixed(1)} | ${preload.toFixed(1)} |`);
+    }
+}
 if (failed) process.exitCode = 1;

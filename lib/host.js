@@ -7,13 +7,16 @@
 //   host: {
 //     GenerateContentResponse,      // responses are `new GenerateContentResponse()` of the host's copy
 //     preparations: { set(response, preparations) },   // the host's own preparation store
+//     usageProvenance: { set(usageMetadata, provenance) },  // the host's own usage-provenance store
+//     createReasoningPart(text) { ... },  // an OpenAI reasoning thought part, with the host's own marker
 //     createError(error) { ... },   // ToolCallStreamError → the error the host's retry logic expects
 //     onEvent(event) { ... },       // every SDK event / chunk object, before it is converted (telemetry)
 //   }
 //
 // Every field is optional. Without a host, responses are @google/genai's class
-// when it is installed, preparations live in this package's store only, and
-// errors are ToolCallStreamError.
+// when it is installed, preparations, usage provenance and reasoning marks
+// live in this package's stores only (lib/preparations.js, lib/annotations.js),
+// and errors are ToolCallStreamError.
 
 const { ToolCallStreamError, invalidArgument } = require('./responses.js');
 
@@ -26,13 +29,19 @@ const isFunction = (v) => typeof v === 'function';
 function readHost(host, fn) {
   if (host === undefined || host === null) return undefined;
   if (typeof host !== 'object') throw invalidArgument(`${fn}: options.host must be an object`);
-  const { GenerateContentResponse, preparations, createError, onEvent } = host;
+  const { GenerateContentResponse, preparations, usageProvenance, createReasoningPart, createError, onEvent } = host;
   if (GenerateContentResponse !== undefined && !isFunction(GenerateContentResponse))
     throw invalidArgument(`${fn}: options.host.GenerateContentResponse must be a class`);
   if (preparations !== undefined && (preparations === null || !isFunction(preparations.set)))
     throw invalidArgument(
       `${fn}: options.host.preparations must be an object with a set(response, preparations) method`,
     );
+  if (usageProvenance !== undefined && (usageProvenance === null || !isFunction(usageProvenance.set)))
+    throw invalidArgument(
+      `${fn}: options.host.usageProvenance must be an object with a set(usageMetadata, provenance) method`,
+    );
+  if (createReasoningPart !== undefined && !isFunction(createReasoningPart))
+    throw invalidArgument(`${fn}: options.host.createReasoningPart must be a function`);
   if (createError !== undefined && !isFunction(createError))
     throw invalidArgument(`${fn}: options.host.createError must be a function`);
   if (onEvent !== undefined && !isFunction(onEvent))
@@ -40,6 +49,8 @@ function readHost(host, fn) {
   return Object.freeze({
     Response: GenerateContentResponse,
     setPreparations: preparations ? (response, list) => preparations.set(response, list) : undefined,
+    setUsageProvenance: usageProvenance ? (usage, provenance) => usageProvenance.set(usage, provenance) : undefined,
+    createReasoningPart,
     createError,
     onEvent,
   });

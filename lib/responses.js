@@ -4,6 +4,7 @@
 // boundary; nothing is built field by field.
 
 const { setToolCallPreparations } = require('./preparations.js');
+const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 
 let GenerateContentResponse; // undefined: not looked up yet; null: not installed
 
@@ -94,7 +95,8 @@ function simpleResponse(h, part, host) {
  * Decodes one native batch (format: src/lib.rs, core gemini::write_batch). Returns the responses; throws a
  * ToolCallStreamError (carrying the responses converted before it) when the
  * batch ends in an error. `sanitized` receives pipeline-only annotations;
- * `host` (lib/host.js) supplies the response class and a second preparation store.
+ * `host` (lib/host.js) supplies the response class, a second preparation
+ * store, a second usage-provenance store and its reasoning-part factory.
  */
 function decodeBatch(text, sanitized, host) {
   if (text === undefined || text === null) return [];
@@ -107,7 +109,13 @@ function decodeBatch(text, sanitized, host) {
       const kind = item[0];
       out[n++] = simpleResponse(
         header,
-        kind === 2 ? undefined : kind === 1 ? { text: item[1], thought: true } : { text: item[1] },
+        kind === 2
+          ? undefined
+          : kind === 1
+            ? { text: item[1], thought: true }
+            : kind === 3
+              ? reasoningPart(item[1], host)
+              : { text: item[1] },
         host,
       );
       continue;
@@ -127,6 +135,8 @@ function decodeBatch(text, sanitized, host) {
       if (host?.setPreparations) host.setPreparations(response, item.p);
     }
     if (item.s && sanitized) sanitized.set(response, item.s);
+    if (item.u) attachUsageProvenance(response.usageMetadata, item.u, host);
+    if (item.t) markReasoningParts(response, item.t, host);
     out[n++] = response;
   }
   out.length = n;

@@ -49,6 +49,7 @@ const CORE_FILES = [
   'package-esm.test.mjs',
   'profiles.test.mjs',
   'embedding.test.mjs',
+  'annotations.test.mjs',
   'errors.test.mjs',
   'seams.test.mjs',
   'workers.test.mjs',

@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '..', 'fixtures');
-const dirs = [path.join(fixtures, 'conformance'), path.join(fixtures, 'extra'), path.join(fixtures, 'qwen-0.24')];
+const dirs = [
+  path.join(fixtures, 'conformance'),
+  path.join(fixtures, 'extra'),
+  path.join(fixtures, 'qwen-0.24'),
+  path.join(fixtures, 'provenance'),
+];
 
 /** Each profile and the directory of the release outputs it must match. */
 export const PROFILES = [

@@ -6,17 +6,21 @@ import { createRequire } from 'node:module';
 import { mask, isTransportError } from './corpus.mjs';
 
 const require = createRequire(import.meta.url);
-const { getToolCallPreparations } = require('../../index.js');
+const { getToolCallPreparations, getUsageProvenance } = require('../../index.js');
 const { GenerateContentResponse } = require('@google/genai');
 
-/** A response as the corpus records it (JSON view + out-of-band preparations). */
+/** A response as the corpus records it (JSON view + out-of-band preparations and usage provenance). */
 export function record(tagKey, tag, response) {
   assert.ok(response instanceof GenerateContentResponse, 'a real GenerateContentResponse');
   const json = JSON.stringify(response);
   assert.ok(!json.includes('toolCallPreparations') && !json.includes('callId'), 'preparations never serialised');
+  assert.ok(!json.includes('InputTokensReported') && !json.includes('cacheCreation'), 'provenance never serialised');
   const line = { [tagKey]: tag, response: JSON.parse(json) };
   const preps = getToolCallPreparations(response);
   if (preps.length) line.toolCallPreparations = preps.map((p) => ({ ...p }));
+  // As the oracle prints Qwen's getGenAiUsageProvenance(usageMetadata): JSON (an undefined count is absent).
+  const provenance = getUsageProvenance(response);
+  if (provenance) line.usageProvenance = JSON.parse(JSON.stringify(provenance));
   return line;
 }
 
@@ -46,6 +50,7 @@ export function compare(name, how, got, want) {
         w.toolCallPreparations ?? [],
         `${name} (${how}) line ${i}: preparations`,
       );
+      assert.deepEqual(g.usageProvenance, w.usageProvenance, `${name} (${how}) line ${i}: usage provenance`);
     }
     const tagKey = 'event' in w ? 'event' : 'chunk';
     if (g[tagKey] !== undefined) assert.equal(g[tagKey], w[tagKey], `${name} (${how}) line ${i}: tag`);

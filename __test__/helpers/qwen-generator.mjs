@@ -25,6 +25,9 @@ export async function startQwenGenerators({ packageDir, mode }) {
     'createOpenAIContentGenerator',
     'GenerateContentResponse',
     'getToolCallPreparations',
+    'getGenAiUsageProvenance',
+    'createOpenAIReasoningThoughtPart',
+    'getThoughtSummary',
     'InvalidStreamError',
     'preloadRuntimeFetchModule',
   ]);

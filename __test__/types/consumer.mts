@@ -14,6 +14,8 @@ import {
   convertOpenAIStream,
   getProviderToolCallId,
   getToolCallPreparations,
+  getUsageProvenance,
+  isReasoningPart,
   liveHandles,
   setToolCallPreparations,
   toResponse,
@@ -40,6 +42,8 @@ import type {
   ToolCallStreamErrorInit,
   ToolCallUpdateFrame,
   ToolKind,
+  UsageProvenance,
+  ConverterHost,
 } from 'toolcall-stream';
 import toolcallStream from 'toolcall-stream';
 import { GenerateContentResponse as GenAIResponse } from '@google/genai';
@@ -115,6 +119,26 @@ setToolCallPreparations(one, []);
 setToolCallPreparations(one, [{ callId: 'x' }]);
 // @ts-expect-error preparations are frozen
 preparations[0] = { callId: 'a', toolName: 'b' };
+
+// Usage provenance and reasoning parts (out of band, like preparations).
+const provenance: UsageProvenance | undefined = getUsageProvenance(one);
+if (provenance) {
+  const reported: boolean = provenance.cachedInputTokensReported;
+  const creation: number | undefined = provenance.cacheCreationInputTokens;
+  void [reported, creation];
+  // @ts-expect-error provenance is read-only
+  provenance.cachedInputTokensReported = true;
+}
+if (one.usageMetadata) void getUsageProvenance(one.usageMetadata);
+const reasoning: boolean = isReasoningPart(one.candidates?.[0]?.content?.parts?.[0]);
+const host: ConverterHost = {
+  usageProvenance: { set: (usage: object, p: UsageProvenance) => void [usage, p] },
+  createReasoningPart: (t: string) => ({ text: t, thought: true }),
+};
+new OpenAIConverter({ host });
+// @ts-expect-error usageProvenance needs a set method
+new OpenAIConverter({ host: { usageProvenance: {} } });
+void reasoning;
 
 const plain: GenerateContentResponse = toResponse({ candidates: [] });
 const live: number = liveHandles();

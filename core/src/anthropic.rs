@@ -9,7 +9,9 @@ use std::sync::Arc;
 use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
-use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::gemini::{
+    now_ms_string, Candidate, Flavor, Part, Preparation, Response, UsageProvenance,
+};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
@@ -51,8 +53,21 @@ impl Usage {
             || self.cache_creation_reported
     }
 
-    /// `buildAnthropicUsageMetadata` (spec §2.5) as JSON text.
-    fn metadata(&self) -> String {
+    /// `buildAnthropicUsageMetadata` (spec §2.5): the JSON text and the
+    /// provenance it attaches.
+    fn metadata(&self) -> crate::gemini::Usage {
+        crate::gemini::Usage {
+            json: self.metadata_json(),
+            provenance: UsageProvenance::Anthropic {
+                cached_input_tokens_reported: self.cached_reported,
+                cache_creation_input_tokens: self
+                    .cache_creation_reported
+                    .then_some(self.cache_creation),
+            },
+        }
+    }
+
+    fn metadata_json(&self) -> String {
         let looks_like_openai = !self.cache_creation_reported
             && self.cache_creation == 0.0
             && self.cached > 0.0

@@ -19,6 +19,13 @@ pub struct Preparation {
 pub enum Part {
     /// `{text}` or `{text, thought: true}`.
     Text { text: String, thought: bool },
+    /// `{text, thought: true}` made from an OpenAI `reasoning_content` /
+    /// `reasoning` delta: the reference builds it with
+    /// `createOpenAIReasoningThoughtPart` (Qwen Code
+    /// packages/core/src/utils/thoughtUtils.ts), which marks it with a
+    /// non-enumerable symbol. Written like a thought; the batch item lists it
+    /// (`"t"`), so JS can mark it too.
+    Reasoning(String),
     /// Anthropic's `{thought: true, thoughtSignature}`.
     ThoughtSignature(String),
     /// `{functionCall: {id, name, args}}`. `id` / `name` / `args` hold JSON
@@ -46,11 +53,16 @@ impl Part {
         }
     }
 
+    /// An OpenAI reasoning thought (see `Part::Reasoning`).
+    pub fn reasoning(text: impl Into<String>) -> Part {
+        Part::Reasoning(text.into())
+    }
+
     /// `part.thought === true`.
     pub fn is_thought(&self) -> bool {
         matches!(
             self,
-            Part::Text { thought: true, .. } | Part::ThoughtSignature(_)
+            Part::Text { thought: true, .. } | Part::ThoughtSignature(_) | Part::Reasoning(_)
         )
     }
 
@@ -74,6 +86,11 @@ impl Part {
                     out.push_str(",\"thought\":true");
                 }
                 out.push('}');
+            }
+            Part::Reasoning(text) => {
+                out.push_str("{\"text\":");
+                write_str(out, text);
+                out.push_str(",\"thought\":true}");
             }
             Part::ThoughtSignature(sig) => {
                 out.push_str("{\"thought\":true,\"thoughtSignature\":");
@@ -121,6 +138,61 @@ pub struct Candidate {
     pub finish_reason: Option<&'static str>,
 }
 
+/// Where a response's usage numbers came from (Qwen Code
+/// packages/core/src/telemetry/gen-ai-usage.ts, `setGenAiUsageProvenance`):
+/// out-of-band telemetry on the `usageMetadata` object, never serialised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UsageProvenance {
+    /// `{cachedInputTokensReported}` (the OpenAI converter: a numeric
+    /// `prompt_tokens_details.cached_tokens` or `cached_tokens`).
+    OpenAI { cached_input_tokens_reported: bool },
+    /// `{cachedInputTokensReported, cacheCreationInputTokens}`
+    /// (`buildAnthropicUsageMetadata`): the cache-creation count when the
+    /// provider reported one, else `undefined`.
+    Anthropic {
+        cached_input_tokens_reported: bool,
+        cache_creation_input_tokens: Option<f64>,
+    },
+}
+
+impl UsageProvenance {
+    /// `[cachedInputTokensReported]` (OpenAI) or
+    /// `[cachedInputTokensReported, cacheCreationInputTokens | null]`
+    /// (Anthropic; `null` = the key holds `undefined`).
+    fn write(&self, out: &mut String) {
+        let (reported, creation) = match *self {
+            UsageProvenance::OpenAI {
+                cached_input_tokens_reported,
+            } => (cached_input_tokens_reported, None),
+            UsageProvenance::Anthropic {
+                cached_input_tokens_reported,
+                cache_creation_input_tokens,
+            } => (
+                cached_input_tokens_reported,
+                Some(cache_creation_input_tokens),
+            ),
+        };
+        out.push('[');
+        out.push_str(if reported { "true" } else { "false" });
+        match creation {
+            None => {}
+            Some(None) => out.push_str(",null"),
+            Some(Some(n)) => {
+                out.push(',');
+                crate::json::write_number(out, n);
+            }
+        }
+        out.push(']');
+    }
+}
+
+/// A response's `usageMetadata`: its JSON text and its provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Usage {
+    pub json: String,
+    pub provenance: UsageProvenance,
+}
+
 /// One response chunk. Text-valued fields hold JSON text (`None` = absent).
 /// The header fields are shared: the chunks of a stream repeat them.
 #[derive(Clone, Debug, PartialEq)]
@@ -131,8 +203,8 @@ pub struct Response {
     pub model_version: Option<Arc<str>>,
     /// `None` writes `candidates: []` (OpenAI chunk without `choices[0]`).
     pub candidate: Option<Candidate>,
-    /// The `usageMetadata` object as JSON text.
-    pub usage: Option<String>,
+    /// The `usageMetadata` object (JSON text) and its provenance.
+    pub usage: Option<Usage>,
     pub preparations: Vec<Preparation>,
     /// Set on the OpenAI finish chunk whose standalone closing thinking tag
     /// was sanitised (the reference's `protocolTagSanitized`): `(tagName,
@@ -149,8 +221,9 @@ impl Response {
         self.candidate.as_ref().and_then(|c| c.finish_reason)
     }
 
-    /// Writes `{"r": <response>, "p": [<preparations>]}`: the response as the
-    /// reference's `JSON.stringify` shows it, and its out-of-band metadata.
+    /// Writes `{"r": <response>, "p": [<preparations>], "u": <usage
+    /// provenance>, "t": [<indexes of reasoning parts>]}`: the response as
+    /// the reference's `JSON.stringify` shows it, and its out-of-band metadata.
     pub fn write_item(&self, out: &mut String) {
         out.push_str("{\"r\":");
         self.write_response(out);
@@ -174,6 +247,27 @@ impl Response {
             out.push_str("\",\"toolCallCount\":");
             out.push_str(&count.to_string());
             out.push('}');
+        }
+        if let Some(u) = &self.usage {
+            out.push_str(",\"u\":");
+            u.provenance.write(out);
+        }
+        let mut reasoning = self
+            .parts()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Part::Reasoning(_)))
+            .map(|(i, _)| i)
+            .peekable();
+        if reasoning.peek().is_some() {
+            out.push_str(",\"t\":[");
+            for (n, i) in reasoning.enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&i.to_string());
+            }
+            out.push(']');
         }
         out.push('}');
     }
@@ -244,7 +338,7 @@ impl Response {
     fn write_usage(&self, out: &mut String) {
         if let Some(u) = &self.usage {
             out.push_str(",\"usageMetadata\":");
-            out.push_str(u);
+            out.push_str(&u.json);
         }
     }
 }
@@ -264,8 +358,10 @@ fn comma(out: &mut String, first: &mut bool) {
 /// the same boilerplate each time: a header item `{"h": {f, createTime,
 /// responseId?, modelVersion?}}` whenever the header changes (`f`: 0 for
 /// the Anthropic key order, 1 for OpenAI's), then `[0, text]` (text),
-/// `[1, text]` (thought) or `[2]` (no parts). Every other response is a full
-/// item `{"r": response, "p"?: preparations, "s"?: sanitized}`.
+/// `[1, text]` (thought), `[2]` (no parts) or `[3, text]` (an OpenAI
+/// reasoning thought). Every other response is a full item `{"r": response,
+/// "p"?: preparations, "s"?: sanitized, "u"?: usage provenance, "t"?:
+/// reasoning part indexes}`.
 pub fn write_batch(responses: &[Response], error: Option<&crate::error::Error>, out: &mut String) {
     out.push('[');
     let mut first = true;
@@ -291,6 +387,11 @@ pub fn write_batch(responses: &[Response], error: Option<&crate::error::Error>, 
                         out.push(']');
                     }
                     Compact::Empty => out.push_str("[2]"),
+                    Compact::Reasoning(t) => {
+                        out.push_str("[3,");
+                        write_str(out, t);
+                        out.push(']');
+                    }
                 }
             }
             None => {
@@ -312,6 +413,7 @@ enum Compact<'a> {
     Text(&'a str),
     Thought(&'a str),
     Empty,
+    Reasoning(&'a str),
 }
 
 impl Response {
@@ -335,6 +437,7 @@ impl Response {
                 text,
                 thought: true,
             }] => Some(Compact::Thought(text)),
+            [Part::Reasoning(text)] => Some(Compact::Reasoning(text)),
             _ => None,
         }
     }
@@ -377,4 +480,71 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(parts: Vec<Part>, usage: Option<Usage>) -> Response {
+        Response {
+            flavor: Flavor::OpenAI,
+            response_id: None,
+            create_time: "1".into(),
+            model_version: None,
+            candidate: Some(Candidate {
+                parts,
+                finish_reason: None,
+            }),
+            usage,
+            preparations: Vec::new(),
+            sanitized: None,
+        }
+    }
+
+    fn batch(responses: &[Response]) -> String {
+        let mut out = String::new();
+        write_batch(responses, None, &mut out);
+        out
+    }
+
+    #[test]
+    fn reasoning_parts_are_written_as_thoughts_and_listed_beside_the_response() {
+        assert_eq!(
+            batch(&[response(vec![Part::reasoning("r")], None)]),
+            r#"[{"h":{"f":1,"createTime":"1"}},[3,"r"]]"#
+        );
+        let two = response(vec![Part::reasoning("r"), Part::text("t")], None);
+        assert_eq!(
+            batch(&[two]),
+            r#"[{"r":{"candidates":[{"content":{"parts":[{"text":"r","thought":true},{"text":"t"}],"role":"model"},"index":0,"safetyRatings":[]}],"createTime":"1","promptFeedback":{"safetyRatings":[]}},"t":[0]}]"#
+        );
+    }
+
+    #[test]
+    fn usage_provenance_is_beside_the_response_never_inside() {
+        let usage = |provenance| {
+            Some(Usage {
+                json: "{}".into(),
+                provenance,
+            })
+        };
+        let openai = UsageProvenance::OpenAI {
+            cached_input_tokens_reported: true,
+        };
+        let anthropic = |creation| UsageProvenance::Anthropic {
+            cached_input_tokens_reported: false,
+            cache_creation_input_tokens: creation,
+        };
+        let written = [openai, anthropic(None), anthropic(Some(7.0))]
+            .map(|p| batch(&[response(Vec::new(), usage(p))]));
+        for (text, u) in written.iter().zip([
+            r#""u":[true]}"#,
+            r#""u":[false,null]}"#,
+            r#""u":[false,7]}"#,
+        ]) {
+            assert!(text.ends_with(&format!("{u}]")), "{text}");
+            assert!(!text[..text.find(",\"u\"").unwrap()].contains("Reported"));
+        }
+    }
 }

@@ -25,12 +25,13 @@ const PROFILES: [(Profile, &str); 2] = [
 /// The reference corpus, our own cases (multi-byte UTF-8, truncation) and
 /// the 0.24.4 strict-handling cases, whose expected outputs the oracle
 /// produced the same way.
-fn corpora() -> [PathBuf; 3] {
+fn corpora() -> [PathBuf; 4] {
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures");
     [
         fixtures.join("conformance"),
         fixtures.join("extra"),
         fixtures.join("qwen-0.24"),
+        fixtures.join("provenance"),
     ]
 }
 

@@ -1,7 +1,12 @@
 // Qwen Code's own classes as this package's embedding API host (lib/host.js):
 // responses are instances of Qwen's bundled GenerateContentResponse,
 // preparations go into Qwen's own store (setToolCallPreparations in
-// packages/core/src/core/toolCallPreparations.ts), and the errors are the ones
+// packages/core/src/core/toolCallPreparations.ts), usage provenance into
+// Qwen's own telemetry store (setGenAiUsageProvenance in
+// packages/core/src/telemetry/gen-ai-usage.ts, read by its logging content
+// generator), OpenAI reasoning thoughts are made by Qwen's own
+// createOpenAIReasoningThoughtPart (packages/core/src/utils/thoughtUtils.ts,
+// whose private symbol getThoughtSummary reads), and the errors are the ones
 // Qwen's retry logic tests for (InvalidStreamError in
 // packages/core/src/core/geminiChat.ts; the pipeline's StreamContentError).
 
@@ -16,11 +21,13 @@ class StreamContentError extends Error {
   }
 }
 
-/** `{GenerateContentResponse, preparations, createError}` from Qwen's hook points. */
+/** The embedding API host made of Qwen's hook points. */
 export function qwenHost(q) {
   return {
     GenerateContentResponse: q.GenerateContentResponse,
     preparations: { set: (response, list) => q.setToolCallPreparations(response, list) },
+    usageProvenance: { set: (usage, provenance) => q.setGenAiUsageProvenance(usage, provenance) },
+    createReasoningPart: (text) => q.createOpenAIReasoningThoughtPart(text),
     createError(err) {
       if (err.name === 'InvalidStreamError') return new q.InvalidStreamError(err.message, err.type ?? err.code);
       if (err.name === 'StreamContentError') return new StreamContentError(err.message);

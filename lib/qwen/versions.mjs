@@ -24,6 +24,8 @@ export const HOOK_POINTS = [
   'GenerateContentResponse',
   'setToolCallPreparations',
   'getToolCallPreparations',
+  'setGenAiUsageProvenance',
+  'createOpenAIReasoningThoughtPart',
   'InvalidStreamError',
   'reportAnthropicEvent',
   'reportOpenAiChunk',

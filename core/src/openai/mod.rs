@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
-use crate::gemini::{now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::gemini::{
+    now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response, Usage, UsageProvenance,
+};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
@@ -472,7 +474,7 @@ impl OpenAIStream {
                     self.has_thinking_tag_in_reasoning = true;
                 }
                 if !tagged {
-                    parts.push(Part::thought(normalized));
+                    parts.push(Part::reasoning(normalized));
                 } else {
                     self.pending_reasoning.push_str(normalized);
                 }
@@ -481,7 +483,7 @@ impl OpenAIStream {
         if tagged && !self.has_tagged_thought && !self.pending_reasoning.is_empty() {
             self.pending_content.append(&mut content_parts);
             if finish {
-                parts.push(Part::thought(std::mem::take(&mut self.pending_reasoning)));
+                parts.push(Part::reasoning(std::mem::take(&mut self.pending_reasoning)));
             }
         }
         if finish {
@@ -869,8 +871,22 @@ impl OpenAIStream {
         Ok(())
     }
 
-    /// Usage mapping (spec §3.2.6, as 0.21.2 runs it).
-    fn usage(&self, usage: &Value<'_>) -> String {
+    /// Usage mapping (spec §3.2.6, as 0.21.2 runs it), with the provenance
+    /// the converter attaches (`cachedInputTokensReported`: a numeric
+    /// `prompt_tokens_details.cached_tokens` or `cached_tokens`).
+    fn usage(&self, usage: &Value<'_>) -> Usage {
+        let is_number = |v: &Value<'_>| matches!(v, Value::Num(_));
+        Usage {
+            json: self.usage_json(usage),
+            provenance: UsageProvenance::OpenAI {
+                cached_input_tokens_reported: is_number(
+                    usage.at("prompt_tokens_details").at("cached_tokens"),
+                ) || is_number(usage.at("cached_tokens")),
+            },
+        }
+    }
+
+    fn usage_json(&self, usage: &Value<'_>) -> String {
         let num = |v: &Value<'_>| {
             v.as_f64()
                 .filter(|n| *n != 0.0 && !n.is_nan())
