@@ -21,7 +21,7 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Median ms from call start to preparing card, per side, for one release and provider. */
+/** Median ms from call start to preparing card, per side, for one release and provider (and every sample). */
 export async function cardLatency({ version, provider, runs }) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-cards-'));
   const sides = ['stock', 'preload'];
@@ -82,7 +82,7 @@ export async function cardLatency({ version, provider, runs }) {
         latency[side].push(card.at - starts.get(id));
       }
     }
-    return { stock: median(latency.stock), preload: median(latency.preload) };
+    return { stock: median(latency.stock), preload: median(latency.preload), samples: latency };
   } finally {
     for (const side of sides) await qwen[side]?.close();
     await server.close();

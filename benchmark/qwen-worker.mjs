@@ -2,20 +2,27 @@
 // own content generators, stock or with toolcall-stream/qwen installed, that
 // times whole streams on request (IPC from benchmark/qwen.mjs).
 //
-//   node benchmark/qwen-worker.mjs <packageDir> <stock|native> [--smoke]
+//   node benchmark/qwen-worker.mjs <packageDir> <stock|native> [--smoke] [--base-url URL]
+//
+// With --base-url the provider runs in the driver, which serves each case's
+// body before asking for it; otherwise this process serves it.
 import { createHash } from 'node:crypto';
 import { startQwenGenerators } from '../__test__/helpers/qwen-generator.mjs';
 import { qwenCases } from './qwen-cases.mjs';
 
 const [packageDir, mode, ...flags] = process.argv.slice(2);
 const cases = qwenCases(flags.includes('--smoke'));
-const qwen = await startQwenGenerators({ packageDir, mode });
+const baseUrl = flags.includes('--base-url') ? flags[flags.indexOf('--base-url') + 1] : undefined;
+const qwen = await startQwenGenerators({ packageDir, mode, baseUrl });
 const bodies = new Map();
 
 /** One stream through Qwen, consumed as Qwen's callers consume it. */
 async function once(c) {
-  if (!bodies.has(c.name)) bodies.set(c.name, c.body());
-  qwen.serve([bodies.get(c.name)]);
+  if (!baseUrl) {
+    if (!bodies.has(c.name)) bodies.set(c.name, c.body());
+    qwen.serve([bodies.get(c.name)]);
+  }
+  const cpu = process.cpuUsage();
   const start = performance.now();
   const responses = [];
   let error;
@@ -24,7 +31,9 @@ async function once(c) {
   } catch (err) {
     error = `${err?.name}: ${err?.message}`;
   }
-  return { ms: performance.now() - start, responses, error };
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { ms, cpuMs: (used.user + used.system) / 1000, responses, error };
 }
 
 /** What both sides must agree on: every response but its clock-based createTime. */
@@ -34,14 +43,18 @@ function digest(responses, error) {
   return `${responses.length}:${hash.digest('hex').slice(0, 16)}${error ? ` ${error}` : ''}`;
 }
 
-process.on('message', async ({ name, iterations }) => {
+process.on('message', async ({ name, iterations, minMs = 0 }) => {
   const c = cases.find((x) => x.name === name);
   const times = [];
+  const cpuTimes = [];
   let last;
-  for (let i = 0; i < iterations; i++) {
+  const start = performance.now();
+  // At least `iterations` streams, and at least `minMs` of them.
+  while (times.length < iterations || performance.now() - start < minMs) {
     last = await once(c);
     times.push(last.ms);
+    cpuTimes.push(last.cpuMs);
   }
-  process.send({ name, times, digest: digest(last.responses, last.error), stats: qwen.stats });
+  process.send({ name, times, cpuTimes, digest: digest(last.responses, last.error), stats: qwen.stats });
 });
 process.send({ ready: true, version: qwen.version });

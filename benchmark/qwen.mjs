@@ -1,14 +1,22 @@
 // `npm run bench:qwen`: Qwen Code's own content-generator path (its real SDK
 // client over loopback HTTP, its processStream / pipeline), stock vs with
-// toolcall-stream/qwen, in two processes driven in alternating rounds. Each
-// case first checks that both sides give the same responses.
+// toolcall-stream/qwen, in two processes driven in alternating rounds. Both
+// talk to the same loopback provider, which runs here, in the driver (as a
+// real provider runs outside Qwen's process): each side's time is its own
+// work. Each side is warmed up to a steady state first (at least a second of
+// streams: the preload's per-stream code is only hot after dozens of streams,
+// stock's per-event code within the first). Each case first checks that both
+// sides give the same responses.
 //
 //   npm run bench:qwen                  # both releases, full sizes
 //   node benchmark/qwen.mjs [--smoke] [--version 0.21.2] [--only 'anthropic write_file'] [--no-cards]
+//                           [--in-process-provider]   # each side serves its own streams, as before
+//                           [--card-runs N]           # prompts per side for card latency (default 9)
 import os from 'node:os';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { QWEN_VERSIONS, ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
+import { startLoopbackProvider } from '../__test__/helpers/qwen-generator.mjs';
 import { qwenCases } from './qwen-cases.mjs';
 import { cardLatency } from './qwen-cards.mjs';
 
@@ -17,11 +25,19 @@ const SMOKE = argv.includes('--smoke');
 const versions = argv.includes('--version') ? [argv[argv.indexOf('--version') + 1]] : QWEN_VERSIONS;
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 const cases = qwenCases(SMOKE).filter((c) => only === undefined || c.name.includes(only));
-const timing = SMOKE ? { warmup: 1, rounds: 1, iterations: 1 } : { warmup: 3, rounds: 7, iterations: 3 };
+const IN_PROCESS = argv.includes('--in-process-provider');
+const CARD_RUNS = argv.includes('--card-runs') ? Number(argv[argv.indexOf('--card-runs') + 1]) : SMOKE ? 1 : 9;
+// Per side and case: warm-up of `warmup` streams and `warmupMs`; then
+// `rounds` rounds of `iterations` streams and `roundMs` each (median per round).
+const timing = SMOKE
+  ? { warmup: 1, warmupMs: 0, rounds: 1, iterations: 1, roundMs: 0 }
+  : { warmup: 3, warmupMs: 1000, rounds: 7, iterations: 3, roundMs: 50 };
 const worker = fileURLToPath(new URL('./qwen-worker.mjs', import.meta.url));
+const loopback = IN_PROCESS ? undefined : await startLoopbackProvider();
 
 function startSide(dir, mode) {
-  const child = fork(worker, [dir, mode, ...(SMOKE ? ['--smoke'] : [])], {
+  const args = [dir, mode, ...(SMOKE ? ['--smoke'] : []), ...(loopback ? ['--base-url', loopback.base] : [])];
+  const child = fork(worker, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const replies = [];
@@ -30,21 +46,30 @@ function startSide(dir, mode) {
   const next = () => (replies.length ? Promise.resolve(replies.shift()) : new Promise((r) => waiting.push(r)));
   return {
     ready: next(),
-    run: (name, iterations) => {
-      child.send({ name, iterations });
+    run: (c, iterations, minMs = 0) => {
+      loopback?.serve([bodyOf(c)]);
+      child.send({ name: c.name, iterations, minMs });
       return next();
     },
     close: () => child.kill(),
   };
 }
 
+const bodies = new Map();
+const bodyOf = (c) => {
+  if (!bodies.has(c.name)) bodies.set(c.name, c.body());
+  return bodies.get(c.name);
+};
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+const load = () => os.loadavg()[0].toFixed(2);
 console.log(
-  `bench:qwen — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}${SMOKE ? ' (smoke)' : ''}`,
+  `bench:qwen — ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, Node ${process.version}${SMOKE ? ' (smoke)' : ''}, ` +
+    `provider ${IN_PROCESS ? 'in each side' : 'in the driver'}, load ${load()}`,
 );
 let failed = false;
 for (const version of versions) {
@@ -52,17 +77,22 @@ for (const version of versions) {
   const stock = startSide(dir, 'stock');
   const native = startSide(dir, 'native');
   await Promise.all([stock.ready, native.ready]);
-  console.log(`\nQwen Code ${version}: ms per stream (median of ${timing.rounds} rounds × ${timing.iterations})`);
-  console.log('| case | stock ms | toolcall-stream/qwen ms | stock ÷ native |');
-  console.log('|---|---:|---:|---:|');
+  console.log(
+    `\nQwen Code ${version}: ms per stream (median of ${timing.rounds} rounds, each the median of ≥ ${timing.iterations} streams and ≥ ${timing.roundMs} ms)`,
+  );
+  console.log('| case | stock ms | toolcall-stream/qwen ms | stock ÷ native | CPU ms stock / native | CPU ratio |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const c of cases) {
-    const [s0, n0] = await Promise.all([stock.run(c.name, timing.warmup), native.run(c.name, timing.warmup)]);
+    // One side at a time: the provider serves one body, and neither side's time includes the other's work.
+    const s0 = await stock.run(c, timing.warmup, timing.warmupMs);
+    const n0 = await native.run(c, timing.warmup, timing.warmupMs);
     if (s0.digest !== n0.digest) {
-      console.log(`| ${c.name} | outputs differ: stock ${s0.digest}, native ${n0.digest} | | |`);
+      console.log(`| ${c.name} | outputs differ: stock ${s0.digest}, native ${n0.digest} | | | | |`);
       failed = true;
       continue;
     }
     const times = { stock: [], native: [] };
+    const cpu = { stock: [], native: [] };
     for (let round = 0; round < timing.rounds; round++) {
       // Alternating, and alternating who goes first.
       const order =
@@ -75,27 +105,35 @@ for (const version of versions) {
               ['stock', stock],
               ['native', native],
             ];
-      for (const [side, proc] of order) times[side].push(median((await proc.run(c.name, timing.iterations)).times));
+      for (const [side, proc] of order) {
+        const run = await proc.run(c, timing.iterations, timing.roundMs);
+        times[side].push(median(run.times));
+        cpu[side].push(median(run.cpuTimes));
+      }
     }
     const s = median(times.stock);
     const n = median(times.native);
-    console.log(`| ${c.name} | ${s.toFixed(2)} | ${n.toFixed(2)} | ${(s / n).toFixed(2)}× |`);
+    const [sc, nc] = [median(cpu.stock), median(cpu.native)];
+    console.log(
+      `| ${c.name} | ${s.toFixed(2)} | ${n.toFixed(2)} | ${(s / n).toFixed(2)}× | ${sc.toFixed(2)} / ${nc.toFixed(2)} | ${(sc / nc).toFixed(2)}× |`,
+    );
   }
-  const { stats } = await native.run(cases[0].name, 1);
-  console.log(`native side: ${JSON.stringify(stats)}`);
+  const { stats } = await native.run(cases[0], 1);
+  console.log(`native side: ${JSON.stringify(stats)}; load ${load()}`);
   stock.close();
   native.close();
 }
 if (!argv.includes('--no-cards')) {
   console.log(
-    "\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card (median)",
+    `\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card (median of ${CARD_RUNS})`,
   );
   console.log('| release | provider | stock ms | toolcall-stream/qwen ms |');
   console.log('|---|---|---:|---:|');
   for (const version of versions)
     for (const provider of ['anthropic', 'openai']) {
-      const { stock, preload } = await cardLatency({ version, provider, runs: SMOKE ? 1 : 7 });
+      const { stock, preload } = await cardLatency({ version, provider, runs: CARD_RUNS });
       console.log(`| ${version} | ${provider} | ${stock.toFixed(1)} | ${preload.toFixed(1)} |`);
     }
 }
+await loopback?.close();
 if (failed) process.exitCode = 1;

@@ -1,7 +1,8 @@
 // Qwen Code's own content generators — stock, or with toolcall-stream/qwen
 // installed — with their real SDK clients pointed at a loopback HTTP server
-// that answers every request with the body it was last given. Shared by the
-// differential test (qwen-run.mjs) and `npm run bench:qwen`.
+// that answers every request with the body it was last given (in this
+// process, or another's). Shared by the differential test (qwen-run.mjs) and
+// `npm run bench:qwen`.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,30 +10,11 @@ import { importHookPoints } from '../../lib/qwen/locate.mjs';
 import { install, newStats } from '../../lib/qwen/install.mjs';
 
 /**
- * @param {{packageDir: string, mode: 'stock'|'native'}} options
- * @returns the generators, `serve(chunks)` (the next response body: strings
- *   written one by one; `null` drops the connection there), the stats, close()
+ * The loopback provider: an HTTP server that answers every request with the
+ * body it was last given (`serve(pieces)`: strings or buffers written one by
+ * one; `null` drops the connection there).
  */
-export async function startQwenGenerators({ packageDir, mode }) {
-  const version = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version;
-  const stats = newStats();
-  if (mode === 'native') {
-    const outcome = await install({ dir: packageDir, version }, stats);
-    if (!outcome.active) throw new Error(`toolcall-stream/qwen not installed: ${outcome.reason}`);
-  }
-  const q = await importHookPoints(packageDir, version, [
-    'AnthropicContentGenerator',
-    'createOpenAIContentGenerator',
-    'GenerateContentResponse',
-    'getToolCallPreparations',
-    'getGenAiUsageProvenance',
-    'createOpenAIReasoningThoughtPart',
-    'getThoughtSummary',
-    'InvalidStreamError',
-    'preloadRuntimeFetchModule',
-  ]);
-  if (q.preloadRuntimeFetchModule) await q.preloadRuntimeFetchModule();
-
+export async function startLoopbackProvider() {
   let body = [];
   let paced = false;
   const server = http.createServer((req, res) => {
@@ -54,7 +36,49 @@ export async function startQwenGenerators({ packageDir, mode }) {
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${server.address().port}`;
+  return {
+    base: `http://127.0.0.1:${server.address().port}`,
+    serve(pieces) {
+      body = pieces;
+      paced = pieces.includes(null);
+    },
+    close: () =>
+      new Promise((r) => {
+        server.close(r);
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * @param {{packageDir: string, mode: 'stock'|'native', baseUrl?: string}} options
+ *   `baseUrl`: a provider running elsewhere (another process's
+ *   startLoopbackProvider); without it, one is started in this process.
+ * @returns the generators, `serve(chunks)` (the next response body of this
+ *   process's provider), the stats, close()
+ */
+export async function startQwenGenerators({ packageDir, mode, baseUrl }) {
+  const version = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version;
+  const stats = newStats();
+  if (mode === 'native') {
+    const outcome = await install({ dir: packageDir, version }, stats);
+    if (!outcome.active) throw new Error(`toolcall-stream/qwen not installed: ${outcome.reason}`);
+  }
+  const q = await importHookPoints(packageDir, version, [
+    'AnthropicContentGenerator',
+    'createOpenAIContentGenerator',
+    'GenerateContentResponse',
+    'getToolCallPreparations',
+    'getGenAiUsageProvenance',
+    'createOpenAIReasoningThoughtPart',
+    'getThoughtSummary',
+    'InvalidStreamError',
+    'preloadRuntimeFetchModule',
+  ]);
+  if (q.preloadRuntimeFetchModule) await q.preloadRuntimeFetchModule();
+
+  const loopback = baseUrl ? undefined : await startLoopbackProvider();
+  const base = baseUrl ?? loopback.base;
 
   // Qwen's CLI Config, the one stand-in: only getCliVersion and getProxy are read here.
   const cliConfig = new Proxy(
@@ -81,12 +105,11 @@ export async function startQwenGenerators({ packageDir, mode }) {
     stats,
     /** The next responses' body: pieces written in order (`null`: the connection drops there). */
     serve(pieces) {
-      body = pieces;
-      paced = pieces.includes(null);
+      loopback.serve(pieces);
     },
     /** Qwen's own streaming call, as its callers make it. */
     stream: (provider) => generators[provider].generateContentStream(request, 'prompt-1'),
-    close: () => new Promise((r) => server.close(r)),
+    close: async () => loopback?.close(),
   };
 }
 
