@@ -86,6 +86,20 @@ export function qwenCases(smoke) {
       kind: 'text',
       body: () => bodyOf(streams.openaiText(text)),
     },
+    // What both sides pay alike per request (Qwen building it, the HTTP round
+    // trip, reading the body): a stream with one thought and one text delta.
+    {
+      name: 'anthropic text 1 delta (fixed cost)',
+      provider: 'anthropic',
+      kind: 'fixed',
+      body: () => bodyOf(streams.anthropicText(1)),
+    },
+    {
+      name: 'openai text 1 delta (fixed cost)',
+      provider: 'openai',
+      kind: 'fixed',
+      body: () => bodyOf(streams.openaiText(1)),
+    },
     ...malformed.map((n) => ({
       name: `anthropic malformed args ${n} fragments`,
       provider: 'anthropic',
