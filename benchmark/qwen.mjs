@@ -11,7 +11,7 @@
 //   npm run bench:qwen                  # both releases, full sizes
 //   node benchmark/qwen.mjs [--smoke] [--version 0.21.2] [--only 'anthropic write_file'] [--no-cards]
 //                           [--in-process-provider]   # each side serves its own streams, as before
-//                           [--card-runs N]           # prompts per side for card latency (default 9)
+//                           [--card-runs N]           # prompts per side for card latency (default 15)
 import os from 'node:os';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,7 @@ const versions = argv.includes('--version') ? [argv[argv.indexOf('--version') + 
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 const cases = qwenCases(SMOKE).filter((c) => only === undefined || c.name.includes(only));
 const IN_PROCESS = argv.includes('--in-process-provider');
-const CARD_RUNS = argv.includes('--card-runs') ? Number(argv[argv.indexOf('--card-runs') + 1]) : SMOKE ? 1 : 9;
+const CARD_RUNS = argv.includes('--card-runs') ? Number(argv[argv.indexOf('--card-runs') + 1]) : SMOKE ? 1 : 15;
 // Per side and case: warm-up of `warmup` streams and `warmupMs`; then
 // `rounds` rounds of `iterations` streams and `roundMs` each (median per round).
 const timing = SMOKE
@@ -125,14 +125,18 @@ for (const version of versions) {
 }
 if (!argv.includes('--no-cards')) {
   console.log(
-    `\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card (median of ${CARD_RUNS})`,
+    `\nCard latency in qwen --acp: ms from the provider writing a call's start to the preparing card, median (lower quartile) of ${CARD_RUNS} prompts per side`,
   );
   console.log('| release | provider | stock ms | toolcall-stream/qwen ms |');
   console.log('|---|---|---:|---:|');
+  const quartile = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 4)];
   for (const version of versions)
     for (const provider of ['anthropic', 'openai']) {
-      const { stock, preload } = await cardLatency({ version, provider, runs: CARD_RUNS });
-      console.log(`| ${version} | ${provider} | ${stock.toFixed(1)} | ${preload.toFixed(1)} |`);
+      const { stock, preload, samples } = await cardLatency({ version, provider, runs: CARD_RUNS });
+      const q = (side) => quartile(samples[side]).toFixed(1);
+      console.log(
+        `| ${version} | ${provider} | ${stock.toFixed(1)} (${q('stock')}) | ${preload.toFixed(1)} (${q('preload')}) |`,
+      );
     }
 }
 await loopback?.close();
