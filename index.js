@@ -3,8 +3,8 @@
 // binding (binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
 const { getUsageProvenance, isReasoningPart } = require('./lib/annotations.js');
-// sanitizationOf and RESPONSE_PARSING are internal (the Qwen preload's); everything else is public.
-const { sanitizationOf, RESPONSE_PARSING, ...converters } = require('./lib/converters.js');
+// sanitizationOf, kPipelineBytes and RESPONSE_PARSING are internal (the Qwen preload's); everything else is public.
+const { sanitizationOf, kPipelineBytes, RESPONSE_PARSING, ...converters } = require('./lib/converters.js');
 const acp = require('./lib/acp.js');
 const { liveHandles } = require('./lib/native.js');
 

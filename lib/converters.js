@@ -143,6 +143,8 @@ function flushCarry(slot, carry, host) {
 }
 
 const kPushEvent = Symbol('pushEvent');
+/** OpenAIConverter's pushBytes for Qwen's pipeline (internal: the Qwen preload). */
+const kPipelineBytes = Symbol('pipelineBytes');
 
 /** Gathered argument text is handed to native at least every this many characters. */
 const FLUSH_AT = 1 << 20;
@@ -502,12 +504,27 @@ class OpenAIConverter {
 
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
   pushBytes(data) {
+    return this.#pushBytes(data, false);
+  }
+
+  /**
+   * pushBytes without the responses that Qwen's pipeline drops unseen (no
+   * part, finish reason, usage or preparation: its empty filter in
+   * `processStreamWithLogging`), which are never built. Internal: the Qwen
+   * preload's raw-body path, where they would only be built to be dropped.
+   */
+  [kPipelineBytes](data) {
+    return this.#pushBytes(data, true);
+  }
+
+  #pushBytes(data, skipEmpty) {
     try {
       this.#flush();
       return decodeBatch(
         pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
         sanitizedByResponse,
         this.#host,
+        skipEmpty,
       );
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushBytes'));
@@ -860,6 +877,7 @@ const sanitizationOf = (response) => sanitizedByResponse.get(response);
 
 module.exports = {
   sanitizationOf,
+  kPipelineBytes,
   RESPONSE_PARSING,
   AnthropicConverter,
   OpenAIConverter,

@@ -97,8 +97,9 @@ function simpleResponse(h, part, host) {
  * batch ends in an error. `sanitized` receives pipeline-only annotations;
  * `host` (lib/host.js) supplies the response class, a second preparation
  * store, a second usage-provenance store and its reasoning-part factory.
+ * `skipEmpty`: compact empty chunks (no part, and nothing else) are not built.
  */
-function decodeBatch(text, sanitized, host) {
+function decodeBatch(text, sanitized, host, skipEmpty = false) {
   if (text === undefined || text === null) return [];
   const items = JSON.parse(text);
   const out = new Array(items.length);
@@ -107,6 +108,7 @@ function decodeBatch(text, sanitized, host) {
   for (const item of items) {
     if (Array.isArray(item)) {
       const kind = item[0];
+      if (kind === 2 && skipEmpty) continue;
       out[n++] = simpleResponse(
         header,
         kind === 2

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { OpenAIConverter, sanitizationOf, RESPONSE_PARSING } = require('../converters.js');
+const { OpenAIConverter, sanitizationOf, kPipelineBytes, RESPONSE_PARSING } = require('../converters.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {
@@ -49,7 +49,10 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
     }
     let out;
     try {
-      out = converter.pushBytes(item.bytes);
+      // Responses the pipeline's empty filter would drop are not built:
+      // with the raw body there is no telemetry to see them (per-argument
+      // chunks of a tool call are most of a write_file stream).
+      out = converter[kPipelineBytes](item.bytes);
     } catch (err) {
       for (const r of err?.responses ?? []) yield new Converted(r);
       if (err?.name === 'StreamContentError') {
