@@ -10,6 +10,7 @@ use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::js_text::js_to_string;
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
@@ -345,10 +346,10 @@ impl AnthropicStream {
             "message_start" => {
                 let message = required(ev, "message")?;
                 if let Some(id) = present(message.get("id")) {
-                    self.message_id = Some(js_text(id).into());
+                    self.message_id = Some(json::to_json_string(id).into());
                 }
                 if let Some(model) = present(message.get("model")) {
-                    self.model = Some(js_text(model).into());
+                    self.model = Some(json::to_json_string(model).into());
                 }
                 let usage = message.at("usage");
                 let u = &mut self.usage;
@@ -408,8 +409,8 @@ impl AnthropicStream {
                 let block = Block {
                     key,
                     kind,
-                    id: id.map(js_text),
-                    name: name.map(js_text),
+                    id: id.map(json::to_json_string),
+                    name: name.map(json::to_json_string),
                     input_json,
                 };
                 match self.blocks.iter_mut().find(|b| b.key == block.key) {
@@ -804,48 +805,7 @@ fn is_number(v: Option<&Value<'_>>) -> bool {
 fn index_key(ev: &Value<'_>) -> String {
     match present(ev.get("index")) {
         Some(Value::Num(n)) if !n.contains(['.', 'e', 'E', '-']) && n.len() < 16 => (*n).to_owned(),
-        Some(v) => js_text(v),
+        Some(v) => json::to_json_string(v),
         None => "0".to_owned(),
-    }
-}
-
-/// `JSON.stringify(value)` of a parsed value.
-fn js_text(v: &Value<'_>) -> String {
-    let mut s = String::new();
-    json::stringify(v, &mut s);
-    s
-}
-
-/// `String(value)` for the values the reference coerces.
-pub fn js_to_string(v: &Value<'_>) -> String {
-    match v {
-        // A plain integer literal is its own shortest form (JS `String(n)`).
-        Value::Num(n)
-            if n.len() <= 15
-                && n.bytes().all(|b| b.is_ascii_digit())
-                && (n.len() == 1 || !n.starts_with('0')) =>
-        {
-            (*n).to_owned()
-        }
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => b.to_string(),
-        Value::Num(n) => {
-            let mut s = String::new();
-            json::write_number(&mut s, json::parse_number(n));
-            s
-        }
-        Value::Str(s) => s.value().into_owned(),
-        Value::Arr(items) => items
-            .iter()
-            .map(|i| {
-                if i.is_null() {
-                    String::new()
-                } else {
-                    js_to_string(i)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Obj(_) => "[object Object]".to_owned(),
     }
 }

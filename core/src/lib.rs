@@ -9,6 +9,7 @@ pub mod deferred_calls;
 pub mod error;
 pub mod feed;
 pub mod gemini;
+pub mod js_text;
 pub mod json;
 pub mod limits;
 pub mod openai;

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::js_text::{has_non_whitespace, js_trim_start};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
@@ -245,7 +246,7 @@ impl OpenAIStream {
                     .at("content")
                     .as_str()
                     .unwrap_or_default();
-                let message = json::js_trim(&content);
+                let message = crate::js_text::js_trim(&content);
                 let mut err = Error::new(
                     ErrorCode::StreamError,
                     if message.is_empty() {
@@ -369,16 +370,16 @@ impl OpenAIStream {
         let created = chunk.at("created");
         Ok(Response {
             flavor: Flavor::OpenAI,
-            response_id: chunk.get("id").map(|id| js_text(id).into()),
+            response_id: chunk.get("id").map(|id| json::to_json_string(id).into()),
             create_time: if created.truthy() {
-                crate::anthropic::js_to_string(created).into()
+                crate::js_text::js_to_string(created).into()
             } else {
                 now_ms_string().into()
             },
             model_version: chunk
                 .get("model")
                 .filter(|m| m.truthy())
-                .map(|m| js_text(m).into()),
+                .map(|m| json::to_json_string(m).into()),
             candidate,
             usage: chunk
                 .get("usage")
@@ -551,7 +552,7 @@ impl OpenAIStream {
                 let finished_whitespace =
                     finish && closing.is_none() && !has_non_whitespace(&combined);
                 let trimmed = js_trim_start(&combined);
-                let too_long = json::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
+                let too_long = crate::js_text::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
                 // 0.24.4: a whole opening tag is never released as text.
                 let confirmed_opening = self.profile == Profile::Qwen024
                     && leading_thinking_tag(&combined)
@@ -615,7 +616,7 @@ impl OpenAIStream {
                 self.at_visible_line_start = (had_break || self.at_visible_line_start)
                     && suffix
                         .chars()
-                        .all(|c| json::is_js_whitespace(c) && c != '\r' && c != '\n');
+                        .all(|c| crate::js_text::is_js_whitespace(c) && c != '\r' && c != '\n');
             }
             if leaked {
                 return Err(Error::protocol_tag_leak());
@@ -740,10 +741,10 @@ impl OpenAIStream {
         let chunk: &str = if !arguments.truthy() {
             ""
         } else if let Some(s) = arguments.as_jstr() {
-            owned_args = json_text_of(s);
+            owned_args = s.json_text();
             &owned_args
         } else {
-            owned_args = js_text(arguments);
+            owned_args = json::to_json_string(arguments);
             &owned_args
         };
         let id = id_text(call.at("id"));
@@ -984,23 +985,9 @@ impl<'a> FirstOrNull<'a> for Value<'a> {
 fn id_text(v: &Value<'_>) -> Option<String> {
     match v {
         Value::Str(s) => Some(s.value().into_owned()),
-        Value::Num(_) if v.truthy() => Some(crate::anthropic::js_to_string(v)),
+        Value::Num(_) if v.truthy() => Some(crate::js_text::js_to_string(v)),
         _ => None,
     }
-}
-
-/// Argument text from a JSON string: lone surrogates stay escapes, so a pair
-/// split across two deltas rejoins (see `JStr::append_json_text_to`).
-fn json_text_of(s: json::JStr<'_>) -> String {
-    let mut out = String::with_capacity(s.raw().len());
-    s.append_json_text_to(&mut out);
-    out
-}
-
-fn js_text(v: &Value<'_>) -> String {
-    let mut s = String::new();
-    json::stringify(v, &mut s);
-    s
 }
 
 fn stream_error(err: &Value<'_>) -> Error {
@@ -1010,6 +997,6 @@ fn stream_error(err: &Value<'_>) -> Error {
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
     let mut e = Error::new(ErrorCode::StreamError, message);
-    e.provider_error = Some(js_text(err));
+    e.provider_error = Some(json::to_json_string(err));
     e
 }

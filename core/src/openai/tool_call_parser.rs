@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::Error;
-use crate::json::{find_stop, is_blank, js_trim, validate, Kind};
+use crate::js_text::{is_blank, js_trim};
+use crate::json::{find_stop, validate, Kind};
 use crate::repair::safe_json_parse;
 
 /// One slot (spec §3.3.1: buffers / depths / inStrings / escapes / meta).
