@@ -156,8 +156,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
 
 // Named entry points: callgrind.mjs collects from these.
 fn convert(body: &[u8], write: bool) -> usize {
-    let model = Some("bench-model".into());
-    drive(AnthropicStream::new(AnthropicOptions { model, ..Default::default() }), body, write)
+    drive(AnthropicStream::new(AnthropicOptions::default()), body, write)
 }
 
 fn convert_openai(body: &[u8], write: bool) -> usize {
