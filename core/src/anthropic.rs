@@ -122,12 +122,19 @@ impl SseConsumer for AnthropicStream {
     /// Runs of the hot event exactly as the API sends it (`event:` line,
     /// `data:` line, blank line, all ending in `\n`), taken without line
     /// framing; anything else is left to the decoder.
-    fn raw_sse_events(&mut self, text: &str, _: &mut Vec<Response>) -> (usize, Result<(), Error>) {
+    fn raw_sse_events(
+        &mut self,
+        text: &str,
+        out: &mut Vec<Response>,
+    ) -> (usize, Result<(), Error>) {
         const EVENT: &str = "event: content_block_delta\ndata: ";
         const END: &str = "\n\n";
         let mut taken = 0;
         while let Some(data) = text[taken..].strip_prefix(EVENT) {
-            let Some((len, result)) = self.input_json_delta(data, |rest| rest.starts_with(END))
+            let ends = |rest: &str| rest.starts_with(END);
+            let Some((len, result)) = self
+                .input_json_delta(data, ends)
+                .or_else(|| self.text_delta(data, ends, out))
             else {
                 break;
             };
@@ -326,7 +333,7 @@ impl AnthropicStream {
         if e.event == Some("ping") {
             return Ok(());
         }
-        if e.event != Some("error") && self.fast_input_json_delta(e.data)? {
+        if e.event != Some("error") && self.fast_delta(e.data, out)? {
             return Ok(());
         }
         let ev = json::parse(e.data)?;
@@ -636,11 +643,54 @@ impl AnthropicStream {
     /// "input_json_delta","partial_json":"…"}}`. Recognised by its exact
     /// shape and appended without building a DOM; any other spelling takes
     /// the general path. Returns whether the event was consumed.
-    fn fast_input_json_delta(&mut self, data: &str) -> Result<bool, Error> {
-        match self.input_json_delta(data, str::is_empty) {
+    fn fast_delta(&mut self, data: &str, out: &mut Vec<Response>) -> Result<bool, Error> {
+        match self
+            .input_json_delta(data, str::is_empty)
+            .or_else(|| self.text_delta(data, str::is_empty, out))
+        {
             None => Ok(false),
             Some((_, result)) => result.map(|()| true),
         }
+    }
+
+    /// The hot events of a text-heavy stream, as the API serialises them:
+    /// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta",
+    /// "text":"…"}}` (or `thinking_delta` / `"thinking"`), followed by text
+    /// that `rest_ok` accepts. Converted as `content_block_delta` does (the
+    /// index plays no part for these deltas) without building a DOM. Returns
+    /// the length of the event's JSON; `None`, with nothing changed, for any
+    /// other shape.
+    fn text_delta(
+        &mut self,
+        data: &str,
+        rest_ok: impl Fn(&str) -> bool,
+        out: &mut Vec<Response>,
+    ) -> Option<(usize, Result<(), Error>)> {
+        const TEXT: &str = ",\"delta\":{\"type\":\"text_delta\",\"text\":\"";
+        const THINKING: &str = ",\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"";
+        const TAIL: &str = "\"}}";
+        let (_, rest) = delta_head(data)?;
+        let (thought, body) = match rest.strip_prefix(TEXT) {
+            Some(body) => (false, body),
+            None => (true, rest.strip_prefix(THINKING)?),
+        };
+        let (end, escaped) = json::scan_string(body.as_bytes(), 0)?;
+        let after = &body[end..];
+        if !after.starts_with(TAIL) || !rest_ok(&after[TAIL.len()..]) {
+            return None;
+        }
+        if end > 0 {
+            let text = json::JStr::from_scanned(&body[..end], escaped).value();
+            let part = if thought {
+                Part::thought(text)
+            } else {
+                Part::text(text)
+            };
+            let chunk = self.chunk(Some(part));
+            self.payload = true;
+            out.push(chunk);
+        }
+        Some((data.len() - body.len() + end + TAIL.len(), Ok(())))
     }
 
     /// The hot event at the start of `data`, followed by text that `rest_ok`
@@ -653,15 +703,9 @@ impl AnthropicStream {
         data: &str,
         rest_ok: impl Fn(&str) -> bool,
     ) -> Option<(usize, Result<(), Error>)> {
-        const HEAD: &str = "{\"type\":\"content_block_delta\",\"index\":";
         const MID: &str = ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"";
         const TAIL: &str = "\"}}";
-        let rest = data.strip_prefix(HEAD)?;
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || digits > 15 || (digits > 1 && rest.starts_with('0')) {
-            return None;
-        }
-        let (index, rest) = rest.split_at(digits);
+        let (index, rest) = delta_head(data)?;
         let body = rest.strip_prefix(MID)?;
         // The event's length, given where its string ends in `body`.
         let len = |end: usize| data.len() - body.len() + end + TAIL.len();
@@ -739,6 +783,18 @@ impl AnthropicStream {
             sanitized: None,
         }
     }
+}
+
+/// `{"type":"content_block_delta","index":N` at the start of `data`, N a
+/// plain integer as the API writes it: N and the rest.
+fn delta_head(data: &str) -> Option<(&str, &str)> {
+    const HEAD: &str = "{\"type\":\"content_block_delta\",\"index\":";
+    let rest = data.strip_prefix(HEAD)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 15 || (digits > 1 && rest.starts_with('0')) {
+        return None;
+    }
+    Some(rest.split_at(digits))
 }
 
 /// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;

@@ -927,3 +927,62 @@ fn events_of_a_known_type_without_their_body_are_invalid_but_not_fatal() {
     assert!(out.is_empty());
     assert!(!s.is_finished());
 }
+
+/// Text and thinking deltas spelled exactly as the API sends them take a
+/// DOM-free path on bytes (`AnthropicStream::text_delta`); near misses take
+/// the general one. Both give what the same events give as objects: escapes,
+/// lone surrogates (U+FFFD), empty text (no chunk), other key orders and
+/// extra fields, any index.
+#[test]
+fn raw_text_deltas_convert_as_their_events_do() {
+    let start = r#"{"type":"message_start","message":{"id":"msg_t","model":"m","usage":{"input_tokens":3,"output_tokens":1}}}"#;
+    let deltas = [
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"plain"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"b\\c\nd\u00e9\ud83d\ude00"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lone \ud800 x \udc00"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#,
+        r#"{"type":"content_block_delta","index":7,"delta":{"type":"thinking_delta","thinking":"hmm \t"}}"#,
+        r#"{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":"no such block"}}"#,
+        r#"{"type":"content_block_delta","delta":{"type":"text_delta","text":"no index"},"index":0}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"text":"keys swapped","type":"text_delta"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"extra","x":1}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"spaced"} }"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","text":"wrong field"}}"#,
+    ];
+    let mut events = vec![start.to_owned()];
+    events.extend(deltas.iter().map(|d| d.to_string()));
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: content_block_delta\ndata: {e}\n\n"))
+        .collect();
+    let bytes = anthropic_bytes(&body);
+    assert!(bytes.error.is_none(), "{:?}", bytes.error);
+    let mut s = AnthropicStream::new(AnthropicOptions::default());
+    let mut out = Vec::new();
+    for e in &events {
+        s.push_event_text(e, &mut out).unwrap();
+    }
+    let got = texts(&bytes.responses);
+    assert_eq!(got, texts(&out));
+    // 9 chunks with text: the 3 non-empty text deltas at index 0, the
+    // thinking delta, "no such block", "no index", "keys swapped", "extra",
+    // "spaced" (the wrong-field thinking delta has no thinking).
+    assert_eq!(got.len(), 9, "{got:#?}");
+    assert!(
+        got[2].contains(r#"lone \ufffd x \ufffd"#) || got[2].contains("lone \u{FFFD} x \u{FFFD}"),
+        "{}",
+        got[2]
+    );
+    // Cut anywhere: the same.
+    for cut in 1..body.len() {
+        if !body.is_char_boundary(cut) {
+            continue;
+        }
+        let mut s = AnthropicStream::new(AnthropicOptions::default());
+        let mut out = Vec::new();
+        s.push_bytes(&body.as_bytes()[..cut], &mut out).unwrap();
+        s.push_bytes(&body.as_bytes()[cut..], &mut out).unwrap();
+        s.end(&mut out).unwrap();
+        assert_eq!(texts(&out), got, "cut at {cut}");
+    }
+}

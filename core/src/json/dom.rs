@@ -19,6 +19,12 @@ pub struct JStr<'a> {
 }
 
 impl<'a> JStr<'a> {
+    /// String content already validated by [`scan_string`](super::scan_string),
+    /// with its `escaped` flag.
+    pub(crate) fn from_scanned(raw: &'a str, escaped: bool) -> Self {
+        JStr { raw, escaped }
+    }
+
     /// The escaped source text between the quotes: valid JSON string content.
     pub fn raw(&self) -> &'a str {
         self.raw
