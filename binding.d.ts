@@ -144,7 +144,10 @@ export declare function converterFinished(slot: number): boolean
  */
 export declare function converterFree(slot: number): void
 
-/** Raw SSE bytes into either converter. */
+/**
+ * Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
+ * napi reference to create and delete, unlike `Uint8Array`).
+ */
 export declare function converterPushBytes(slot: number, data: Uint8Array): string | null
 
 /** Raw SSE text into either converter. */

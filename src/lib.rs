@@ -24,7 +24,6 @@ mod handles;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::{write_batch, Response};
@@ -235,12 +234,13 @@ fn wrong_kind(expected: &str) -> Error {
     )
 }
 
-/// Raw SSE bytes into either converter.
+/// Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
+/// napi reference to create and delete, unlike `Uint8Array`).
 #[napi]
-pub fn converter_push_bytes(slot: f64, data: Uint8Array) -> Option<String> {
+pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Option<String> {
     on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.push_bytes(&data, out),
-        Converter::OpenAI(s) => s.push_bytes(&data, out),
+        Converter::Anthropic(s) => s.push_bytes(data, out),
+        Converter::OpenAI(s) => s.push_bytes(data, out),
     })
 }
 
