@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
-use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::gemini::{now_ms_shared, Candidate, Flavor, Part, Preparation, Response};
 use crate::js_text::js_to_string;
 use crate::json::{self, Value};
 use crate::limits::Limits;
@@ -753,7 +753,7 @@ impl AnthropicStream {
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),
-            create_time: now_ms_string().into(),
+            create_time: now_ms_shared(),
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: part.into_iter().collect(),
@@ -769,7 +769,7 @@ impl AnthropicStream {
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),
-            create_time: now_ms_string().into(),
+            create_time: now_ms_shared(),
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: Vec::new(),

@@ -372,6 +372,28 @@ pub fn now_ms_string() -> String {
     now_ms().to_string()
 }
 
+/// [`now_ms_string`] as a shared string: the chunks made in one millisecond
+/// share one allocation (the last one is kept per thread).
+pub fn now_ms_shared() -> Arc<str> {
+    thread_local! {
+        static LAST: std::cell::RefCell<(u64, Option<Arc<str>>)> =
+            const { std::cell::RefCell::new((0, None)) };
+    }
+    let now = now_ms();
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match &last.1 {
+            Some(s) if last.0 == now => s.clone(),
+            _ => {
+                let s: Arc<str> = now.to_string().into();
+                *last = (now, Some(s.clone()));
+                s
+            }
+        }
+    })
+}
+
+/// Milliseconds since the epoch (`Date.now()`).
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -5,30 +5,32 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::dom::{parse_number, Value};
+use super::scan::find_stop;
 
-/// Writes `s` as a JSON string literal exactly as `JSON.stringify` does.
+/// Writes `s` as a JSON string literal exactly as `JSON.stringify` does. The
+/// bytes it escapes (`"`, `\\`, controls) are the stop bytes of the string
+/// scan, so runs between them are found a block at a time.
 pub fn write_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     let b = s.as_bytes();
     let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let esc: &str = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
+    while let Some(k) = find_stop(&b[start..]) {
+        let i = start + k;
+        // `b[i]` is ASCII, so both ends are character boundaries.
         out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            let _ = write!(out, "\\u{:04x}", c);
-        } else {
-            out.push_str(esc);
+        let c = b[i];
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                let _ = write!(out, "\\u{:04x}", c);
+            }
         }
         start = i + 1;
     }
@@ -155,6 +157,16 @@ mod tests {
             roundtrip(r#"{"01":1,"10":2,"4294967295":3,"4294967294":4}"#),
             r#"{"10":2,"4294967294":4,"01":1,"4294967295":3}"#
         );
+    }
+
+    proptest::proptest! {
+        /// JSON.stringify's escapes, as serde_json writes them too.
+        #[test]
+        fn write_str_is_serde_json(s in "(?s).{0,80}") {
+            let mut out = String::new();
+            write_str(&mut out, &s);
+            proptest::prop_assert_eq!(out, serde_json::to_string(&s).unwrap());
+        }
     }
 
     #[test]
