@@ -105,11 +105,13 @@ function decodeBatch(text, sanitized, host) {
   for (const item of items) {
     if (Array.isArray(item)) {
       const kind = item[0];
-      out[n++] = simpleResponse(
-        header,
-        kind === 2 ? undefined : kind === 1 ? { text: item[1], thought: true } : { text: item[1] },
-        host,
-      );
+      if (kind === 2) {
+        // `[2]`, or `[2, n]`: a run of n part-less chunks.
+        for (let run = item.length > 1 ? item[1] : 1; run > 0; run--)
+          out[n++] = simpleResponse(header, undefined, host);
+        continue;
+      }
+      out[n++] = simpleResponse(header, kind === 1 ? { text: item[1], thought: true } : { text: item[1] }, host);
       continue;
     }
     if (item.h) {

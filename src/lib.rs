@@ -4,8 +4,9 @@
 //!
 //! A batch is the JSON array `toolcall_stream_core::gemini::write_batch`
 //! documents: header items `{"h": {…}}` and compact chunks (`[0, text]`,
-//! `[1, thought]`, `[2]`) for the common responses, full items `{"r":
-//! response, "p"?: preparations, "s"?: sanitized}` for the rest, ending with
+//! `[1, thought]`, `[2]`, `[2, n]` for n part-less chunks in a row) for the
+//! common responses, full items `{"r": response, "p"?: preparations, "s"?:
+//! sanitized}` for the rest, ending with
 //! `{"error": {code, name, message, type?, offset?, providerError?, fatal}}`
 //! when the call failed; everything converted before the error is in the
 //! batch. `None` (JS `undefined`) stands for `[]`. `lib/responses.js`

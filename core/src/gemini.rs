@@ -2,6 +2,7 @@
 //! JSON text in the reference's key order, with their preparations beside
 //! them (never inside).
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::json::write_str;
@@ -264,13 +265,17 @@ fn comma(out: &mut String, first: &mut bool) {
 /// the same boilerplate each time: a header item `{"h": {f, createTime,
 /// responseId?, modelVersion?}}` whenever the header changes (`f`: 0 for
 /// the Anthropic key order, 1 for OpenAI's), then `[0, text]` (text),
-/// `[1, text]` (thought) or `[2]` (no parts). Every other response is a full
-/// item `{"r": response, "p"?: preparations, "s"?: sanitized}`.
+/// `[1, text]` (thought) or `[2]` (no parts); `[2, n]` stands for a run of
+/// n > 1 part-less chunks with the same header (an OpenAI argument stream
+/// yields one a chunk). Every other response is a full item `{"r":
+/// response, "p"?: preparations, "s"?: sanitized}`.
 pub fn write_batch(responses: &[Response], error: Option<&crate::error::Error>, out: &mut String) {
     out.push('[');
     let mut first = true;
     let mut header: Option<&Response> = None;
-    for r in responses {
+    let mut rest = responses;
+    while let Some((r, tail)) = rest.split_first() {
+        rest = tail;
         match r.compact() {
             Some(item) => {
                 if !header.is_some_and(|h| h.same_header(r)) {
@@ -290,7 +295,20 @@ pub fn write_batch(responses: &[Response], error: Option<&crate::error::Error>, 
                         write_str(out, t);
                         out.push(']');
                     }
-                    Compact::Empty => out.push_str("[2]"),
+                    Compact::Empty => {
+                        let run = 1 + rest
+                            .iter()
+                            .take_while(|n| {
+                                matches!(n.compact(), Some(Compact::Empty)) && n.same_header(r)
+                            })
+                            .count();
+                        rest = &rest[run - 1..];
+                        if run == 1 {
+                            out.push_str("[2]");
+                        } else {
+                            let _ = write!(out, "[2,{run}]");
+                        }
+                    }
                 }
             }
             None => {
@@ -399,4 +417,46 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(time: &str, parts: Vec<Part>) -> Response {
+        Response {
+            flavor: Flavor::OpenAI,
+            response_id: Some("\"id\"".into()),
+            create_time: time.into(),
+            model_version: None,
+            candidate: Some(Candidate {
+                parts,
+                finish_reason: None,
+            }),
+            usage: None,
+            preparations: Vec::new(),
+            sanitized: None,
+        }
+    }
+
+    #[test]
+    fn part_less_chunks_in_a_row_with_one_header_are_one_run() {
+        let empty = |t| chunk(t, Vec::new());
+        let batch = [
+            empty("1"),
+            empty("1"),
+            empty("1"),
+            chunk("1", vec![Part::text("a")]),
+            empty("1"),
+            empty("2"),
+            empty("2"),
+        ];
+        let mut out = String::new();
+        write_batch(&batch, None, &mut out);
+        let h = |t: &str| format!(r#"{{"h":{{"f":1,"createTime":"{t}","responseId":"id"}}}}"#);
+        assert_eq!(
+            out,
+            format!(r#"[{},[2,3],[0,"a"],[2],{},[2,2]]"#, h("1"), h("2"))
+        );
+    }
 }
