@@ -59,10 +59,7 @@ for (const line of text.split('\n')) {
 }
 
 const areas = [
-  [
-    'JSON parse of each event (json::Parser, Value, drop)',
-    /json::dom::|drop_in_place<.*json::dom::Value/,
-  ],
+  ['JSON parse of each event (json::Parser, Value, drop)', /json::dom::|drop_in_place<.*json::dom::Value/],
   [
     'string scanning / unescaping (scan_string, scan_json_text_into, decode_*, UTF-8 checks)',
     /json::scan::|from_utf8|validate_utf8|memchr::.*Three|memchr3/,
