@@ -171,6 +171,12 @@ export interface NativeResponseParsing {
   taggedThinkingTagsAfterReasoning?: boolean
 }
 
+/**
+ * Whether a closing thinking-tag candidate is pending (the pipeline's
+ * error path turns a source error into `PROTOCOL_TAG_LEAK` then).
+ */
+export declare function openaiClosingTagPending(slot: number): boolean
+
 /** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
 export declare function openaiPushChunk(slot: number, chunk: string): string | null
 
@@ -195,3 +201,9 @@ export declare function openaiQuiet(slot: number): boolean
 
 /** Whether a content-only delta may take `openai_push_text_delta`. */
 export declare function openaiTextReady(slot: number): boolean
+
+/**
+ * Turns on Qwen's pipeline check of `error_finish` before the converter
+ * (`StreamContentError`), for every later chunk in every input form.
+ */
+export declare function openaiThrowOnErrorFinish(slot: number): void

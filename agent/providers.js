@@ -96,7 +96,8 @@ class OpenAIProvider {
     return session.model ?? this.model;
   }
   converter(session, limits) {
-    return new OpenAIConverter({ model: this.modelFor(session), limits });
+    // Qwen's pipeline throws StreamContentError on an `error_finish` chunk.
+    return new OpenAIConverter({ model: this.modelFor(session), limits, throwOnErrorFinish: true });
   }
   request(session, signal) {
     return this.client.chat.completions

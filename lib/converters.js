@@ -66,12 +66,22 @@ function readOptions(options, fn) {
 
 function readOptionsOf(options, fn) {
   if (options === undefined || options === null)
-    return { limits: undefined, profile: PROFILES[0], host: undefined, responseParsing: undefined };
+    return {
+      limits: undefined,
+      profile: PROFILES[0],
+      host: undefined,
+      responseParsing: undefined,
+      throwOnErrorFinish: false,
+    };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
   const profile = readProfile(options.profile, fn);
   const host = readHost(options.host, fn);
   const responseParsing = readResponseParsing(options.responseParsing, fn);
+  const throwOnErrorFinish = options.throwOnErrorFinish;
+  if (throwOnErrorFinish !== undefined && throwOnErrorFinish !== null && typeof throwOnErrorFinish !== 'boolean') {
+    throw invalidArgument(`${fn}: options.throwOnErrorFinish must be a boolean`);
+  }
   // Deprecated and ignored: neither release names a configured model in
   // its responses. Still type-checked, so old callers keep failing loudly.
   if (model !== undefined && model !== null && typeof model !== 'string') {
@@ -89,7 +99,34 @@ function readOptionsOf(options, fn) {
       nativeLimits[key] = v;
     }
   }
-  return { limits: nativeLimits, profile, host, responseParsing };
+  return { limits: nativeLimits, profile, host, responseParsing, throwOnErrorFinish: throwOnErrorFinish === true };
+}
+
+/**
+ * `options.signal` of `convertOpenAIStream`: the request's AbortSignal (any
+ * object with an `aborted` flag), or undefined.
+ */
+function readSignal(options, fn) {
+  let signal;
+  try {
+    signal = options?.signal;
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
+  if (signal === undefined || signal === null) return undefined;
+  if (typeof signal !== 'object' || !('aborted' in signal)) {
+    throw invalidArgument(`${fn}: options.signal must be an AbortSignal`);
+  }
+  return signal;
+}
+
+/** Whether `signal` is aborted; a signal that cannot be read counts as not aborted. */
+function isAborted(signal) {
+  try {
+    return signal?.aborted === true;
+  } catch {
+    return false;
+  }
 }
 
 /** JSON text of an event/chunk given as an object or as its JSON text. */
@@ -143,6 +180,7 @@ function flushCarry(slot, carry, host) {
 }
 
 const kPushEvent = Symbol('pushEvent');
+const kClosingTagPending = Symbol('closingTagPending');
 
 /** Gathered argument text is handed to native at least every this many characters. */
 const FLUSH_AT = 1 << 20;
@@ -435,7 +473,12 @@ function argumentFragment(chunk) {
 
 /**
  * One OpenAI-compatible request: Qwen Code's request context and
- * StreamingToolCallParser. `pushChunk` is exactly `convertOpenAIChunkToGemini`.
+ * StreamingToolCallParser. `pushChunk` is exactly `convertOpenAIChunkToGemini`,
+ * and so is each event of `pushBytes` (the OpenAI SDK's decoding aside: an
+ * in-band `{"error": …}` payload is `STREAM_ERROR`, as the SDK throws). With
+ * `throwOnErrorFinish`, a chunk whose finish reason is `error_finish` is a
+ * `StreamContentError` (`STREAM_ERROR`) before it is converted, in every
+ * form, as Qwen's pipeline throws.
  *
  * Chunk objects take a JS fast path for argument-only tool-call deltas while
  * the converter is quiet (no held parts, no thinking-tag candidate): their
@@ -454,10 +497,11 @@ class OpenAIConverter {
   #host;
 
   constructor(options) {
-    const { limits, profile, host, responseParsing } = readOptions(options, 'OpenAIConverter');
+    const { limits, profile, host, responseParsing, throwOnErrorFinish } = readOptions(options, 'OpenAIConverter');
     this.#host = host;
     this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing);
     this.#slot = this.#handle.slot;
+    if (throwOnErrorFinish) native.openaiThrowOnErrorFinish(this.#slot);
     // Response parsing can keep even the first content delta off the fast path.
     this.#textReady = native.openaiTextReady(this.#slot);
   }
@@ -548,6 +592,11 @@ class OpenAIConverter {
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
     return native.converterFinished(this.#slot);
+  }
+
+  /** Whether a closing thinking-tag candidate is pending (the pipeline's error path). */
+  [kClosingTagPending]() {
+    return native.openaiClosingTagPending(this.#slot);
   }
 
   #flush() {
@@ -732,6 +781,8 @@ class FinishMerge {
   #pendingFinish = null;
   #finishYielded = false;
   #pendingSanitized;
+  /** 0.24.4's `contentYielded`: a yielded response had a non-thought part. */
+  #contentYielded = false;
 
   constructor(host) {
     this.#host = host;
@@ -774,7 +825,10 @@ class FinishMerge {
       }
       return undefined;
     }
-    if (!pendingFinish) return response;
+    if (!pendingFinish) {
+      this.#contentYielded ||= hasNonThoughtParts(response);
+      return response;
+    }
     const merged = newResponse(this.#host);
     merged.candidates = pendingFinish.candidates;
     merged.usageMetadata = response.usageMetadata ? response.usageMetadata : pendingFinish.usageMetadata;
@@ -792,61 +846,113 @@ class FinishMerge {
   finish() {
     return this.#pendingFinish && !this.#finishYielded ? this.#pendingFinish : undefined;
   }
+
+  /** Parts flushed at the end of the stream (a whitespace-only tag candidate's). */
+  flushed(response) {
+    this.#contentYielded ||= hasNonThoughtParts(response);
+    return response;
+  }
+
+  /**
+   * 0.24.4's catch: the held finish to yield before the error is rethrown,
+   * unless the request was aborted, or it holds a call and no content was
+   * yielded before it.
+   */
+  parkedOnError(aborted) {
+    const parked = this.finish();
+    if (parked === undefined || aborted) return undefined;
+    const hasCall = parked.candidates?.some((c) => c.content?.parts?.some((p) => p.functionCall));
+    if (hasCall && !this.#contentYielded) return undefined;
+    this.#finishYielded = true;
+    return parked;
+  }
 }
+
+/** `hasNonThoughtCandidateParts` (0.24.4 pipeline.ts). */
+const hasNonThoughtParts = (response) =>
+  Boolean(response.candidates?.some((c) => c.content?.parts?.some((p) => !p.thought)));
 
 /**
  * The OpenAI converter plus Qwen's pipeline stage (FinishMerge, and the
- * `error_finish` check). The source yields `chat.completion.chunk` objects
- * (or their JSON text), or raw body bytes (Uint8Array). A consumer that stops
- * early frees the native state at once.
+ * `error_finish` check before the converter, in every input form). The
+ * source yields `chat.completion.chunk` objects (or their JSON text), or raw
+ * body bytes (Uint8Array). When anything fails (the source, the converter,
+ * the stage), the reference's catch applies (Qwen Code `pipeline.ts`,
+ * `processStreamWithLogging`): under qwen-0.24 a held finish is yielded
+ * first (not after an abort; one holding a call only when content was
+ * yielded before it); `InvalidStreamError` and `StreamContentError` are
+ * rethrown as they are; with a closing thinking-tag candidate pending, any
+ * other error becomes `PROTOCOL_TAG_LEAK` unless `options.signal` (the
+ * request's AbortSignal) is aborted. A consumer that stops early frees the
+ * native state at once.
  */
 async function* convertOpenAIStream(chunks, options) {
   checkIterable(chunks, 'convertOpenAIStream');
-  const { host } = readOptions(options, 'convertOpenAIStream');
-  const converter = new OpenAIConverter(unmappedErrors(options, host));
+  const { host, profile } = readOptions(options, 'convertOpenAIStream');
+  const signal = readSignal(options, 'convertOpenAIStream');
+  const converter = new OpenAIConverter({ ...unmappedErrors(options, host), throwOnErrorFinish: true });
   const stage = new FinishMerge(host);
   try {
     for await (const chunk of chunks) {
-      if (isBytes(chunk)) {
-        let out;
-        try {
-          out = converter.pushBytes(chunk);
-        } catch (err) {
-          // What the same read converted before the error is not lost.
-          for (const r of err?.responses ?? []) {
-            const response = stage.take(r);
-            if (response !== undefined) yield response;
-          }
-          throw err;
-        }
-        for (let i = 0; i < out.length; i++) {
-          const response = stage.take(out[i]);
+      let out;
+      try {
+        out = isBytes(chunk) ? converter.pushBytes(chunk) : [converter.pushChunk(chunk)];
+      } catch (err) {
+        // What the same read converted before the error is not lost.
+        for (const r of err?.responses ?? []) {
+          const response = stage.take(r);
           if (response !== undefined) yield response;
         }
-        continue;
+        throw err;
       }
-      const choice = chunk?.choices?.[0];
-      if (choice?.finish_reason === 'error_finish') {
-        const content = typeof choice.delta?.content === 'string' ? choice.delta.content.trim() : '';
-        throw new ToolCallStreamError(content || 'Unknown stream error', {
-          code: 'STREAM_ERROR',
-          name: 'StreamContentError',
-          fatal: true,
-        });
+      for (let i = 0; i < out.length; i++) {
+        const response = stage.take(out[i]);
+        if (response !== undefined) yield response;
       }
-      const response = stage.take(converter.pushChunk(chunk));
+    }
+    let rest;
+    try {
+      rest = converter.end();
+    } catch (err) {
+      // A final unterminated event converted before the end-of-stream check.
+      for (const r of err?.responses ?? []) {
+        const response = stage.take(r);
+        if (response !== undefined) yield response;
+      }
+      throw err;
+    }
+    for (let i = 0; i < rest.length; i++) {
+      // end() yields converted events of a final unterminated SSE event, and
+      // the flushed parts of a whitespace-only tag candidate (a bare response).
+      const response = 'createTime' in rest[i] ? stage.take(rest[i]) : stage.flushed(rest[i]);
       if (response !== undefined) yield response;
     }
-    const rest = converter.end();
-    for (let i = 0; i < rest.length; i++) yield rest[i];
     const finish = stage.finish();
     if (finish !== undefined) yield finish;
   } catch (err) {
+    if (isInvalidStream(err)) throw hostError(host, err);
+    const aborted = isAborted(signal);
+    if (profile === 'qwen-0.24') {
+      const parked = stage.parkedOnError(aborted);
+      if (parked !== undefined) yield parked;
+    }
+    if (err?.name === 'StreamContentError') throw hostError(host, err);
+    // 0.24.4 checks its stream timeouts before the pending tag; 0.21.2 after.
+    if (profile === 'qwen-0.24' && STREAM_TIMEOUTS.has(err?.name)) throw err;
+    if (!aborted && converter[kClosingTagPending]()) {
+      throw hostError(host, protocolTagLeak('Model response leaked thinking tags.'));
+    }
     throw hostError(host, err);
   } finally {
     if (!converter.finished) converter.free();
   }
 }
+
+/** Qwen's own stream timeout errors, as a source inside Qwen Code throws them (0.24.4 pipeline.ts). */
+const STREAM_TIMEOUTS = new Set(['StreamInactivityTimeoutError', 'StreamLifetimeExceededError']);
+
+/** The reference's `InvalidStreamError`: this package's, or one the source threw. */
+const isInvalidStream = (err) => err?.name === 'InvalidStreamError';
 
 function keepPreparations(target, ...sources) {
   const all = sources.flatMap((s) => getToolCallPreparations(s));

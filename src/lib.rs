@@ -417,6 +417,29 @@ pub fn openai_quiet(slot: f64) -> bool {
         .unwrap_or(false)
 }
 
+/// Turns on Qwen's pipeline check of `error_finish` before the converter
+/// (`StreamContentError`), for every later chunk in every input form.
+#[napi]
+pub fn openai_throw_on_error_finish(slot: f64) {
+    CONVERTERS.with(slot, |entry| {
+        if let Converter::OpenAI(s) = &mut entry.converter {
+            s.throw_on_error_finish();
+        }
+    });
+}
+
+/// Whether a closing thinking-tag candidate is pending (the pipeline's
+/// error path turns a source error into `PROTOCOL_TAG_LEAK` then).
+#[napi]
+pub fn openai_closing_tag_pending(slot: f64) -> bool {
+    CONVERTERS
+        .with(slot, |e| match &e.converter {
+            Converter::OpenAI(s) => e.closed != Some(AFTER_FREE) && s.closing_tag_pending(),
+            Converter::Anthropic(_) => false,
+        })
+        .unwrap_or(false)
+}
+
 /// Whether a content-only delta may take `openai_push_text_delta`.
 #[napi]
 pub fn openai_text_ready(slot: f64) -> bool {

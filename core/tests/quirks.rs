@@ -505,17 +505,50 @@ fn q18_error_object_on_the_byte_stream_is_a_stream_error() {
     assert_eq!(got.responses[0].preparations.len(), 1);
 }
 
+/// `error_finish` is the pipeline's check, not the converter's: bytes
+/// convert it exactly as chunks do (the SDK yields it as a chunk).
 #[test]
-fn q18_error_finish_is_a_stream_error() {
+fn q18_error_finish_bytes_convert_as_chunks() {
     let chunks = stream("openai-q18-error-finish");
     let got = openai_bytes(&openai_sse(&chunks));
-    let e = got.error.expect("a stream error");
+    assert!(got.error.is_none(), "{:?}", got.error);
+    assert_eq!(texts(&got.responses), chunks_texts(&chunks));
+    golden("openai-q18-error-finish");
+}
+
+/// With the pipeline's check on, every form throws Qwen's
+/// `StreamContentError` before the chunk is converted, keeping what came
+/// before it.
+#[test]
+fn q18_error_finish_with_the_pipeline_check_is_a_stream_content_error() {
+    let chunks = stream("openai-q18-error-finish");
+    let pipeline = || {
+        let mut s = OpenAIStream::new(OpenAIOptions::default());
+        s.throw_on_error_finish();
+        s
+    };
+    let mut s = pipeline();
+    let mut out = Vec::new();
+    let e = s
+        .push_bytes(openai_sse(&chunks).as_bytes(), &mut out)
+        .expect_err("a stream error");
     assert_eq!(
-        (e.code, e.name),
-        (ErrorCode::StreamError, "StreamContentError")
+        (e.code, e.name, e.fatal),
+        (ErrorCode::StreamError, "StreamContentError", true)
     );
     assert_eq!(e.message, "upstream failed");
-    assert_eq!(got.responses.len(), 1, "the chunk before it is kept");
+    assert_eq!(
+        texts(&out),
+        chunks_texts(&chunks[..1]),
+        "the chunk before it is kept"
+    );
+    let mut s = pipeline();
+    s.push_chunk_text(&chunks[0].to_string()).unwrap();
+    let e2 = s
+        .push_chunk_text(&chunks[1].to_string())
+        .expect_err("a stream error");
+    assert_eq!((e2.code, e2.name, e2.message), (e.code, e.name, e.message));
+    assert!(s.is_finished());
 }
 
 #[test]

@@ -129,10 +129,13 @@ export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
         stats.fallbacks++;
         return originalProcess.call(this, withoutHandshake(stream), context, ...rest);
       }
+      // Qwen's pipeline checks `error_finish` before its converter: raw bytes
+      // must stop there too (openaiSource hands the pipeline the chunk).
       const converter = new OpenAIConverter({
         profile,
         host: converterHost,
         responseParsing: context?.responseParsingOptions,
+        throwOnErrorFinish: true,
       });
       streams.set(context, converter);
       const seen = { handshake: undefined };

@@ -103,6 +103,10 @@ pub struct OpenAIStream {
     /// Reused for the argument text of a fast-path chunk.
     scratch: String,
     fast_chunks: u64,
+    /// Qwen's pipeline check before the converter: a chunk whose
+    /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
+    /// input form (off: the converter converts it, as Qwen's does).
+    error_finish_throws: bool,
 }
 
 impl SseConsumer for OpenAIStream {
@@ -147,6 +151,7 @@ impl OpenAIStream {
             templates: Templates::default(),
             scratch: String::new(),
             fast_chunks: 0,
+            error_finish_throws: false,
         }
     }
 
@@ -160,6 +165,22 @@ impl OpenAIStream {
         self.fast_chunks
     }
 
+    /// Turns on the pipeline's `error_finish` check (Qwen Code
+    /// `pipeline.ts`, `processStreamWithLogging`: `StreamContentError` before
+    /// the converter is called) for every later chunk, whatever its form.
+    pub fn throw_on_error_finish(&mut self) {
+        self.error_finish_throws = true;
+    }
+
+    /// Whether a closing thinking-tag candidate is pending
+    /// (`context.pendingThinkingTagCandidate?.closingTagName`): the
+    /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then.
+    pub fn closing_tag_pending(&self) -> bool {
+        self.tag_candidate
+            .as_ref()
+            .is_some_and(|c| c.closing.is_some())
+    }
+
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
         self.feed.check_open()?;
@@ -168,8 +189,8 @@ impl OpenAIStream {
     }
 
     /// Raw bytes of the SSE body: one response per `data:` event until
-    /// `[DONE]`. An in-band `{"error": …}` payload or an `error_finish`
-    /// finish reason is a `STREAM_ERROR`, as the SDK and the pipeline throw.
+    /// `[DONE]`. An in-band `{"error": …}` payload is a `STREAM_ERROR`, as
+    /// the OpenAI SDK throws (`Stream.fromSSEResponse`: `data.error`).
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
         self.push_sse(bytes, out)
     }
@@ -221,8 +242,9 @@ impl OpenAIStream {
 
     /// One chunk's JSON text → its response: the fast path when the chunk
     /// fits a template and the state allows it, else the long way (which
-    /// keeps the chunk as a template when it qualifies). `sse`: the in-band
-    /// error checks of the SDK and the pipeline apply.
+    /// keeps the chunk as a template when it qualifies). `sse`: the SDK's
+    /// in-band error check applies; the pipeline's `error_finish` check
+    /// applies in every form when it is on.
     fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
             if let Some(response) = self.fast_argument_chunk(text)? {
@@ -234,6 +256,8 @@ impl OpenAIStream {
             if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
                 return Err(stream_error(err));
             }
+        }
+        if self.error_finish_throws {
             let choice = chunk.at("choices").as_first();
             if choice
                 .at("finish_reason")
