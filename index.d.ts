@@ -96,6 +96,26 @@ export interface ConverterOptions {
   host?: ConverterHost;
   /** OpenAI converter only: the provider's response parsing (ignored by the Anthropic converter). */
   responseParsing?: ResponseParsingOptions;
+  /**
+   * OpenAI converter only. Qwen's pipeline check before its converter: a
+   * chunk whose `finish_reason` is `'error_finish'` throws a
+   * `StreamContentError` (code `STREAM_ERROR`, fatal; message: the delta's
+   * trimmed content or `'Unknown stream error'`) before it is converted, in
+   * every input form. Default `false`: the converter converts it, as Qwen's
+   * converter does. `convertOpenAIStream` always turns it on.
+   */
+  throwOnErrorFinish?: boolean;
+}
+
+export interface OpenAIStreamOptions extends ConverterOptions {
+  /**
+   * The request's AbortSignal (Qwen's `request.config.abortSignal`), read when
+   * something fails: aborted, the source's error is rethrown as it is (and
+   * under `'qwen-0.24'` a held finish is not yielded); otherwise a source
+   * error while a closing thinking-tag candidate is pending becomes
+   * `PROTOCOL_TAG_LEAK`. The generator does not abort the source itself.
+   */
+  signal?: AbortSignal | { readonly aborted: boolean };
 }
 
 /** Raw bytes of a provider's SSE body, in any split. */
@@ -131,7 +151,11 @@ export declare class OpenAIConverter {
   constructor(options?: ConverterOptions);
   /** One `chat.completion.chunk` (object or its JSON text) → exactly one response (`convertOpenAIChunkToGemini`). */
   pushChunk(chunk: object | string): GenerateContentResponse;
-  /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
+  /**
+   * Raw SSE bytes: one response per `data:` event, as `pushChunk` converts it;
+   * `[DONE]` ends. An in-band `{"error": …}` payload is `STREAM_ERROR` (the
+   * OpenAI SDK throws it).
+   */
   pushBytes(data: StreamBytes): GenerateContentResponse[];
   /** End of input; the converter is finished afterwards. */
   end(): GenerateContentResponse[];
@@ -152,13 +176,20 @@ export declare function convertAnthropicStream(
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 
 /**
- * The OpenAI converter plus the pipeline stage of spec §3.1 (empty filter,
- * finish/usage merge). A merged finish response keeps the preparations of
- * both chunks (spec §6.9.4, a deliberate improvement over the reference).
+ * The OpenAI converter plus the pipeline stage of spec §3.1 (the
+ * `error_finish` check, empty filter, finish/usage merge) and its error
+ * path: when the source, the converter or the stage fails, `InvalidStreamError`
+ * and `StreamContentError` are rethrown as they are; under `'qwen-0.24'` a held
+ * finish is yielded first (not after an abort, nor one holding a call before
+ * any content was yielded); any other error while a closing thinking-tag
+ * candidate is pending is `PROTOCOL_TAG_LEAK` unless `options.signal` is
+ * aborted; else the error is rethrown unchanged. A merged finish response
+ * keeps the preparations of both chunks (spec §6.9.4, a deliberate
+ * improvement over the reference).
  */
 export declare function convertOpenAIStream(
   chunks: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
-  options?: ConverterOptions,
+  options?: OpenAIStreamOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 
 /** The stable error codes; `code` is part of the public contract. */

@@ -109,6 +109,25 @@ for (const version of QWEN_VERSIONS) {
       assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
     });
 
+    it('openai: the pipeline error streams (a connection dropped while a closing thinking tag is pending, error_finish) give what stock Qwen gives', async () => {
+      // Qwen's pipeline reads the pending closing-tag candidate from its
+      // request context when the stream fails; the preload shows it there
+      // from the native converter (lib/qwen/openai.mjs, mirrorTagCandidate).
+      const from = path.join(here, 'fixtures', 'pipeline-errors', 'streams');
+      const [stock, native] = await Promise.all([
+        convertAll(dir, 'openai', 'stock', { from }),
+        convertAll(dir, 'openai', 'native', { from }),
+      ]);
+      assert.equal(native.results.length, native.count);
+      for (let i = 0; i < stock.results.length; i++) {
+        assert.deepEqual(masked(native.results[i]), masked(stock.results[i]), `${stock.results[i].file} differs`);
+      }
+      const leak = stock.results.find((r) => r.file === 'openai-closing-tag-then-transport-error.json');
+      assert.equal(leak.error?.type, 'PROTOCOL_TAG_LEAK', 'the dropped connection becomes a tag leak');
+      assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
+      assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
+    });
+
     it('openai: a qwen3 model (taggedThinkingTagsAfterReasoning in 0.24.4) gives what stock Qwen gives', async () => {
       // 0.24.4's default provider adds taggedThinkingTagsAfterReasoning for
       // qwen3 models; 0.21.2's asks for nothing. Both pass through.

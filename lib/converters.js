@@ -964,8 +964,12 @@ function keepPreparations(target, ...sources) {
 /** The pipeline-only sanitisation note of a converted OpenAI response (internal: the Qwen preload). */
 const sanitizationOf = (response) => sanitizedByResponse.get(response);
 
+/** Whether an OpenAI converter holds a closing thinking-tag candidate (internal: the Qwen preload). */
+const closingTagPendingOf = (converter) => converter[kClosingTagPending]();
+
 module.exports = {
   sanitizationOf,
+  closingTagPendingOf,
   RESPONSE_PARSING,
   AnthropicConverter,
   OpenAIConverter,

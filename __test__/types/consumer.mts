@@ -23,6 +23,7 @@ import type {
   ConsumeModelStreamResult,
   ConverterLimits,
   ConverterOptions,
+  OpenAIStreamOptions,
   Profile,
   GenerateContentResponse,
   PlanFrame,
@@ -129,6 +130,10 @@ async function streams(): Promise<void> {
   for await (const r of convertOpenAIStream([{ choices: [] }], { model: 'gpt' })) {
     void getToolCallPreparations(r);
   }
+  const abort = new AbortController();
+  const streamOptions: OpenAIStreamOptions = { profile: 'qwen-0.24', signal: abort.signal };
+  for await (const r of convertOpenAIStream([new Uint8Array(0)], streamOptions)) void r;
+  void new OpenAIConverter({ throwOnErrorFinish: true });
 }
 
 // Errors.
