@@ -18,6 +18,7 @@ const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const streamsDir = path.join(here, 'fixtures', 'conformance', 'streams');
 const runner = path.join(here, 'helpers', 'qwen-run.mjs');
+const bodiesRunner = path.join(here, 'helpers', 'qwen-run-bodies.mjs');
 
 const DROPPED_CONNECTION = new Set(['anthropic-upstream-error-after-tool.json']);
 
@@ -127,6 +128,51 @@ for (const version of QWEN_VERSIONS) {
       assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
       assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
     });
+
+    for (const provider of ['anthropic', 'openai']) {
+      it(`${provider}: raw bodies are framed as the SDK Qwen bundles frames them (fixtures/sse-framing)`, async () => {
+        // Line endings, BOMs, unterminated final events, event-only blocks,
+        // data-only and unknown events, invalid UTF-8, bad payloads: the same
+        // bytes through stock Qwen (its SDK's decoder) and the preload (the
+        // native decoder). Where the SDK's JSON.parse (SyntaxError) or Qwen's
+        // converter (TypeError on a null payload) throws, the native one
+        // throws INVALID_JSON / INVALID_EVENT at the same event, after the
+        // same responses.
+        const file = path.join(here, 'fixtures', 'sse-framing', `${provider}.json`);
+        const runBodies = async (mode) => {
+          const { stdout } = await run(process.execPath, [bodiesRunner, dir, provider, mode, file], {
+            maxBuffer: 64 << 20,
+          });
+          const lines = stdout
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l));
+          return { results: lines.filter((l) => l.name), stats: lines.find((l) => l.stats)?.stats };
+        };
+        const [stock, native] = await Promise.all([runBodies('stock'), runBodies('native')]);
+        const count = Object.keys(JSON.parse(fs.readFileSync(file, 'utf8'))).length;
+        assert.equal(stock.results.length, count);
+        assert.equal(native.results.length, count);
+        let badPayloads = 0;
+        for (let i = 0; i < count; i++) {
+          const s = masked(stock.results[i]);
+          const n = masked(native.results[i]);
+          if (s.error && ['SyntaxError', 'TypeError'].includes(s.error.name)) {
+            badPayloads++;
+            assert.ok(
+              ['INVALID_JSON', 'INVALID_EVENT'].includes(n.error?.code),
+              `${s.name}: ${JSON.stringify(n.error)}`,
+            );
+            assert.deepEqual(n.responses, s.responses, `${s.name}: the responses before it`);
+            continue;
+          }
+          assert.deepEqual(n, s, `${s.name} differs`);
+        }
+        assert.ok(badPayloads >= 3, 'bad payloads are among the bodies');
+        assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
+        assert.equal(native.stats[provider][provider === 'anthropic' ? 'bytes' : 'bytes'], count);
+      });
+    }
 
     it('openai: a qwen3 model (taggedThinkingTagsAfterReasoning in 0.24.4) gives what stock Qwen gives', async () => {
       // 0.24.4's default provider adds taggedThinkingTagsAfterReasoning for

@@ -54,6 +54,7 @@ const CORE_FILES = [
   'workers.test.mjs',
   'response-parsing.test.mjs',
   'pipeline-errors.test.mjs',
+  'input-forms.test.mjs',
 ];
 
 /** Skipped on every emulated platform, with the reason. */

@@ -14,7 +14,7 @@ use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
-use crate::sse::SseEvent;
+use crate::sse::{Bom, SseEvent};
 
 /// One open content block (spec §2.2 `blocks`).
 struct Block {
@@ -148,7 +148,7 @@ impl AnthropicStream {
             message_start_usage_pending: false,
             finish_reason: None,
             blocks: Vec::new(),
-            feed: Feed::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes, Bom::Never),
             limits: options.limits,
             buffered_args: 0,
             profile: options.profile,
@@ -321,9 +321,24 @@ impl AnthropicStream {
     }
 
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
+    /// One SSE event, as the Anthropic SDK that Qwen Code bundles (0.36.3,
+    /// `Stream.fromSSEResponse`) hands it on: by its `event:` name. The
+    /// message and content-block events (and the legacy `completion`) are
+    /// parsed and yielded, `ping` is skipped, `error` throws; any other
+    /// event, data-only ones included, yields nothing.
     fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
-        if e.event == Some("ping") {
-            return Ok(());
+        match e.event {
+            Some(
+                "error"
+                | "completion"
+                | "message_start"
+                | "message_delta"
+                | "message_stop"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop",
+            ) => {}
+            _ => return Ok(()),
         }
         if e.event != Some("error") && self.fast_input_json_delta(e.data)? {
             return Ok(());
@@ -337,6 +352,13 @@ impl AnthropicStream {
 
     /// One event (spec §2.3).
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        if ev.is_null() {
+            // `processStream` reads `event.type` of it: a TypeError there.
+            return Err(Error::new(
+                ErrorCode::InvalidEvent,
+                "an event must not be null",
+            ));
+        }
         let Some(kind) = ev.at("type").as_jstr() else {
             return Ok(());
         };

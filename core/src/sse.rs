@@ -1,10 +1,16 @@
-//! Server-sent events framing over raw bytes (WHATWG `text/event-stream`).
+//! Server-sent events framing over raw bytes, as the SDKs that Qwen Code
+//! bundles frame them (openai 5.11.0 and @anthropic-ai/sdk 0.36.3,
+//! `internal/decoders/line.mjs` and `SSEDecoder` in `streaming.mjs`).
 //!
 //! Input may be split anywhere: inside a line, inside `\r\n`, inside a
 //! multi-byte UTF-8 sequence. Lines end at `\n`, `\r\n` or `\r`; `:` lines are
 //! comments; `data:` lines accumulate (joined by `\n`); a blank line
-//! dispatches. A leading BOM is skipped. Invalid UTF-8 is an error with the
-//! absolute byte offset, never a lossy replacement.
+//! dispatches an event that has data or a non-empty `event:` name (an
+//! `event:`-only block dispatches empty data). Each line is decoded as the
+//! SDKs decode it: invalid UTF-8 becomes U+FFFD (maximal subparts, as
+//! `TextDecoder` and `Buffer.toString()` replace them), and a BOM is skipped
+//! as [`Bom`] says. At the end of input a final event without its blank line
+//! is dropped, as the SDKs drop it.
 
 use crate::error::{Error, ErrorCode};
 
@@ -40,6 +46,20 @@ impl<F: FnMut(SseEvent<'_>) -> Result<(), Error>> SseSink for FnSink<F> {
     }
 }
 
+/// Where a U+FEFF byte-order mark is skipped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bom {
+    /// At the start of the stream only (WHATWG).
+    #[default]
+    Leading,
+    /// At the start of every line: the OpenAI SDK decodes each line with
+    /// its own `TextDecoder.decode` call, which skips a leading BOM.
+    EveryLine,
+    /// Never: the Anthropic SDK decodes with `Buffer.toString()`, which
+    /// keeps it (a BOM before a field name makes the field unknown).
+    Never,
+}
+
 #[derive(Default)]
 pub struct SseDecoder {
     /// Input not yet framed: normally a partial line waiting for its end;
@@ -55,6 +75,7 @@ pub struct SseDecoder {
     after_cr: bool,
     started: bool,
     max_line: usize,
+    bom: Bom,
 }
 
 /// The event being built.
@@ -82,6 +103,13 @@ impl SseDecoder {
         }
     }
 
+    /// The same decoder with another BOM rule.
+    pub fn with_bom(mut self, bom: Bom) -> Self {
+        self.bom = bom;
+        self.started = bom != Bom::Leading;
+        self
+    }
+
     /// Bytes buffered but not yet dispatched.
     pub fn buffered(&self) -> usize {
         self.buf.len() + self.fields.data.len()
@@ -100,8 +128,9 @@ impl SseDecoder {
         self.push_to(bytes, &mut FnSink(on_event))
     }
 
-    /// End of input: a final event without its blank line is still
-    /// dispatched, so nothing that arrived is dropped.
+    /// End of input: a final event without its blank line is dropped, as
+    /// the SDKs drop it (their line decoder's `flush()` gives the last line,
+    /// but no blank line follows to dispatch it).
     pub fn finish<F>(&mut self, on_event: F) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
@@ -195,8 +224,16 @@ impl SseDecoder {
             let line_start = start;
             start = next;
             self.scanned = next;
-            let result = parse_line(&self.buf[line_start..end], self.base + line_start)
-                .and_then(|line| self.fields.apply(line, None, sink));
+            let raw = &self.buf[line_start..end];
+            let lossy;
+            let line = match simdutf8::compat::from_utf8(raw) {
+                Ok(line) => line,
+                Err(_) => {
+                    lossy = String::from_utf8_lossy(raw);
+                    &*lossy
+                }
+            };
+            let result = self.fields.apply(split_line(line, self.bom), None, sink);
             if let Err(e) = result {
                 self.consume(start);
                 return Err(e);
@@ -236,12 +273,31 @@ impl SseDecoder {
             let end = start + rel;
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
-            let line = match text.get(start..end) {
-                Some(line) => Ok(split_line(line)),
-                None => parse_line(&bytes[start..end], self.base + start),
+            result = match text.get(start..end) {
+                Some(line) => {
+                    self.fields
+                        .apply(split_line(line, self.bom), Some(&mut single), sink)
+                }
+                None => {
+                    // Outside the valid prefix: decoded on its own, lossily
+                    // when it is not UTF-8; an owned line cannot stay borrowed.
+                    let raw = &bytes[start..end];
+                    match simdutf8::compat::from_utf8(raw) {
+                        Ok(line) => {
+                            self.fields
+                                .apply(split_line(line, self.bom), Some(&mut single), sink)
+                        }
+                        Err(_) => {
+                            if let Some(first) = single.take() {
+                                self.fields.data.push_str(first);
+                            }
+                            let line = String::from_utf8_lossy(raw);
+                            self.fields.apply(split_line(&line, self.bom), None, sink)
+                        }
+                    }
+                }
             };
             start = next;
-            result = line.and_then(|line| self.fields.apply(line, Some(&mut single), sink));
             if result.is_err() {
                 break;
             }
@@ -261,13 +317,11 @@ impl SseDecoder {
         S: SseSink,
     {
         self.frame_buffered(sink)?;
-        if !self.buf.is_empty() {
-            let end = self.buf.len();
-            let line = parse_line(&self.buf, self.base)?;
-            self.fields.apply(line, None, sink)?;
-            self.consume(end);
-        }
-        self.fields.dispatch(None, sink)
+        // The last line, and the event it belongs to, are never dispatched.
+        let end = self.buf.len();
+        self.consume(end);
+        self.fields.clear();
+        Ok(())
     }
 
     fn consume(&mut self, upto: usize) {
@@ -293,20 +347,6 @@ fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
     }
 }
 
-/// Splits a line into its field and value; `offset` is the line's absolute
-/// stream offset, for the invalid-UTF-8 error.
-fn parse_line(raw: &[u8], offset: usize) -> Result<Line<'_>, Error> {
-    let line = simdutf8::compat::from_utf8(raw).map_err(|e| {
-        let at = offset + e.valid_up_to();
-        Error::new(
-            ErrorCode::InvalidUtf8,
-            format!("invalid UTF-8 in the SSE stream at byte {at}"),
-        )
-        .with_offset(at)
-    })?;
-    Ok(split_line(line))
-}
-
 /// The longest prefix of `bytes` that is valid UTF-8.
 fn valid_prefix(bytes: &[u8]) -> &str {
     match simdutf8::compat::from_utf8(bytes) {
@@ -316,7 +356,11 @@ fn valid_prefix(bytes: &[u8]) -> &str {
 }
 
 /// Splits a line into its field and value.
-fn split_line(line: &str) -> Line<'_> {
+fn split_line(line: &str, bom: Bom) -> Line<'_> {
+    let line = match bom {
+        Bom::EveryLine => line.strip_prefix('\u{FEFF}').unwrap_or(line),
+        _ => line,
+    };
     // Field names are short: a plain loop beats a vector search's set-up.
     match line.bytes().position(|c| c == b':') {
         _ if line.is_empty() => Line::Blank,
@@ -333,6 +377,13 @@ impl Fields {
     /// No event begun: no field seen since the last dispatch.
     fn is_empty(&self) -> bool {
         !self.has_data && !self.has_event
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.event.clear();
+        self.has_event = false;
     }
 
     /// Applies one line. With `single`, an event's first `data:` line is
@@ -379,7 +430,8 @@ impl Fields {
     where
         S: SseSink,
     {
-        let result = if self.has_data {
+        // The SDKs' `SSEDecoder.decode`: `if (!this.event && !this.data.length) return null`.
+        let result = if self.has_data || !self.event.is_empty() {
             let data = match single.and_then(Option::take) {
                 Some(data) => data,
                 None => self.data.as_str(),
@@ -391,10 +443,7 @@ impl Fields {
         } else {
             Ok(())
         };
-        self.data.clear();
-        self.has_data = false;
-        self.event.clear();
-        self.has_event = false;
+        self.clear();
         result
     }
 }
@@ -425,11 +474,8 @@ mod tests {
         let whole = collect(&[body]).unwrap();
         assert_eq!(
             whole,
-            vec![
-                (Some("a".into()), "1\n2".into()),
-                (None, "x\ny".into()),
-                (None, "z".into()),
-            ]
+            vec![(Some("a".into()), "1\n2".into()), (None, "x\ny".into())],
+            "the final event without its blank line is dropped"
         );
         for i in 0..body.len() {
             assert_eq!(
@@ -454,10 +500,42 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_reports_the_absolute_offset() {
-        let err = collect(&[b"data: ok\n\n", b"data: \xFF\n\n"]).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidUtf8);
-        assert_eq!(err.offset, Some(16));
+    fn invalid_utf8_is_replaced_per_line_as_the_sdks_decode_it() {
+        // Maximal subparts become one U+FFFD each (TextDecoder, Buffer.toString()).
+        let body: &[u8] = b"data: ok\n\ndata: a\xFFb\xC3(\xE2\x82\n\nevent: e\xF0\x9F\ndata: 1\n\n";
+        let want = vec![
+            (None, "ok".into()),
+            (None, "a\u{FFFD}b\u{FFFD}(\u{FFFD}".into()),
+            (Some("e\u{FFFD}".into()), "1".into()),
+        ];
+        for i in 0..=body.len() {
+            assert_eq!(
+                collect(&[&body[..i], &body[i..]]).unwrap(),
+                want,
+                "split at {i}"
+            );
+        }
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(collect(&bytes).unwrap(), want);
+    }
+
+    #[test]
+    fn event_only_blocks_dispatch_empty_data_and_boms_follow_the_rule() {
+        let body = "event: ping\n\nevent:\n\n\u{FEFF}data: 1\n\n";
+        let run = |bom: Bom| {
+            let mut d = SseDecoder::new(1 << 20).with_bom(bom);
+            let mut out = Vec::new();
+            d.push(body.as_bytes(), |e| {
+                out.push((e.event.map(str::to_owned), e.data.to_owned()));
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        let ping = (Some("ping".to_owned()), String::new());
+        assert_eq!(run(Bom::EveryLine), vec![ping.clone(), (None, "1".into())]);
+        assert_eq!(run(Bom::Never), vec![ping.clone()], "an unknown field");
+        assert_eq!(run(Bom::Leading), vec![ping], "not at the stream start");
     }
 
     #[test]

@@ -871,25 +871,42 @@ fn ax_non_string_tool_use_id_and_name_pass_through_like_the_reference() {
     golden("anthropic-ax-non-string-id-and-name");
 }
 
-/// Deliberate (documented): a data-only SSE event (no `event:` line) is
-/// dispatched by its payload's `type`, as if `event:` had named it.
+/// Raw bytes are framed as the Anthropic SDK that Qwen Code bundles
+/// (0.36.3, `Stream.fromSSEResponse`) frames them: events are taken by
+/// their `event:` name; a data-only event, an unknown name (with any
+/// payload, even one that is not JSON) and an `event:` name with an extra
+/// space yield nothing; a BOM is never skipped (it makes the first field
+/// unknown); any line ending, comments, and `field:value` without the
+/// space work.
 #[test]
-fn anthropic_data_only_sse_events_are_dispatched_by_type() {
+fn anthropic_sse_events_are_taken_by_their_event_name_as_the_sdk_takes_them() {
     let events = stream("anthropic-a10-block-index-counts-text");
     let want = events_texts(&events);
-    let data_only: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
     let sse = anthropic_sse(&events);
     for body in [
-        data_only,
         sse.replace('\n', "\r\n"),
         sse.replace('\n', "\r"),
         format!(": comment\n\n{}", sse.replace("\n\n", "\n: hb\n\n")),
         sse.replace("event: ", "event:").replace("data: ", "data:"),
+        sse.replacen(
+            "\n\n",
+            "\n\nevent: foo\ndata: {nope\n\ndata: {\"type\":\"message_stop\"}\n\n",
+            2,
+        ),
     ] {
         let got = anthropic_bytes(&body);
         assert!(got.error.is_none(), "{:?}", got.error);
         assert_eq!(texts(&got.responses), want);
     }
+    let data_only: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    let got = anthropic_bytes(&data_only);
+    assert!(got.error.is_none() && got.responses.is_empty());
+    let spaced = anthropic_bytes(&sse.replace("event: ", "event:  "));
+    assert!(spaced.error.is_none() && spaced.responses.is_empty());
+    // A BOM hides message_start: no responseId, no model.
+    let bom = anthropic_bytes(&format!("\u{FEFF}{sse}"));
+    assert!(bom.error.is_none());
+    assert_eq!(texts(&bom.responses), events_texts(&events[1..]));
 }
 
 #[test]
@@ -923,21 +940,24 @@ fn invalid_json_in_a_data_line_is_a_typed_error_and_the_stream_goes_on() {
     assert_eq!(texts(&out), events_texts(&events));
 }
 
+/// Invalid UTF-8 is replaced per line, as the OpenAI SDK's `TextDecoder`
+/// replaces it (maximal subparts, U+FFFD), and the stream goes on.
 #[test]
-fn invalid_utf8_is_fatal_with_its_byte_offset_and_keeps_earlier_output() {
+fn invalid_utf8_becomes_replacement_characters_as_the_sdk_decodes_it() {
     let chunks = stream("openai-q14-usage-only-final-chunk");
     let first = format!("data: {}\n\n", chunks[0]);
     let mut body = first.clone().into_bytes();
-    body.extend_from_slice(b"data: {\"x\":\"\xC3\x28\"}\n\n");
+    body.extend_from_slice(
+        b"data: {\"choices\":[{\"delta\":{\"content\":\"a\xC3\x28\xFF\"}}]}\n\n",
+    );
     let mut s = OpenAIStream::new(OpenAIOptions::default());
     let mut out = Vec::new();
-    let e = s.push_bytes(&body, &mut out).unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidUtf8);
-    assert_eq!(e.offset, Some(first.len() + 12));
-    assert!(e.fatal && s.is_finished());
-    assert_eq!(texts(&out), chunks_texts(&chunks[..1]));
-    let again = s.push_bytes(b"data: {}\n\n", &mut out).unwrap_err();
-    assert_eq!(again.code, ErrorCode::Finished);
+    s.push_bytes(&body, &mut out).unwrap();
+    s.end(&mut out).unwrap();
+    assert_eq!(texts(&out[..1]), chunks_texts(&chunks[..1]));
+    let mut text = String::new();
+    out[1].write_item(&mut text);
+    assert!(text.contains("\"text\":\"a\u{FFFD}(\u{FFFD}\""), "{text}");
 }
 
 #[test]
@@ -954,7 +974,10 @@ fn events_of_a_known_type_without_their_body_are_invalid_but_not_fatal() {
         assert_eq!(e.code, ErrorCode::InvalidEvent, "{ev}");
         assert!(!e.fatal);
     }
-    for ev in [r#"[1,2]"#, r#""text""#, r#"{"type":5}"#, r#"{}"#, "null"] {
+    // `processStream` reads `event.type`: a TypeError on null only.
+    let e = s.push_event_text("null", &mut out).unwrap_err();
+    assert_eq!((e.code, e.fatal), (ErrorCode::InvalidEvent, false));
+    for ev in [r#"[1,2]"#, r#""text""#, r#"{"type":5}"#, r#"{}"#] {
         s.push_event_text(ev, &mut out).unwrap();
     }
     assert!(out.is_empty());

@@ -19,7 +19,7 @@ use crate::gemini::{now_ms, now_ms_string, Candidate, Flavor, Part, Preparation,
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
-use crate::sse::SseEvent;
+use crate::sse::{Bom, SseEvent};
 use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Hole, Templates};
@@ -144,7 +144,7 @@ impl OpenAIStream {
             pending_reasoning: String::new(),
             pending_content: Vec::new(),
             sanitized: None,
-            feed: Feed::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes, Bom::EveryLine),
             done: false,
             limits: options.limits,
             rng: seed | 1,
@@ -235,6 +235,19 @@ impl OpenAIStream {
             self.done = true;
             return Ok(());
         }
+        // The OpenAI SDK (5.11.0, `Stream.fromSSEResponse`) yields a
+        // `thread.*` event as `{event, data}`, without its in-band error check.
+        if let Some(name) = e.event.filter(|n| n.starts_with("thread.")) {
+            json::parse(e.data)?;
+            let mut text = String::with_capacity(e.data.len() + name.len() + 20);
+            text.push_str("{\"event\":");
+            json::write_str(&mut text, name);
+            text.push_str(",\"data\":");
+            text.push_str(e.data);
+            text.push('}');
+            out.push(self.convert_text(&text, false)?);
+            return Ok(());
+        }
         let response = self.convert_text(e.data, true)?;
         out.push(response);
         Ok(())
@@ -252,6 +265,14 @@ impl OpenAIStream {
             }
         }
         let chunk = json::parse(text)?;
+        if chunk.is_null() {
+            // The converter (and the pipeline's error_finish check) read
+            // `chunk.choices` of it: a TypeError in the reference.
+            return Err(Error::new(
+                ErrorCode::InvalidEvent,
+                "a chunk must not be null",
+            ));
+        }
         if sse {
             if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
                 return Err(stream_error(err));
