@@ -64,6 +64,14 @@ export interface ConverterHost {
   createError?: (error: ToolCallStreamError) => Error;
   /** Called with every SDK event / chunk object before it is converted (telemetry); not for raw bytes. */
   onEvent?: (event: unknown) => void;
+  /**
+   * `'qwen-0.24'` Anthropic generator: whether a failed source (or the
+   * `STREAM_ERROR` of an in-band `error` event, the SDK's error in the
+   * reference) is one after which 0.24.4 yields the held calls confirmed
+   * complete (Qwen: `isRetryableStreamTransportError(classifyRetryError(e)) ||
+   * isRetryableStatuslessUpstreamError(…)`). Default: a retryable transport code.
+   */
+  isRetryableUpstreamError?: (error: unknown) => boolean | Promise<boolean>;
 }
 
 /**
@@ -140,9 +148,11 @@ export declare class AnthropicConverter {
    * calls, when `error` is a retryable stream transport error (a code such as
    * `ECONNRESET` on it or its causes, no HTTP status below 500) and each call
    * was confirmed complete; otherwise none. The converter is finished
-   * afterwards. `convertAnthropicStream` does this itself.
+   * afterwards. `classification.retryable` is the host's own answer (an
+   * in-band `error` event's `STREAM_ERROR` is classified only that way).
+   * `convertAnthropicStream` does this itself (asking `host.isRetryableUpstreamError`).
    */
-  upstreamFailed(error: unknown): GenerateContentResponse[];
+  upstreamFailed(error: unknown, classification?: { retryable: boolean }): GenerateContentResponse[];
 }
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
@@ -212,6 +222,7 @@ export interface ToolCallStreamErrorInit {
   name?: string;
   offset?: number;
   providerError?: unknown;
+  providerEvent?: string;
   fatal?: boolean;
   responses?: GenerateContentResponse[];
 }
@@ -230,6 +241,8 @@ export declare class ToolCallStreamError extends Error {
   offset?: number;
   /** The provider's own error object (in-band `STREAM_ERROR`). */
   providerError?: unknown;
+  /** The in-band error event's whole payload text as it arrived (non-enumerable), for handing to an SDK decoder. */
+  readonly providerEvent?: string;
   /** The converter is finished: further calls throw `FINISHED`. */
   fatal: boolean;
   /** What the same call converted before the error (never lost). */

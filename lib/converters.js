@@ -344,16 +344,21 @@ class AnthropicConverter {
   }
 
   /**
-   * The event source (SDK iterator or HTTP body) failed with `error`: the
-   * chunks to yield before rethrowing it. Under qwen-0.24 these are the held
-   * calls when `error` is a retryable stream transport error and each call
-   * was confirmed complete (0.24.4's `processStream`); otherwise none. The
-   * converter is finished afterwards.
+   * The event source (SDK iterator or HTTP body) failed with `error`, or an
+   * in-band `error` event ended the stream (the SDK's error in the
+   * reference): the chunks to yield before rethrowing it. Under qwen-0.24
+   * these are the held calls when `error` is retryable and each call was
+   * confirmed complete (0.24.4's `processStream`); otherwise none.
+   * `classification.retryable` is the host's answer (Qwen: its
+   * `classifyRetryError`); without it, a retryable stream transport error
+   * is (see isRetryableStreamTransportError). The converter is finished
+   * afterwards.
    */
-  upstreamFailed(error) {
+  upstreamFailed(error, classification) {
     let retryable = false;
     try {
-      retryable = this.#deferCalls && isRetryableStreamTransportError(error);
+      const told = classification?.retryable;
+      retryable = this.#deferCalls && (typeof told === 'boolean' ? told : isRetryableStreamTransportError(error));
     } catch {
       // An error whose fields cannot be read is not classified.
     }
@@ -668,8 +673,19 @@ const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuf
  */
 async function* convertAnthropicStream(events, options) {
   checkIterable(events, 'convertAnthropicStream');
-  const { host } = readOptions(options, 'convertAnthropicStream');
+  const { host, profile } = readOptions(options, 'convertAnthropicStream');
   const converter = new AnthropicConverter(unmappedErrors(options, host));
+  /** The held calls to yield for a failed source (the host's classification when it has one). */
+  const heldOnFailure = async (err) => {
+    if (profile !== 'qwen-0.24' || !host?.isRetryableUpstreamError) return converter.upstreamFailed(err);
+    let retryable = false;
+    try {
+      retryable = (await host.isRetryableUpstreamError(err)) === true;
+    } catch {
+      // A classifier that fails does not classify.
+    }
+    return converter.upstreamFailed(err, { retryable });
+  };
   let inSource = true;
   try {
     try {
@@ -681,6 +697,11 @@ async function* convertAnthropicStream(events, options) {
         } catch (err) {
           // What the same call converted before the error is not lost.
           for (const r of err?.responses ?? []) yield r;
+          // An in-band error event is the SDK's error: the source failed (0.24.4).
+          if (err?.code === 'STREAM_ERROR' && err.providerError !== undefined) {
+            const held = await heldOnFailure(err);
+            for (let i = 0; i < held.length; i++) yield held[i];
+          }
           throw hostError(host, err);
         }
         // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
@@ -689,7 +710,7 @@ async function* convertAnthropicStream(events, options) {
       }
     } catch (err) {
       if (!inSource) throw err;
-      const held = converter.upstreamFailed(err);
+      const held = await heldOnFailure(err);
       for (let i = 0; i < held.length; i++) yield held[i];
       throw err;
     }

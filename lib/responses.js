@@ -37,13 +37,15 @@ function toResponse(plain, host) {
  * converted by the same call before the error (never lost).
  */
 class ToolCallStreamError extends Error {
-  constructor(message, { code, type, name, offset, providerError, fatal, responses } = {}) {
+  constructor(message, { code, type, name, offset, providerError, providerEvent, fatal, responses } = {}) {
     super(message);
     this.name = name && name !== 'Error' ? name : 'ToolCallStreamError';
     this.code = code;
     if (type !== undefined) this.type = type;
     if (offset !== undefined) this.offset = offset;
     if (providerError !== undefined) this.providerError = providerError;
+    // The in-band error event's whole payload text (internal: the Qwen preload replays it).
+    if (providerEvent !== undefined) Object.defineProperty(this, 'providerEvent', { value: providerEvent });
     this.fatal = Boolean(fatal);
     this.responses = responses ?? [];
   }

@@ -134,6 +134,14 @@ async function streams(): Promise<void> {
   const streamOptions: OpenAIStreamOptions = { profile: 'qwen-0.24', signal: abort.signal };
   for await (const r of convertOpenAIStream([new Uint8Array(0)], streamOptions)) void r;
   void new OpenAIConverter({ throwOnErrorFinish: true });
+  const held: GenerateContentResponse[] = new AnthropicConverter({ profile: 'qwen-0.24' }).upstreamFailed(
+    new Error('x'),
+    {
+      retryable: true,
+    },
+  );
+  void held;
+  for await (const r of convertAnthropicStream([], { host: { isRetryableUpstreamError: async () => true } })) void r;
 }
 
 // Errors.

@@ -107,6 +107,10 @@ pub struct AnthropicStream {
     /// A chunk with a text, thought, signature or call part was yielded
     /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
     payload: bool,
+    /// The stream ended with an in-band `error` event, whose held calls
+    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
+    /// source's failure).
+    failed_in_band: bool,
 }
 
 impl SseConsumer for AnthropicStream {
@@ -154,6 +158,7 @@ impl AnthropicStream {
             profile: options.profile,
             deferred: DeferredCalls::default(),
             payload: false,
+            failed_in_band: false,
         }
     }
 
@@ -169,6 +174,12 @@ impl AnthropicStream {
     pub fn push_event_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed.check_open()?;
         let result = json::parse(text).and_then(|ev| self.event(&ev, out));
+        let result = result.map_err(|mut e| {
+            if e.provider_error.is_some() && e.provider_event.is_none() {
+                e.provider_event = Some(text.into());
+            }
+            e
+        });
         self.feed.settle(result)
     }
 
@@ -193,13 +204,14 @@ impl AnthropicStream {
     /// classifies it). Under `Profile::Qwen024` the held calls are then
     /// yielded when each was confirmed complete, as 0.24.4's `processStream`
     /// does before it rethrows. The converter is finished (a finished one
-    /// yields nothing).
+    /// yields nothing, unless an in-band `error` event finished it: that is
+    /// the SDK's error, the source's failure in the reference).
     pub fn upstream_failed(
         &mut self,
         retryable: bool,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        if self.feed.is_finished() {
+        if self.feed.is_finished() && !std::mem::take(&mut self.failed_in_band) {
             return Ok(());
         }
         if retryable && self.profile == Profile::Qwen024 {
@@ -345,7 +357,10 @@ impl AnthropicStream {
         }
         let ev = json::parse(e.data)?;
         if e.event == Some("error") {
-            return Err(stream_error(&ev));
+            let mut err = stream_error(&ev);
+            err.provider_event = Some(e.data.into());
+            self.failed_in_band = true;
+            return Err(err);
         }
         self.event(&ev, out)
     }
@@ -534,7 +549,10 @@ impl AnthropicStream {
                 }
                 Ok(())
             }
-            "error" => Err(stream_error(ev)),
+            "error" => {
+                self.failed_in_band = true;
+                Err(stream_error(ev))
+            }
             _ => Ok(()),
         }
     }

@@ -59,6 +59,11 @@ pub struct Error {
     pub offset: Option<usize>,
     /// The provider's own error object, as JSON text (in-band errors).
     pub provider_error: Option<String>,
+    /// The whole in-band error event's payload as it arrived (its `data:`
+    /// text, or the event's JSON text), so a host can hand its SDK exactly
+    /// what the SDK would have decoded (top-level fields such as
+    /// `request_id` included).
+    pub provider_event: Option<Box<str>>,
     /// Whether the converter can take more input after this error.
     pub fatal: bool,
 }
@@ -87,6 +92,7 @@ impl Error {
             kind,
             offset: None,
             provider_error: None,
+            provider_event: None,
             fatal,
         }
     }
@@ -135,6 +141,10 @@ impl Error {
         if let Some(p) = &self.provider_error {
             out.push_str(",\"providerError\":");
             out.push_str(p);
+        }
+        if let Some(p) = &self.provider_event {
+            out.push_str(",\"providerEvent\":");
+            write_str(out, p);
         }
         out.push_str(",\"fatal\":");
         out.push_str(if self.fatal { "true" } else { "false" });

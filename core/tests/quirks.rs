@@ -983,3 +983,61 @@ fn events_of_a_known_type_without_their_body_are_invalid_but_not_fatal() {
     assert!(out.is_empty());
     assert!(!s.is_finished());
 }
+
+/// Under `qwen-0.24` an in-band `error` event is the SDK's error, the
+/// source's failure in 0.24.4's `processStream`: the calls held for the stop
+/// reason stay until the host says how it classifies that error
+/// (`upstream_failed`); a retryable one yields them, once. Under `qwen-0.21`
+/// the call was emitted at its `content_block_stop`.
+#[test]
+fn an_in_band_error_event_leaves_held_calls_to_the_hosts_classification() {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "msg_e", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"path\":\"a\"}"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    let error = r#"{"type":"error","error":{"type":"api_error","message":"Internal"},"request_id":"req_1"}"#;
+    let body = format!("{}event: error\ndata: {error}\n\n", anthropic_sse(&events));
+    for (profile, retryable, calls) in [
+        (Profile::Qwen024, true, 1),
+        (Profile::Qwen024, false, 0),
+        (Profile::Qwen021, true, 0),
+    ] {
+        for as_bytes in [true, false] {
+            let mut s = AnthropicStream::new(AnthropicOptions {
+                profile,
+                ..AnthropicOptions::default()
+            });
+            let mut out = Vec::new();
+            let e = if as_bytes {
+                s.push_bytes(body.as_bytes(), &mut out).unwrap_err()
+            } else {
+                events
+                    .iter()
+                    .try_for_each(|ev| s.push_event_text(&ev.to_string(), &mut out))
+                    .unwrap();
+                s.push_event_text(error, &mut out).unwrap_err()
+            };
+            assert_eq!((e.code, e.fatal), (ErrorCode::StreamError, true));
+            assert_eq!(
+                e.provider_event.as_deref(),
+                Some(error),
+                "the whole payload"
+            );
+            let before = out.len();
+            s.upstream_failed(retryable, &mut out).unwrap();
+            let held = out[before..]
+                .iter()
+                .filter(|r| r.candidate.as_ref().is_some_and(|c| !c.parts.is_empty()))
+                .count();
+            assert_eq!(
+                held, calls,
+                "{profile:?} retryable={retryable} bytes={as_bytes}"
+            );
+            let again = out.len();
+            s.upstream_failed(true, &mut out).unwrap();
+            assert_eq!(out.len(), again, "only once");
+        }
+    }
+}

@@ -57,7 +57,7 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
         return;
       }
       if (err?.code === 'STREAM_ERROR' && err.providerError !== undefined)
-        await handshake.replayError(`data: ${JSON.stringify({ error: err.providerError })}\n\n`);
+        await handshake.replayError(`data: ${err.providerEvent ?? JSON.stringify({ error: err.providerError })}\n\n`);
       throw toHost(err);
     }
     for (let i = 0; i < out.length; i++) yield new Converted(out[i]);

@@ -275,7 +275,9 @@ impl OpenAIStream {
         }
         if sse {
             if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
-                return Err(stream_error(err));
+                let mut err = stream_error(err);
+                err.provider_event = Some(text.into());
+                return Err(err);
             }
         }
         if self.error_finish_throws {
