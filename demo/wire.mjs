@@ -97,13 +97,16 @@ const outputTokens = (attempt) => Math.ceil(JSON.stringify(attempt.blocks).lengt
  * How an interrupted attempt ends when `interrupt.then` says so, instead of
  * with an in-band error: 'stall' (the provider then sends only keep-alives
  * until the client gives up), 'cut' (half a frame, then the socket is
- * destroyed), 'unterminated' (the provider then sends whitespace without a
- * newline, megabyte after megabyte). Marked frames the provider acts on.
+ * destroyed), 'unterminated' (the provider then starts a `data:` line and sends
+ * whitespace without a newline, megabyte after megabyte), 'whitespace' (the
+ * same on a line of its own, which is no `data:` line). Marked frames the
+ * provider acts on.
  */
 function interruptTail(interrupt) {
   if (interrupt.then === 'stall') return [{ delayMs: 20, text: '', stall: true }];
   if (interrupt.then === 'cut') return [{ delayMs: 20, text: 'data: {"type":"content_block_delta","ind', cut: true }];
   if (interrupt.then === 'unterminated') return [{ delayMs: 20, text: 'data: ', unterminated: true }];
+  if (interrupt.then === 'whitespace') return [{ delayMs: 20, text: '', unterminated: true }];
   return null;
 }
 

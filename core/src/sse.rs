@@ -5,8 +5,19 @@
 //! comments; `data:` lines accumulate (joined by `\n`); a blank line
 //! dispatches. A leading BOM is skipped. Invalid UTF-8 is an error with the
 //! absolute byte offset, never a lossy replacement.
+//!
+//! A line that is not a `data:` line (a comment, `event:`, `id:`, an unknown
+//! field) longer than [`MAX_OTHER_LINE`] is `LIMIT_EXCEEDED`, whether it is
+//! complete or still arriving: endless whitespace or comments without a
+//! newline fail after 1 MiB instead of growing to the converter's buffer
+//! limit (256 MiB by default). `data:` lines stay bounded by that limit,
+//! since one `data:` line may carry a whole tool call.
 
 use crate::error::{Error, ErrorCode};
+
+/// The longest line that is not a `data:` line (bytes, without its line
+/// ending). No provider sends such lines past a few hundred bytes.
+pub const MAX_OTHER_LINE: usize = 1 << 20;
 
 /// One dispatched event. `data` is valid UTF-8.
 #[derive(Debug, PartialEq, Eq)]
@@ -165,6 +176,8 @@ impl SseDecoder {
             self.after_cr = false;
             self.frame_direct(bytes, sink)?;
         }
+        // `buf` now holds at most the partial last line, starting at `base`.
+        check_other_line(&self.buf, self.base)?;
         if self.buf.len() > self.max_line || self.fields.data.len() > self.max_line {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
@@ -195,7 +208,9 @@ impl SseDecoder {
             let line_start = start;
             start = next;
             self.scanned = next;
-            let result = parse_line(&self.buf[line_start..end], self.base + line_start)
+            let raw = &self.buf[line_start..end];
+            let result = check_other_line(raw, self.base + line_start)
+                .and_then(|()| parse_line(raw, self.base + line_start))
                 .and_then(|line| self.fields.apply(line, None, sink));
             if let Err(e) = result {
                 self.consume(start);
@@ -236,9 +251,12 @@ impl SseDecoder {
             let end = start + rel;
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
-            let line = match text.get(start..end) {
-                Some(line) => Ok(split_line(line)),
-                None => parse_line(&bytes[start..end], self.base + start),
+            let line = match check_other_line(&bytes[start..end], self.base + start) {
+                Err(e) => Err(e),
+                Ok(()) => match text.get(start..end) {
+                    Some(line) => Ok(split_line(line)),
+                    None => parse_line(&bytes[start..end], self.base + start),
+                },
             };
             start = next;
             result = line.and_then(|line| self.fields.apply(line, Some(&mut single), sink));
@@ -263,6 +281,7 @@ impl SseDecoder {
         self.frame_buffered(sink)?;
         if !self.buf.is_empty() {
             let end = self.buf.len();
+            check_other_line(&self.buf, self.base)?;
             let line = parse_line(&self.buf, self.base)?;
             self.fields.apply(line, None, sink)?;
             self.consume(end);
@@ -291,6 +310,19 @@ fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
         Some(_) => (next, false),
         None => (next, true),
     }
+}
+
+/// [`MAX_OTHER_LINE`] for a line (or the start of one still arriving) that
+/// is not a `data:` line; `offset` is the line's absolute stream offset.
+fn check_other_line(raw: &[u8], offset: usize) -> Result<(), Error> {
+    if raw.len() <= MAX_OTHER_LINE || raw.starts_with(b"data:") {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::LimitExceeded,
+        format!("an SSE line that is not a data line exceeds {MAX_OTHER_LINE} bytes"),
+    )
+    .with_offset(offset))
 }
 
 /// Splits a line into its field and value; `offset` is the line's absolute
@@ -458,6 +490,47 @@ mod tests {
         let err = collect(&[b"data: ok\n\n", b"data: \xFF\n\n"]).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidUtf8);
         assert_eq!(err.offset, Some(16));
+    }
+
+    #[test]
+    fn a_long_line_that_is_not_data_fails_at_one_mib_however_it_arrives() {
+        for filler in [b' ', b':'] {
+            let line = vec![filler; MAX_OTHER_LINE + 1];
+            let mut body = b"data: 1\n\n".to_vec();
+            body.extend_from_slice(&line);
+            body.extend_from_slice(b"\ndata: 2\n\n");
+            // Whole, split inside the long line, and without its newline.
+            let cuts = [body.len(), 9 + MAX_OTHER_LINE / 2, 9 + MAX_OTHER_LINE + 1];
+            for cut in cuts {
+                let mut d = SseDecoder::new(usize::MAX);
+                let mut seen = Vec::new();
+                let mut sink = |e: SseEvent<'_>| {
+                    seen.push(e.data.to_owned());
+                    Ok(())
+                };
+                let err = d
+                    .push(&body[..cut], &mut sink)
+                    .and_then(|()| d.push(&body[cut..], &mut sink))
+                    .unwrap_err();
+                assert_eq!(err.code, ErrorCode::LimitExceeded, "cut at {cut}");
+                assert_eq!(err.offset, Some(9), "cut at {cut}");
+                assert_eq!(seen, ["1"], "cut at {cut}");
+            }
+            // Still arriving, the line fails as soon as it is too long.
+            let mut d = SseDecoder::new(usize::MAX);
+            let err = d.push(&line, |_| Ok(())).unwrap_err();
+            assert_eq!(err.code, ErrorCode::LimitExceeded);
+        }
+        // A data line of the same length is not this limit's business.
+        let mut body = b"data: ".to_vec();
+        body.extend(std::iter::repeat_n(b'x', MAX_OTHER_LINE + 1));
+        body.extend_from_slice(b"\n\n");
+        assert_eq!(collect(&[&body]).unwrap()[0].1.len(), MAX_OTHER_LINE + 1);
+        // Nor is a short one of the other kinds.
+        assert_eq!(
+            collect(&[b": ping\nevent: x\nid: 1\ndata: y\n\n"]).unwrap(),
+            vec![(Some("x".into()), "y".into())]
+        );
     }
 
     #[test]
