@@ -53,6 +53,7 @@ const CORE_FILES = [
   'seams.test.mjs',
   'workers.test.mjs',
   'response-parsing.test.mjs',
+  'bodies.test.mjs',
 ];
 
 /** Skipped on every emulated platform, with the reason. */

@@ -114,7 +114,13 @@ for (const [name, c] of Object.entries(cases)) {
       let error;
       try {
         const request = { model: 'claude-oracle', max_tokens: 16, messages: [] };
-        for await (const r of generator.processStreamWithEmptyFallback(feed(), request, undefined, undefined, undefined)) {
+        for await (const r of generator.processStreamWithEmptyFallback(
+          feed(),
+          request,
+          undefined,
+          undefined,
+          undefined,
+        )) {
           responses.push(record(r));
         }
       } catch (err) {
