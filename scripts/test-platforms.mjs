@@ -66,6 +66,8 @@ const COMMON_SKIPS = {
   'agent-stream-observer.test.mjs': NOT_ADDON,
   'agent-tool-call.test.mjs': NOT_ADDON,
   'e2e-model-errors.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-empty-stream.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'agent-stream-validation.test.mjs': NOT_ADDON,
   'e2e-permission.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-safety.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-qwen-host.test.mjs': QWEN_HOST,
