@@ -98,3 +98,112 @@ fn bodies_match_0_21_2() {
 fn bodies_match_0_24_4() {
     assert!(check_release("expected-0.24.4", Profile::Qwen024) >= 60);
 }
+
+mod robustness {
+    //! Any JSON body, and any bytes, convert or fail with a typed error:
+    //! never a panic, and the output is always JSON that the core's own
+    //! reader accepts.
+    use proptest::prelude::*;
+    use toolcall_stream_core::json;
+    use toolcall_stream_core::nonstream::{
+        anthropic_response, body_text, openai_response, BodyOptions,
+    };
+    use toolcall_stream_core::ErrorCode;
+
+    /// JSON values biased towards the fields both converters read.
+    fn value() -> impl Strategy<Value = serde_json::Value> {
+        let key = prop_oneof![
+            Just("content"),
+            Just("type"),
+            Just("text"),
+            Just("thinking"),
+            Just("signature"),
+            Just("tool_use"),
+            Just("input"),
+            Just("id"),
+            Just("name"),
+            Just("stop_reason"),
+            Just("usage"),
+            Just("input_tokens"),
+            Just("output_tokens"),
+            Just("choices"),
+            Just("message"),
+            Just("tool_calls"),
+            Just("function"),
+            Just("arguments"),
+            Just("reasoning_content"),
+            Just("finish_reason"),
+            Just("created"),
+            Just("model"),
+            Just("prompt_tokens_details"),
+            Just("cached_tokens"),
+            Just("x"),
+        ];
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::Bool),
+            any::<i32>().prop_map(|n| serde_json::json!(n)),
+            (-1e6f64..1e6).prop_map(|n| serde_json::json!(n)),
+            prop_oneof![
+                Just("text"),
+                Just("tool_use"),
+                Just("thinking"),
+                Just("redacted_thinking"),
+                Just("end_turn"),
+                Just("{\"a\":"),
+                Just("[1,"),
+                Just(""),
+                Just("<think>x</think>y"),
+                Just("é😀"),
+            ]
+            .prop_map(|s| serde_json::Value::String(s.to_owned())),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|entries| {
+                    serde_json::Value::Object(
+                        entries
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    fn check(result: Result<String, toolcall_stream_core::Error>) -> Result<(), TestCaseError> {
+        match result {
+            Ok(text) => prop_assert!(json::parse(&text).is_ok(), "not JSON: {text}"),
+            Err(e) => prop_assert!(
+                matches!(
+                    e.code,
+                    ErrorCode::InvalidResponse | ErrorCode::InvalidJson | ErrorCode::LimitExceeded
+                ),
+                "{e}"
+            ),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn any_json_body_converts_or_fails_typed(body in value(), tagged in any::<bool>()) {
+            let text = body.to_string();
+            let mut options = BodyOptions::default();
+            options.parsing.tagged_thinking = tagged;
+            check(anthropic_response(&text, &options))?;
+            check(openai_response(&text, &options))?;
+        }
+
+        #[test]
+        fn any_bytes_convert_or_fail_typed(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let text = body_text(&bytes);
+            check(anthropic_response(&text, &BodyOptions::default()))?;
+            check(openai_response(&text, &BodyOptions::default()))?;
+        }
+    }
+}
