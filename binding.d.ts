@@ -151,6 +151,15 @@ export declare function converterPushBytes(slot: number, data: Uint8Array): stri
 export declare function converterPushText(slot: number, data: string): string | null
 
 /**
+ * A non-streaming body as the HTTP body's bytes, read as the SDK's
+ * `Response.json()` reads them.
+ */
+export declare function convertResponseBytes(kind: string, data: Uint8Array, profile: string, limits?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null): string
+
+/** A non-streaming body as JSON text (`kind`: `anthropic` or `openai`). */
+export declare function convertResponseText(kind: string, text: string, profile: string, limits?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null): string
+
+/**
  * The number of native states alive in this process, on every thread
  * (converters, card ledgers, trackers, id tables), whose handle objects have
  * not been collected and whose worker has not exited.

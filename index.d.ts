@@ -62,7 +62,7 @@ export interface ConverterHost {
   preparations?: { set(response: object, preparations: readonly ToolCallPreparation[]): void };
   /** Maps this package's error to the host's (e.g. its `InvalidStreamError`); any other return value keeps the original. */
   createError?: (error: ToolCallStreamError) => Error;
-  /** Called with every SDK event / chunk object before it is converted (telemetry); not for raw bytes. */
+  /** Called with every SDK event / chunk object, and every response body object, before it is converted (telemetry); not for text or raw bytes. */
   onEvent?: (event: unknown) => void;
 }
 
@@ -123,6 +123,15 @@ export declare class AnthropicConverter {
    * afterwards. `convertAnthropicStream` does this itself.
    */
   upstreamFailed(error: unknown): GenerateContentResponse[];
+  /**
+   * True once `end()` has returned for a stream none of whose chunks carried a
+   * finish reason or a part with text, a thought, a thought signature or a
+   * function call (preparation-only and usage-only chunks do not count). Qwen
+   * Code then sends the request again without streaming
+   * (`processStreamWithEmptyFallback`); convert that answer with
+   * `convertAnthropicResponse`. False before `end()` and after a failed stream.
+   */
+  get emptyStream(): boolean;
 }
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
@@ -141,15 +150,48 @@ export declare class OpenAIConverter {
   get finished(): boolean;
 }
 
+/** A non-streaming response body: the parsed object, its JSON text, or the HTTP body's bytes. */
+export type ResponseBody = object | string | Uint8Array | ArrayBuffer;
+
+export interface AnthropicStreamOptions extends ConverterOptions {
+  /**
+   * Called once when the stream ended empty (see `AnthropicConverter.emptyStream`):
+   * returns (or resolves to) the body of the same request sent without
+   * streaming, which is converted with `convertAnthropicResponse` and yielded,
+   * as Qwen Code's `processStreamWithEmptyFallback` does. What it throws is
+   * rethrown as it is.
+   */
+  emptyFallback?: () => ResponseBody | Promise<ResponseBody>;
+}
+
 /**
- * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`.
- * When the source throws, the error is rethrown unchanged, after the
- * responses of `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
+ * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`
+ * (with `emptyFallback`, `processStreamWithEmptyFallback`). When the source
+ * throws, the error is rethrown unchanged, after the responses of
+ * `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
  */
 export declare function convertAnthropicStream(
   events: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
-  options?: ConverterOptions,
+  options?: AnthropicStreamOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
+
+/**
+ * An Anthropic Messages API response (non-streaming `messages.create`) → one
+ * response, as Qwen Code's `convertAnthropicResponseToGemini` builds it
+ * (`'qwen-0.24'`: 0.24.4's `convertAnthropicResponseToLlm`, which maps
+ * `refusal` to `SAFETY`). No preparations. The object, its JSON text and its
+ * bytes give the same response. A body the reference cannot convert is
+ * `INVALID_RESPONSE`.
+ */
+export declare function convertAnthropicResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
+
+/**
+ * An OpenAI-compatible `chat.completion` (non-streaming) → one response, as
+ * Qwen Code's `convertOpenAIResponseToGemini` builds it (spec §3.4).
+ * `responseParsing.taggedThinkingTags` parses `<think>` tags in the content;
+ * the other parsing options apply to streams only.
+ */
+export declare function convertOpenAIResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
 
 /**
  * The OpenAI converter plus the pipeline stage of spec §3.1 (empty filter,
@@ -172,6 +214,7 @@ export type ToolCallStreamErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'FINISHED'
   | 'INVALID_ARGUMENT'
+  | 'INVALID_RESPONSE'
   | 'INTERNAL';
 
 export interface ToolCallStreamErrorInit {

@@ -19,6 +19,7 @@ const CODES = new Set([
   'STREAM_ERROR',
   'LIMIT_EXCEEDED',
   'FINISHED',
+  'INVALID_RESPONSE',
   'INTERNAL',
 ]);
 

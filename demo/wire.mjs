@@ -178,6 +178,35 @@ export function renderAnthropic(attempt, { model, key }) {
   return frames;
 }
 
+/**
+ * The non-streaming Messages API answer for a recorded attempt (what
+ * `messages.create` without `stream` returns): its blocks complete, at once.
+ */
+export function renderAnthropicMessage(attempt, { model, key }) {
+  const content = attempt.blocks.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : block.type === 'thinking'
+        ? { type: 'thinking', thinking: block.text, signature: `sig${seedOf(block.text).toString(36)}` }
+        : { type: 'tool_use', id: block.id, name: block.name, input: block.rawInput ?? block.input },
+  );
+  return {
+    id: `msg_01${seedOf(key).toString(36)}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: attempt.stop ?? null,
+    stop_sequence: null,
+    usage: {
+      input_tokens: 412,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: outputTokens(attempt),
+    },
+  };
+}
+
 /** OpenAI-style ids for the same recorded call (`toolu_01X` → `call_X`). */
 export const openaiCallId = (id) => id.replace(/^toolu_01/, 'call_');
 

@@ -178,6 +178,10 @@ class AnthropicConverter {
   #deferCalls;
   /** Native knows that a chunk with a part was yielded (0.24.4's end-of-stream check). */
   #payloadNoted = false;
+  /** A chunk handed out carried a finish reason or an assistant payload (see `emptyStream`). */
+  #nonEmpty = false;
+  /** `end()` returned. */
+  #ended = false;
 
   constructor(options) {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
@@ -197,9 +201,10 @@ class AnthropicConverter {
   [kPushEvent](event) {
     this.#host?.onEvent?.(event);
     try {
-      return this.#pushEvent(event);
+      return this.#note(this.#pushEvent(event));
     } catch (err) {
       this.#failed();
+      this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushEvent'));
     }
   }
@@ -258,9 +263,12 @@ class AnthropicConverter {
   pushBytes(data) {
     try {
       this.#flush();
-      return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'), undefined, this.#host);
+      return this.#note(
+        decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'), undefined, this.#host),
+      );
     } catch (err) {
       this.#failed();
+      this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushBytes'));
     }
   }
@@ -270,13 +278,42 @@ class AnthropicConverter {
     try {
       this.#flush();
       flushCarry(this.#slot, this.#carry, this.#host);
-      return decodeBatch(native.converterEnd(this.#slot), undefined, this.#host);
+      const out = this.#note(decodeBatch(native.converterEnd(this.#slot), undefined, this.#host));
+      this.#ended = true;
+      return out;
     } catch (err) {
+      this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, err);
     } finally {
       this.#closed = true;
       this.#header = null;
     }
+  }
+
+  /**
+   * True once `end()` has returned for a stream none of whose chunks carried
+   * a finish reason or a part with text, a thought, a thought signature or a
+   * function call (preparation-only and usage-only chunks do not count).
+   * Qwen Code then sends the same request once more without streaming and
+   * yields that answer instead (AnthropicContentGenerator
+   * `processStreamWithEmptyFallback`, 0.21.2 and 0.24.4):
+   * `convertAnthropicResponse` converts it. False before `end()`, and after
+   * a failed stream.
+   */
+  get emptyStream() {
+    return this.#ended && !this.#nonEmpty;
+  }
+
+  /** What `processStreamWithEmptyFallback` looks for in each chunk it yields. */
+  #note(out) {
+    if (this.#nonEmpty) return out;
+    for (let i = 0; i < out.length; i++) {
+      if (countsAsOutput(out[i])) {
+        this.#nonEmpty = true;
+        break;
+      }
+    }
+    return out;
   }
 
   /**
@@ -381,6 +418,7 @@ class AnthropicConverter {
     const out = decodeBatch(batch, undefined, this.#host);
     out[0].candidates[0].content.parts[0].functionCall.args = args;
     this.#learn(out, false);
+    this.#nonEmpty = true;
     return out;
   }
 
@@ -398,6 +436,7 @@ class AnthropicConverter {
   }
 
   #chunk(text, thought) {
+    this.#nonEmpty = true;
     if (!this.#payloadNoted) {
       this.#payloadNoted = true;
       native.anthropicNotePayload(this.#slot);
@@ -408,6 +447,20 @@ class AnthropicConverter {
 }
 
 const isNullish = (v) => v === undefined || v === null;
+
+/**
+ * A chunk with a finish reason, or with a part that has text, a thought, a
+ * thought signature or a function call (the checks of Qwen Code's
+ * `processStreamWithEmptyFallback`; 0.24.4 `responseHasAssistantPayload`).
+ */
+function countsAsOutput(response) {
+  const candidates = response?.candidates ?? [];
+  return candidates.some(
+    (c) =>
+      c.finishReason !== undefined ||
+      c.content?.parts?.some((p) => p.text || p.thought || p.thoughtSignature || p.functionCall),
+  );
+}
 
 /**
  * `[index, arguments]` when `chunk` is an argument-only tool-call delta
@@ -616,10 +669,18 @@ const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuf
  * complete are yielded before the error is rethrown (0.24.4's
  * `processStream`); any other source error is rethrown as it is. A consumer
  * that stops early frees the native state at once.
+ *
+ * With `options.emptyFallback` it is `processStreamWithEmptyFallback` too:
+ * when the stream ends empty (`AnthropicConverter.emptyStream`), the
+ * function is called once and what it returns (or resolves to: the
+ * non-streaming response body as an object, JSON text or bytes) is
+ * converted with `convertAnthropicResponse` and yielded; what it throws is
+ * rethrown as it is.
  */
 async function* convertAnthropicStream(events, options) {
   checkIterable(events, 'convertAnthropicStream');
   const { host } = readOptions(options, 'convertAnthropicStream');
+  const emptyFallback = readEmptyFallback(options);
   const converter = new AnthropicConverter(unmappedErrors(options, host));
   let inSource = true;
   try {
@@ -655,6 +716,23 @@ async function* convertAnthropicStream(events, options) {
   } finally {
     if (!converter.finished) converter.free();
   }
+  if (emptyFallback && converter.emptyStream) {
+    const body = await emptyFallback();
+    yield require('./bodies.js').convertAnthropicResponse(body, options);
+  }
+}
+
+function readEmptyFallback(options) {
+  let fallback;
+  try {
+    fallback = options?.emptyFallback;
+  } catch (err) {
+    throw unreadable(err, 'convertAnthropicStream');
+  }
+  if (fallback !== undefined && fallback !== null && typeof fallback !== 'function') {
+    throw invalidArgument('convertAnthropicStream: options.emptyFallback must be a function');
+  }
+  return fallback ?? undefined;
 }
 
 /** `RETRYABLE_STREAM_TRANSPORT_CODES` of 0.24.4 (packages/core/src/core/stream-transport-retry.ts). */
@@ -861,6 +939,7 @@ const sanitizationOf = (response) => sanitizedByResponse.get(response);
 module.exports = {
   sanitizationOf,
   RESPONSE_PARSING,
+  readOptions,
   AnthropicConverter,
   OpenAIConverter,
   convertAnthropicStream,

@@ -53,6 +53,7 @@ const CORE_FILES = [
   'seams.test.mjs',
   'workers.test.mjs',
   'response-parsing.test.mjs',
+  'bodies.test.mjs',
 ];
 
 /** Skipped on every emulated platform, with the reason. */
@@ -65,6 +66,8 @@ const COMMON_SKIPS = {
   'agent-stream-observer.test.mjs': NOT_ADDON,
   'agent-tool-call.test.mjs': NOT_ADDON,
   'e2e-model-errors.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-empty-stream.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'agent-stream-validation.test.mjs': NOT_ADDON,
   'e2e-permission.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-safety.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-qwen-host.test.mjs': QWEN_HOST,
@@ -73,6 +76,7 @@ const COMMON_SKIPS = {
   'qwen-preload-fallback.test.mjs': QWEN_HOST,
   'qwen-telemetry.test.mjs': QWEN_HOST,
   'jsonrepair-parity.test.mjs': `${QWEN_HOST}; the repair is the same Rust code on every target`,
+  'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
 };
 
 /** Run under Wine besides CORE_FILES: node.exe starts node.exe children fine. */

@@ -19,6 +19,7 @@
 #![deny(clippy::all)]
 
 mod acp;
+mod body;
 mod handles;
 
 use std::cell::RefCell;

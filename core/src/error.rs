@@ -25,6 +25,9 @@ pub enum ErrorCode {
     Finished,
     /// A bad argument from the caller.
     InvalidArgument,
+    /// A non-streaming response body the reference cannot convert (not an
+    /// object, or a field it iterates or dereferences is of the wrong kind).
+    InvalidResponse,
     /// A bug: a panic caught at the binding. The converter is finished.
     Internal,
 }
@@ -41,6 +44,7 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
             ErrorCode::Finished => "FINISHED",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidResponse => "INVALID_RESPONSE",
             ErrorCode::Internal => "INTERNAL",
         }
     }

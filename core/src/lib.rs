@@ -11,6 +11,7 @@ pub mod feed;
 pub mod gemini;
 pub mod json;
 pub mod limits;
+pub mod nonstream;
 pub mod openai;
 pub mod profile;
 pub mod repair;
