@@ -67,6 +67,8 @@ const COMMON_SKIPS = {
   'e2e-model-errors.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-permission.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-safety.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-python-client.test.mjs':
+    "the reference agent's own JavaScript driven by a CPython client (the official Python ACP SDK, a venv in ~/.cache); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
   'e2e-qwen-host.test.mjs': QWEN_HOST,
   'e2e-qwen-preload.test.mjs': QWEN_HOST,
   'qwen-host.test.mjs': QWEN_HOST,
