@@ -24,8 +24,10 @@ import { openaiCallId } from '../demo/wire.mjs';
 import { agentMessageErrors } from '../demo/schema.mjs';
 import { workspaces, assertCardInvariants, shape } from './helpers/e2e.mjs';
 import { ensurePythonAcp, PYTHON_ACP_VERSION } from './helpers/python-acp.mjs';
+import { UPDATES, BAD_STOP_REASON } from './helpers/malformed-agent.mjs';
 
 const CLIENT = fileURLToPath(new URL('./python/acp_client.py', import.meta.url));
+const MALFORMED_AGENT = fileURLToPath(new URL('./helpers/malformed-agent.mjs', import.meta.url));
 
 const env = ensurePythonAcp();
 if (env.skip) console.error(`e2e-python-client: skipped: ${env.skip}`);
@@ -361,3 +363,38 @@ for (const providerKind of ['anthropic', 'openai']) {
     });
   });
 }
+
+describe('the strict check fails on what the SDK would salvage, skip or ignore', { skip }, () => {
+  it('a stub agent: each bad update and the bad response are reported, the valid ones are not, and the client exits 1', async () => {
+    const cwd = await workspace();
+    const run = await runClient(
+      {
+        agent: { command: process.execPath, args: [MALFORMED_AGENT], env: {} },
+        connections: [
+          {
+            label: 'stub',
+            fs: null,
+            steps: [
+              { op: 'new_session', session: 's', cwd },
+              { op: 'prompt', name: 'bad', session: 's', text: 'anything' },
+            ],
+          },
+        ],
+      },
+      'malformed',
+    );
+    assert.equal(run.code, 1, run.output);
+    const invalid = run.record.filter((l) => l.kind === 'invalid');
+    const flaggedUpdates = invalid.filter((l) => l.msg?.method === 'session/update').map((l) => l.msg.params.update);
+    assert.deepEqual(
+      flaggedUpdates,
+      UPDATES.filter((u) => u.invalid).map((u) => u.update),
+    );
+    // The prompt's response: the SDK refused it (the step), and so did the check of responses.
+    assert.ok(invalid.some((l) => l.op === 'prompt' && /stopReason|stop_reason/.test(l.error)));
+    assert.ok(invalid.some((l) => l.method === 'session/prompt' && l.msg.result.stopReason === BAD_STOP_REASON));
+    // The SDK itself logged the update it could not parse at all, and delivered the rest.
+    assert.ok(run.record.some((l) => l.kind === 'sdk_error'));
+    assert.equal(run.record.filter((l) => l.kind === 'delivered').length, UPDATES.length - 1);
+  });
+});
