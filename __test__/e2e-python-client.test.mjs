@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
 import { AGENT_PATH } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE } from '../demo/scenarios.mjs';
@@ -27,6 +27,8 @@ import { ensurePythonAcp, PYTHON_ACP_VERSION } from './helpers/python-acp.mjs';
 import { UPDATES, BAD_STOP_REASON } from './helpers/malformed-agent.mjs';
 
 const CLIENT = fileURLToPath(new URL('./python/acp_client.py', import.meta.url));
+/** The text of an embedded resource the client attaches to a prompt. */
+const EMBEDDED = 'embedded-resource-body-7f3a';
 const MALFORMED_AGENT = fileURLToPath(new URL('./helpers/malformed-agent.mjs', import.meta.url));
 
 const env = ensurePythonAcp();
@@ -135,6 +137,24 @@ for (const providerKind of ['anthropic', 'openai']) {
               { op: 'new_session', session: 'write', cwd: cwd.write },
               { op: 'set_mode', session: 'write', mode: 'auto-edit' },
               prompt('write', 'large-write'),
+              { op: 'set_mode', name: 'unknown-mode', session: 'write', mode: 'plan', expectError: true },
+              {
+                op: 'prompt',
+                name: 'resources',
+                session: 'write',
+                blocks: [
+                  { type: 'text', text: 'Compare these two files.' },
+                  {
+                    type: 'resource_link',
+                    uri: pathToFileURL(path.join(cwd.write, 'README.md')).href,
+                    name: 'README.md',
+                  },
+                  {
+                    type: 'resource',
+                    resource: { uri: 'file:///elsewhere/notes.txt', mimeType: 'text/plain', text: EMBEDDED },
+                  },
+                ],
+              },
               { op: 'new_session', session: 'allow', cwd: cwd.allow },
               prompt('allow', 'permission-write', { name: 'allow', answers: ['allow_once'] }),
               { op: 'new_session', session: 'reject', cwd: cwd.reject },
@@ -301,6 +321,29 @@ for (const providerKind of ['anthropic', 'openai']) {
         'tool_call_update:failed:discarded',
       ]);
       await assert.rejects(fs.stat(path.join(cwd.cancel, 'test/fixtures.js')), { code: 'ENOENT' });
+    });
+
+    it('session/set_mode with an unknown mode is invalid params, which the SDK parses', () => {
+      const s = step('no-fs', 'unknown-mode');
+      assert.equal(s.error.code, -32602);
+      assert.match(s.error.message, /Unknown approval mode: plan/);
+    });
+
+    it('a prompt with a resource link and an embedded resource, as the SDK serializes them, reaches the model', () => {
+      const s = step('no-fs', 'resources');
+      assert.equal(s.result.stopReason, 'end_turn');
+      const sent = s.wire.find((w) => w.dir === 'out' && w.msg.method === 'session/prompt');
+      assert.deepEqual(
+        sent.msg.params.prompt.map((b) => b.type),
+        ['text', 'resource_link', 'resource'],
+      );
+      const request = provider.requests.find((r) => JSON.stringify(r.body).includes(EMBEDDED));
+      assert.ok(request, 'the embedded text went to the model');
+      const body = JSON.stringify(request.body);
+      assert.ok(
+        body.includes(JSON.stringify(`@${pathToFileURL(path.join(cwd.write, 'README.md')).href}`).slice(1, -1)),
+      );
+      assert.ok(body.includes('file:///elsewhere/notes.txt'));
     });
 
     it('a 429 after the retries is an error response the SDK parses', () => {

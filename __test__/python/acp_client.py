@@ -9,6 +9,11 @@ PLAN.json (written by __test__/e2e-python-client.test.mjs):
      "connections": [{"label": "...", "fs": null | {"readTextFile": bool, "writeTextFile": bool},
                       "steps": [{"op": "new_session" | "set_mode" | "prompt" | "close_session", ...}]}]}
 
+A prompt step has `text` or `blocks` (ACP content blocks), `answers` (the
+option kinds to pick, in order, for its permission requests) and `cancelOn`
+(a toolCallId: send session/cancel when that card appears); any step may say
+`expectError` (the agent must answer with an error).
+
 Each connection launches the agent (acp.spawn_agent_process), initializes
 (with the `fs` capability, or with none at all), and runs its steps in order.
 Every message the agent writes is checked against the SDK's pydantic models
@@ -270,9 +275,10 @@ async def run_connection(rec: Recorder, agent: dict[str, Any], spec: dict[str, A
                 elif op == "prompt":
                     client.answers = list(step.get("answers", []))
                     client.cancel_on = step.get("cancelOn")
-                    result = await conn.prompt(
-                        session_id=sessions[step["session"]], prompt=[S.TextContentBlock(type="text", text=step["text"])]
-                    )
+                    # Content blocks as the SDK's models (resource links, embedded resources), or one text block.
+                    blocks = step.get("blocks") or [{"type": "text", "text": step["text"]}]
+                    content = S.PromptRequest.model_validate({"sessionId": "-", "prompt": blocks}).prompt
+                    result = await conn.prompt(session_id=sessions[step["session"]], prompt=content)
                     if client.answers:
                         rec.fail("unused", conn=label, index=index, what="permission answers", answers=client.answers)
                 elif op == "close_session":
