@@ -3,8 +3,9 @@
 // before the @agentclientprotocol/sdk rewrite) drives toolcall-stream-agent
 // over real stdio pipes, both providers, the real provider SDK inside the
 // agent against the loopback provider. The package is installed with npm
-// into a cache outside the repo (not a dependency of this package); when npm
-// or the registry is missing, the test is skipped with the reason.
+// into a cache outside the repo (helpers/npm-cache.mjs; not a dependency of
+// this package); when npm or the registry is missing, the test is skipped
+// with the reason.
 //
 // Its ClientSideConnection parses every update and request with zod before
 // the client sees it; a parse error would only be logged, so each message is
@@ -12,8 +13,7 @@
 // may be stripped or changed), responses included.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import fsSync from 'node:fs';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,31 +24,14 @@ import { AGENT_PATH } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { workspaces, assertCardInvariants, framesOf, shape } from './helpers/e2e.mjs';
+import { ensureNpmPackage } from './helpers/npm-cache.mjs';
 
 const ZED_SDK_VERSION = '0.4.5';
 const PACKAGE = '@zed-industries/agent-client-protocol';
-const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-const prefix = path.join(cacheRoot, 'toolcall-stream', `zed-acp-${ZED_SDK_VERSION}`);
-const entry = path.join(prefix, 'node_modules', ...PACKAGE.split('/'), 'dist', 'acp.js');
-
-/** The package in its cache, installed on first use. @returns {string | null} why it is unavailable, or null. */
-function ensureZedSdk() {
-  if (fsSync.existsSync(entry)) return null;
-  fsSync.mkdirSync(prefix, { recursive: true });
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const r = spawnSync(
-    npm,
-    ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--ignore-scripts', `${PACKAGE}@${ZED_SDK_VERSION}`],
-    { encoding: 'utf8', timeout: 300_000, shell: process.platform === 'win32' },
-  );
-  if (r.status === 0 && fsSync.existsSync(entry)) return null;
-  return `npm could not install ${PACKAGE}@${ZED_SDK_VERSION} (no npm or no registry?): ${`${r.stderr ?? ''}${r.error ?? ''}`.trim().split('\n').slice(-2).join(' | ')}`;
-}
-
-const unavailable = ensureZedSdk();
-if (unavailable) console.error(`e2e-zed-sdk-client: skipped: ${unavailable}`);
-const skip = unavailable ? `the old ACP SDK is not available: ${unavailable}` : false;
-const acp = unavailable ? null : await import(pathToFileURL(entry).href);
+const installed = ensureNpmPackage(PACKAGE, ZED_SDK_VERSION, 'dist/acp.js', `zed-acp-${ZED_SDK_VERSION}`);
+if (installed.skip) console.error(`e2e-zed-sdk-client: skipped: ${installed.skip}`);
+const skip = installed.skip ? `the old ACP SDK is not available: ${installed.skip}` : false;
+const acp = installed.skip ? null : await import(pathToFileURL(installed.path).href);
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-zed-sdk-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
