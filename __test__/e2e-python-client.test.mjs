@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
 import { AGENT_PATH } from '../demo/harness.mjs';
-import { scenarios, designDocument, NOTE } from '../demo/scenarios.mjs';
+import { scenarios, designDocument, NOTE, FALLBACK_MODEL } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { agentMessageErrors } from '../demo/schema.mjs';
 import { workspaces, assertCardInvariants, shape } from './helpers/e2e.mjs';
@@ -27,6 +27,18 @@ import { ensurePythonAcp, PYTHON_ACP_VERSION } from './helpers/python-acp.mjs';
 import { UPDATES, BAD_STOP_REASON } from './helpers/malformed-agent.mjs';
 
 const CLIENT = fileURLToPath(new URL('./python/acp_client.py', import.meta.url));
+/** Scenarios run only for the strict parse of their frames (one session each). */
+const MORE_FRAMES = [
+  'overloaded-retry',
+  'outside-cwd',
+  'todo-plan',
+  'reused-id',
+  'http-529',
+  'fallback-model',
+  'cut-after-call',
+  'stall-mid-arguments',
+];
+
 /** The text of an embedded resource the client attaches to a prompt. */
 const EMBEDDED = 'embedded-resource-body-7f3a';
 const MALFORMED_AGENT = fileURLToPath(new URL('./helpers/malformed-agent.mjs', import.meta.url));
@@ -105,7 +117,8 @@ for (const providerKind of ['anthropic', 'openai']) {
 
     before(async () => {
       provider = await startProvider({ speed: 20, scenarioSpeed: { 'large-write': 4 } });
-      for (const name of ['write', 'allow', 'reject', 'cancel', 'fsAlways']) cwd[name] = await workspace();
+      for (const name of ['write', 'allow', 'reject', 'cancel', 'fsAlways', ...MORE_FRAMES])
+        cwd[name] = await workspace();
       const prompt = (session, scenario, more = {}) => ({
         op: 'prompt',
         name: scenario,
@@ -167,6 +180,26 @@ for (const providerKind of ['anthropic', 'openai']) {
             ],
           },
           {
+            // The other frames the agent writes: retries' discarded cards, early failures, the plan, reused
+            // ids, the fallback model, a cut stream, a stall (as e2e-model-errors and e2e-agent run them).
+            label: 'more-frames',
+            fs: null,
+            extraArgs: [
+              '--approve=always',
+              '--model',
+              'replay-primary',
+              '--fallback-model',
+              FALLBACK_MODEL,
+              '--stall-timeout-ms',
+              '400',
+            ],
+            steps: MORE_FRAMES.flatMap((name) => [
+              { op: 'new_session', session: name, cwd: cwd[name] },
+              // Anthropic: the call was complete when the socket was cut, so no retry: the prompt fails.
+              prompt(name, name, { expectError: name === 'cut-after-call' && providerKind === 'anthropic' }),
+            ]),
+          },
+          {
             label: 'fs',
             fs: { readTextFile: true, writeTextFile: true },
             steps: [
@@ -198,7 +231,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.equal(sdk.kind, 'sdk');
       assert.equal(sdk.version, PYTHON_ACP_VERSION);
       assert.deepEqual(run.record.at(-1), { ...run.record.at(-1), kind: 'done', failures: 0 });
-      for (const conn of ['no-fs', 'fs']) {
+      for (const conn of ['no-fs', 'more-frames', 'fs']) {
         const wire = run.record.filter((l) => l.kind === 'wire' && l.conn === conn);
         const updates = wire.filter((w) => w.dir === 'in' && w.msg.method === 'session/update');
         const delivered = run.record.filter((l) => l.kind === 'delivered' && l.conn === conn);
@@ -221,6 +254,32 @@ for (const providerKind of ['anthropic', 'openai']) {
           'the agent exits 0 when the client closes its stdin',
         );
       }
+    });
+
+    it('the other frames (discarded cards, early failures, the plan, reused ids, fallback, cut, stall) parse strictly; every card ends once', () => {
+      const steps = stepsOf(run.record, 'more-frames').filter((x) => x.op === 'prompt');
+      assert.deepEqual(
+        steps.map((x) => x.name),
+        MORE_FRAMES,
+      );
+      for (const x of steps) {
+        assertCardInvariants(x.wire.filter((w) => w.dir === 'in'));
+        if (x.name === 'cut-after-call' && providerKind === 'anthropic') assert.equal(x.error.code, -32603);
+        else assert.equal(x.result.stopReason, 'end_turn', x.name);
+      }
+      const delivered = new Set(steps.flatMap((x) => x.delivered.map((d) => d.type)));
+      for (const type of ['AgentPlanUpdate', 'ToolCallStart', 'ToolCallProgress', 'AgentMessageChunk'])
+        assert.ok(delivered.has(type), `the SDK delivered a ${type}`);
+      const retry = steps.find((x) => x.name === 'overloaded-retry');
+      assert.ok(
+        updatesIn(retry).some((u) => u._meta?.preparationDiscarded === true),
+        'a discarded card',
+      );
+      const plan = updatesIn(steps.find((x) => x.name === 'todo-plan')).find((u) => u.sessionUpdate === 'plan');
+      assert.deepEqual(
+        plan.entries.map((e) => e.status),
+        ['in_progress', 'pending', 'pending'],
+      );
     });
 
     it('initialize: with no client capabilities and with fs', () => {

@@ -7,6 +7,7 @@
 PLAN.json (written by __test__/e2e-python-client.test.mjs):
     {"agent": {"command": "...", "args": [...], "env": {...}},
      "connections": [{"label": "...", "fs": null | {"readTextFile": bool, "writeTextFile": bool},
+                      "extraArgs": [...],  # appended to the agent's command line
                       "steps": [{"op": "new_session" | "set_mode" | "prompt" | "close_session", ...}]}]}
 
 A prompt step has `text` or `blocks` (ACP content blocks), `answers` (the
@@ -246,6 +247,7 @@ async def run_connection(rec: Recorder, agent: dict[str, Any], spec: dict[str, A
         client,
         agent["command"],
         *agent["args"],
+        *spec.get("extraArgs", []),
         env=agent.get("env"),
         observers=[wire],
     ) as (conn, process):
