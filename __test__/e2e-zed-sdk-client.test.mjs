@@ -21,7 +21,7 @@ import { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
 import { AGENT_PATH } from '../demo/harness.mjs';
-import { scenarios, designDocument, NOTE } from '../demo/scenarios.mjs';
+import { scenarios, designDocument, NOTE, FALLBACK_MODEL } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { workspaces, assertCardInvariants, framesOf, shape } from './helpers/e2e.mjs';
 import { ensureNpmPackage } from './helpers/npm-cache.mjs';
@@ -88,7 +88,7 @@ function schemaFor(msg, requestMethod) {
 }
 
 /** The agent as a child process, driven by the old SDK's ClientSideConnection; every raw message kept. */
-async function launch(providerKind, providerUrl, { fsCapability, answers }) {
+async function launch(providerKind, providerUrl, { fsCapability, answers, extraArgs = [] }) {
   const child = spawn(
     process.execPath,
     [
@@ -99,6 +99,7 @@ async function launch(providerKind, providerUrl, { fsCapability, answers }) {
       providerKind === 'openai' ? `${providerUrl}/v1` : providerUrl,
       '--retry-delay-ms',
       '20',
+      ...extraArgs,
     ],
     {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -183,6 +184,11 @@ async function launch(providerKind, providerUrl, { fsCapability, answers }) {
     assertStrict() {
       const stripped = new Set();
       for (const msg of wire) {
+        if ('error' in msg) {
+          // JSON-RPC errors: 0.4.5 has no schema for them, its Connection reads code, message and data.
+          assert.ok(Number.isInteger(msg.error.code) && typeof msg.error.message === 'string', JSON.stringify(msg));
+          continue;
+        }
         const schema = schemaFor(msg, requestMethods.get(msg.id));
         assert.ok(schema, `no schema for ${JSON.stringify(msg).slice(0, 200)}`);
         const value = msg.method !== undefined ? msg.params : msg.result;
@@ -271,6 +277,47 @@ for (const providerKind of ['anthropic', 'openai']) {
       ]);
       assert.deepEqual(answers, []);
       assert.deepEqual(client.fsCalls, []);
+      client.assertStrict();
+      await client.close();
+    });
+
+    it('the other frames (discarded cards, early failures, the plan, reused ids, fallback, cut, stall) parse; every card ends once', async () => {
+      const client = await launch(providerKind, provider.url, {
+        fsCapability: false,
+        answers: [],
+        extraArgs: [
+          '--approve=always',
+          '--model',
+          'replay-primary',
+          '--fallback-model',
+          FALLBACK_MODEL,
+          '--stall-timeout-ms',
+          '400',
+        ],
+      });
+      const kinds = new Set();
+      for (const name of [
+        'overloaded-retry',
+        'outside-cwd',
+        'todo-plan',
+        'reused-id',
+        'http-529',
+        'fallback-model',
+        'cut-after-call',
+        'stall-mid-arguments',
+      ]) {
+        const { sessionId } = await client.connection.newSession({ cwd: await workspace(), mcpServers: [] });
+        const outcome = await prompt(client, sessionId, name).then(
+          (response) => ({ response }),
+          (error) => ({ error }),
+        );
+        // Anthropic: the call was complete when the socket was cut, so no retry: the prompt fails.
+        if (name === 'cut-after-call' && providerKind === 'anthropic') assert.equal(outcome.error?.code, -32603);
+        else assert.equal(outcome.response?.stopReason, 'end_turn', `${name}: ${JSON.stringify(outcome.error)}`);
+        assertCardInvariants(updatesOf(client, sessionId));
+        for (const { update } of updatesOf(client, sessionId)) kinds.add(update.sessionUpdate);
+      }
+      assert.ok(kinds.has('plan'));
       client.assertStrict();
       await client.close();
     });
