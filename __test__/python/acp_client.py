@@ -249,6 +249,8 @@ async def run_connection(rec: Recorder, agent: dict[str, Any], spec: dict[str, A
         *agent["args"],
         *spec.get("extraArgs", []),
         env=agent.get("env"),
+        # The agent's diagnostics go to this process's stderr (the test shows them on a failure).
+        transport_kwargs={"stderr": None},
         observers=[wire],
     ) as (conn, process):
         fs = spec.get("fs")
