@@ -74,6 +74,60 @@ test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random str
   );
 });
 
+test('OpenAI: the fast paths fail limits at the same chunk as the native path', () => {
+  const limits = fc.record({
+    maxCallBytes: fc.integer({ min: 1, max: 24 }),
+    maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
+  });
+  fc.assert(
+    fc.property(fc.array(openaiChunk, { maxLength: 30 }), limits, (kinds, limits) => {
+      const chunks = kinds.map(toChunk);
+      const a = new OpenAIConverter({ limits });
+      const b = new OpenAIConverter({ limits });
+      const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
+      const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
+      assert.deepEqual(viaObjects, viaText);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('Anthropic: a surrogate pair split between two fragments counts as two escapes at a limit, as natively', () => {
+  // Native decodes each event alone: "\ud83d" then "\ude00", 6 bytes each.
+  const events = [
+    { type: 'message_start', message: { id: 'm', model: 'x', usage: {} } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'f', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"s":' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"\ud83d' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '\ude00 é"}' } },
+    { type: 'content_block_stop', index: 0 },
+  ];
+  assert.equal(events[3].delta.partial_json.isWellFormed(), false);
+  for (const maxCallBytes of [17, 18, 21, 22, 23, 64]) {
+    const a = new AnthropicConverter({ limits: { maxCallBytes } });
+    const b = new AnthropicConverter({ limits: { maxCallBytes } });
+    const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
+    const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
+    assert.deepEqual(viaObjects, viaText, `maxCallBytes ${maxCallBytes}`);
+  }
+});
+
+test('Anthropic: a lone surrogate in arguments held to the stop counts as its 6-byte escape at a limit', () => {
+  const events = [
+    { type: 'message_start', message: { id: 'm', model: 'x', usage: {} } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'f', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"lone":"\udc00"}' } },
+    { type: 'content_block_stop', index: 0 },
+  ];
+  for (const maxCallBytes of [13, 15, 16, 17, 18, 64]) {
+    const a = new AnthropicConverter({ limits: { maxCallBytes } });
+    const b = new AnthropicConverter({ limits: { maxCallBytes } });
+    const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
+    const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
+    assert.deepEqual(viaObjects, viaText, `maxCallBytes ${maxCallBytes}`);
+  }
+});
+
 const anthropicEvent = fc.oneof(
   fc
     .record({

@@ -210,18 +210,14 @@ test('ToolCallCards.started: a rawInput that serialises to something else than a
   assert.deepEqual(cards.openIds(), []);
 });
 
-test(
-  'OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk',
-  { todo: 'issue 12 item 2: the fast path defers fragments with no byte budget, so the error comes one call late' },
-  () => {
-    sameOnBothPaths(
-      () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
-      (c, ch) => c.pushChunk(ch),
-      [callStart, bigArguments],
-      [contentChunk, argumentChunk],
-    );
-  },
-);
+test('OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk', () => {
+  sameOnBothPaths(
+    () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
+    (c, ch) => c.pushChunk(ch),
+    [callStart, bigArguments],
+    [contentChunk, argumentChunk],
+  );
+});
 
 test('ToolCallCards.finished: content and rawOutput with lone surrogates and deep nesting come back as JSON copies', () => {
   const cards = new ToolCallCards();
@@ -261,4 +257,44 @@ test('ToolCallCards.finished: content that is not an array of objects is INVALID
     );
   }
   assert.deepEqual(cards.openIds(), ['c1']);
+});
+
+test('AnthropicConverter: a text delta object after a message_start that came as bytes carries the new header', () => {
+  const sse = (ev) => `event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+  const second = { type: 'message_start', message: { id: 'msg_2', model: 'm2', usage: {} } };
+  const text = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } };
+  const runs = [(v) => v, (v) => JSON.stringify(v)].map((form) => {
+    const c = new AnthropicConverter();
+    for (const ev of anthropicStart) c.pushEvent(ev);
+    c.pushBytes(sse(second));
+    const [chunk] = c.pushEvent(form(text));
+    return { responseId: chunk.responseId, modelVersion: chunk.modelVersion };
+  });
+  assert.deepEqual(runs[0], { responseId: 'msg_2', modelVersion: 'm2' });
+  assert.deepEqual(runs[0], runs[1]);
+});
+
+test('Both converters: `finished` is native state after free(), end(), a fatal error and upstreamFailed()', () => {
+  const a = new AnthropicConverter();
+  a.pushEvent(anthropicStart[0]);
+  assert.equal(a.finished, false);
+  a.upstreamFailed(new Error('x'));
+  assert.equal(a.finished, true);
+  assert.throws(
+    () => a.pushEvent(anthropicFastEvents[0]),
+    (e) => e.code === 'FINISHED' && e.fatal === true,
+  );
+  const o = new OpenAIConverter();
+  o.free();
+  assert.equal(o.finished, true);
+  assert.throws(
+    () => o.pushChunk(contentChunk),
+    (e) => e.code === 'FINISHED' && e.fatal === true,
+  );
+  const p = new OpenAIConverter();
+  assert.throws(
+    () => p.pushBytes('data: {"error":{"message":"boom"}}\n\n'),
+    (e) => e.code === 'STREAM_ERROR',
+  );
+  assert.equal(p.finished, true);
 });

@@ -15,6 +15,7 @@ use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::SseEvent;
+use crate::wire::{State, MAX_GATHER_INDEX};
 
 /// One open content block (spec §2.2 `blocks`).
 struct Block {
@@ -107,6 +108,8 @@ pub struct AnthropicStream {
     /// A chunk with a text, thought, signature or call part was yielded
     /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
     payload: bool,
+    /// The last yielded chunk has the current header (see [`Self::wire_state`]).
+    header_shown: bool,
 }
 
 impl SseConsumer for AnthropicStream {
@@ -154,6 +157,35 @@ impl AnthropicStream {
             profile: options.profile,
             deferred: DeferredCalls::default(),
             payload: false,
+            header_shown: false,
+        }
+    }
+
+    /// The state the JS fast paths depend on (`wire::State`), after a call
+    /// that yielded `yielded`. `header`: no `message_start` usage is pending
+    /// and the last chunk yielded has the current response id and model, so
+    /// a text or thinking delta converts to one chunk with that header.
+    /// `gather`: the last open block and how many bytes of arguments it can
+    /// still take ([`Self::args_budget`]).
+    pub fn wire_state(&mut self, yielded: &[Response]) -> State {
+        if let Some(last) = yielded.last() {
+            self.header_shown = last.flavor == Flavor::Anthropic
+                && last.response_id == self.message_id
+                && last.model_version == self.model;
+        }
+        if self.feed.is_finished() {
+            return State::FINISHED;
+        }
+        let gather = self.blocks.last().and_then(|b| {
+            let index: u32 = b.key.parse().ok()?;
+            (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
+        });
+        State {
+            header: self.header_shown && !self.message_start_usage_pending,
+            payload: self.payload,
+            gather,
+            budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
+            ..State::default()
         }
     }
 
@@ -344,6 +376,7 @@ impl AnthropicStream {
             "content_block_delta" => self.content_block_delta(ev, out),
             "message_start" => {
                 let message = required(ev, "message")?;
+                self.header_shown = false;
                 if let Some(id) = present(message.get("id")) {
                     self.message_id = Some(js_text(id).into());
                 }

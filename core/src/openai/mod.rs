@@ -815,6 +815,29 @@ impl OpenAIStream {
         Ok(normalized)
     }
 
+    /// The state the JS fast paths depend on (`wire::State`): `quiet`,
+    /// `text_ready`, and the `budget` of argument bytes that can be gathered
+    /// before a limit could fail: no call holds more than all of them
+    /// together, so `max_call_bytes` less the parser's buffered bytes is a
+    /// lower bound for every call.
+    pub fn wire_state(&self) -> crate::wire::State {
+        if self.feed.is_finished() {
+            return crate::wire::State::FINISHED;
+        }
+        let held = self.parser.buffered();
+        let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
+            self.limits
+                .max_buffered_bytes
+                .saturating_sub(held + self.feed.buffered()),
+        );
+        crate::wire::State {
+            quiet: self.is_quiet(),
+            text_ready: self.is_text_ready(),
+            budget,
+            ..crate::wire::State::default()
+        }
+    }
+
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
