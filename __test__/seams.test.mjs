@@ -298,3 +298,35 @@ test('Both converters: `finished` is native state after free(), end(), a fatal e
   );
   assert.equal(p.finished, true);
 });
+
+test('ToolCallCards.permission: rawInput and content with lone surrogates and deep nesting come back as JSON copies', () => {
+  let deep = { leaf: 'x\uDFFF' };
+  for (let i = 0; i < 300; i++) deep = { d: [deep] };
+  const rawInput = { a: 'x\uD800', deep, when: new Date(0), gone: undefined };
+  const content = [
+    { type: 'content', content: { type: 'text', text: 'y\uDC00' } },
+    { type: 'diff', path: 'p', oldText: null, newText: 'z\uDBFF', deep },
+  ];
+  const cards = new ToolCallCards();
+  const frame = cards.permission({ callId: 'c1', toolName: 'edit', rawInput }, content);
+  assert.equal(JSON.stringify(frame.rawInput), JSON.stringify(rawInput));
+  assert.equal(JSON.stringify(frame.content), JSON.stringify(content));
+  assert.deepEqual(Object.keys(frame), [
+    'toolCallId',
+    'status',
+    'title',
+    'content',
+    'locations',
+    'kind',
+    'rawInput',
+    '_meta',
+  ]);
+  assert.deepEqual(cards.openIds(), ['c1']);
+  for (const bad of [[1], ['x'], { toJSON: () => [5] }]) {
+    assert.throws(
+      () => cards.permission({ callId: 'c2', toolName: 'edit', rawInput: {} }, bad),
+      (e) => e instanceof ToolCallStreamError && e.code === 'INVALID_ARGUMENT',
+    );
+  }
+  assert.deepEqual(cards.openIds(), ['c1']);
+});

@@ -127,9 +127,10 @@ class ToolCallCards {
       if (title === undefined) title = d.title;
       if (kind === undefined) kind = d.kind;
     }
-    // rawInput never crosses: native frames carry `{}` in its place (their
-    // serde_json values cannot hold a lone surrogate, nor nest past 128), and
-    // the frame gets what JSON.parse(JSON.stringify(rawInput)) gives.
+    // rawInput never crosses: native frames carry `{}` in its place (what
+    // native does not read does not cross; a JS value may nest deeper than
+    // any native parser should recurse), and the frame gets what
+    // JSON.parse(JSON.stringify(rawInput)) gives.
     const input = JSON.parse(toJson(rawInput, 'started: rawInput'));
     if (!isPlainObjectLike(input)) throw invalid('started: rawInput must be an object');
     const text = toJson({ callId, toolName, title, kind, locations, status }, 'started: call');
@@ -165,8 +166,29 @@ class ToolCallCards {
       if (title === undefined) title = d.title;
       if (kind === undefined) kind = d.kind;
     }
-    const text = toJson({ callId, toolName, rawInput, title, kind, locations }, 'permission: call');
-    return JSON.parse(state.native.permission(text, toJson(content, 'permission: content')));
+    // rawInput and content never cross (see started()): the frame gets what
+    // JSON.parse(JSON.stringify(…)) gives, native sees stand-ins.
+    const input = JSON.parse(toJson(rawInput, 'permission: rawInput'));
+    if (!isPlainObjectLike(input)) throw invalid('permission: rawInput must be an object');
+    const items = JSON.parse(toJson(content, 'permission: content'));
+    if (!Array.isArray(items) || !items.every(isPlainObjectLike)) {
+      throw invalid('permission: content must be an array of objects');
+    }
+    const text = toJson({ callId, toolName, title, kind, locations }, 'permission: call');
+    const frame = JSON.parse(
+      state.native.permission(
+        text,
+        toJson(
+          items.map(() => ({})),
+          'permission: content',
+        ),
+      ),
+    );
+    if (frame !== null) {
+      frame.content = items;
+      frame.rawInput = input;
+    }
+    return frame;
   }
 
   /**
