@@ -27,7 +27,7 @@ export declare class ConverterHandle {
 }
 
 /**
- * One model stream's preparation tracker (spec §5.3). Wrapped by
+ * One model stream's preparation tracker (docs/behaviour.md §5.3). Wrapped by
  * `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
  * each call.
  */
@@ -45,7 +45,7 @@ export declare class NativePreparationTracker {
 }
 
 /**
- * The session's card ledger (spec §5.4). Wrapped by `ToolCallCards` in
+ * The session's card ledger (docs/behaviour.md §5.4). Wrapped by `ToolCallCards` in
  * `lib/acp.js`.
  */
 export declare class NativeToolCallCards {
@@ -79,7 +79,7 @@ export declare class NativeToolCallCards {
 }
 
 /**
- * One attempt's id normalisation (spec §4.1). Wrapped by `ToolCallIds` in
+ * One attempt's id normalisation (docs/behaviour.md §4.1). Wrapped by `ToolCallIds` in
  * `lib/acp.js`.
  */
 export declare class NativeToolCallIds {

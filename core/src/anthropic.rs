@@ -1,5 +1,5 @@
 //! The Anthropic Messages stream → Gemini chunks, with the semantics of
-//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
+//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (docs/behaviour.md §2),
 //! or in 0.24.4 under [`Profile::Qwen024`] (tool calls confirmed by the stop
 //! reason, see [`crate::deferred_calls`]), plus SSE framing with the
 //! Anthropic SDK's event handling (§2.1).
@@ -17,7 +17,7 @@ use crate::repair::safe_json_parse;
 use crate::sse::SseEvent;
 use crate::wire::{State, MAX_GATHER_INDEX};
 
-/// One open content block (spec §2.2 `blocks`).
+/// One open content block (docs/behaviour.md §2.2 `blocks`).
 struct Block {
     /// The block's `index` as JSON text: JS Map keys compare by value.
     key: String,
@@ -52,7 +52,7 @@ impl Usage {
             || self.cache_creation_reported
     }
 
-    /// `buildAnthropicUsageMetadata` (spec §2.5) as JSON text.
+    /// `buildAnthropicUsageMetadata` (docs/behaviour.md §2.5) as JSON text.
     fn metadata(&self) -> String {
         let looks_like_openai = !self.cache_creation_reported
             && self.cache_creation == 0.0
@@ -91,7 +91,7 @@ pub struct AnthropicOptions {
     pub limits: Limits,
 }
 
-/// One request's stream state (spec §2.2).
+/// One request's stream state (docs/behaviour.md §2.2).
 pub struct AnthropicStream {
     message_id: Option<Arc<str>>,
     model: Option<Arc<str>>,
@@ -367,7 +367,7 @@ impl AnthropicStream {
         self.event(&ev, out)
     }
 
-    /// One event (spec §2.3).
+    /// One event (docs/behaviour.md §2.3).
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         let Some(kind) = ev.at("type").as_jstr() else {
             return Ok(());
@@ -773,7 +773,7 @@ impl AnthropicStream {
     }
 }
 
-/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;
+/// `mapAnthropicFinishReasonToGemini` (docs/behaviour.md §2.4), for a truthy reason;
 /// 0.24.4's `mapAnthropicFinishReasonToLlm` also maps `refusal` to `SAFETY`
 /// (anthropicContentGenerator/converter.ts).
 pub fn map_finish_reason(reason: &str, profile: Profile) -> &'static str {

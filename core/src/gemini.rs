@@ -1,4 +1,4 @@
-//! The output: Gemini `GenerateContentResponse` chunks (spec §1), written as
+//! The output: Gemini `GenerateContentResponse` chunks (docs/behaviour.md §1), written as
 //! JSON text in the reference's key order, with their preparations beside
 //! them (never inside).
 
@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::json::write_str;
 
-/// A tool-call preparation (spec §5.1): the stable id and name of a call
+/// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
 /// whose arguments are still streaming.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Preparation {

@@ -1,5 +1,5 @@
 //! The card ledger: what Qwen Code's `ToolCallEmitter` tracks for one ACP
-//! session (spec §5.4), plus the frame shapes of spec §6.2.
+//! session (docs/behaviour.md §5.4), plus the frame shapes of docs/behaviour.md §6.2.
 //!
 //! Where Qwen keeps only `preparedCallIds`, this ledger keeps every *open*
 //! card (opened by a preparing frame, by a start that was not prepared, or by
@@ -13,14 +13,14 @@ use serde_json::{Map, Value};
 
 use super::{invalid, Result, SessionUpdate};
 
-/// Tools that never get a card (spec §6.3: TodoWrite is shown as a `plan`).
+/// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
 
 /// The text of the failed frame [`ToolCallCards::close_all`] sends for a
-/// card whose tool had started (spec §6.6 wording).
+/// card whose tool had started (docs/behaviour.md §6.6 wording).
 pub const DEFAULT_CLOSE_MESSAGE: &str = "Tool execution was cancelled";
 
-/// Where an open card is in its lifecycle (spec §5.5).
+/// Where an open card is in its lifecycle (docs/behaviour.md §5.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CardPhase {
     /// Opened by a preparing `tool_call` (`pending`, `rawInput: {}`).
@@ -42,7 +42,7 @@ struct OpenCard {
     phase: CardPhase,
 }
 
-/// `_meta.provenance` and `_meta.serverId` of a tool frame (spec §6.2).
+/// `_meta.provenance` and `_meta.serverId` of a tool frame (docs/behaviour.md §6.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Provenance<'a> {
     pub provenance: &'static str,
@@ -96,12 +96,12 @@ pub fn map_tool_kind(tool_name: &str, kind: Option<&str>) -> &'static str {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
     pub path: String,
-    /// 1-based line; `None` is sent as `null` (spec §8.3 "Fix 5").
+    /// 1-based line; `None` is sent as `null` (docs/behaviour.md §8.3 "Fix 5").
     pub line: Option<u32>,
 }
 
 /// The status a start frame carries: `in_progress` for an auto-approved run
-/// (spec §6.2), `pending` while a permission request is outstanding.
+/// (docs/behaviour.md §6.2), `pending` while a permission request is outstanding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StartStatus {
     Pending,
@@ -146,13 +146,13 @@ impl ResultStatus {
     }
 }
 
-/// The outcome of a tool run (spec §6.2 "Result").
+/// The outcome of a tool run (docs/behaviour.md §6.2 "Result").
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
     pub status: ResultStatus,
     /// `ToolCallContent` items, passed through.
     pub content: Vec<Value>,
-    /// Sent as `rawOutput` only when present (spec §6.2: only when
+    /// Sent as `rawOutput` only when present (docs/behaviour.md §6.2: only when
     /// `resultDisplay !== undefined`).
     pub raw_output: Option<Value>,
 }
@@ -295,7 +295,7 @@ fn check_call_id(call_id: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// `_meta` of a tool frame, keys in the order of spec §6.2: `toolName`, then
+/// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: `toolName`, then
 /// the preparing markers, then provenance.
 fn tool_meta(tool_name: &str, preparing: bool, discarded: bool) -> Value {
     let mut meta = Map::new();
@@ -425,7 +425,7 @@ impl ToolCallCards {
 
     /// Spec §5.4 `emitStart` with `phase: 'preparing'`: a new `tool_call`,
     /// `pending`, `rawInput: {}`. `None` for a suppressed tool or an id whose
-    /// card is already open (the tracker then suppresses it, spec §5.3).
+    /// card is already open (the tracker then suppresses it, docs/behaviour.md §5.3).
     pub fn preparing(
         &mut self,
         call_id: &str,

@@ -1,11 +1,11 @@
-//! GeminiChat's per-attempt tool-call id normalisation (spec §4.1), so the id
+//! GeminiChat's per-attempt tool-call id normalisation (docs/behaviour.md §4.1), so the id
 //! ACP sees is unique across the session's history and a preparation and its
 //! complete `functionCall` share it.
 //!
 //! One [`ToolCallIds`] per attempt: the used ids are seeded from history
 //! (every `functionCall.id` and `functionResponse.id`); a retry or fallback
 //! starts a new attempt with fresh state, so the same provider id usually
-//! maps to the same final id again (spec §5.5).
+//! maps to the same final id again (docs/behaviour.md §5.5).
 
 use std::collections::{HashMap, HashSet};
 

@@ -5,7 +5,7 @@
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
 //! `serde_json::Value`s with insertion-ordered keys so the key order of
-//! spec §6.2 survives to the wire. Nothing here knows about napi or JS.
+//! docs/behaviour.md §6.2 survives to the wire. Nothing here knows about napi or JS.
 
 pub mod cards;
 pub mod ids;

@@ -1,9 +1,9 @@
-//! `ToolCallPreparationTracker` (spec §5.3): one per model stream, i.e. one
+//! `ToolCallPreparationTracker` (docs/behaviour.md §5.3): one per model stream, i.e. one
 //! `sendMessageStream` call, which may span several attempts. It remembers
 //! which preparations got a card, which were suppressed, and which were
 //! resolved by their complete `functionCall`, so the stream loop can discard
 //! exactly the right cards on retry, fallback, cancel, error or normal end
-//! (spec §5.5 table).
+//! (docs/behaviour.md §5.5 table).
 
 use std::collections::HashSet;
 
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{invalid, Result, SessionUpdate, ToolCallCards};
 
-/// One preparation of a response chunk (spec §5.1), with the card title and
+/// One preparation of a response chunk (docs/behaviour.md §5.1), with the card title and
 /// kind the caller resolved for its tool (`describe()` runs in JS).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preparation {
@@ -69,7 +69,7 @@ pub struct PreparationTracker {
     /// Calls whose preparing frame was built, in observation order.
     pending: Vec<(String, String)>,
     /// Calls the ledger refused a card (suppressed tool or already open);
-    /// never retried, and kept across `discard` (spec §5.3).
+    /// never retried, and kept across `discard` (docs/behaviour.md §5.3).
     suppressed: HashSet<String>,
     /// Pending calls whose complete `functionCall` arrived.
     resolved: HashSet<String>,
