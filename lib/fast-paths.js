@@ -62,6 +62,8 @@ class AnthropicFastPaths {
   #index = NaN;
   #key = '';
   #flushAt = 0;
+  /** The last gathered fragment ends with a high surrogate. */
+  #endsHigh = false;
 
   constructor(link, host, deferCalls) {
     this.#link = link;
@@ -103,17 +105,26 @@ class AnthropicFastPaths {
     const index = event.index ?? 0;
     if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
     if (fragment === '') return NOTHING;
-    if (index !== this.#link.gatherIndex) return undefined;
-    // Native decodes each event's string alone: the two halves of a
-    // surrogate pair split between fragments stay two 6-byte escapes there,
-    // so they must not be joined here (the limits would count 4 bytes).
-    if (this.#args !== '' && (index !== this.#index || endsWithHighSurrogate(this.#args))) this.flush();
-    if (this.#args === '') {
-      this.#index = index;
-      this.#key = String(index);
-      this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#link.budget / BYTES_PER_UNIT));
+    if (this.#args !== '') {
+      // Native decodes each event's string alone: the two halves of a
+      // surrogate pair split between fragments stay two 6-byte escapes
+      // there, so they must not be joined here (the limits would count 4
+      // bytes). Checked on the fragment: reading the end of the gathered
+      // rope would flatten it at every event.
+      if (index === this.#index && !this.#endsHigh) return this.#append(fragment);
+      this.flush();
     }
+    const link = this.#link;
+    if (index !== link.gatherIndex) return undefined;
+    this.#index = index;
+    this.#key = String(index);
+    this.#flushAt = Math.min(FLUSH_AT, Math.floor(link.budget / BYTES_PER_UNIT));
+    return this.#append(fragment);
+  }
+
+  #append(fragment) {
     this.#args += fragment;
+    this.#endsHigh = endsWithHighSurrogate(fragment);
     if (this.#args.length > this.#flushAt) this.flush();
     return NOTHING;
   }
