@@ -92,7 +92,7 @@ export declare class NativeToolCallIds {
 }
 
 /**
- * Spec §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
+ * docs/behaviour.md §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
  * texts (`undefined` when absent).
  */
 export declare function acpPlanUpdate(argsJson?: string | undefined | null, resultDisplayJson?: string | undefined | null): string

@@ -255,7 +255,7 @@ class ToolCallCards {
   }
 
   /**
-   * Spec §6.3: the `plan` update that replaces TodoWrite's card, or `null`.
+   * docs/behaviour.md §6.3: the `plan` update that replaces TodoWrite's card, or `null`.
    * Todos come from a `{type:'todo_list', todos}` result display (object or
    * JSON text), else from `args.todos`; an empty plan is sent when
    * `args.todos` is an array but no valid todo was found.
@@ -329,7 +329,7 @@ class PreparationTracker {
   }
 }
 
-/** Spec §4.1 `syncFunctionCallsField`: shadow the SDK getter with the normalised calls. */
+/** docs/behaviour.md §4.1 `syncFunctionCallsField`: shadow the SDK getter with the normalised calls. */
 function syncFunctionCallsField(response, parts) {
   const calls = parts.map((part) => part && part.functionCall).filter(Boolean);
   const value = calls.length > 0 ? calls : undefined;

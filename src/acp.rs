@@ -171,7 +171,7 @@ impl NativeToolCallCards {
     }
 }
 
-/// Spec §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
+/// docs/behaviour.md §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
 /// texts (`undefined` when absent).
 #[napi]
 pub fn acp_plan_update(
