@@ -12,8 +12,12 @@ import fc from 'fast-check';
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter, getToolCallPreparations } = require('../index.js');
 
-/** Responses (createTime masked: it is the clock), preparations and errors. */
-function record(run) {
+/**
+ * Responses (createTime masked: it is the clock), preparations and errors;
+ * stops at a fatal error unless `past` (then every later call is recorded
+ * too: they must agree after it).
+ */
+function record(run, past = false) {
   const out = [];
   for (const step of run) {
     try {
@@ -25,8 +29,8 @@ function record(run) {
         out.push({ ...rest, preparations: getToolCallPreparations(r).map((p) => ({ ...p })) });
       }
     } catch (err) {
-      out.push({ error: err.code, responses: (err.responses ?? []).length });
-      if (err.fatal) break;
+      out.push({ error: err.code, fatal: err.fatal, responses: (err.responses ?? []).length });
+      if (err.fatal && !past) break;
     }
   }
   return out;
@@ -264,5 +268,60 @@ test('Anthropic: the fast paths fail limits at the same event as the native path
       assert.deepEqual(viaObjects, viaText);
     }),
     { numRuns: 400 },
+  );
+});
+
+test('after end() and after a fatal error (a limit), every later call agrees on both paths', () => {
+  const limits = fc.option(fc.record({ maxCallBytes: fc.integer({ min: 1, max: 24 }) }), { nil: undefined });
+  fc.assert(
+    fc.property(anthropicEvents, anthropicEvents, limits, profile, (events, after, limits, profile) => {
+      const a = new AnthropicConverter({ limits, profile });
+      const b = new AnthropicConverter({ limits, profile });
+      const steps = (c, form) => [
+        ...events.map((e) => () => c.pushEvent(form(e))),
+        () => c.end(),
+        ...after.map((e) => () => c.pushEvent(form(e))),
+        () => [{ finished: c.finished }],
+      ];
+      const viaObjects = record(
+        steps(a, (e) => e),
+        true,
+      );
+      const viaText = record(
+        steps(b, (e) => JSON.stringify(e)),
+        true,
+      );
+      assert.deepEqual(viaObjects, viaText);
+    }),
+    { numRuns: 200 },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(openaiChunk, { maxLength: 20 }),
+      fc.array(openaiChunk, { maxLength: 8 }),
+      limits,
+      (kinds, afterKinds, limits) => {
+        const chunks = kinds.map(toChunk);
+        const after = afterKinds.map(toChunk);
+        const a = new OpenAIConverter({ limits });
+        const b = new OpenAIConverter({ limits });
+        const steps = (c, form) => [
+          ...chunks.map((ch) => () => [c.pushChunk(form(ch))]),
+          () => c.end(),
+          ...after.map((ch) => () => [c.pushChunk(form(ch))]),
+          () => [{ finished: c.finished }],
+        ];
+        const viaObjects = record(
+          steps(a, (ch) => ch),
+          true,
+        );
+        const viaText = record(
+          steps(b, (ch) => JSON.stringify(ch)),
+          true,
+        );
+        assert.deepEqual(viaObjects, viaText);
+      },
+    ),
+    { numRuns: 200 },
   );
 });
