@@ -27,11 +27,6 @@ const BYTES_PER_UNIT = 6;
 
 const isNullish = (v) => v === undefined || v === null;
 
-function endsWithHighSurrogate(text) {
-  const last = text.charCodeAt(text.length - 1);
-  return last >= 0xd800 && last <= 0xdbff;
-}
-
 /** The bytes native keeps for argument text: UTF-8, a lone surrogate as its 6-byte escape. */
 function nativeBytes(text) {
   let bytes = Buffer.byteLength(text);
@@ -62,8 +57,6 @@ class AnthropicFastPaths {
   #index = NaN;
   #key = '';
   #flushAt = 0;
-  /** The last gathered fragment ends with a high surrogate. */
-  #endsHigh = false;
 
   constructor(link, host, deferCalls) {
     this.#link = link;
@@ -98,7 +91,13 @@ class AnthropicFastPaths {
    * in the same order. Limits: the gathered text is handed over as soon as
    * it could exceed the block's `budget` from the state word, so a limit
    * fails at the event that crosses it, as natively; and at least every
-   * FLUSH_AT units.
+   * FLUSH_AT units. One difference from the JSON-text path, on purpose: a
+   * surrogate pair split between two fragments is joined here, as the
+   * reference's string concatenation joins it (what jsonrepair sees in
+   * broken arguments depends on it), where native decoding each event's
+   * text alone keeps the halves as two 6-byte escapes; valid arguments parse
+   * to the same value either way, and near a limit the text path counts 8
+   * bytes more.
    */
   #gather(event, delta) {
     const fragment = delta.partial_json;
@@ -106,12 +105,7 @@ class AnthropicFastPaths {
     if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
     if (fragment === '') return NOTHING;
     if (this.#args !== '') {
-      // Native decodes each event's string alone: the two halves of a
-      // surrogate pair split between fragments stay two 6-byte escapes
-      // there, so they must not be joined here (the limits would count 4
-      // bytes). Checked on the fragment: reading the end of the gathered
-      // rope would flatten it at every event.
-      if (index === this.#index && !this.#endsHigh) return this.#append(fragment);
+      if (index === this.#index) return this.#append(fragment);
       this.flush();
     }
     const link = this.#link;
@@ -124,7 +118,6 @@ class AnthropicFastPaths {
 
   #append(fragment) {
     this.#args += fragment;
-    this.#endsHigh = endsWithHighSurrogate(fragment);
     if (this.#args.length > this.#flushAt) this.flush();
     return NOTHING;
   }
