@@ -103,14 +103,27 @@ mod tests {
 
     #[test]
     fn incoming_json_is_read_with_the_converters_semantics() {
-        let v = parse_json(r#"{"b":1,"a":2,"b":3,"s":"x\ud800y","n":[1.0,-0,1e400,0.5]}"#, "t")
-            .unwrap();
+        let v = parse_json(
+            r#"{"b":1,"a":2,"b":3,"s":"x\ud800y","n":[1.0,-0,1e400,0.5]}"#,
+            "t",
+        )
+        .unwrap();
         // The last duplicate wins, in the first one's place.
-        assert_eq!(v.to_string(), r#"{"b":3,"a":2,"s":"x�y","n":[1,0,null,0.5]}"#);
+        assert_eq!(
+            v.to_string(),
+            r#"{"b":3,"a":2,"s":"x�y","n":[1,0,null,0.5]}"#
+        );
         let deep = format!("{}{}", "[".repeat(400), "]".repeat(400));
-        assert!(parse_json(&deep, "t").is_ok(), "deeper than serde_json's 128");
+        assert!(
+            parse_json(&deep, "t").is_ok(),
+            "deeper than serde_json's 128"
+        );
         let e = parse_json("{", "observe").unwrap_err();
         assert_eq!(e.code, crate::ErrorCode::InvalidArgument);
-        assert!(e.message.starts_with("observe: invalid JSON"), "{}", e.message);
+        assert!(
+            e.message.starts_with("observe: invalid JSON"),
+            "{}",
+            e.message
+        );
     }
 }
