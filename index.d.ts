@@ -14,7 +14,7 @@ import type { GenerateContentResponse } from '@google/genai';
 export type { GenerateContentResponse };
 export * from './lib/acp.js';
 
-/** A tool call announced before its arguments stream in (spec §5.1). Frozen. */
+/** A tool call announced before its arguments stream in (docs/behaviour.md §5.1). Frozen. */
 export interface ToolCallPreparation {
   readonly callId: string;
   readonly toolName: string;
@@ -187,16 +187,16 @@ export declare function convertAnthropicResponse(body: ResponseBody, options?: C
 
 /**
  * An OpenAI-compatible `chat.completion` (non-streaming) → one response, as
- * Qwen Code's `convertOpenAIResponseToGemini` builds it (spec §3.4).
+ * Qwen Code's `convertOpenAIResponseToGemini` builds it (docs/behaviour.md §3.4).
  * `responseParsing.taggedThinkingTags` parses `<think>` tags in the content;
  * the other parsing options apply to streams only.
  */
 export declare function convertOpenAIResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
 
 /**
- * The OpenAI converter plus the pipeline stage of spec §3.1 (empty filter,
+ * The OpenAI converter plus the pipeline stage of docs/behaviour.md §3.1 (empty filter,
  * finish/usage merge). A merged finish response keeps the preparations of
- * both chunks (spec §6.9.4, a deliberate improvement over the reference).
+ * both chunks (docs/behaviour.md §6.9.4, a deliberate improvement over the reference).
  */
 export declare function convertOpenAIStream(
   chunks: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,

@@ -108,6 +108,24 @@ test('the exports checked here are every export of the package', () => {
   }
 });
 
+test('the ESM entry exports the same objects (so the checks below cover it), and ./available never throws', async () => {
+  const esm = await import('../index.mjs');
+  for (const [name, value] of Object.entries(esm)) {
+    if (name === 'default') assert.equal(value, pkg);
+    else assert.equal(value, pkg[name], `index.mjs ${name} is not index.js's`);
+  }
+  assert.deepEqual(
+    Object.keys(esm)
+      .filter((k) => k !== 'default')
+      .sort(),
+    Object.keys(pkg).sort(),
+  );
+  const { checkAvailable } = require('../lib/available.js');
+  for (const v of badValues()) {
+    for (const args of argLists(v)) assert.deepEqual(checkAvailable(...args), { available: true });
+  }
+});
+
 test('every exported function and constructor throws only ToolCallStreamError for bad input', async () => {
   for (const [name, value] of Object.entries(pkg)) {
     if (name in exempt || name === 'liveHandles') continue;

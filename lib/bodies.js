@@ -6,7 +6,8 @@
 // native core's (core/src/nonstream.rs); this is the input and output layer.
 
 const { native } = require('./native.js');
-const { toResponse, ToolCallStreamError, invalidArgument, unreadable } = require('./responses.js');
+const { invalidArgument, unreadable } = require('./responses.js');
+const { Link, decode, nativeError } = require('./wire.js');
 const { hostError } = require('./host.js');
 
 // Required when first needed: converters.js requires this module.
@@ -53,13 +54,16 @@ function convert(kind, body, options, fn) {
     }
     const input = bodyInput(body, fn);
     const parsing = kind === 'openai' ? responseParsing : undefined;
-    const item = JSON.parse(
-      input.bytes
+    let batch;
+    try {
+      batch = input.bytes
         ? native.convertResponseBytes(kind, input.bytes, profile, limits, parsing)
-        : native.convertResponseText(kind, input.text, profile, limits, parsing),
-    );
-    if (item.error) throw new ToolCallStreamError(item.error.message, item.error);
-    return toResponse(item.r, host);
+        : native.convertResponseText(kind, input.text, profile, limits, parsing);
+    } catch (err) {
+      throw nativeError(err);
+    }
+    // One response, or the error (lib/wire.js; the state word says "finished").
+    return decode(new Link(-1, 0), batch, undefined, host)[0];
   } catch (err) {
     throw hostError(host, unreadable(err, fn));
   }

@@ -1,8 +1,9 @@
 //! The binding of the non-streaming conversions (core `nonstream`): one body
-//! in (JSON text, or the raw bytes of the HTTP body), one item out, the JSON
-//! text `{"r": response}` or `{"error": {code, name, message, …, fatal}}`,
-//! which `lib/bodies.js` reads. No state, no handle: a panic becomes an
-//! `INTERNAL` error item.
+//! in (JSON text, or the raw bytes of the HTTP body), one batch out in the
+//! wire protocol's format (core/src/wire.rs): `[{"r": response}, 1]` or
+//! `[{"error": {…}}, 1]`, the state word being "finished" (a body is a whole
+//! stream). `lib/bodies.js` decodes it with `lib/wire.js`. No state, no
+//! handle: a panic becomes an `INTERNAL` error item.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -10,6 +11,7 @@ use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
 use toolcall_stream_core::nonstream::{self, body_text, BodyOptions};
 use toolcall_stream_core::openai::ResponseParsing;
+use toolcall_stream_core::wire::{write_error, State};
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
 use crate::{limits, NativeLimits, NativeResponseParsing};
@@ -49,21 +51,28 @@ fn item(f: impl FnOnce() -> Result<String, Error>) -> String {
             "internal error in the native converter",
         ))
     });
-    match result {
+    let finished = State {
+        finished: true,
+        ..State::default()
+    }
+    .encode();
+    let mut out = match result {
         Ok(response) => {
-            let mut out = String::with_capacity(response.len() + 6);
-            out.push_str("{\"r\":");
+            let mut out = String::with_capacity(response.len() + 24);
+            out.push_str("[{\"r\":");
             out.push_str(&response);
-            out.push('}');
             out
         }
         Err(e) => {
-            let mut out = String::from("{\"error\":");
-            e.write_json(&mut out);
-            out.push('}');
+            let mut out = String::from("[{\"error\":");
+            write_error(&e, &mut out);
             out
         }
-    }
+    };
+    out.push_str("},");
+    out.push_str(&finished.to_string());
+    out.push(']');
+    out
 }
 
 /// A non-streaming body as JSON text (`kind`: `anthropic` or `openai`).

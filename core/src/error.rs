@@ -118,32 +118,6 @@ impl Error {
             "Model response leaked thinking tags.",
         )
     }
-
-    /// The error as one JSON object, for the batch the binding returns.
-    pub fn write_json(&self, out: &mut String) {
-        use crate::json::write_str;
-        out.push_str("{\"code\":");
-        write_str(out, self.code.as_str());
-        out.push_str(",\"name\":");
-        write_str(out, self.name);
-        out.push_str(",\"message\":");
-        write_str(out, &self.message);
-        if let Some(kind) = self.kind {
-            out.push_str(",\"type\":");
-            write_str(out, kind);
-        }
-        if let Some(offset) = self.offset {
-            out.push_str(",\"offset\":");
-            out.push_str(&offset.to_string());
-        }
-        if let Some(p) = &self.provider_error {
-            out.push_str(",\"providerError\":");
-            out.push_str(p);
-        }
-        out.push_str(",\"fatal\":");
-        out.push_str(if self.fatal { "true" } else { "false" });
-        out.push('}');
-    }
 }
 
 impl fmt::Display for Error {

@@ -16,6 +16,7 @@ pub mod openai;
 pub mod profile;
 pub mod repair;
 pub mod sse;
+pub mod wire;
 
 pub use error::{Error, ErrorCode};
 pub use limits::Limits;
