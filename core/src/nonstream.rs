@@ -7,10 +7,10 @@
 //!   finish mapping), in
 //!   `packages/core/src/core/anthropicContentGenerator/converter.ts`; used by
 //!   `AnthropicContentGenerator.generateContent` and by
-//!   `processStreamWithEmptyFallback` (spec §2.7).
+//!   `processStreamWithEmptyFallback` (docs/behaviour.md §2.7).
 //! - OpenAI: `convertOpenAIResponseToGemini` (0.24.4:
 //!   `convertOpenAIResponseToLlm`, identical), in
-//!   `packages/core/src/core/openaiContentGenerator/converter.ts` (spec §3.4).
+//!   `packages/core/src/core/openaiContentGenerator/converter.ts` (docs/behaviour.md §3.4).
 //!
 //! The result is the response as the reference's `JSON.stringify` shows it,
 //! in its key order. There are no preparations on this path.
@@ -158,7 +158,7 @@ pub fn anthropic_response_at(
 }
 
 /// `buildAnthropicUsageMetadata` over the body's usage, each count `|| 0`
-/// (spec §2.5); the output count is always a number here.
+/// (docs/behaviour.md §2.5); the output count is always a number here.
 fn anthropic_usage(usage: &Value<'_>, out: &mut String) {
     let input = count(usage.at("input_tokens"));
     let cache_read = count(usage.at("cache_read_input_tokens"));
@@ -335,7 +335,7 @@ fn text_to_parts(content: &Value<'_>, parsing: ResponseParsing) -> Vec<(String, 
         .collect()
 }
 
-/// The non-streaming usage mapping (spec §3.4: as in streaming, but the
+/// The non-streaming usage mapping (docs/behaviour.md §3.4: as in streaming, but the
 /// reasoning estimate is taken from the message's reasoning text).
 fn openai_usage(usage: &Value<'_>, reasoning: Option<&Value<'_>>, out: &mut String) {
     // `x || 0`, written as the value it is.
