@@ -14,7 +14,7 @@ import type { GenerateContentResponse } from '@google/genai';
 export type { GenerateContentResponse };
 export * from './lib/acp.js';
 
-/** A tool call announced before its arguments stream in (spec §5.1). Frozen. */
+/** A tool call announced before its arguments stream in (docs/behaviour.md §5.1). Frozen. */
 export interface ToolCallPreparation {
   readonly callId: string;
   readonly toolName: string;
@@ -62,7 +62,7 @@ export interface ConverterHost {
   preparations?: { set(response: object, preparations: readonly ToolCallPreparation[]): void };
   /** Maps this package's error to the host's (e.g. its `InvalidStreamError`); any other return value keeps the original. */
   createError?: (error: ToolCallStreamError) => Error;
-  /** Called with every SDK event / chunk object before it is converted (telemetry); not for raw bytes. */
+  /** Called with every SDK event / chunk object, and every response body object, before it is converted (telemetry); not for text or raw bytes. */
   onEvent?: (event: unknown) => void;
   /**
    * `'qwen-0.24'` Anthropic generator: whether a failed source (or the
@@ -153,6 +153,15 @@ export declare class AnthropicConverter {
    * `convertAnthropicStream` does this itself (asking `host.isRetryableUpstreamError`).
    */
   upstreamFailed(error: unknown, classification?: { retryable: boolean }): GenerateContentResponse[];
+  /**
+   * True once `end()` has returned for a stream none of whose chunks carried a
+   * finish reason or a part with text, a thought, a thought signature or a
+   * function call (preparation-only and usage-only chunks do not count). Qwen
+   * Code then sends the request again without streaming
+   * (`processStreamWithEmptyFallback`); convert that answer with
+   * `convertAnthropicResponse`. False before `end()` and after a failed stream.
+   */
+  get emptyStream(): boolean;
 }
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
@@ -175,18 +184,51 @@ export declare class OpenAIConverter {
   get finished(): boolean;
 }
 
+/** A non-streaming response body: the parsed object, its JSON text, or the HTTP body's bytes. */
+export type ResponseBody = object | string | Uint8Array | ArrayBuffer;
+
+export interface AnthropicStreamOptions extends ConverterOptions {
+  /**
+   * Called once when the stream ended empty (see `AnthropicConverter.emptyStream`):
+   * returns (or resolves to) the body of the same request sent without
+   * streaming, which is converted with `convertAnthropicResponse` and yielded,
+   * as Qwen Code's `processStreamWithEmptyFallback` does. What it throws is
+   * rethrown as it is.
+   */
+  emptyFallback?: () => ResponseBody | Promise<ResponseBody>;
+}
+
 /**
- * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`.
- * When the source throws, the error is rethrown unchanged, after the
- * responses of `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
+ * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`
+ * (with `emptyFallback`, `processStreamWithEmptyFallback`). When the source
+ * throws, the error is rethrown unchanged, after the responses of
+ * `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
  */
 export declare function convertAnthropicStream(
   events: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
-  options?: ConverterOptions,
+  options?: AnthropicStreamOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 
 /**
- * The OpenAI converter plus the pipeline stage of spec §3.1 (the
+ * An Anthropic Messages API response (non-streaming `messages.create`) → one
+ * response, as Qwen Code's `convertAnthropicResponseToGemini` builds it
+ * (`'qwen-0.24'`: 0.24.4's `convertAnthropicResponseToLlm`, which maps
+ * `refusal` to `SAFETY`). No preparations. The object, its JSON text and its
+ * bytes give the same response. A body the reference cannot convert is
+ * `INVALID_RESPONSE`.
+ */
+export declare function convertAnthropicResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
+
+/**
+ * An OpenAI-compatible `chat.completion` (non-streaming) → one response, as
+ * Qwen Code's `convertOpenAIResponseToGemini` builds it (docs/behaviour.md §3.4).
+ * `responseParsing.taggedThinkingTags` parses `<think>` tags in the content;
+ * the other parsing options apply to streams only.
+ */
+export declare function convertOpenAIResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
+
+/**
+ * The OpenAI converter plus the pipeline stage of docs/behaviour.md §3.1 (the
  * `error_finish` check, empty filter, finish/usage merge) and its error
  * path: when the source, the converter or the stage fails, `InvalidStreamError`
  * and `StreamContentError` are rethrown as they are; under `'qwen-0.24'` a held
@@ -194,7 +236,7 @@ export declare function convertAnthropicStream(
  * any content was yielded); any other error while a closing thinking-tag
  * candidate is pending is `PROTOCOL_TAG_LEAK` unless `options.signal` is
  * aborted; else the error is rethrown unchanged. A merged finish response
- * keeps the preparations of both chunks (spec §6.9.4, a deliberate
+ * keeps the preparations of both chunks (docs/behaviour.md §6.9.4, a deliberate
  * improvement over the reference).
  */
 export declare function convertOpenAIStream(
@@ -213,6 +255,7 @@ export type ToolCallStreamErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'FINISHED'
   | 'INVALID_ARGUMENT'
+  | 'INVALID_RESPONSE'
   | 'INTERNAL';
 
 export interface ToolCallStreamErrorInit {

@@ -81,12 +81,12 @@ test('responses are GenerateContentResponse instances; preparations stay out of 
   assert.ok(out.indexOf(prep) < out.indexOf(callChunk), 'preparation before the call');
   assert.deepEqual(callChunk.functionCalls, [{ id: 'toolu_1', name: 'write_file', args }]);
   assert.equal(out[0].text, 'Writing.');
-  // A copy does not inherit the metadata (spec §5.1).
+  // A copy does not inherit the metadata (docs/behaviour.md §5.1).
   assert.deepEqual(getToolCallPreparations({ ...prep }), []);
   assert.deepEqual(getToolCallPreparations(structuredClone(prep)), []);
 });
 
-test('setToolCallPreparations overwrites and [] clears (spec §8.1)', () => {
+test('setToolCallPreparations overwrites and [] clears (docs/behaviour.md §8.1)', () => {
   const r = {};
   assert.deepEqual(getToolCallPreparations(r), []);
   setToolCallPreparations(r, [{ callId: 'call-1', toolName: 'read_file' }]);

@@ -1,5 +1,5 @@
 //! The Anthropic Messages stream → Gemini chunks, with the semantics of
-//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
+//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (docs/behaviour.md §2),
 //! or in 0.24.4 under [`Profile::Qwen024`] (tool calls confirmed by the stop
 //! reason, see [`crate::deferred_calls`]), plus SSE framing with the
 //! Anthropic SDK's event handling (§2.1).
@@ -15,8 +15,9 @@ use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::{Bom, SseEvent};
+use crate::wire::{State, MAX_GATHER_INDEX};
 
-/// One open content block (spec §2.2 `blocks`).
+/// One open content block (docs/behaviour.md §2.2 `blocks`).
 struct Block {
     /// The block's `index` as JSON text: JS Map keys compare by value.
     key: String,
@@ -51,7 +52,7 @@ impl Usage {
             || self.cache_creation_reported
     }
 
-    /// `buildAnthropicUsageMetadata` (spec §2.5) as JSON text.
+    /// `buildAnthropicUsageMetadata` (docs/behaviour.md §2.5) as JSON text.
     fn metadata(&self) -> String {
         let looks_like_openai = !self.cache_creation_reported
             && self.cache_creation == 0.0
@@ -90,7 +91,7 @@ pub struct AnthropicOptions {
     pub limits: Limits,
 }
 
-/// One request's stream state (spec §2.2).
+/// One request's stream state (docs/behaviour.md §2.2).
 pub struct AnthropicStream {
     message_id: Option<Arc<str>>,
     model: Option<Arc<str>>,
@@ -111,6 +112,8 @@ pub struct AnthropicStream {
     /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
     /// source's failure).
     failed_in_band: bool,
+    /// The last yielded chunk has the current header (see [`Self::wire_state`]).
+    header_shown: bool,
 }
 
 impl SseConsumer for AnthropicStream {
@@ -159,6 +162,35 @@ impl AnthropicStream {
             deferred: DeferredCalls::default(),
             payload: false,
             failed_in_band: false,
+            header_shown: false,
+        }
+    }
+
+    /// The state the JS fast paths depend on (`wire::State`), after a call
+    /// that yielded `yielded`. `header`: no `message_start` usage is pending
+    /// and the last chunk yielded has the current response id and model, so
+    /// a text or thinking delta converts to one chunk with that header.
+    /// `gather`: the last open block and how many bytes of arguments it can
+    /// still take ([`Self::args_budget`]).
+    pub fn wire_state(&mut self, yielded: &[Response]) -> State {
+        if let Some(last) = yielded.last() {
+            self.header_shown = last.flavor == Flavor::Anthropic
+                && last.response_id == self.message_id
+                && last.model_version == self.model;
+        }
+        if self.feed.is_finished() {
+            return State::FINISHED;
+        }
+        let gather = self.blocks.last().and_then(|b| {
+            let index: u32 = b.key.parse().ok()?;
+            (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
+        });
+        State {
+            header: self.header_shown && !self.message_start_usage_pending,
+            payload: self.payload,
+            gather,
+            budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
+            ..State::default()
         }
     }
 
@@ -365,7 +397,7 @@ impl AnthropicStream {
         self.event(&ev, out)
     }
 
-    /// One event (spec §2.3).
+    /// One event (docs/behaviour.md §2.3).
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if ev.is_null() {
             // `processStream` reads `event.type` of it: a TypeError there.
@@ -381,6 +413,7 @@ impl AnthropicStream {
             "content_block_delta" => self.content_block_delta(ev, out),
             "message_start" => {
                 let message = required(ev, "message")?;
+                self.header_shown = false;
                 if let Some(id) = present(message.get("id")) {
                     self.message_id = Some(js_text(id).into());
                 }
@@ -780,7 +813,7 @@ impl AnthropicStream {
     }
 }
 
-/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;
+/// `mapAnthropicFinishReasonToGemini` (docs/behaviour.md §2.4), for a truthy reason;
 /// 0.24.4's `mapAnthropicFinishReasonToLlm` also maps `refusal` to `SAFETY`
 /// (anthropicContentGenerator/converter.ts).
 pub fn map_finish_reason(reason: &str, profile: Profile) -> &'static str {

@@ -11,10 +11,12 @@ pub mod feed;
 pub mod gemini;
 pub mod json;
 pub mod limits;
+pub mod nonstream;
 pub mod openai;
 pub mod profile;
 pub mod repair;
 pub mod sse;
+pub mod wire;
 
 pub use error::{Error, ErrorCode};
 pub use limits::Limits;

@@ -11,8 +11,19 @@
 //! `TextDecoder` and `Buffer.toString()` replace them), and a BOM is skipped
 //! as [`Bom`] says. At the end of input a final event without its blank line
 //! is dropped, as the SDKs drop it.
+//!
+//! A line that is not a `data:` line (a comment, `event:`, `id:`, an unknown
+//! field) longer than [`MAX_OTHER_LINE`] is `LIMIT_EXCEEDED`, whether it is
+//! complete or still arriving: endless whitespace or comments without a
+//! newline fail after 1 MiB instead of growing to the converter's buffer
+//! limit (256 MiB by default). `data:` lines stay bounded by that limit,
+//! since one `data:` line may carry a whole tool call.
 
 use crate::error::{Error, ErrorCode};
+
+/// The longest line that is not a `data:` line (bytes, without its line
+/// ending). No provider sends such lines past a few hundred bytes.
+pub const MAX_OTHER_LINE: usize = 1 << 20;
 
 /// One dispatched event. `data` is valid UTF-8.
 #[derive(Debug, PartialEq, Eq)]
@@ -194,6 +205,8 @@ impl SseDecoder {
             self.after_cr = false;
             self.frame_direct(bytes, sink)?;
         }
+        // `buf` now holds at most the partial last line, starting at `base`.
+        check_other_line(&self.buf, self.base)?;
         if self.buf.len() > self.max_line || self.fields.data.len() > self.max_line {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
@@ -225,6 +238,10 @@ impl SseDecoder {
             start = next;
             self.scanned = next;
             let raw = &self.buf[line_start..end];
+            if let Err(e) = check_other_line(raw, self.base + line_start) {
+                self.consume(start);
+                return Err(e);
+            }
             let lossy;
             let line = match simdutf8::compat::from_utf8(raw) {
                 Ok(line) => line,
@@ -274,28 +291,15 @@ impl SseDecoder {
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
             result = match text.get(start..end) {
+                _ if bytes[start..end].len() > MAX_OTHER_LINE => {
+                    check_other_line(&bytes[start..end], self.base + start)
+                        .and_then(|()| self.apply_raw(&bytes[start..end], &mut single, sink))
+                }
                 Some(line) => {
                     self.fields
                         .apply(split_line(line, self.bom), Some(&mut single), sink)
                 }
-                None => {
-                    // Outside the valid prefix: decoded on its own, lossily
-                    // when it is not UTF-8; an owned line cannot stay borrowed.
-                    let raw = &bytes[start..end];
-                    match simdutf8::compat::from_utf8(raw) {
-                        Ok(line) => {
-                            self.fields
-                                .apply(split_line(line, self.bom), Some(&mut single), sink)
-                        }
-                        Err(_) => {
-                            if let Some(first) = single.take() {
-                                self.fields.data.push_str(first);
-                            }
-                            let line = String::from_utf8_lossy(raw);
-                            self.fields.apply(split_line(&line, self.bom), None, sink)
-                        }
-                    }
-                }
+                None => self.apply_raw(&bytes[start..end], &mut single, sink),
             };
             start = next;
             if result.is_err() {
@@ -309,6 +313,32 @@ impl SseDecoder {
         self.base += start;
         self.scanned = if result.is_ok() { self.buf.len() } else { 0 };
         result
+    }
+
+    /// A line of the caller's bytes outside the valid prefix (or too long
+    /// to be checked there): decoded on its own, lossily when it is not
+    /// UTF-8; an owned line cannot stay borrowed.
+    fn apply_raw<'b, S>(
+        &mut self,
+        raw: &'b [u8],
+        single: &mut Option<&'b str>,
+        sink: &mut S,
+    ) -> Result<(), Error>
+    where
+        S: SseSink,
+    {
+        match simdutf8::compat::from_utf8(raw) {
+            Ok(line) => self
+                .fields
+                .apply(split_line(line, self.bom), Some(single), sink),
+            Err(_) => {
+                if let Some(first) = single.take() {
+                    self.fields.data.push_str(first);
+                }
+                let line = String::from_utf8_lossy(raw);
+                self.fields.apply(split_line(&line, self.bom), None, sink)
+            }
+        }
     }
 
     /// [`Self::finish`] with a sink.
@@ -345,6 +375,23 @@ fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
         Some(_) => (next, false),
         None => (next, true),
     }
+}
+
+/// [`MAX_OTHER_LINE`] for a line (or the start of one still arriving) that
+/// is not a `data:` line (a BOM before `data:` counts as a data line);
+/// `offset` is the line's absolute stream offset.
+fn check_other_line(raw: &[u8], offset: usize) -> Result<(), Error> {
+    if raw.len() <= MAX_OTHER_LINE
+        || raw.starts_with(b"data:")
+        || raw.starts_with(b"\xEF\xBB\xBFdata:")
+    {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::LimitExceeded,
+        format!("an SSE line that is not a data line exceeds {MAX_OTHER_LINE} bytes"),
+    )
+    .with_offset(offset))
 }
 
 /// The longest prefix of `bytes` that is valid UTF-8.
@@ -536,6 +583,47 @@ mod tests {
         assert_eq!(run(Bom::EveryLine), vec![ping.clone(), (None, "1".into())]);
         assert_eq!(run(Bom::Never), vec![ping.clone()], "an unknown field");
         assert_eq!(run(Bom::Leading), vec![ping], "not at the stream start");
+    }
+
+    #[test]
+    fn a_long_line_that_is_not_data_fails_at_one_mib_however_it_arrives() {
+        for filler in [b' ', b':'] {
+            let line = vec![filler; MAX_OTHER_LINE + 1];
+            let mut body = b"data: 1\n\n".to_vec();
+            body.extend_from_slice(&line);
+            body.extend_from_slice(b"\ndata: 2\n\n");
+            // Whole, split inside the long line, and without its newline.
+            let cuts = [body.len(), 9 + MAX_OTHER_LINE / 2, 9 + MAX_OTHER_LINE + 1];
+            for cut in cuts {
+                let mut d = SseDecoder::new(usize::MAX);
+                let mut seen = Vec::new();
+                let mut sink = |e: SseEvent<'_>| {
+                    seen.push(e.data.to_owned());
+                    Ok(())
+                };
+                let err = d
+                    .push(&body[..cut], &mut sink)
+                    .and_then(|()| d.push(&body[cut..], &mut sink))
+                    .unwrap_err();
+                assert_eq!(err.code, ErrorCode::LimitExceeded, "cut at {cut}");
+                assert_eq!(err.offset, Some(9), "cut at {cut}");
+                assert_eq!(seen, ["1"], "cut at {cut}");
+            }
+            // Still arriving, the line fails as soon as it is too long.
+            let mut d = SseDecoder::new(usize::MAX);
+            let err = d.push(&line, |_| Ok(())).unwrap_err();
+            assert_eq!(err.code, ErrorCode::LimitExceeded);
+        }
+        // A data line of the same length is not this limit's business.
+        let mut body = b"data: ".to_vec();
+        body.extend(std::iter::repeat_n(b'x', MAX_OTHER_LINE + 1));
+        body.extend_from_slice(b"\n\n");
+        assert_eq!(collect(&[&body]).unwrap()[0].1.len(), MAX_OTHER_LINE + 1);
+        // Nor is a short one of the other kinds.
+        assert_eq!(
+            collect(&[b": ping\nevent: x\nid: 1\ndata: y\n\n"]).unwrap(),
+            vec![(Some("x".into()), "y".into())]
+        );
     }
 
     #[test]

@@ -314,7 +314,7 @@ fn q02_the_same_id_on_every_chunk_is_one_call() {
 #[test]
 fn q03_an_id_that_changes_on_every_chunk_follows_the_reference() {
     // The reference re-identifies the incomplete slot on every new id
-    // (spec §3.3.2: the call stays on its slot, the identity is
+    // (docs/behaviour.md §3.3.2: the call stays on its slot, the identity is
     // overwritten): one preparation per id, one call under the last id. The
     // ACP layer discards the first two cards (unresolved at the end).
     let lines = golden("openai-q03-id-changes-every-chunk");
@@ -693,7 +693,7 @@ fn a05_ping_events_anywhere_are_ignored() {
 }
 
 /// An `error` event is what the Anthropic SDK throws as `APIError` before
-/// `processStream` sees it (spec §2.1), so the reference's `processStream`
+/// `processStream` sees it (docs/behaviour.md §2.1), so the reference's `processStream`
 /// alone ignores it (the oracle's expected output). We end the stream with
 /// `STREAM_ERROR` in every input form (quirks.md A6: terminate the attempt),
 /// keeping what was converted before it.

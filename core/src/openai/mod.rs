@@ -1,6 +1,6 @@
 //! OpenAI-compatible `chat.completion.chunk`s → Gemini chunks, with the
 //! semantics of `convertOpenAIChunkToGemini` in Qwen Code 0.21.2 and its
-//! per-request context (spec §3.2), plus SSE framing with the OpenAI SDK's
+//! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 
 pub mod tagged;
@@ -70,7 +70,7 @@ pub struct ResponseParsing {
     pub tagged_thinking_after_reasoning: bool,
 }
 
-/// One request's context (spec §3.1 `createRequestContext`, §7).
+/// One request's context (docs/behaviour.md §3.1 `createRequestContext`, §7).
 pub struct OpenAIStream {
     parser: ToolCallParser,
     text_state: TextDeltaState,
@@ -197,7 +197,7 @@ impl OpenAIStream {
 
     /// End of input: flushes a final unterminated SSE event, then the
     /// pipeline's end-of-stream check of a pending thinking-tag candidate
-    /// (spec §3.1 step 5): whitespace-only → its held parts are flushed as a
+    /// (docs/behaviour.md §3.1 step 5): whitespace-only → its held parts are flushed as a
     /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.finish_sse(out)?;
@@ -406,7 +406,7 @@ impl OpenAIStream {
         });
     }
 
-    /// `convertOpenAIChunkToGemini(chunk, ctx)` (spec §3.2).
+    /// `convertOpenAIChunkToGemini(chunk, ctx)` (docs/behaviour.md §3.2).
     fn convert(&mut self, chunk: &Value<'_>) -> Result<Response, Error> {
         let mut preparations = Vec::new();
         let candidate = match chunk.get("choices").and_then(first) {
@@ -862,6 +862,29 @@ impl OpenAIStream {
         Ok(normalized)
     }
 
+    /// The state the JS fast paths depend on (`wire::State`): `quiet`,
+    /// `text_ready`, and the `budget` of argument bytes that can be gathered
+    /// before a limit could fail: no call holds more than all of them
+    /// together, so `max_call_bytes` less the parser's buffered bytes is a
+    /// lower bound for every call.
+    pub fn wire_state(&self) -> crate::wire::State {
+        if self.feed.is_finished() {
+            return crate::wire::State::FINISHED;
+        }
+        let held = self.parser.buffered();
+        let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
+            self.limits
+                .max_buffered_bytes
+                .saturating_sub(held + self.feed.buffered()),
+        );
+        crate::wire::State {
+            quiet: self.is_quiet(),
+            text_ready: self.is_text_ready(),
+            budget,
+            ..crate::wire::State::default()
+        }
+    }
+
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
@@ -916,7 +939,7 @@ impl OpenAIStream {
         Ok(())
     }
 
-    /// Usage mapping (spec §3.2.6, as 0.21.2 runs it).
+    /// Usage mapping (docs/behaviour.md §3.2.6, as 0.21.2 runs it).
     fn usage(&self, usage: &Value<'_>) -> String {
         let num = |v: &Value<'_>| {
             v.as_f64()
@@ -992,7 +1015,7 @@ fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
     }
 }
 
-/// `mapOpenAIFinishReasonToGemini` (spec §3.2.5), for a truthy reason.
+/// `mapOpenAIFinishReasonToGemini` (docs/behaviour.md §3.2.5), for a truthy reason.
 pub fn map_finish_reason(reason: &str) -> &'static str {
     match reason {
         "stop" | "function_call" | "tool_calls" => "STOP",
