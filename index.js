@@ -2,14 +2,17 @@
 // The public API: a small hand-written layer over the generated native
 // binding (binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
-// sanitizationOf and RESPONSE_PARSING are internal (the Qwen preload's); everything else is public.
-const { sanitizationOf, RESPONSE_PARSING, ...converters } = require('./lib/converters.js');
+// sanitizationOf, closingTagPendingOf, RESPONSE_PARSING and readOptions are internal (the Qwen
+// preload's, lib/bodies.js's); everything else is public.
+const { sanitizationOf, closingTagPendingOf, RESPONSE_PARSING, readOptions, ...converters } = require('./lib/converters.js');
+const bodies = require('./lib/bodies.js');
 const acp = require('./lib/acp.js');
 const { liveHandles } = require('./lib/native.js');
 
 module.exports = {
   ...preparations,
   ...converters,
+  ...bodies,
   ...acp,
   liveHandles,
 };

@@ -13,6 +13,8 @@ export const {
   OpenAIConverter,
   convertAnthropicStream,
   convertOpenAIStream,
+  convertAnthropicResponse,
+  convertOpenAIResponse,
   ToolCallStreamError,
   toResponse,
   ToolCallCards,

@@ -9,7 +9,7 @@ import * as streams from './streams.mjs';
 
 const require = createRequire(import.meta.url);
 const { native } = require('../lib/native.js');
-const { decodeBatch } = require('../lib/responses.js');
+const { Link, decode } = require('../lib/wire.js');
 const api = require('..');
 
 const [provider = 'anthropic', kind = 'tool', kbArg] = process.argv.slice(2);
@@ -43,7 +43,8 @@ const payloads = st.finalArguments ?? [JSON.stringify(st.finalText)];
 // The batches one stream's calls return, to time their decoding alone.
 const first = new native.ConverterHandle(provider, undefined, undefined);
 const batches = [...st.reads.map((u8) => native.converterPushBytes(first.slot, u8)), native.converterEnd(first.slot)];
-const texts = batches.filter((b) => b != null);
+// A batch that is the state word alone (a number) decodes to nothing.
+const texts = batches.filter((b) => typeof b === 'string');
 
 const tasks = {
   'public API (pushBytes + end, responses reached)': () => {
@@ -54,11 +55,11 @@ const tasks = {
   'native calls alone (core + batch text + N-API + JS string)': () => {
     const h = new native.ConverterHandle(provider, undefined, undefined);
     let n = 0;
-    for (const u8 of st.reads) n += native.converterPushBytes(h.slot, u8)?.length ?? 0;
-    return n + (native.converterEnd(h.slot)?.length ?? 0);
+    for (const u8 of st.reads) n += String(native.converterPushBytes(h.slot, u8)).length;
+    return n + String(native.converterEnd(h.slot)).length;
   },
-  'decodeBatch of those batches (JSON.parse + response objects)': () => {
-    for (const b of texts) each(decodeBatch(b));
+  'decode (lib/wire.js) of those batches (JSON.parse + response objects)': () => {
+    for (const b of texts) each(decode(new Link(first.slot, 0), b));
   },
   'JSON.parse of those batches alone': () => {
     for (const b of texts) JSON.parse(b);

@@ -9,6 +9,7 @@
 //     preparations: { set(response, preparations) },   // the host's own preparation store
 //     createError(error) { ... },   // ToolCallStreamError → the error the host's retry logic expects
 //     onEvent(event) { ... },       // every SDK event / chunk object, before it is converted (telemetry)
+//     isRetryableUpstreamError(error) { ... },  // qwen-0.24 Anthropic: the host's classification of a failed source
 //   }
 //
 // Every field is optional. Without a host, responses are @google/genai's class
@@ -26,7 +27,7 @@ const isFunction = (v) => typeof v === 'function';
 function readHost(host, fn) {
   if (host === undefined || host === null) return undefined;
   if (typeof host !== 'object') throw invalidArgument(`${fn}: options.host must be an object`);
-  const { GenerateContentResponse, preparations, createError, onEvent } = host;
+  const { GenerateContentResponse, preparations, createError, onEvent, isRetryableUpstreamError } = host;
   if (GenerateContentResponse !== undefined && !isFunction(GenerateContentResponse))
     throw invalidArgument(`${fn}: options.host.GenerateContentResponse must be a class`);
   if (preparations !== undefined && (preparations === null || !isFunction(preparations.set)))
@@ -37,11 +38,14 @@ function readHost(host, fn) {
     throw invalidArgument(`${fn}: options.host.createError must be a function`);
   if (onEvent !== undefined && !isFunction(onEvent))
     throw invalidArgument(`${fn}: options.host.onEvent must be a function`);
+  if (isRetryableUpstreamError !== undefined && !isFunction(isRetryableUpstreamError))
+    throw invalidArgument(`${fn}: options.host.isRetryableUpstreamError must be a function`);
   return Object.freeze({
     Response: GenerateContentResponse,
     setPreparations: preparations ? (response, list) => preparations.set(response, list) : undefined,
     createError,
     onEvent,
+    isRetryableUpstreamError,
   });
 }
 

@@ -1,5 +1,5 @@
 //! The Anthropic Messages stream → Gemini chunks, with the semantics of
-//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
+//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (docs/behaviour.md §2),
 //! or in 0.24.4 under [`Profile::Qwen024`] (tool calls confirmed by the stop
 //! reason, see [`crate::deferred_calls`]), plus SSE framing with the
 //! Anthropic SDK's event handling (§2.1).
@@ -15,9 +15,10 @@ use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
-use crate::sse::SseEvent;
+use crate::sse::{Bom, SseEvent};
+use crate::wire::{State, MAX_GATHER_INDEX};
 
-/// One open content block (spec §2.2 `blocks`).
+/// One open content block (docs/behaviour.md §2.2 `blocks`).
 struct Block {
     /// The block's `index` as JSON text: JS Map keys compare by value.
     key: String,
@@ -52,7 +53,7 @@ impl Usage {
             || self.cache_creation_reported
     }
 
-    /// `buildAnthropicUsageMetadata` (spec §2.5) as JSON text.
+    /// `buildAnthropicUsageMetadata` (docs/behaviour.md §2.5) as JSON text.
     fn metadata(&self) -> String {
         let looks_like_openai = !self.cache_creation_reported
             && self.cache_creation == 0.0
@@ -91,7 +92,7 @@ pub struct AnthropicOptions {
     pub limits: Limits,
 }
 
-/// One request's stream state (spec §2.2).
+/// One request's stream state (docs/behaviour.md §2.2).
 pub struct AnthropicStream {
     message_id: Option<Arc<str>>,
     model: Option<Arc<str>>,
@@ -108,6 +109,12 @@ pub struct AnthropicStream {
     /// A chunk with a text, thought, signature or call part was yielded
     /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
     payload: bool,
+    /// The stream ended with an in-band `error` event, whose held calls
+    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
+    /// source's failure).
+    failed_in_band: bool,
+    /// The last yielded chunk has the current header (see [`Self::wire_state`]).
+    header_shown: bool,
 }
 
 impl SseConsumer for AnthropicStream {
@@ -156,12 +163,42 @@ impl AnthropicStream {
             message_start_usage_pending: false,
             finish_reason: None,
             blocks: Vec::new(),
-            feed: Feed::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes, Bom::Never),
             limits: options.limits,
             buffered_args: 0,
             profile: options.profile,
             deferred: DeferredCalls::default(),
             payload: false,
+            failed_in_band: false,
+            header_shown: false,
+        }
+    }
+
+    /// The state the JS fast paths depend on (`wire::State`), after a call
+    /// that yielded `yielded`. `header`: no `message_start` usage is pending
+    /// and the last chunk yielded has the current response id and model, so
+    /// a text or thinking delta converts to one chunk with that header.
+    /// `gather`: the last open block and how many bytes of arguments it can
+    /// still take ([`Self::args_budget`]).
+    pub fn wire_state(&mut self, yielded: &[Response]) -> State {
+        if let Some(last) = yielded.last() {
+            self.header_shown = last.flavor == Flavor::Anthropic
+                && last.response_id == self.message_id
+                && last.model_version == self.model;
+        }
+        if self.feed.is_finished() {
+            return State::FINISHED;
+        }
+        let gather = self.blocks.last().and_then(|b| {
+            let index: u32 = b.key.parse().ok()?;
+            (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
+        });
+        State {
+            header: self.header_shown && !self.message_start_usage_pending,
+            payload: self.payload,
+            gather,
+            budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
+            ..State::default()
         }
     }
 
@@ -177,6 +214,12 @@ impl AnthropicStream {
     pub fn push_event_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed.check_open()?;
         let result = json::parse(text).and_then(|ev| self.event(&ev, out));
+        let result = result.map_err(|mut e| {
+            if e.provider_error.is_some() && e.provider_event.is_none() {
+                e.provider_event = Some(text.into());
+            }
+            e
+        });
         self.feed.settle(result)
     }
 
@@ -201,13 +244,14 @@ impl AnthropicStream {
     /// classifies it). Under `Profile::Qwen024` the held calls are then
     /// yielded when each was confirmed complete, as 0.24.4's `processStream`
     /// does before it rethrows. The converter is finished (a finished one
-    /// yields nothing).
+    /// yields nothing, unless an in-band `error` event finished it: that is
+    /// the SDK's error, the source's failure in the reference).
     pub fn upstream_failed(
         &mut self,
         retryable: bool,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        if self.feed.is_finished() {
+        if self.feed.is_finished() && !std::mem::take(&mut self.failed_in_band) {
             return Ok(());
         }
         if retryable && self.profile == Profile::Qwen024 {
@@ -329,22 +373,47 @@ impl AnthropicStream {
     }
 
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
+    /// One SSE event, as the Anthropic SDK that Qwen Code bundles (0.36.3,
+    /// `Stream.fromSSEResponse`) hands it on: by its `event:` name. The
+    /// message and content-block events (and the legacy `completion`) are
+    /// parsed and yielded, `ping` is skipped, `error` throws; any other
+    /// event, data-only ones included, yields nothing.
     fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
-        if e.event == Some("ping") {
-            return Ok(());
+        match e.event {
+            Some(
+                "error"
+                | "completion"
+                | "message_start"
+                | "message_delta"
+                | "message_stop"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop",
+            ) => {}
+            _ => return Ok(()),
         }
         if e.event != Some("error") && self.fast_delta(e.data, out)? {
             return Ok(());
         }
         let ev = json::parse(e.data)?;
         if e.event == Some("error") {
-            return Err(stream_error(&ev));
+            let mut err = stream_error(&ev);
+            err.provider_event = Some(e.data.into());
+            self.failed_in_band = true;
+            return Err(err);
         }
         self.event(&ev, out)
     }
 
-    /// One event (spec §2.3).
+    /// One event (docs/behaviour.md §2.3).
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        if ev.is_null() {
+            // `processStream` reads `event.type` of it: a TypeError there.
+            return Err(Error::new(
+                ErrorCode::InvalidEvent,
+                "an event must not be null",
+            ));
+        }
         let Some(kind) = ev.at("type").as_jstr() else {
             return Ok(());
         };
@@ -352,6 +421,7 @@ impl AnthropicStream {
             "content_block_delta" => self.content_block_delta(ev, out),
             "message_start" => {
                 let message = required(ev, "message")?;
+                self.header_shown = false;
                 if let Some(id) = present(message.get("id")) {
                     self.message_id = Some(json::to_json_string(id).into());
                 }
@@ -520,7 +590,10 @@ impl AnthropicStream {
                 }
                 Ok(())
             }
-            "error" => Err(stream_error(ev)),
+            "error" => {
+                self.failed_in_band = true;
+                Err(stream_error(ev))
+            }
             _ => Ok(()),
         }
     }
@@ -797,7 +870,7 @@ fn delta_head(data: &str) -> Option<(&str, &str)> {
     Some(rest.split_at(digits))
 }
 
-/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;
+/// `mapAnthropicFinishReasonToGemini` (docs/behaviour.md §2.4), for a truthy reason;
 /// 0.24.4's `mapAnthropicFinishReasonToLlm` also maps `refusal` to `SAFETY`
 /// (anthropicContentGenerator/converter.ts).
 pub fn map_finish_reason(reason: &str, profile: Profile) -> &'static str {

@@ -1,13 +1,12 @@
-//! The output: Gemini `GenerateContentResponse` chunks (spec §1), written as
+//! The output: Gemini `GenerateContentResponse` chunks (docs/behaviour.md §1), written as
 //! JSON text in the reference's key order, with their preparations beside
 //! them (never inside).
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::json::write_str;
 
-/// A tool-call preparation (spec §5.1): the stable id and name of a call
+/// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
 /// whose arguments are still streaming.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Preparation {
@@ -257,134 +256,6 @@ fn comma(out: &mut String, first: &mut bool) {
     *first = false;
 }
 
-/// Writes a batch of responses as one JSON array of items, followed by an
-/// `{"error": …}` item when the batch ended in an error.
-///
-/// The common chunks of a stream (one text or thought part, or no part, and
-/// nothing else) are written compactly, since most of their JSON would be
-/// the same boilerplate each time: a header item `{"h": {f, createTime,
-/// responseId?, modelVersion?}}` whenever the header changes (`f`: 0 for
-/// the Anthropic key order, 1 for OpenAI's), then `[0, text]` (text),
-/// `[1, text]` (thought) or `[2]` (no parts); `[2, n]` stands for a run of
-/// n > 1 part-less chunks with the same header (an OpenAI argument stream
-/// yields one a chunk). Every other response is a full item `{"r":
-/// response, "p"?: preparations, "s"?: sanitized}`.
-pub fn write_batch(responses: &[Response], error: Option<&crate::error::Error>, out: &mut String) {
-    out.push('[');
-    let mut first = true;
-    let mut header: Option<&Response> = None;
-    let mut rest = responses;
-    while let Some((r, tail)) = rest.split_first() {
-        rest = tail;
-        match r.compact() {
-            Some(item) => {
-                if !header.is_some_and(|h| h.same_header(r)) {
-                    comma(out, &mut first);
-                    r.write_header_item(out);
-                    header = Some(r);
-                }
-                comma(out, &mut first);
-                match item {
-                    Compact::Text(t) => {
-                        out.push_str("[0,");
-                        write_str(out, t);
-                        out.push(']');
-                    }
-                    Compact::Thought(t) => {
-                        out.push_str("[1,");
-                        write_str(out, t);
-                        out.push(']');
-                    }
-                    Compact::Empty => {
-                        let run = 1 + rest
-                            .iter()
-                            .take_while(|n| {
-                                matches!(n.compact(), Some(Compact::Empty)) && n.same_header(r)
-                            })
-                            .count();
-                        rest = &rest[run - 1..];
-                        if run == 1 {
-                            out.push_str("[2]");
-                        } else {
-                            let _ = write!(out, "[2,{run}]");
-                        }
-                    }
-                }
-            }
-            None => {
-                comma(out, &mut first);
-                r.write_item(out);
-            }
-        }
-    }
-    if let Some(e) = error {
-        comma(out, &mut first);
-        out.push_str("{\"error\":");
-        e.write_json(out);
-        out.push('}');
-    }
-    out.push(']');
-}
-
-enum Compact<'a> {
-    Text(&'a str),
-    Thought(&'a str),
-    Empty,
-}
-
-impl Response {
-    fn compact(&self) -> Option<Compact<'_>> {
-        let c = self.candidate.as_ref()?;
-        if self.flavor == Flavor::Bare
-            || c.finish_reason.is_some()
-            || self.usage.is_some()
-            || !self.preparations.is_empty()
-            || self.sanitized.is_some()
-        {
-            return None;
-        }
-        match c.parts.as_slice() {
-            [] => Some(Compact::Empty),
-            [Part::Text {
-                text,
-                thought: false,
-            }] => Some(Compact::Text(text)),
-            [Part::Text {
-                text,
-                thought: true,
-            }] => Some(Compact::Thought(text)),
-            _ => None,
-        }
-    }
-
-    fn same_header(&self, other: &Response) -> bool {
-        self.flavor == other.flavor
-            && self.create_time == other.create_time
-            && self.response_id == other.response_id
-            && self.model_version == other.model_version
-    }
-
-    fn write_header_item(&self, out: &mut String) {
-        out.push_str("{\"h\":{\"f\":");
-        out.push(if self.flavor == Flavor::OpenAI {
-            '1'
-        } else {
-            '0'
-        });
-        out.push_str(",\"createTime\":");
-        write_str(out, &self.create_time);
-        if let Some(id) = &self.response_id {
-            out.push_str(",\"responseId\":");
-            out.push_str(id);
-        }
-        if let Some(m) = &self.model_version {
-            out.push_str(",\"modelVersion\":");
-            out.push_str(m);
-        }
-        out.push_str("}}");
-    }
-}
-
 /// Milliseconds since the epoch as JS `String(Date.now())` shows them.
 pub fn now_ms_string() -> String {
     now_ms().to_string()
@@ -417,46 +288,4 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn chunk(time: &str, parts: Vec<Part>) -> Response {
-        Response {
-            flavor: Flavor::OpenAI,
-            response_id: Some("\"id\"".into()),
-            create_time: time.into(),
-            model_version: None,
-            candidate: Some(Candidate {
-                parts,
-                finish_reason: None,
-            }),
-            usage: None,
-            preparations: Vec::new(),
-            sanitized: None,
-        }
-    }
-
-    #[test]
-    fn part_less_chunks_in_a_row_with_one_header_are_one_run() {
-        let empty = |t| chunk(t, Vec::new());
-        let batch = [
-            empty("1"),
-            empty("1"),
-            empty("1"),
-            chunk("1", vec![Part::text("a")]),
-            empty("1"),
-            empty("2"),
-            empty("2"),
-        ];
-        let mut out = String::new();
-        write_batch(&batch, None, &mut out);
-        let h = |t: &str| format!(r#"{{"h":{{"f":1,"createTime":"{t}","responseId":"id"}}}}"#);
-        assert_eq!(
-            out,
-            format!(r#"[{},[2,3],[0,"a"],[2],{},[2,2]]"#, h("1"), h("2"))
-        );
-    }
 }

@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::{write_batch, Response};
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::wire::{write_batch, State};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::sse::SseDecoder;
 use toolcall_stream_core::Error;
@@ -225,7 +226,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
         stream.push(read, &mut out).expect("valid stream");
         if write {
             text.clear();
-            write_batch(&out, None, &mut text);
+            write_batch(&out, None, State::default(), &mut text);
             n += text.len();
         }
         n += out.len();

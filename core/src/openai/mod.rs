@@ -1,6 +1,6 @@
 //! OpenAI-compatible `chat.completion.chunk`s → Gemini chunks, with the
 //! semantics of `convertOpenAIChunkToGemini` in Qwen Code 0.21.2 and its
-//! per-request context (spec §3.2), plus SSE framing with the OpenAI SDK's
+//! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 
 pub mod tagged;
@@ -20,7 +20,7 @@ use crate::js_text::{has_non_whitespace, js_trim_start};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
-use crate::sse::SseEvent;
+use crate::sse::{Bom, SseEvent};
 use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Hole, Templates};
@@ -71,7 +71,7 @@ pub struct ResponseParsing {
     pub tagged_thinking_after_reasoning: bool,
 }
 
-/// One request's context (spec §3.1 `createRequestContext`, §7).
+/// One request's context (docs/behaviour.md §3.1 `createRequestContext`, §7).
 pub struct OpenAIStream {
     parser: ToolCallParser,
     text_state: TextDeltaState,
@@ -104,6 +104,10 @@ pub struct OpenAIStream {
     /// Reused for the argument text of a fast-path chunk.
     scratch: String,
     fast_chunks: u64,
+    /// Qwen's pipeline check before the converter: a chunk whose
+    /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
+    /// input form (off: the converter converts it, as Qwen's does).
+    error_finish_throws: bool,
 }
 
 impl SseConsumer for OpenAIStream {
@@ -141,13 +145,14 @@ impl OpenAIStream {
             pending_reasoning: String::new(),
             pending_content: Vec::new(),
             sanitized: None,
-            feed: Feed::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes, Bom::EveryLine),
             done: false,
             limits: options.limits,
             rng: seed | 1,
             templates: Templates::default(),
             scratch: String::new(),
             fast_chunks: 0,
+            error_finish_throws: false,
         }
     }
 
@@ -161,6 +166,22 @@ impl OpenAIStream {
         self.fast_chunks
     }
 
+    /// Turns on the pipeline's `error_finish` check (Qwen Code
+    /// `pipeline.ts`, `processStreamWithLogging`: `StreamContentError` before
+    /// the converter is called) for every later chunk, whatever its form.
+    pub fn throw_on_error_finish(&mut self) {
+        self.error_finish_throws = true;
+    }
+
+    /// Whether a closing thinking-tag candidate is pending
+    /// (`context.pendingThinkingTagCandidate?.closingTagName`): the
+    /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then.
+    pub fn closing_tag_pending(&self) -> bool {
+        self.tag_candidate
+            .as_ref()
+            .is_some_and(|c| c.closing.is_some())
+    }
+
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
         self.feed.check_open()?;
@@ -169,15 +190,15 @@ impl OpenAIStream {
     }
 
     /// Raw bytes of the SSE body: one response per `data:` event until
-    /// `[DONE]`. An in-band `{"error": …}` payload or an `error_finish`
-    /// finish reason is a `STREAM_ERROR`, as the SDK and the pipeline throw.
+    /// `[DONE]`. An in-band `{"error": …}` payload is a `STREAM_ERROR`, as
+    /// the OpenAI SDK throws (`Stream.fromSSEResponse`: `data.error`).
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
         self.push_sse(bytes, out)
     }
 
     /// End of input: flushes a final unterminated SSE event, then the
     /// pipeline's end-of-stream check of a pending thinking-tag candidate
-    /// (spec §3.1 step 5): whitespace-only → its held parts are flushed as a
+    /// (docs/behaviour.md §3.1 step 5): whitespace-only → its held parts are flushed as a
     /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.finish_sse(out)?;
@@ -215,6 +236,19 @@ impl OpenAIStream {
             self.done = true;
             return Ok(());
         }
+        // The OpenAI SDK (5.11.0, `Stream.fromSSEResponse`) yields a
+        // `thread.*` event as `{event, data}`, without its in-band error check.
+        if let Some(name) = e.event.filter(|n| n.starts_with("thread.")) {
+            json::parse(e.data)?;
+            let mut text = String::with_capacity(e.data.len() + name.len() + 20);
+            text.push_str("{\"event\":");
+            json::write_str(&mut text, name);
+            text.push_str(",\"data\":");
+            text.push_str(e.data);
+            text.push('}');
+            out.push(self.convert_text(&text, false)?);
+            return Ok(());
+        }
         let response = self.convert_text(e.data, true)?;
         out.push(response);
         Ok(())
@@ -222,8 +256,9 @@ impl OpenAIStream {
 
     /// One chunk's JSON text → its response: the fast path when the chunk
     /// fits a template and the state allows it, else the long way (which
-    /// keeps the chunk as a template when it qualifies). `sse`: the in-band
-    /// error checks of the SDK and the pipeline apply.
+    /// keeps the chunk as a template when it qualifies). `sse`: the SDK's
+    /// in-band error check applies; the pipeline's `error_finish` check
+    /// applies in every form when it is on.
     fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
             if let Some(response) = self.fast_argument_chunk(text)? {
@@ -231,10 +266,22 @@ impl OpenAIStream {
             }
         }
         let chunk = json::parse(text)?;
+        if chunk.is_null() {
+            // The converter (and the pipeline's error_finish check) read
+            // `chunk.choices` of it: a TypeError in the reference.
+            return Err(Error::new(
+                ErrorCode::InvalidEvent,
+                "a chunk must not be null",
+            ));
+        }
         if sse {
             if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
-                return Err(stream_error(err));
+                let mut err = stream_error(err);
+                err.provider_event = Some(text.into());
+                return Err(err);
             }
+        }
+        if self.error_finish_throws {
             let choice = chunk.at("choices").as_first();
             if choice
                 .at("finish_reason")
@@ -360,7 +407,7 @@ impl OpenAIStream {
         });
     }
 
-    /// `convertOpenAIChunkToGemini(chunk, ctx)` (spec §3.2).
+    /// `convertOpenAIChunkToGemini(chunk, ctx)` (docs/behaviour.md §3.2).
     fn convert(&mut self, chunk: &Value<'_>) -> Result<Response, Error> {
         let mut preparations = Vec::new();
         let candidate = match chunk.get("choices").and_then(first) {
@@ -816,6 +863,29 @@ impl OpenAIStream {
         Ok(normalized)
     }
 
+    /// The state the JS fast paths depend on (`wire::State`): `quiet`,
+    /// `text_ready`, and the `budget` of argument bytes that can be gathered
+    /// before a limit could fail: no call holds more than all of them
+    /// together, so `max_call_bytes` less the parser's buffered bytes is a
+    /// lower bound for every call.
+    pub fn wire_state(&self) -> crate::wire::State {
+        if self.feed.is_finished() {
+            return crate::wire::State::FINISHED;
+        }
+        let held = self.parser.buffered();
+        let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
+            self.limits
+                .max_buffered_bytes
+                .saturating_sub(held + self.feed.buffered()),
+        );
+        crate::wire::State {
+            quiet: self.is_quiet(),
+            text_ready: self.is_text_ready(),
+            budget,
+            ..crate::wire::State::default()
+        }
+    }
+
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
@@ -870,7 +940,7 @@ impl OpenAIStream {
         Ok(())
     }
 
-    /// Usage mapping (spec §3.2.6, as 0.21.2 runs it).
+    /// Usage mapping (docs/behaviour.md §3.2.6, as 0.21.2 runs it).
     fn usage(&self, usage: &Value<'_>) -> String {
         let num = |v: &Value<'_>| {
             v.as_f64()
@@ -946,7 +1016,7 @@ fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
     }
 }
 
-/// `mapOpenAIFinishReasonToGemini` (spec §3.2.5), for a truthy reason.
+/// `mapOpenAIFinishReasonToGemini` (docs/behaviour.md §3.2.5), for a truthy reason.
 pub fn map_finish_reason(reason: &str) -> &'static str {
     match reason {
         "stop" | "function_call" | "tool_calls" => "STOP",

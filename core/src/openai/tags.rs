@@ -1,5 +1,6 @@
-//! The thinking-tag patterns of the reference's protocol-leak guard (spec
-//! §3.2.4 step 1), written out by hand: `\s` is JavaScript's whitespace set
+//! The thinking-tag patterns of the reference's protocol-leak guard (Qwen
+//! Code `openaiContentGenerator/converter.ts`, docs/behaviour.md §3.2),
+//! written out by hand: `\s` is JavaScript's whitespace set
 //! and matching is ASCII-case-insensitive, as with the `/i` flag.
 
 use crate::js_text::{has_non_whitespace, is_js_whitespace};

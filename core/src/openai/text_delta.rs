@@ -1,4 +1,4 @@
-//! Cumulative-text normalisation (spec §3.2.1, `normalizeStreamingTextDelta`):
+//! Cumulative-text normalisation (docs/behaviour.md §3.2.1, `normalizeStreamingTextDelta`):
 //! providers that resend the whole accumulated text (DashScope) become
 //! suffix streams. Lengths are JavaScript lengths (UTF-16 code units).
 
