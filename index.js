@@ -4,7 +4,13 @@
 const preparations = require('./lib/preparations.js');
 // sanitizationOf, closingTagPendingOf, RESPONSE_PARSING and readOptions are internal (the Qwen
 // preload's, lib/bodies.js's); everything else is public.
-const { sanitizationOf, closingTagPendingOf, RESPONSE_PARSING, readOptions, ...converters } = require('./lib/converters.js');
+const {
+  sanitizationOf,
+  closingTagPendingOf,
+  RESPONSE_PARSING,
+  readOptions,
+  ...converters
+} = require('./lib/converters.js');
 const bodies = require('./lib/bodies.js');
 const acp = require('./lib/acp.js');
 const { liveHandles } = require('./lib/native.js');
