@@ -22,10 +22,12 @@ export declare class ConverterHandle {
    */
   constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null)
   get slot(): number
+  /** The state word of the new converter (`wire::State`), before any call. */
+  get state(): number
 }
 
 /**
- * One model stream's preparation tracker (spec §5.3). Wrapped by
+ * One model stream's preparation tracker (docs/behaviour.md §5.3). Wrapped by
  * `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
  * each call.
  */
@@ -43,7 +45,7 @@ export declare class NativePreparationTracker {
 }
 
 /**
- * The session's card ledger (spec §5.4). Wrapped by `ToolCallCards` in
+ * The session's card ledger (docs/behaviour.md §5.4). Wrapped by `ToolCallCards` in
  * `lib/acp.js`.
  */
 export declare class NativeToolCallCards {
@@ -77,7 +79,7 @@ export declare class NativeToolCallCards {
 }
 
 /**
- * One attempt's id normalisation (spec §4.1). Wrapped by `ToolCallIds` in
+ * One attempt's id normalisation (docs/behaviour.md §4.1). Wrapped by `ToolCallIds` in
  * `lib/acp.js`.
  */
 export declare class NativeToolCallIds {
@@ -90,29 +92,27 @@ export declare class NativeToolCallIds {
 }
 
 /**
- * Spec §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
+ * docs/behaviour.md §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
  * texts (`undefined` when absent).
  */
 export declare function acpPlanUpdate(argsJson?: string | undefined | null, resultDisplayJson?: string | undefined | null): string
 
 /**
  * `input_json_delta` fragments the JS layer gathered for block `index`
- * (its JS number text), in order, joined: the hot path of SDK events.
- * `json_encoded`: sent as a JSON string literal (text with lone surrogates).
+ * (its JS number text), in order, joined (the gathering fast path, within
+ * the budget the state word gave). `json_encoded`: sent as a JSON string
+ * literal (text with lone surrogates).
  */
-export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | null
+export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number
 
 /**
- * Bytes of arguments block `index` can still take before a limit fails
- * (`Infinity`: no such block, nothing is kept). Not a batch: a number.
+ * The JS layer yielded a text or thought chunk it built itself (the header
+ * fast path): a batch (its state word has `payload` set).
  */
-export declare function anthropicArgsBudget(slot: number, index: string): number
-
-/** The JS layer yielded a text or thought chunk it built itself. */
-export declare function anthropicNotePayload(slot: number): void
+export declare function anthropicNotePayload(slot: number): string | number
 
 /** One Anthropic SDK event as JSON text. */
-export declare function anthropicPushEvent(slot: number, event: string): string | null
+export declare function anthropicPushEvent(slot: number, event: string): string | number
 
 /**
  * `content_block_stop` for a tool_use block whose arguments (`argBytes`
@@ -120,7 +120,7 @@ export declare function anthropicPushEvent(slot: number, event: string): string 
  * has `{}` for the arguments, for the JS layer to fill in; `undefined` when
  * the block is not such a block (nothing changed: take the long way).
  */
-export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | null
+export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | number | null
 
 /**
  * The source of the events failed, with what the JS layer classified as a
@@ -128,27 +128,37 @@ export declare function anthropicStopHeld(slot: number, index: string, argBytes:
  * yields before it rethrows (none under `qwen-0.21`). Finishes the
  * converter.
  */
-export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | null
+export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | number
 
 /** End of input for either converter. */
-export declare function converterEnd(slot: number): string | null
-
-/** Whether the converter takes no more input. */
-export declare function converterFinished(slot: number): boolean
+export declare function converterEnd(slot: number): string | number
 
 /**
  * Releases a converter's state at once (its stream was abandoned): every
  * later call on it fails with `FINISHED`. The slot itself stays owned by the
  * handle object until V8 collects it, so its number never reaches another
- * converter while the old one is still reachable.
+ * converter while the old one is still reachable. Returns the state word
+ * (finished).
  */
-export declare function converterFree(slot: number): void
+export declare function converterFree(slot: number): number
 
-/** Raw SSE bytes into either converter. */
-export declare function converterPushBytes(slot: number, data: Uint8Array): string | null
+/**
+ * Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
+ * napi reference to create and delete, unlike `Uint8Array`).
+ */
+export declare function converterPushBytes(slot: number, data: Uint8Array): string | number
 
 /** Raw SSE text into either converter. */
-export declare function converterPushText(slot: number, data: string): string | null
+export declare function converterPushText(slot: number, data: string): string | number
+
+/**
+ * A non-streaming body as the HTTP body's bytes, read as the SDK's
+ * `Response.json()` reads them.
+ */
+export declare function convertResponseBytes(kind: string, data: Uint8Array, profile: string, limits?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null): string
+
+/** A non-streaming body as JSON text (`kind`: `anthropic` or `openai`). */
+export declare function convertResponseText(kind: string, text: string, profile: string, limits?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null): string
 
 /**
  * The number of native states alive in this process, on every thread
@@ -171,27 +181,34 @@ export interface NativeResponseParsing {
   taggedThinkingTagsAfterReasoning?: boolean
 }
 
-/** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
-export declare function openaiPushChunk(slot: number, chunk: string): string | null
-
 /**
- * Argument-only tool-call deltas the JS layer gathered, as the JSON text
- * `[index, arguments, index, arguments, …]`, fed to the parser in order.
+ * Whether a closing thinking-tag candidate is pending (the pipeline's
+ * error path turns a source error into `PROTOCOL_TAG_LEAK` then). Asked
+ * once, when the source fails; not a state the fast paths read.
  */
-export declare function openaiPushFragments(slot: number, fragments: string): string | null
+export declare function openaiClosingTagPending(slot: number): boolean
+
+/** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
+export declare function openaiPushChunk(slot: number, chunk: string): string | number
 
 /**
- * The content of a content-only delta (only while `openai_text_ready`):
- * the normalised text, empty for no part. The JS layer builds the response.
+ * Argument-only tool-call deltas the JS layer gathered (the quiet fast
+ * path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
+ * the parser in order.
+ */
+export declare function openaiPushFragments(slot: number, fragments: string): string | number
+
+/**
+ * The content of a content-only delta, only while the state word says
+ * `text_ready`: the normalised text, empty for no part; the JS layer builds
+ * the response. Not a batch: the state word is the same after the call
+ * (`OpenAIStream::push_plain_text` changes neither `quiet` nor
+ * `text_ready`), and an error (only when not ready) is thrown.
  */
 export declare function openaiPushTextDelta(slot: number, content: string): string
 
 /**
- * True when an argument-only delta would convert to an empty response (no
- * held parts to release, no thinking-tag candidate pending): the JS layer
- * may then build that response itself and defer the delta.
+ * Turns on Qwen's pipeline check of `error_finish` before the converter
+ * (`StreamContentError`), for every later chunk in every input form.
  */
-export declare function openaiQuiet(slot: number): boolean
-
-/** Whether a content-only delta may take `openai_push_text_delta`. */
-export declare function openaiTextReady(slot: number): boolean
+export declare function openaiThrowOnErrorFinish(slot: number): void

@@ -14,7 +14,7 @@ import type { GenerateContentResponse } from '@google/genai';
 export type { GenerateContentResponse };
 export * from './lib/acp.js';
 
-/** A tool call announced before its arguments stream in (spec §5.1). Frozen. */
+/** A tool call announced before its arguments stream in (docs/behaviour.md §5.1). Frozen. */
 export interface ToolCallPreparation {
   readonly callId: string;
   readonly toolName: string;
@@ -89,8 +89,16 @@ export interface ConverterHost {
   createReasoningPart?: (text: string) => object;
   /** Maps this package's error to the host's (e.g. its `InvalidStreamError`); any other return value keeps the original. */
   createError?: (error: ToolCallStreamError) => Error;
-  /** Called with every SDK event / chunk object before it is converted (telemetry); not for raw bytes. */
+  /** Called with every SDK event / chunk object, and every response body object, before it is converted (telemetry); not for text or raw bytes. */
   onEvent?: (event: unknown) => void;
+  /**
+   * `'qwen-0.24'` Anthropic generator: whether a failed source (or the
+   * `STREAM_ERROR` of an in-band `error` event, the SDK's error in the
+   * reference) is one after which 0.24.4 yields the held calls confirmed
+   * complete (Qwen: `isRetryableStreamTransportError(classifyRetryError(e)) ||
+   * isRetryableStatuslessUpstreamError(…)`). Default: a retryable transport code.
+   */
+  isRetryableUpstreamError?: (error: unknown) => boolean | Promise<boolean>;
 }
 
 /**
@@ -123,6 +131,26 @@ export interface ConverterOptions {
   host?: ConverterHost;
   /** OpenAI converter only: the provider's response parsing (ignored by the Anthropic converter). */
   responseParsing?: ResponseParsingOptions;
+  /**
+   * OpenAI converter only. Qwen's pipeline check before its converter: a
+   * chunk whose `finish_reason` is `'error_finish'` throws a
+   * `StreamContentError` (code `STREAM_ERROR`, fatal; message: the delta's
+   * trimmed content or `'Unknown stream error'`) before it is converted, in
+   * every input form. Default `false`: the converter converts it, as Qwen's
+   * converter does. `convertOpenAIStream` always turns it on.
+   */
+  throwOnErrorFinish?: boolean;
+}
+
+export interface OpenAIStreamOptions extends ConverterOptions {
+  /**
+   * The request's AbortSignal (Qwen's `request.config.abortSignal`), read when
+   * something fails: aborted, the source's error is rethrown as it is (and
+   * under `'qwen-0.24'` a held finish is not yielded); otherwise a source
+   * error while a closing thinking-tag candidate is pending becomes
+   * `PROTOCOL_TAG_LEAK`. The generator does not abort the source itself.
+   */
+  signal?: AbortSignal | { readonly aborted: boolean };
 }
 
 /** Raw bytes of a provider's SSE body, in any split. */
@@ -147,9 +175,20 @@ export declare class AnthropicConverter {
    * calls, when `error` is a retryable stream transport error (a code such as
    * `ECONNRESET` on it or its causes, no HTTP status below 500) and each call
    * was confirmed complete; otherwise none. The converter is finished
-   * afterwards. `convertAnthropicStream` does this itself.
+   * afterwards. `classification.retryable` is the host's own answer (an
+   * in-band `error` event's `STREAM_ERROR` is classified only that way).
+   * `convertAnthropicStream` does this itself (asking `host.isRetryableUpstreamError`).
    */
-  upstreamFailed(error: unknown): GenerateContentResponse[];
+  upstreamFailed(error: unknown, classification?: { retryable: boolean }): GenerateContentResponse[];
+  /**
+   * True once `end()` has returned for a stream none of whose chunks carried a
+   * finish reason or a part with text, a thought, a thought signature or a
+   * function call (preparation-only and usage-only chunks do not count). Qwen
+   * Code then sends the request again without streaming
+   * (`processStreamWithEmptyFallback`); convert that answer with
+   * `convertAnthropicResponse`. False before `end()` and after a failed stream.
+   */
+  get emptyStream(): boolean;
 }
 
 /** One OpenAI-compatible request: Qwen Code's request context and StreamingToolCallParser. */
@@ -158,7 +197,11 @@ export declare class OpenAIConverter {
   constructor(options?: ConverterOptions);
   /** One `chat.completion.chunk` (object or its JSON text) → exactly one response (`convertOpenAIChunkToGemini`). */
   pushChunk(chunk: object | string): GenerateContentResponse;
-  /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
+  /**
+   * Raw SSE bytes: one response per `data:` event, as `pushChunk` converts it;
+   * `[DONE]` ends. An in-band `{"error": …}` payload is `STREAM_ERROR` (the
+   * OpenAI SDK throws it).
+   */
   pushBytes(data: StreamBytes): GenerateContentResponse[];
   /** End of input; the converter is finished afterwards. */
   end(): GenerateContentResponse[];
@@ -168,24 +211,64 @@ export declare class OpenAIConverter {
   get finished(): boolean;
 }
 
+/** A non-streaming response body: the parsed object, its JSON text, or the HTTP body's bytes. */
+export type ResponseBody = object | string | Uint8Array | ArrayBuffer;
+
+export interface AnthropicStreamOptions extends ConverterOptions {
+  /**
+   * Called once when the stream ended empty (see `AnthropicConverter.emptyStream`):
+   * returns (or resolves to) the body of the same request sent without
+   * streaming, which is converted with `convertAnthropicResponse` and yielded,
+   * as Qwen Code's `processStreamWithEmptyFallback` does. What it throws is
+   * rethrown as it is.
+   */
+  emptyFallback?: () => ResponseBody | Promise<ResponseBody>;
+}
+
 /**
- * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`.
- * When the source throws, the error is rethrown unchanged, after the
- * responses of `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
+ * Drop-in for Qwen Code's `AnthropicContentGenerator.processStream(stream)`
+ * (with `emptyFallback`, `processStreamWithEmptyFallback`). When the source
+ * throws, the error is rethrown unchanged, after the responses of
+ * `AnthropicConverter.upstreamFailed` (`'qwen-0.24'` only).
  */
 export declare function convertAnthropicStream(
   events: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
-  options?: ConverterOptions,
+  options?: AnthropicStreamOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 
 /**
- * The OpenAI converter plus the pipeline stage of spec §3.1 (empty filter,
- * finish/usage merge). A merged finish response keeps the preparations of
- * both chunks (spec §6.9.4, a deliberate improvement over the reference).
+ * An Anthropic Messages API response (non-streaming `messages.create`) → one
+ * response, as Qwen Code's `convertAnthropicResponseToGemini` builds it
+ * (`'qwen-0.24'`: 0.24.4's `convertAnthropicResponseToLlm`, which maps
+ * `refusal` to `SAFETY`). No preparations. The object, its JSON text and its
+ * bytes give the same response. A body the reference cannot convert is
+ * `INVALID_RESPONSE`.
+ */
+export declare function convertAnthropicResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
+
+/**
+ * An OpenAI-compatible `chat.completion` (non-streaming) → one response, as
+ * Qwen Code's `convertOpenAIResponseToGemini` builds it (docs/behaviour.md §3.4).
+ * `responseParsing.taggedThinkingTags` parses `<think>` tags in the content;
+ * the other parsing options apply to streams only.
+ */
+export declare function convertOpenAIResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
+
+/**
+ * The OpenAI converter plus the pipeline stage of docs/behaviour.md §3.1 (the
+ * `error_finish` check, empty filter, finish/usage merge) and its error
+ * path: when the source, the converter or the stage fails, `InvalidStreamError`
+ * and `StreamContentError` are rethrown as they are; under `'qwen-0.24'` a held
+ * finish is yielded first (not after an abort, nor one holding a call before
+ * any content was yielded); any other error while a closing thinking-tag
+ * candidate is pending is `PROTOCOL_TAG_LEAK` unless `options.signal` is
+ * aborted; else the error is rethrown unchanged. A merged finish response
+ * keeps the preparations of both chunks (docs/behaviour.md §6.9.4, a deliberate
+ * improvement over the reference).
  */
 export declare function convertOpenAIStream(
   chunks: AsyncIterable<object | string | Uint8Array> | Iterable<object | string | Uint8Array>,
-  options?: ConverterOptions,
+  options?: OpenAIStreamOptions,
 ): AsyncGenerator<GenerateContentResponse, void, undefined>;
 
 /** The stable error codes; `code` is part of the public contract. */
@@ -199,6 +282,7 @@ export type ToolCallStreamErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'FINISHED'
   | 'INVALID_ARGUMENT'
+  | 'INVALID_RESPONSE'
   | 'INTERNAL';
 
 export interface ToolCallStreamErrorInit {
@@ -208,6 +292,7 @@ export interface ToolCallStreamErrorInit {
   name?: string;
   offset?: number;
   providerError?: unknown;
+  providerEvent?: string;
   fatal?: boolean;
   responses?: GenerateContentResponse[];
 }
@@ -226,6 +311,8 @@ export declare class ToolCallStreamError extends Error {
   offset?: number;
   /** The provider's own error object (in-band `STREAM_ERROR`). */
   providerError?: unknown;
+  /** The in-band error event's whole payload text as it arrived (non-enumerable), for handing to an SDK decoder. */
+  readonly providerEvent?: string;
   /** The converter is finished: further calls throw `FINISHED`. */
   fatal: boolean;
   /** What the same call converted before the error (never lost). */

@@ -3,8 +3,17 @@
 // binding (binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
 const { getUsageProvenance, isReasoningPart } = require('./lib/annotations.js');
-// sanitizationOf, kPipelineBytes and RESPONSE_PARSING are internal (the Qwen preload's); everything else is public.
-const { sanitizationOf, kPipelineBytes, RESPONSE_PARSING, ...converters } = require('./lib/converters.js');
+// sanitizationOf, closingTagPendingOf, kPipelineBytes, RESPONSE_PARSING and readOptions are
+// internal (the Qwen preload's, lib/bodies.js's); everything else is public.
+const {
+  sanitizationOf,
+  closingTagPendingOf,
+  kPipelineBytes,
+  RESPONSE_PARSING,
+  readOptions,
+  ...converters
+} = require('./lib/converters.js');
+const bodies = require('./lib/bodies.js');
 const acp = require('./lib/acp.js');
 const { liveHandles } = require('./lib/native.js');
 
@@ -13,6 +22,7 @@ module.exports = {
   getUsageProvenance,
   isReasoningPart,
   ...converters,
+  ...bodies,
   ...acp,
   liveHandles,
 };

@@ -15,6 +15,8 @@ export const {
   OpenAIConverter,
   convertAnthropicStream,
   convertOpenAIStream,
+  convertAnthropicResponse,
+  convertOpenAIResponse,
   ToolCallStreamError,
   toResponse,
   ToolCallCards,

@@ -1,5 +1,5 @@
 // The card lifecycle through the public JS API: ToolCallCards,
-// PreparationTracker, ToolCallIds (spec §4.1, §5.3–§5.5, §6.2, §6.3), every
+// PreparationTracker, ToolCallIds (docs/behaviour.md §4.1, §5.3–§5.5, §6.2, §6.3), every
 // frame validated against the ACP schema v1.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +31,7 @@ function response(parts, preparations) {
 }
 
 describe('ToolCallCards', () => {
-  it('prepares, starts and finishes one card with the exact spec §6.2 frames', () => {
+  it('prepares, starts and finishes one card with the exact docs/behaviour.md §6.2 frames', () => {
     const cards = new ToolCallCards({ describe: (name) => ({ title: `Read: ${name}`, kind: 'read' }) });
     assertFrame(cards.preparing('call-1', 'read_file'), {
       sessionUpdate: 'tool_call',
@@ -127,7 +127,7 @@ describe('ToolCallCards', () => {
     assert.equal(cards.preparing('a', 'read_file').sessionUpdate, 'tool_call');
   });
 
-  it('never gives todo_write a card and builds its plan update instead (spec §6.3)', () => {
+  it('never gives todo_write a card and builds its plan update instead (docs/behaviour.md §6.3)', () => {
     const cards = new ToolCallCards();
     const todos = [{ id: '1', content: 'write tests', status: 'in_progress' }];
     assert.equal(cards.preparing('t', 'todo_write'), null);
@@ -250,7 +250,7 @@ describe('ToolCallCards', () => {
   });
 });
 
-describe('PreparationTracker (spec §8.2)', () => {
+describe('PreparationTracker (docs/behaviour.md §8.2)', () => {
   it('emits a preparation once and does not discard it after resolution', () => {
     const cards = new ToolCallCards();
     const tracker = new PreparationTracker(cards);
@@ -322,12 +322,12 @@ describe('PreparationTracker (spec §8.2)', () => {
     assert.deepEqual(tracker.observe(null), []);
     const [frame] = tracker.observe(response([], [{ callId: 'a', toolName: 'task' }]));
     assert.equal(frame.title, 'TASK');
-    assert.equal(frame.kind, 'other', 'Agent maps to other (spec §6.2)');
+    assert.equal(frame.kind, 'other', 'Agent maps to other (docs/behaviour.md §6.2)');
     assert.deepEqual(seen, ['task']);
   });
 });
 
-describe('ToolCallIds (spec §4.1)', () => {
+describe('ToolCallIds (docs/behaviour.md §4.1)', () => {
   it('normalises preparations and calls alike, keeping the provider id', () => {
     const ids = new ToolCallIds(['toolu_1', 'toolu_1__qwen_dup_2']);
     const r = response(

@@ -1,4 +1,4 @@
-// consumeModelStream: the stream-loop body of spec §6.4 (ordering, RETRY /
+// consumeModelStream: the stream-loop body of docs/behaviour.md §6.4 (ordering, RETRY /
 // MODEL_FALLBACK / COMPRESSED, cancel, stream error, normal end, discard
 // failures), a property test over random event sequences, and a real
 // converted Anthropic stream. Every frame is validated against the ACP schema.

@@ -13,7 +13,7 @@ const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter, convertAnthropicStream, convertOpenAIStream } = require('../index.js');
 
 /**
- * The pipeline corpus, with our one deliberate improvement (spec §6.9.4): a
+ * The pipeline corpus, with our one deliberate improvement (docs/behaviour.md §6.9.4): a
  * finish response merged with the chunks after it keeps their preparations,
  * where the reference's merged object loses them.
  */

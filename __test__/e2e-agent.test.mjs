@@ -2,7 +2,7 @@
 // (a child process over real stdio pipes) against the loopback provider
 // replaying recorded streams, driven by a real ACP client (the SDK's client()
 // app). Every session/update is checked against the ACP JSON schema v1 and the
-// card invariants (spec §5.5, §6.2–§6.6), and each scenario's lifecycle is
+// card invariants (docs/behaviour.md §5.5, §6.2–§6.6), and each scenario's lifecycle is
 // asserted frame by frame.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -92,6 +92,13 @@ const scenarios = {
       interrupt: { block: 0, fraction: 0.5, then: 'unterminated' },
     },
   ]),
+  whitespace: scenario('Stream endless whitespace.', [
+    {
+      blocks: [use('toolu_01Blank', 'write_file', { path: 'blank.txt', content: 'x' })],
+      stop: 'tool_use',
+      interrupt: { block: 0, fraction: 0.5, then: 'whitespace' },
+    },
+  ]),
   slow: oneAttempt('Talk slowly.', [{ type: 'text', text: 'word '.repeat(400) }], 'end_turn'),
   after: oneAttempt('Now write a normal file.', [
     use('toolu_01Normal', 'write_file', { path: 'notes/ok.txt', content: 'ok\n' }),
@@ -534,7 +541,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       }
     });
 
-    it('an endless unterminated line fails at the 32 MiB line cap, not at the 256 MiB stream limit', async () => {
+    it('an endless unterminated data line fails at the agent 32 MiB cap, not at the 256 MiB stream limit', async () => {
       // The default stall timeout: whitespace is no progress, and the watchdog must not answer first.
       const agent = await launchAgent({
         provider: providerKind,
@@ -548,6 +555,30 @@ for (const providerKind of ['anthropic', 'openai']) {
         await assert.rejects(
           agent.prompt(sessionId, scenarios.unterminated.prompt),
           /an SSE line or event exceeds the limit of 33554432 bytes/,
+        );
+        assert.deepEqual(await listing(ws), []);
+        assertFrames(agent, sessionId, 8 << 20);
+        const after = await agent.prompt(sessionId, scenarios.after.prompt);
+        assert.equal(after.stopReason, 'end_turn');
+        assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
+      } finally {
+        assert.equal((await agent.close()).code, 0);
+      }
+    });
+
+    it('endless whitespace on a line of its own fails at 1 MiB, the cap for lines that are not data', async () => {
+      const agent = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 20,
+        extraArgs: ['--approve=always'],
+      });
+      try {
+        const ws = await workspace();
+        const sessionId = await agent.newSession(ws);
+        await assert.rejects(
+          agent.prompt(sessionId, scenarios.whitespace.prompt),
+          /an SSE line that is not a data line exceeds 1048576 bytes/,
         );
         assert.deepEqual(await listing(ws), []);
         assertFrames(agent, sessionId, 8 << 20);

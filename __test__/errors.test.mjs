@@ -19,6 +19,7 @@ const CODES = new Set([
   'STREAM_ERROR',
   'LIMIT_EXCEEDED',
   'FINISHED',
+  'INVALID_RESPONSE',
   'INTERNAL',
 ]);
 
@@ -104,6 +105,24 @@ test('the exports checked here are every export of the package', () => {
     if (name in exempt) continue;
     assert.equal(typeof value, 'function', `${name} is not a function`);
     if (isClass(value)) assert.ok(name in validInstance, `${name}: add a valid-instance factory to this test`);
+  }
+});
+
+test('the ESM entry exports the same objects (so the checks below cover it), and ./available never throws', async () => {
+  const esm = await import('../index.mjs');
+  for (const [name, value] of Object.entries(esm)) {
+    if (name === 'default') assert.equal(value, pkg);
+    else assert.equal(value, pkg[name], `index.mjs ${name} is not index.js's`);
+  }
+  assert.deepEqual(
+    Object.keys(esm)
+      .filter((k) => k !== 'default')
+      .sort(),
+    Object.keys(pkg).sort(),
+  );
+  const { checkAvailable } = require('../lib/available.js');
+  for (const v of badValues()) {
+    for (const args of argLists(v)) assert.deepEqual(checkAvailable(...args), { available: true });
   }
 });
 

@@ -12,8 +12,12 @@ import fc from 'fast-check';
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter, getToolCallPreparations } = require('../index.js');
 
-/** Responses (createTime masked: it is the clock), preparations and errors. */
-function record(run) {
+/**
+ * Responses (createTime masked: it is the clock), preparations and errors;
+ * stops at a fatal error unless `past` (then every later call is recorded
+ * too: they must agree after it).
+ */
+function record(run, past = false) {
   const out = [];
   for (const step of run) {
     try {
@@ -25,8 +29,8 @@ function record(run) {
         out.push({ ...rest, preparations: getToolCallPreparations(r).map((p) => ({ ...p })) });
       }
     } catch (err) {
-      out.push({ error: err.code, responses: (err.responses ?? []).length });
-      if (err.fatal) break;
+      out.push({ error: err.code, fatal: err.fatal, responses: (err.responses ?? []).length });
+      if (err.fatal && !past) break;
     }
   }
   return out;
@@ -72,6 +76,55 @@ test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random str
     }),
     { numRuns: 400 },
   );
+});
+
+test('OpenAI: the fast paths fail limits at the same chunk as the native path', () => {
+  const limits = fc.record({
+    maxCallBytes: fc.integer({ min: 1, max: 24 }),
+    maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
+  });
+  fc.assert(
+    fc.property(fc.array(openaiChunk, { maxLength: 30 }), limits, (kinds, limits) => {
+      const chunks = kinds.map(toChunk);
+      const a = new OpenAIConverter({ limits });
+      const b = new OpenAIConverter({ limits });
+      const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
+      const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
+      assert.deepEqual(viaObjects, viaText);
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('Anthropic: a surrogate pair split between two fragments is joined on the object path, as the reference joins strings', () => {
+  // Broken arguments, so jsonrepair sees the text: the reference concatenates
+  // the two fragments, so it sees the character, not two escapes.
+  const events = [
+    { type: 'message_start', message: { id: 'm', model: 'x', usage: {} } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'f', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"s": x\ud83d' } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '\ude00' } },
+    { type: 'content_block_stop', index: 0 },
+  ];
+  const c = new AnthropicConverter();
+  const call = events.flatMap((e) => c.pushEvent(e)).find((r) => r.candidates[0].content.parts[0]?.functionCall);
+  assert.deepEqual(call.candidates[0].content.parts[0].functionCall.args, { s: 'x\ud83d\ude00' });
+});
+
+test('Anthropic: a lone surrogate in arguments held to the stop counts as its 6-byte escape at a limit', () => {
+  const events = [
+    { type: 'message_start', message: { id: 'm', model: 'x', usage: {} } },
+    { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'f', input: {} } },
+    { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"lone":"\udc00"}' } },
+    { type: 'content_block_stop', index: 0 },
+  ];
+  for (const maxCallBytes of [13, 15, 16, 17, 18, 64]) {
+    const a = new AnthropicConverter({ limits: { maxCallBytes } });
+    const b = new AnthropicConverter({ limits: { maxCallBytes } });
+    const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
+    const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
+    assert.deepEqual(viaObjects, viaText, `maxCallBytes ${maxCallBytes}`);
+  }
 });
 
 const anthropicEvent = fc.oneof(
@@ -196,13 +249,29 @@ test('Anthropic: event objects (fast paths) equal event text (native) on random 
   );
 });
 
+/**
+ * The halves of a surrogate pair split between two fragments become letters:
+ * the object path joins such a pair (as the reference does) where the text
+ * path keeps two 6-byte escapes, so near a limit they count differently on
+ * purpose (lib/fast-paths.js `#gather`).
+ */
+const withoutSplitPairs = (events) =>
+  events.map((e) =>
+    e.delta?.type === 'input_json_delta'
+      ? {
+          ...e,
+          delta: { ...e.delta, partial_json: e.delta.partial_json.replace(/^[\udc00-\udfff]|[\ud800-\udbff]$/g, 'h') },
+        }
+      : e,
+  );
+
 test('Anthropic: the fast paths fail limits at the same event as the native path, both profiles', () => {
   const limits = fc.record({
     maxCallBytes: fc.integer({ min: 1, max: 24 }),
     maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
   });
   fc.assert(
-    fc.property(anthropicEvents, limits, profile, (events, limits, profile) => {
+    fc.property(anthropicEvents.map(withoutSplitPairs), limits, profile, (events, limits, profile) => {
       const a = new AnthropicConverter({ limits, profile });
       const b = new AnthropicConverter({ limits, profile });
       const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
@@ -210,5 +279,66 @@ test('Anthropic: the fast paths fail limits at the same event as the native path
       assert.deepEqual(viaObjects, viaText);
     }),
     { numRuns: 400 },
+  );
+});
+
+test('after end() and after a fatal error (a limit), every later call agrees on both paths', () => {
+  const limits = fc.option(fc.record({ maxCallBytes: fc.integer({ min: 1, max: 24 }) }), { nil: undefined });
+  fc.assert(
+    fc.property(
+      anthropicEvents.map(withoutSplitPairs),
+      anthropicEvents.map(withoutSplitPairs),
+      limits,
+      profile,
+      (events, after, limits, profile) => {
+        const a = new AnthropicConverter({ limits, profile });
+        const b = new AnthropicConverter({ limits, profile });
+        const steps = (c, form) => [
+          ...events.map((e) => () => c.pushEvent(form(e))),
+          () => c.end(),
+          ...after.map((e) => () => c.pushEvent(form(e))),
+          () => [{ finished: c.finished }],
+        ];
+        const viaObjects = record(
+          steps(a, (e) => e),
+          true,
+        );
+        const viaText = record(
+          steps(b, (e) => JSON.stringify(e)),
+          true,
+        );
+        assert.deepEqual(viaObjects, viaText);
+      },
+    ),
+    { numRuns: 200 },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(openaiChunk, { maxLength: 20 }),
+      fc.array(openaiChunk, { maxLength: 8 }),
+      limits,
+      (kinds, afterKinds, limits) => {
+        const chunks = kinds.map(toChunk);
+        const after = afterKinds.map(toChunk);
+        const a = new OpenAIConverter({ limits });
+        const b = new OpenAIConverter({ limits });
+        const steps = (c, form) => [
+          ...chunks.map((ch) => () => [c.pushChunk(form(ch))]),
+          () => c.end(),
+          ...after.map((ch) => () => [c.pushChunk(form(ch))]),
+          () => [{ finished: c.finished }],
+        ];
+        const viaObjects = record(
+          steps(a, (ch) => ch),
+          true,
+        );
+        const viaText = record(
+          steps(b, (ch) => JSON.stringify(ch)),
+          true,
+        );
+        assert.deepEqual(viaObjects, viaText);
+      },
+    ),
+    { numRuns: 200 },
   );
 });

@@ -41,6 +41,8 @@ const REQUIRED = [
   'binding.js',
   'binding.d.ts',
   'lib/native.js',
+  'lib/wire.js',
+  'lib/fast-paths.js',
   'lib/acp.d.ts',
   'lib/available.js',
   'lib/qwen/preload.mjs',

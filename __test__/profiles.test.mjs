@@ -162,3 +162,51 @@ test('qwen-0.24: text built on the JS fast path counts as assistant payload at t
   for (const e of [start, toolStart(0, 'toolu_open'), args(0, '{"pa')]) quiet.pushEvent(e);
   assert.deepEqual(quiet.end(), [], 'no payload: no error');
 });
+
+test("qwen-0.24: an in-band error event leaves the held calls to the host's classification, in every form", async () => {
+  const error = { type: 'error', error: { type: 'api_error', message: 'Internal' }, request_id: 'req_1' };
+  const sse = (events) => events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+  for (const profile of ['qwen-0.21', 'qwen-0.24']) {
+    for (const retryable of [true, false]) {
+      // The converter: STREAM_ERROR with the whole payload, then upstreamFailed with the host's answer.
+      for (const push of [
+        (c) => c.pushBytes(sse([...closedCall, error])),
+        (c) => [...closedCall, error].flatMap((e) => c.pushEvent(e)),
+      ]) {
+        const c = new AnthropicConverter({ profile });
+        let err;
+        try {
+          push(c);
+        } catch (e) {
+          err = e;
+        }
+        assert.equal(err?.code, 'STREAM_ERROR');
+        assert.deepEqual(JSON.parse(err.providerEvent), error, 'the whole payload, request_id included');
+        const held = calls(c.upstreamFailed(err, { retryable }));
+        assert.deepEqual(held, profile === 'qwen-0.24' && retryable ? ['toolu_1'] : []);
+        assert.deepEqual(c.upstreamFailed(err, { retryable: true }), [], 'once');
+      }
+      // The generator asks host.isRetryableUpstreamError (it may answer with a promise).
+      const asked = [];
+      const host = {
+        isRetryableUpstreamError: async (e) => {
+          asked.push(e.code);
+          return retryable;
+        },
+      };
+      for (const source of [[...closedCall, error], [Buffer.from(sse([...closedCall, error]))]]) {
+        const out = [];
+        await assert.rejects(
+          async () => {
+            for await (const r of convertAnthropicStream(source, { profile, host })) out.push(r);
+          },
+          { code: 'STREAM_ERROR' },
+        );
+        const want = profile === 'qwen-0.21' || retryable ? ['toolu_1'] : [];
+        assert.deepEqual(calls(out), want, `${profile} retryable=${retryable}`);
+      }
+      assert.deepEqual(asked, profile === 'qwen-0.24' ? ['STREAM_ERROR', 'STREAM_ERROR'] : []);
+    }
+  }
+  assert.throws(() => new AnthropicConverter({ host: { isRetryableUpstreamError: 1 } }), { code: 'INVALID_ARGUMENT' });
+});

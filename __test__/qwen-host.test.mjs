@@ -20,6 +20,7 @@ const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const streamsDir = path.join(here, 'fixtures', 'conformance', 'streams');
 const runner = path.join(here, 'helpers', 'qwen-run.mjs');
+const bodiesRunner = path.join(here, 'helpers', 'qwen-run-bodies.mjs');
 
 const DROPPED_CONNECTION = new Set(['anthropic-upstream-error-after-tool.json']);
 
@@ -149,6 +150,80 @@ for (const version of QWEN_VERSIONS) {
       assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
       assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
     });
+
+    it('openai: the pipeline error streams (a connection dropped while a closing thinking tag is pending, error_finish) give what stock Qwen gives', async () => {
+      // Qwen's pipeline reads the pending closing-tag candidate from its
+      // request context when the stream fails; the preload shows it there
+      // from the native converter (lib/qwen/openai.mjs, mirrorTagCandidate).
+      const from = path.join(here, 'fixtures', 'pipeline-errors', 'streams');
+      const [stock, native] = await Promise.all([
+        convertAll(dir, 'openai', 'stock', { from }),
+        convertAll(dir, 'openai', 'native', { from }),
+      ]);
+      assert.equal(native.results.length, native.count);
+      for (let i = 0; i < stock.results.length; i++) {
+        assert.deepEqual(masked(native.results[i]), masked(stock.results[i]), `${stock.results[i].file} differs`);
+      }
+      const leak = stock.results.find((r) => r.file === 'openai-closing-tag-then-transport-error.json');
+      assert.equal(leak.error?.type, 'PROTOCOL_TAG_LEAK', 'the dropped connection becomes a tag leak');
+      assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
+      assert.equal(native.stats.openai.bytes, native.count, JSON.stringify(native.stats));
+    });
+
+    for (const provider of ['anthropic', 'openai']) {
+      it(`${provider}: raw bodies are framed as the SDK Qwen bundles frames them (fixtures/sse-framing)`, async () => {
+        // Line endings, BOMs, unterminated final events, event-only blocks,
+        // data-only and unknown events, invalid UTF-8, bad payloads: the same
+        // bytes through stock Qwen (its SDK's decoder) and the preload (the
+        // native decoder). Where the SDK's JSON.parse (SyntaxError) or Qwen's
+        // converter (TypeError on a null payload) throws, the native one
+        // throws INVALID_JSON / INVALID_EVENT at the same event, after the
+        // same responses.
+        const file = path.join(here, 'fixtures', 'sse-framing', `${provider}.json`);
+        const runBodies = async (mode) => {
+          const { stdout } = await run(process.execPath, [bodiesRunner, dir, provider, mode, file], {
+            maxBuffer: 64 << 20,
+          });
+          const lines = stdout
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l));
+          return { results: lines.filter((l) => l.name), stats: lines.find((l) => l.stats)?.stats };
+        };
+        const [stock, native] = await Promise.all([runBodies('stock'), runBodies('native')]);
+        const count = Object.keys(JSON.parse(fs.readFileSync(file, 'utf8'))).length;
+        assert.equal(stock.results.length, count);
+        assert.equal(native.results.length, count);
+        let badPayloads = 0;
+        for (let i = 0; i < count; i++) {
+          const s = masked(stock.results[i]);
+          const n = masked(native.results[i]);
+          if (s.error && ['SyntaxError', 'TypeError'].includes(s.error.name)) {
+            badPayloads++;
+            assert.ok(
+              ['INVALID_JSON', 'INVALID_EVENT'].includes(n.error?.code),
+              `${s.name}: ${JSON.stringify(n.error)}`,
+            );
+            assert.deepEqual(n.responses, s.responses, `${s.name}: the responses before it`);
+            continue;
+          }
+          assert.deepEqual(n, s, `${s.name} differs`);
+        }
+        assert.ok(badPayloads >= 3, 'bad payloads are among the bodies');
+        if (provider === 'anthropic') {
+          // 0.24.4 yields the held call for a status-less provider error
+          // with a request id (Qwen's classifier, through the preload's host).
+          const calls = (name) =>
+            stock.results
+              .find((r) => r.name === name)
+              .responses.filter((r) => r.json.candidates?.[0]?.content?.parts?.some((p) => p.functionCall)).length;
+          assert.equal(calls('call-then-api-error-with-request-id'), 1);
+          assert.equal(calls('call-then-api-error-without-request-id'), version === '0.21.2' ? 1 : 0);
+        }
+        assert.equal(native.stats.fallbacks, 0, JSON.stringify(native.stats));
+        assert.equal(native.stats[provider][provider === 'anthropic' ? 'bytes' : 'bytes'], count);
+      });
+    }
 
     it('openai: a qwen3 model (taggedThinkingTagsAfterReasoning in 0.24.4) gives what stock Qwen gives', async () => {
       // 0.24.4's default provider adds taggedThinkingTagsAfterReasoning for

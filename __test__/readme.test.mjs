@@ -31,6 +31,8 @@ test('README has examples for every public class', () => {
     'OpenAIConverter',
     'convertAnthropicStream',
     'convertOpenAIStream',
+    'convertAnthropicResponse',
+    'convertOpenAIResponse',
     'ToolCallCards',
     'ToolCallIds',
     'consumeModelStream',

@@ -90,7 +90,7 @@ async function* attemptEvents(a, controller) {
   }
 }
 
-/** One turn's model stream: attempts separated by RETRY / MODEL_FALLBACK (spec §4.2). */
+/** One turn's model stream: attempts separated by RETRY / MODEL_FALLBACK (docs/behaviour.md §4.2). */
 async function* turnEvents(attempts, controller) {
   for (let i = 0; i < attempts.length; i++) {
     if (i > 0) yield { type: attempts[i - 1].then };

@@ -52,9 +52,7 @@ function errorLine(err) {
 
 /** In-band provider errors: the byte stream throws STREAM_ERROR there (documented). */
 function inBandError(stream) {
-  return stream.items.findIndex(
-    (i) => i?.type === 'error' || (!stream.anthropic && i?.error) || i?.choices?.[0]?.finish_reason === 'error_finish',
-  );
+  return stream.items.findIndex((i) => i?.type === 'error' || (!stream.anthropic && i?.error));
 }
 
 /** Whole events (pushEvent / pushChunk), then end(); or up to an in-band error, then STREAM_ERROR. */

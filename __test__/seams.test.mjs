@@ -210,18 +210,14 @@ test('ToolCallCards.started: a rawInput that serialises to something else than a
   assert.deepEqual(cards.openIds(), []);
 });
 
-test(
-  'OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk',
-  { todo: 'issue 12 item 2: the fast path defers fragments with no byte budget, so the error comes one call late' },
-  () => {
-    sameOnBothPaths(
-      () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
-      (c, ch) => c.pushChunk(ch),
-      [callStart, bigArguments],
-      [contentChunk, argumentChunk],
-    );
-  },
-);
+test('OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk', () => {
+  sameOnBothPaths(
+    () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
+    (c, ch) => c.pushChunk(ch),
+    [callStart, bigArguments],
+    [contentChunk, argumentChunk],
+  );
+});
 
 test('ToolCallCards.finished: content and rawOutput with lone surrogates and deep nesting come back as JSON copies', () => {
   const cards = new ToolCallCards();
@@ -261,4 +257,97 @@ test('ToolCallCards.finished: content that is not an array of objects is INVALID
     );
   }
   assert.deepEqual(cards.openIds(), ['c1']);
+});
+
+test('AnthropicConverter: a text delta object after a message_start that came as bytes carries the new header', () => {
+  const sse = (ev) => `event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`;
+  const second = { type: 'message_start', message: { id: 'msg_2', model: 'm2', usage: {} } };
+  const text = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x' } };
+  const runs = [(v) => v, (v) => JSON.stringify(v)].map((form) => {
+    const c = new AnthropicConverter();
+    for (const ev of anthropicStart) c.pushEvent(ev);
+    c.pushBytes(sse(second));
+    const [chunk] = c.pushEvent(form(text));
+    return { responseId: chunk.responseId, modelVersion: chunk.modelVersion };
+  });
+  assert.deepEqual(runs[0], { responseId: 'msg_2', modelVersion: 'm2' });
+  assert.deepEqual(runs[0], runs[1]);
+});
+
+test('Both converters: `finished` is native state after free(), end(), a fatal error and upstreamFailed()', () => {
+  const a = new AnthropicConverter();
+  a.pushEvent(anthropicStart[0]);
+  assert.equal(a.finished, false);
+  a.upstreamFailed(new Error('x'));
+  assert.equal(a.finished, true);
+  assert.throws(
+    () => a.pushEvent(anthropicFastEvents[0]),
+    (e) => e.code === 'FINISHED' && e.fatal === true,
+  );
+  const o = new OpenAIConverter();
+  o.free();
+  assert.equal(o.finished, true);
+  assert.throws(
+    () => o.pushChunk(contentChunk),
+    (e) => e.code === 'FINISHED' && e.fatal === true,
+  );
+  const p = new OpenAIConverter();
+  assert.throws(
+    () => p.pushBytes('data: {"error":{"message":"boom"}}\n\n'),
+    (e) => e.code === 'STREAM_ERROR',
+  );
+  assert.equal(p.finished, true);
+});
+
+test('ToolCallCards.permission: rawInput and content with lone surrogates and deep nesting come back as JSON copies', () => {
+  let deep = { leaf: 'x\uDFFF' };
+  for (let i = 0; i < 300; i++) deep = { d: [deep] };
+  const rawInput = { a: 'x\uD800', deep, when: new Date(0), gone: undefined };
+  const content = [
+    { type: 'content', content: { type: 'text', text: 'y\uDC00' } },
+    { type: 'diff', path: 'p', oldText: null, newText: 'z\uDBFF', deep },
+  ];
+  const cards = new ToolCallCards();
+  const frame = cards.permission({ callId: 'c1', toolName: 'edit', rawInput }, content);
+  assert.equal(JSON.stringify(frame.rawInput), JSON.stringify(rawInput));
+  assert.equal(JSON.stringify(frame.content), JSON.stringify(content));
+  assert.deepEqual(Object.keys(frame), [
+    'toolCallId',
+    'status',
+    'title',
+    'content',
+    'locations',
+    'kind',
+    'rawInput',
+    '_meta',
+  ]);
+  assert.deepEqual(cards.openIds(), ['c1']);
+  for (const bad of [[1], ['x'], { toJSON: () => [5] }]) {
+    assert.throws(
+      () => cards.permission({ callId: 'c2', toolName: 'edit', rawInput: {} }, bad),
+      (e) => e instanceof ToolCallStreamError && e.code === 'INVALID_ARGUMENT',
+    );
+  }
+  assert.deepEqual(cards.openIds(), ['c1']);
+});
+
+test("ACP JSON goes through the converters' parser: lone surrogates in fields native reads, nesting past 128", () => {
+  const cards = new ToolCallCards();
+  // Was INVALID_ARGUMENT ("unexpected end of hex escape") from serde_json.
+  const frame = cards.started({
+    callId: 'c1',
+    toolName: 'edit',
+    title: 'edit a\uD800.ts',
+    locations: [{ path: '/p/a\uDC00.ts', line: 2 }],
+    rawInput: {},
+  });
+  // As everywhere in the core, a lone surrogate native reads becomes U+FFFD.
+  assert.equal(frame.title, 'edit a\uFFFD.ts');
+  assert.deepEqual(frame.locations, [{ path: '/p/a\uFFFD.ts', line: 2 }]);
+  assert.deepEqual(cards.openIds(), ['c1']);
+  // A plan whose arguments nest deeper than serde_json's 128 levels.
+  let deep = {};
+  for (let i = 0; i < 200; i++) deep = { d: deep };
+  const plan = cards.plan({ todos: [{ content: 'write \uD83D tests', status: 'pending' }], deep });
+  assert.deepEqual(plan.entries, [{ content: 'write \uFFFD tests', priority: 'medium', status: 'pending' }]);
 });

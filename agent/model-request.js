@@ -6,16 +6,18 @@
 // attempt has a watchdog like Qwen Code 0.24.4's stream idle timeout
 // (packages/core/src/core/stream-guards.ts, withStreamGuards), except that
 // only data counts as progress: pings and SSE comments do not, so a provider
-// that only keeps the connection alive is caught. An attempt that ends
-// cleanly without a finish reason is retried as Qwen's
-// InvalidStreamError('NO_FINISH_REASON') (packages/core/src/core/
-// geminiChat.ts, processStreamResponse; llm-chat.ts in 0.24.4).
+// that only keeps the connection alive is caught. An Anthropic stream that
+// ends empty is asked again without streaming, as Qwen Code's
+// AnthropicContentGenerator.processStreamWithEmptyFallback does. An attempt
+// that ends cleanly without a complete answer (no finish reason, no text) is
+// retried as Qwen's InvalidStreamError (stream-validation.js).
 const { setTimeout: sleep } = require('node:timers/promises');
 
 const { ToolCallIds } = require('../index.js');
 const { log } = require('./log.js');
 const { MAX_RETRIES, isRetryable, isFallbackEligible, retryDelay, describeError } = require('./retry.js');
 const { StreamObserver } = require('./stream-observer.js');
+const { InvalidStreamError, checkAttempt, acceptedAfterRetries } = require('./stream-validation.js');
 
 /**
  * The converter limits the agent runs with, well below the library's
@@ -23,15 +25,6 @@ const { StreamObserver } = require('./stream-observer.js');
  * and everything one converter buffers, including an unterminated SSE line.
  */
 const CONVERTER_LIMITS = { maxCallBytes: 24 << 20, maxBufferedBytes: 32 << 20 };
-
-/** Qwen's InvalidStreamError: a stream that ended without what a complete one has. Retried. */
-class InvalidStreamError extends Error {
-  constructor(message, type) {
-    super(message);
-    this.name = 'InvalidStreamError';
-    this.type = type;
-  }
-}
 
 /** No data for `ms`: the attempt is aborted and retried as a transport error. */
 class StreamStalledError extends Error {
@@ -67,6 +60,8 @@ async function* modelEvents(session, provider, signal, turn, options) {
     const converter = provider.converter(session, CONVERTER_LIMITS);
     const observer = new StreamObserver(provider.kind);
     turn.text = '';
+    turn.thoughtText = '';
+    turn.hasToolCall = false;
     turn.finishReason = undefined;
     turn.observer = observer;
     let emittedOutput = false;
@@ -75,7 +70,11 @@ async function* modelEvents(session, provider, signal, turn, options) {
       if (isOutput(response)) emittedOutput = true;
       const candidate = response.candidates?.[0];
       for (const part of candidate?.content?.parts ?? []) {
-        if (typeof part.text === 'string' && part.text && !part.thought) turn.text += part.text;
+        if (typeof part.text === 'string' && part.text) {
+          if (part.thought) turn.thoughtText += part.text;
+          else turn.text += part.text;
+        }
+        if (part.functionCall) turn.hasToolCall = true;
       }
       if (candidate?.finishReason) turn.finishReason = candidate.finishReason;
       return { type: 'chunk', value: response };
@@ -98,14 +97,24 @@ async function* modelEvents(session, provider, signal, turn, options) {
         if (progress) arm();
       }
       for (const r of converter.end()) yield chunk(r);
-      if (!turn.finishReason)
-        throw new InvalidStreamError('Model stream ended without a finish reason.', 'NO_FINISH_REASON');
+      if (converter.emptyStream && provider.emptyStreamFallback) {
+        // Not a stream: a long answer sends nothing until it is complete, so
+        // the stall watchdog does not apply (the SDK's request timeout does).
+        clearTimeout(timer);
+        log('the stream ended without content or stop reason; asking again without streaming');
+        yield chunk(await provider.emptyStreamFallback(session, AbortSignal.any([signal, watchdog.signal])));
+      }
+      checkAttempt(turn);
       return;
     } catch (caught) {
       const err = watchdog.signal.aborted && !signal.aborted ? watchdog.signal.reason : caught;
       // Responses converted before an in-band error are never lost.
       if (err?.code === 'STREAM_ERROR') for (const r of err.responses ?? []) yield chunk(r);
       if (signal.aborted) throw err;
+      if (attempt > MAX_RETRIES && acceptedAfterRetries(err)) {
+        log(`accepting a quiet completion after a tool result (${attempt} attempts)`);
+        return;
+      }
       if (attempt <= MAX_RETRIES && isRetryable(err, emittedOutput)) {
         failure = err;
       } else if (

@@ -2,7 +2,7 @@
 // The model providers: each builds its request with the real SDK, owns the
 // session history in its own wire format, and names the converter for its
 // response body.
-const { AnthropicConverter, OpenAIConverter } = require('../index.js');
+const { AnthropicConverter, OpenAIConverter, convertAnthropicResponse } = require('../index.js');
 const { TOOL_SCHEMAS } = require('./tools.js');
 
 /** A call's arguments as history may hold them: an object ({} for anything else). */
@@ -30,24 +30,33 @@ class AnthropicProvider {
   converter(session, limits) {
     return new AnthropicConverter({ model: this.modelFor(session), limits });
   }
+  body(session) {
+    return {
+      model: this.modelFor(session),
+      max_tokens: 16384,
+      system: systemPrompt(session.cwd),
+      messages: session.messages,
+      tools: Object.entries(TOOL_SCHEMAS).map(([name, t]) => ({
+        name,
+        description: t.description,
+        input_schema: t.parameters,
+      })),
+    };
+  }
   request(session, signal) {
-    return this.client.messages
-      .create(
-        {
-          model: this.modelFor(session),
-          max_tokens: 16384,
-          system: systemPrompt(session.cwd),
-          messages: session.messages,
-          tools: Object.entries(TOOL_SCHEMAS).map(([name, t]) => ({
-            name,
-            description: t.description,
-            input_schema: t.parameters,
-          })),
-          stream: true,
-        },
-        { signal },
-      )
-      .asResponse();
+    return this.client.messages.create({ ...this.body(session), stream: true }, { signal }).asResponse();
+  }
+  /**
+   * The stream ended with nothing (`AnthropicConverter.emptyStream`): the
+   * same request once more without streaming, its body converted, as Qwen
+   * Code's AnthropicContentGenerator.processStreamWithEmptyFallback does
+   * (some gateways close a stream with HTTP 200 and no content when a quota
+   * runs out; the non-streaming answer carries the real error). Its error
+   * is the attempt's error.
+   */
+  async emptyStreamFallback(session, signal) {
+    const response = await this.client.messages.create(this.body(session), { signal }).asResponse();
+    return convertAnthropicResponse(new Uint8Array(await response.arrayBuffer()));
   }
   addUserText(session, t) {
     session.messages.push({ role: 'user', content: [{ type: 'text', text: t }] });
@@ -96,7 +105,8 @@ class OpenAIProvider {
     return session.model ?? this.model;
   }
   converter(session, limits) {
-    return new OpenAIConverter({ model: this.modelFor(session), limits });
+    // Qwen's pipeline throws StreamContentError on an `error_finish` chunk.
+    return new OpenAIConverter({ model: this.modelFor(session), limits, throwOnErrorFinish: true });
   }
   request(session, signal) {
     return this.client.chat.completions

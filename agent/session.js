@@ -59,7 +59,8 @@ async function runPrompt(session, provider, params, signal, send, options, clien
   provider.addUserText(session, promptText(params.prompt));
   const ctx = { ...client, sessionId: session.id, signal, maxFrameBytes: options.maxFrameBytes };
   for (let request = 0; request < MAX_MODEL_REQUESTS_PER_PROMPT; request++) {
-    const turn = { text: '', finishReason: undefined, observer: undefined };
+    // Every request after the first answers tool results (Qwen's isToolResultContinuation).
+    const turn = { text: '', finishReason: undefined, observer: undefined, toolResultContinuation: request > 0 };
     const startedAt = performance.now();
     let result;
     try {

@@ -34,7 +34,7 @@ function exportersOf(dir, wanted) {
   return found;
 }
 
-async function importPeer(dir, wanted) {
+export async function importPeer(dir, wanted) {
   const where = exportersOf(dir, wanted);
   const out = {};
   for (const name of wanted) {
@@ -46,7 +46,7 @@ async function importPeer(dir, wanted) {
 
 // Qwen Code's CLI Config: the only stand-in (getCliVersion and getProxy are
 // read at construction; anything else answers undefined).
-const cliConfig = new Proxy(
+export const cliConfig = new Proxy(
   { getCliVersion: () => 'bench', getProxy: () => undefined },
   {
     get(target, key) {

@@ -20,6 +20,113 @@ export function fileContent(bytes) {
   return lines.join('\n').slice(0, bytes);
 }
 
+/** A deterministic pseudo-random sequence (LCG), so every run streams the same bytes. */
+function lcg(seed) {
+  let s = seed >>> 0;
+  return (n) => {
+    s = (s * 1103515245 + 12345) >>> 0;
+    return (s >>> 8) % n;
+  };
+}
+
+/**
+ * Source text with the escape density of real code (about one character to
+ * escape in JSON per 35, mostly newlines; single-quoted strings, an
+ * occasional double quote or backslash), as models write it into
+ * `write_file`. fileContent (P1) is denser: one per 28.
+ */
+export function realisticContent(bytes) {
+  const pick = lcg(14);
+  const names = ['config', 'request', 'result', 'items', 'handler', 'options', 'session', 'buffer', 'index', 'value'];
+  const name = () => names[pick(names.length)] + (pick(3) ? '' : String(pick(90)));
+  const statements = [
+    () => `const ${name()} = await load${pick(2) ? 'Config' : 'Items'}(${name()}, '${name()}/${name()}.json');`,
+    () => `if (${name()} === undefined || ${name()}.length === 0) return null;`,
+    () => `// ${names[pick(10)]}s are kept until the ${names[pick(10)]} is closed; see ${name()}.ts`,
+    () => `${name()}.${name()} = ${name()}.map((x) => x.${name()} ?? ${pick(100)});`,
+    () => `throw new Error(\`unexpected ${name()}: \${${name()}}\`);`,
+    () => `logger.debug("${name()} ready", { ${name()}, ${name()} });`,
+    () => `return ${name()}.split('\\n').filter(Boolean);`,
+    () => `for (const ${name()} of ${name()}) total += ${name()}.size;`,
+  ];
+  const lines = [];
+  let size = 0;
+  let depth = 0;
+  while (size < bytes) {
+    let line;
+    const r = pick(10);
+    if (r === 0 && depth < 4) {
+      line = `${'  '.repeat(depth)}export async function ${name()}(${name()}, ${name()} = {}) {`;
+      depth++;
+    } else if (r === 1 && depth > 0) {
+      depth--;
+      line = `${'  '.repeat(depth)}}`;
+    } else if (r === 2 || r === 3) {
+      line = '';
+    } else {
+      line = '  '.repeat(depth) + statements[pick(statements.length)]();
+    }
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n').slice(0, bytes);
+}
+
+/** Prose with markdown (paragraphs, a list, inline code, quotes), cut into token-sized deltas. */
+function proseDeltas(totalChars, seed) {
+  const pick = lcg(seed);
+  const words = [
+    'The',
+    'converter',
+    'reads',
+    'the',
+    'stream',
+    'and',
+    'keeps',
+    'each',
+    'call',
+    'until',
+    'its',
+    'arguments',
+    'are',
+    'complete;',
+    'then',
+    'it',
+    'hands',
+    'them',
+    'over.',
+    '`write_file`',
+    'takes',
+    'a',
+    '"path"',
+    'and',
+    'the',
+    'content,',
+    'so',
+    'we',
+    'check',
+    'both',
+    'first.',
+    'ünïcødé',
+    '→',
+    'tests',
+  ];
+  let text = '';
+  while (text.length < totalChars) {
+    const r = pick(12);
+    if (r === 0) text += '\n\n';
+    else if (r === 1) text += '\n- ';
+    text += (text && !text.endsWith('\n') && !text.endsWith(' ') ? ' ' : '') + words[pick(words.length)];
+  }
+  const out = [];
+  for (let i = 0; i < text.length;) {
+    const n = 4 + pick(24);
+    out.push(text.slice(i, i + n));
+    i += n;
+  }
+  return out;
+}
+
 /** Splits text into fragments of about `size` chars (deltas are cut anywhere, escapes included). */
 function fragments(text, size) {
   const out = [];
@@ -81,8 +188,8 @@ function toReads(body) {
 const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 const openaiSse = (data) => `data: ${JSON.stringify(data)}\n\n`;
 
-function writeFileArguments(contentBytes) {
-  return JSON.stringify({ file_path: '/work/src/generated/handlers.ts', content: fileContent(contentBytes) });
+function writeFileArguments(contentBytes, content = fileContent) {
+  return JSON.stringify({ file_path: '/work/src/generated/handlers.ts', content: content(contentBytes) });
 }
 
 function anthropicBody({ blocks, stopReason, outputTokens }) {
@@ -119,8 +226,8 @@ function anthropicBody({ blocks, stopReason, outputTokens }) {
 }
 
 /** P1, Anthropic: a short text block, then one `write_file` tool_use with ~50-char input_json_delta events. */
-export function anthropicWriteFile(contentBytes) {
-  const args = writeFileArguments(contentBytes);
+export function anthropicWriteFile(contentBytes, { content = fileContent, fragment = 50 } = {}) {
+  const args = writeFileArguments(contentBytes, content);
   const { body, events } = anthropicBody({
     blocks: [
       {
@@ -129,7 +236,7 @@ export function anthropicWriteFile(contentBytes) {
       },
       {
         start: { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'write_file', input: {} },
-        deltas: fragments(args, 50).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+        deltas: fragments(args, fragment).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
       },
     ],
     stopReason: 'tool_use',
@@ -192,10 +299,14 @@ function openaiTail(finishReason, completionTokens) {
  * then ~50-char argument fragments; with several calls the fragments are interleaved
  * round-robin (P4).
  */
-export function openaiToolCalls(argsList) {
-  let body = openaiSse(openaiChunk({ role: 'assistant', content: null }));
+export function openaiToolCalls(argsList, { fragment = 50, text = [] } = {}) {
+  let body = openaiSse(openaiChunk({ role: 'assistant', content: text.length ? '' : null }));
   let events = 1;
-  const parts = argsList.map((a) => fragments(a, 50));
+  for (const content of text) {
+    body += openaiSse(openaiChunk({ content }));
+    events++;
+  }
+  const parts = argsList.map((a) => fragments(a, fragment));
   argsList.forEach((_, index) => {
     body += openaiSse(
       openaiChunk({
@@ -249,7 +360,47 @@ export function openaiText(textCount) {
   };
 }
 
-/** Wraps 16 KiB reads as a fetch Response, the shape the SDK decoders take. */
+// P7: streams shaped like issue 14's independent benchmark: a short text
+// block first, ~52-character argument fragments, realistic escape density
+// (realisticContent), a ~100 KB write_file; text-heavy: prose in token-sized
+// deltas, no thinking.
+const LEAD = ["I'll create", ' the handlers module', ' with the new', ' config loader.'];
+
+/** P7, Anthropic tool-heavy. */
+export function anthropicToolHeavy(contentBytes) {
+  return anthropicWriteFile(contentBytes, { content: realisticContent, fragment: 52 });
+}
+
+/** P7, OpenAI tool-heavy: the same text lead and arguments. */
+export function openaiToolHeavy(contentBytes) {
+  return openaiToolCalls([writeFileArguments(contentBytes, realisticContent)], { fragment: 52, text: LEAD });
+}
+
+/** P7, Anthropic text-heavy: `chars` characters of prose in token-sized text deltas. */
+export function anthropicTextHeavy(chars) {
+  const text = proseDeltas(chars, 21);
+  const { body, events } = anthropicBody({
+    blocks: [{ start: { type: 'text', text: '' }, deltas: text.map((t) => ({ type: 'text_delta', text: t })) }],
+    stopReason: 'end_turn',
+    outputTokens: Math.ceil(chars / 4),
+  });
+  return { ...toReads(body), events, finalText: text.join('') };
+}
+
+/** P7, OpenAI text-heavy. */
+export function openaiTextHeavy(chars) {
+  const text = proseDeltas(chars, 21);
+  let body = openaiSse(openaiChunk({ role: 'assistant', content: '' }));
+  for (const t of text) body += openaiSse(openaiChunk({ content: t }));
+  body += openaiTail('stop', Math.ceil(chars / 4));
+  return { ...toReads(body), events: 1 + text.length + 3, finalText: text.join('') };
+}
+
+/**
+ * Wraps 16 KiB reads as a fetch Response, the shape the SDK decoders take:
+ * a ReadableStream that hands over one read per pull, as a fetch body does
+ * (the bench's peer setup before issue 14; kept to report both).
+ */
 export function responseOf(reads) {
   let i = 0;
   return new Response(
@@ -261,6 +412,21 @@ export function responseOf(reads) {
     }),
     { headers: { 'content-type': 'text/event-stream' } },
   );
+}
+
+/**
+ * The peer's fastest setup: a Response-shaped object whose body is an async
+ * iterable of the reads. The SDKs' `ReadableStreamToAsyncIterable` takes an
+ * async-iterable body as it is, so no web stream (and no pull promise per
+ * read) sits between the reads and the SDK decoder.
+ */
+export function iterableResponseOf(reads) {
+  return {
+    headers: new Headers({ 'content-type': 'text/event-stream' }),
+    body: (async function* () {
+      for (const read of reads) yield read;
+    })(),
+  };
 }
 
 export async function* feed(items) {

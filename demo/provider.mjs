@@ -1,6 +1,7 @@
 // The embedded loopback provider: a real HTTP server on 127.0.0.1 that speaks
 // the Anthropic Messages API (POST /v1/messages) and the OpenAI chat
-// completions API (POST /v1/chat/completions), both streaming, and replays the
+// completions API (POST /v1/chat/completions), streaming (and, for the
+// Anthropic empty-stream fallback, non-streaming Messages), and replays the
 // recorded scenarios (scenarios.mjs) with realistic pacing (wire.mjs).
 //
 // A request is matched to a scenario by its last user text, to a turn by the
@@ -12,7 +13,7 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { scenarios as defaultScenarios, prng } from './scenarios.mjs';
-import { renderAnthropic, renderOpenAI } from './wire.mjs';
+import { renderAnthropic, renderAnthropicMessage, renderOpenAI } from './wire.mjs';
 
 /** The last user message that is text (not a tool result), and the turn after it. */
 function locate(messages, providerKind) {
@@ -123,6 +124,16 @@ export async function startProvider({
 
     const model = body.model ?? 'replay-model';
     const renderKey = `${name}/${turn}/${attempt}`;
+    if (kind === 'anthropic' && body.stream !== true) {
+      // A non-streaming Messages request (the Anthropic empty-stream
+      // fallback): the attempt's answer as one JSON body.
+      record.streaming = false;
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${key.slice(0, 16)}` })
+        .end(JSON.stringify(renderAnthropicMessage(spec, { model, key: renderKey })));
+      record.completed = true;
+      return;
+    }
     const frames =
       kind === 'anthropic'
         ? renderAnthropic(spec, { model, key: renderKey })

@@ -97,13 +97,16 @@ const outputTokens = (attempt) => Math.ceil(JSON.stringify(attempt.blocks).lengt
  * How an interrupted attempt ends when `interrupt.then` says so, instead of
  * with an in-band error: 'stall' (the provider then sends only keep-alives
  * until the client gives up), 'cut' (half a frame, then the socket is
- * destroyed), 'unterminated' (the provider then sends whitespace without a
- * newline, megabyte after megabyte). Marked frames the provider acts on.
+ * destroyed), 'unterminated' (the provider then starts a `data:` line and sends
+ * whitespace without a newline, megabyte after megabyte), 'whitespace' (the
+ * same on a line of its own, which is no `data:` line). Marked frames the
+ * provider acts on.
  */
 function interruptTail(interrupt) {
   if (interrupt.then === 'stall') return [{ delayMs: 20, text: '', stall: true }];
   if (interrupt.then === 'cut') return [{ delayMs: 20, text: 'data: {"type":"content_block_delta","ind', cut: true }];
   if (interrupt.then === 'unterminated') return [{ delayMs: 20, text: 'data: ', unterminated: true }];
+  if (interrupt.then === 'whitespace') return [{ delayMs: 20, text: '', unterminated: true }];
   return null;
 }
 
@@ -173,6 +176,35 @@ export function renderAnthropic(attempt, { model, key }) {
   );
   sse('message_stop', {}, 2);
   return frames;
+}
+
+/**
+ * The non-streaming Messages API answer for a recorded attempt (what
+ * `messages.create` without `stream` returns): its blocks complete, at once.
+ */
+export function renderAnthropicMessage(attempt, { model, key }) {
+  const content = attempt.blocks.map((block) =>
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : block.type === 'thinking'
+        ? { type: 'thinking', thinking: block.text, signature: `sig${seedOf(block.text).toString(36)}` }
+        : { type: 'tool_use', id: block.id, name: block.name, input: block.rawInput ?? block.input },
+  );
+  return {
+    id: `msg_01${seedOf(key).toString(36)}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: attempt.stop ?? null,
+    stop_sequence: null,
+    usage: {
+      input_tokens: 412,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: outputTokens(attempt),
+    },
+  };
 }
 
 /** OpenAI-style ids for the same recorded call (`toolu_01X` → `call_X`). */

@@ -1,6 +1,6 @@
 // Types of lib/acp.js (ACP tool cards), re-exported by index.d.ts.
 
-/** An ACP `session/update` payload: the value of `params.update` (spec §6.2). */
+/** An ACP `session/update` payload: the value of `params.update` (docs/behaviour.md §6.2). */
 export type SessionUpdate =
   | ToolCallFrame
   | ToolCallUpdateFrame
@@ -110,7 +110,7 @@ export declare class ToolCallCards {
   discarded(callId: string, toolName: string): ToolCallUpdateFrame | null;
   /** Terminal frames for every open card (end of turn, cancel); `message` for started ones (default "Tool execution was cancelled"). */
   closeAll(message?: string): ToolCallUpdateFrame[];
-  /** TodoWrite's `plan` update (spec §6.3), or `null` when there is nothing to show. */
+  /** TodoWrite's `plan` update (docs/behaviour.md §6.3), or `null` when there is nothing to show. */
   plan(args?: object, resultDisplay?: unknown): PlanFrame | null;
   isOpen(callId: string): boolean;
   openIds(): string[];
@@ -128,7 +128,7 @@ export interface PermissionToolCall {
   _meta: { toolName: string };
 }
 
-/** One model stream's preparations (spec §5.3). */
+/** One model stream's preparations (docs/behaviour.md §5.3). */
 export declare class PreparationTracker {
   constructor(cards: ToolCallCards);
   observe(response: object): ToolCallFrame[];
@@ -136,7 +136,7 @@ export declare class PreparationTracker {
   discard(includeResolved?: boolean): ToolCallUpdateFrame[];
 }
 
-/** One attempt's id normalisation (spec §4.1). */
+/** One attempt's id normalisation (docs/behaviour.md §4.1). */
 export declare class ToolCallIds {
   constructor(historyIds?: Iterable<string>);
   /** Rewrites preparations, `functionCall` parts and `response.functionCalls` in place. */
@@ -173,7 +173,7 @@ export interface ConsumeModelStreamResult {
   cancelled?: true;
 }
 
-/** The stream-loop body of spec §6.4. Rejects with the stream's error after discarding every card. */
+/** The stream-loop body of docs/behaviour.md §6.4. Rejects with the stream's error after discarding every card. */
 export declare function consumeModelStream(
   events: AsyncIterable<StreamEvent> | Iterable<StreamEvent>,
   options: ConsumeModelStreamOptions,

@@ -1,17 +1,17 @@
 'use strict';
 // ACP tool cards: the JS face of the native card ledger (core/src/acp).
 //
-// Native code owns the state and builds every frame (spec §6.2 shapes, key
+// Native code owns the state and builds every frame (docs/behaviour.md §6.2 shapes, key
 // order included); this layer validates arguments, calls `describe()` (JS
 // callbacks never run from Rust), reads and writes response objects, and runs
-// the stream loop of spec §6.4. Each native call takes strings and returns one
+// the stream loop of docs/behaviour.md §6.4. Each native call takes strings and returns one
 // JSON text, parsed once here.
 
 const { native } = require('./native.js');
 const { getToolCallPreparations, setToolCallPreparations } = require('./preparations.js');
 const { invalidArgument, unreadable } = require('./responses.js');
 
-/** The provider's raw tool-call id, kept on a normalised `functionCall` (spec §4.1). */
+/** The provider's raw tool-call id, kept on a normalised `functionCall` (docs/behaviour.md §4.1). */
 const PROVIDER_TOOL_CALL_ID = Symbol('providerToolCallId');
 
 const invalid = invalidArgument;
@@ -64,16 +64,16 @@ function describeTool(state, toolName) {
 
 /**
  * The tool cards of one ACP session: what Qwen Code's `ToolCallEmitter`
- * tracks (spec §5.4), plus a ledger of open cards so that a
+ * tracks (docs/behaviour.md §5.4), plus a ledger of open cards so that a
  * `tool_call_update` is never built for an id the client has not seen (such
  * methods return `null` instead), and every opened card ends exactly once.
  */
 class ToolCallCards {
   /**
    * @param {{ suppressedTools?: string[], describe?: (toolName: string) => { title?: string, kind?: string } }} [options]
-   *   `suppressedTools` replaces the default `['todo_write']` (spec §6.3: no
+   *   `suppressedTools` replaces the default `['todo_write']` (docs/behaviour.md §6.3: no
    *   card ever). `describe` gives a card's title and kind for a tool name;
-   *   kind is a Qwen `Kind` or ACP kind, mapped per spec §6.2.
+   *   kind is a Qwen `Kind` or ACP kind, mapped per docs/behaviour.md §6.2.
    */
   constructor(options = {}) {
     if (!isPlainObjectLike(options)) throw invalid('ToolCallCards: options must be an object');
@@ -94,7 +94,7 @@ class ToolCallCards {
   }
 
   /**
-   * The preparing `tool_call` (spec §6.2): `pending`, `rawInput: {}`,
+   * The preparing `tool_call` (docs/behaviour.md §6.2): `pending`, `rawInput: {}`,
    * `_meta.phase: 'preparing'`. `null` for a suppressed tool or an id whose
    * card is already open.
    */
@@ -127,9 +127,10 @@ class ToolCallCards {
       if (title === undefined) title = d.title;
       if (kind === undefined) kind = d.kind;
     }
-    // rawInput never crosses: native frames carry `{}` in its place (their
-    // serde_json values cannot hold a lone surrogate, nor nest past 128), and
-    // the frame gets what JSON.parse(JSON.stringify(rawInput)) gives.
+    // rawInput never crosses: native frames carry `{}` in its place (what
+    // native does not read does not cross; a JS value may nest deeper than
+    // any native parser should recurse), and the frame gets what
+    // JSON.parse(JSON.stringify(rawInput)) gives.
     const input = JSON.parse(toJson(rawInput, 'started: rawInput'));
     if (!isPlainObjectLike(input)) throw invalid('started: rawInput must be an object');
     const text = toJson({ callId, toolName, title, kind, locations, status }, 'started: call');
@@ -165,12 +166,33 @@ class ToolCallCards {
       if (title === undefined) title = d.title;
       if (kind === undefined) kind = d.kind;
     }
-    const text = toJson({ callId, toolName, rawInput, title, kind, locations }, 'permission: call');
-    return JSON.parse(state.native.permission(text, toJson(content, 'permission: content')));
+    // rawInput and content never cross (see started()): the frame gets what
+    // JSON.parse(JSON.stringify(…)) gives, native sees stand-ins.
+    const input = JSON.parse(toJson(rawInput, 'permission: rawInput'));
+    if (!isPlainObjectLike(input)) throw invalid('permission: rawInput must be an object');
+    const items = JSON.parse(toJson(content, 'permission: content'));
+    if (!Array.isArray(items) || !items.every(isPlainObjectLike)) {
+      throw invalid('permission: content must be an array of objects');
+    }
+    const text = toJson({ callId, toolName, title, kind, locations }, 'permission: call');
+    const frame = JSON.parse(
+      state.native.permission(
+        text,
+        toJson(
+          items.map(() => ({})),
+          'permission: content',
+        ),
+      ),
+    );
+    if (frame !== null) {
+      frame.content = items;
+      frame.rawInput = input;
+    }
+    return frame;
   }
 
   /**
-   * The terminal `tool_call_update` (spec §6.2 "Result"/"Error"); `rawOutput`
+   * The terminal `tool_call_update` (docs/behaviour.md §6.2 "Result"/"Error"); `rawOutput`
    * is sent only when not `undefined`. `null` when no card is open for the
    * id, which is always so for suppressed tools: send {@link ToolCallCards#plan}
    * for TodoWrite instead.
@@ -212,7 +234,7 @@ class ToolCallCards {
   }
 
   /**
-   * The discarded-preparation frame (spec §6.2): `failed`, `content: []`,
+   * The discarded-preparation frame (docs/behaviour.md §6.2): `failed`, `content: []`,
    * `_meta.preparationDiscarded: true`. `null` if no card is open for the id.
    */
   discarded(callId, toolName) {
@@ -233,7 +255,7 @@ class ToolCallCards {
   }
 
   /**
-   * Spec §6.3: the `plan` update that replaces TodoWrite's card, or `null`.
+   * docs/behaviour.md §6.3: the `plan` update that replaces TodoWrite's card, or `null`.
    * Todos come from a `{type:'todo_list', todos}` result display (object or
    * JSON text), else from `args.todos`; an empty plan is sent when
    * `args.todos` is an array but no valid todo was found.
@@ -259,9 +281,9 @@ class ToolCallCards {
 }
 
 /**
- * One model stream's preparations (spec §5.3): a preparing card per new
+ * One model stream's preparations (docs/behaviour.md §5.3): a preparing card per new
  * preparation, resolution by complete `functionCall` ids, and discards on
- * retry / fallback / cancel / error / normal end (spec §5.5).
+ * retry / fallback / cancel / error / normal end (docs/behaviour.md §5.5).
  */
 class PreparationTracker {
   #native = new native.NativePreparationTracker();
@@ -273,7 +295,7 @@ class PreparationTracker {
     this.#cards = cards;
   }
 
-  /** Preparing frames for the response's new preparations (spec §5.3 observe). */
+  /** Preparing frames for the response's new preparations (docs/behaviour.md §5.3 observe). */
   observe(response) {
     const preparations = getToolCallPreparations(response);
     if (preparations.length === 0) return [];
@@ -307,7 +329,7 @@ class PreparationTracker {
   }
 }
 
-/** Spec §4.1 `syncFunctionCallsField`: shadow the SDK getter with the normalised calls. */
+/** docs/behaviour.md §4.1 `syncFunctionCallsField`: shadow the SDK getter with the normalised calls. */
 function syncFunctionCallsField(response, parts) {
   const calls = parts.map((part) => part && part.functionCall).filter(Boolean);
   const value = calls.length > 0 ? calls : undefined;
@@ -337,7 +359,7 @@ function rawCallId(functionCall) {
 }
 
 /**
- * GeminiChat's per-attempt id normalisation (spec §4.1). One per attempt: a
+ * GeminiChat's per-attempt id normalisation (docs/behaviour.md §4.1). One per attempt: a
  * retry or fallback starts a new one from the same history.
  */
 class ToolCallIds {
@@ -415,7 +437,7 @@ function functionCallsOf(response) {
   return calls.length > 0 ? calls : undefined;
 }
 
-/** Sends every frame, awaiting each; rethrows the first failure after trying all (spec §5.3 discard). */
+/** Sends every frame, awaiting each; rethrows the first failure after trying all (docs/behaviour.md §5.3 discard). */
 async function sendAll(frames, send) {
   let failure;
   let failed = false;
@@ -452,7 +474,7 @@ function streamOptions(events, options) {
 }
 
 /**
- * The one stream-loop body of spec §6.4 (Qwen copies it into four paths).
+ * The one stream-loop body of docs/behaviour.md §6.4 (Qwen copies it into four paths).
  * Per chunk: text / thought frames, then preparing cards, then call
  * collection. `retry` / `model_fallback` discard every card of the abandoned
  * attempt (resolved too) and clear the collected calls; `compressed` is
@@ -538,7 +560,7 @@ async function consumeModelStream(events, options) {
     await finalize(streamFailed || Boolean(signal && signal.aborted));
   }
   if (signal && signal.aborted) {
-    // spec §6.6: the collected calls are never executed.
+    // docs/behaviour.md §6.6: the collected calls are never executed.
     return usage === undefined ? { functionCalls: [], cancelled: true } : { functionCalls: [], usage, cancelled: true };
   }
   return usage === undefined ? { functionCalls } : { functionCalls, usage };

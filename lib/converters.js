@@ -1,19 +1,15 @@
 'use strict';
 // The converter API: AnthropicConverter / OpenAIConverter over the native
 // state machines, and the async-generator drop-ins for Qwen Code's
-// `processStream` (Anthropic) and converter + pipeline (OpenAI, spec §3.1).
+// `processStream` (Anthropic) and converter + pipeline (OpenAI: Qwen Code
+// packages/core/src/core/openaiContentGenerator/converter.ts and pipeline.ts).
+// The JS fast paths are in lib/fast-paths.js, the wire to native in lib/wire.js.
 
 const { native } = require('./native.js');
 const { getToolCallPreparations, setToolCallPreparations } = require('./preparations.js');
-const {
-  decodeBatch,
-  toResponse,
-  newResponse,
-  simpleResponse,
-  ToolCallStreamError,
-  invalidArgument,
-  unreadable,
-} = require('./responses.js');
+const { toResponse, newResponse, ToolCallStreamError, invalidArgument, unreadable } = require('./responses.js');
+const { Link, decode, NOTHING } = require('./wire.js');
+const { AnthropicFastPaths, OpenAIFastPaths } = require('./fast-paths.js');
 const { readHost, hostError } = require('./host.js');
 
 /** Pipeline-only annotation: the finish chunk whose closing thinking tag was sanitised. */
@@ -66,12 +62,22 @@ function readOptions(options, fn) {
 
 function readOptionsOf(options, fn) {
   if (options === undefined || options === null)
-    return { limits: undefined, profile: PROFILES[0], host: undefined, responseParsing: undefined };
+    return {
+      limits: undefined,
+      profile: PROFILES[0],
+      host: undefined,
+      responseParsing: undefined,
+      throwOnErrorFinish: false,
+    };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
   const profile = readProfile(options.profile, fn);
   const host = readHost(options.host, fn);
   const responseParsing = readResponseParsing(options.responseParsing, fn);
+  const throwOnErrorFinish = options.throwOnErrorFinish;
+  if (throwOnErrorFinish !== undefined && throwOnErrorFinish !== null && typeof throwOnErrorFinish !== 'boolean') {
+    throw invalidArgument(`${fn}: options.throwOnErrorFinish must be a boolean`);
+  }
   // Deprecated and ignored: neither release names a configured model in
   // its responses. Still type-checked, so old callers keep failing loudly.
   if (model !== undefined && model !== null && typeof model !== 'string') {
@@ -89,7 +95,34 @@ function readOptionsOf(options, fn) {
       nativeLimits[key] = v;
     }
   }
-  return { limits: nativeLimits, profile, host, responseParsing };
+  return { limits: nativeLimits, profile, host, responseParsing, throwOnErrorFinish: throwOnErrorFinish === true };
+}
+
+/**
+ * `options.signal` of `convertOpenAIStream`: the request's AbortSignal (any
+ * object with an `aborted` flag), or undefined.
+ */
+function readSignal(options, fn) {
+  let signal;
+  try {
+    signal = options?.signal;
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
+  if (signal === undefined || signal === null) return undefined;
+  if (typeof signal !== 'object' || !('aborted' in signal)) {
+    throw invalidArgument(`${fn}: options.signal must be an AbortSignal`);
+  }
+  return signal;
+}
+
+/** Whether `signal` is aborted; a signal that cannot be read counts as not aborted. */
+function isAborted(signal) {
+  try {
+    return signal?.aborted === true;
+  } catch {
+    return false;
+  }
 }
 
 /** JSON text of an event/chunk given as an object or as its JSON text. */
@@ -130,63 +163,51 @@ function pushRaw(slot, data, carry, fn) {
   throw invalidArgument(`${fn}: expected a Uint8Array, Buffer or string`);
 }
 
-/** What the internal push returns for "no chunks": never handed out. */
-const NOTHING = Object.freeze([]);
+/** A decoded batch as the caller's own array (NOTHING is shared). */
+const fresh = (out) => (out === NOTHING ? [] : out);
 
 /** A lone high surrogate left at the end of the input. */
-function flushCarry(slot, carry, host) {
+function flushCarry(link, carry, host) {
   if (carry.text) {
     const text = carry.text;
     carry.text = '';
-    decodeBatch(native.converterPushText(slot, text), undefined, host);
+    decode(link, native.converterPushText(link.slot, text), undefined, host);
   }
 }
 
 const kPushEvent = Symbol('pushEvent');
 /** OpenAIConverter's pushBytes for Qwen's pipeline (internal: the Qwen preload). */
 const kPipelineBytes = Symbol('pipelineBytes');
-
-/** Gathered argument text is handed to native at least every this many characters. */
-const FLUSH_AT = 1 << 20;
+const kClosingTagPending = Symbol('closingTagPending');
 
 /**
- * One Anthropic Messages request: Qwen Code's `processStream` state.
- * Feed SDK events with `pushEvent`, or the raw SSE body with `pushBytes`.
- *
- * SDK event objects take a JS fast path for the two hot events, with the
- * native converter's semantics: `input_json_delta` fragments are gathered
- * and handed over in one call (they yield nothing), and text/thinking deltas
- * are built here once native has yielded a chunk since the last
- * `message_start` (so no message_start usage is pending and the header is
- * known). Limits on gathered arguments are checked when they are handed over.
+ * One Anthropic Messages request: Qwen Code's `processStream` state
+ * (packages/core/src/core/anthropicContentGenerator). Feed SDK events with
+ * `pushEvent`, or the raw SSE body with `pushBytes`. SDK event objects take
+ * the fast paths of lib/fast-paths.js where the state word allows.
  */
 class AnthropicConverter {
   #handle;
-  #slot;
-  #args = '';
-  #argsIndex = '';
-  #argsIndexNumber = NaN;
-  #flushAt = 0;
-  /** Block indexes with fragments handed to native since their content_block_start. */
-  #flushedTo = new Set();
-  /** `{responseId?, modelVersion?}` of chunks built here, or null. */
-  #header = null;
-  /** Set by `end()` and by a call that left native finished: the fast paths are closed. */
-  #closed = false;
+  /** The wire to native (lib/wire.js): slot, state word, last header. */
+  #link;
+  #fast;
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
-  /** qwen-0.24: calls are held for the stop reason, so #stopHeld does not apply. */
+  /** qwen-0.24 (upstreamFailed yields held calls on a retryable transport error). */
   #deferCalls;
-  /** Native knows that a chunk with a part was yielded (0.24.4's end-of-stream check). */
-  #payloadNoted = false;
+  /** A chunk handed out carried a finish reason or an assistant payload (see `emptyStream`). */
+  #nonEmpty = false;
+  /** `end()` returned. */
+  #ended = false;
 
   constructor(options) {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
     this.#host = host;
     this.#handle = new native.ConverterHandle('anthropic', profile, limits);
-    this.#slot = this.#handle.slot;
+    this.#link = new Link(this.#handle.slot, this.#handle.state, { headers: true });
     this.#deferCalls = profile === 'qwen-0.24';
+    this.#fast = new AnthropicFastPaths(this.#link, host, this.#deferCalls);
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
@@ -199,70 +220,33 @@ class AnthropicConverter {
   [kPushEvent](event) {
     this.#host?.onEvent?.(event);
     try {
-      return this.#pushEvent(event);
+      const out = this.#fast.take(event);
+      if (out !== undefined) return this.#note(out);
+      this.#fast.flush();
+      const text = eventText(event, 'AnthropicConverter.pushEvent');
+      return this.#note(decode(this.#link, native.anthropicPushEvent(this.#link.slot, text), undefined, this.#host));
     } catch (err) {
-      this.#failed();
+      this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushEvent'));
     }
-  }
-
-  #pushEvent(event) {
-    if (!this.#closed && event !== null && typeof event === 'object' && event.type === 'content_block_delta') {
-      const delta = event.delta;
-      if (delta !== null && typeof delta === 'object') {
-        if (delta.type === 'input_json_delta') {
-          const fragment = delta.partial_json;
-          const index = event.index ?? 0;
-          if (typeof fragment === 'string' && typeof index === 'number') {
-            if (fragment === '') return NOTHING;
-            if (index !== this.#argsIndexNumber) {
-              this.#flush();
-              this.#argsIndexNumber = index;
-              this.#argsIndex = String(index);
-              this.#setFlushAt();
-            }
-            this.#args += fragment;
-            if (this.#args.length > this.#flushAt) this.#flush();
-            return NOTHING;
-          }
-        } else if (this.#header !== null && (delta.type === 'text_delta' || delta.type === 'thinking_delta')) {
-          const thought = delta.type === 'thinking_delta';
-          const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
-          if (typeof text === 'string') return text === '' ? NOTHING : [this.#chunk(text, thought)];
-        }
-      }
-    }
-    if (
-      !this.#deferCalls &&
-      event?.type === 'content_block_stop' &&
-      this.#args !== '' &&
-      (event.index ?? 0) === this.#argsIndexNumber
-    ) {
-      const out = this.#stopHeld();
-      if (out !== undefined) return out;
-    }
-    this.#flush();
-    if (event?.type === 'content_block_start' && typeof (event.index ?? 0) === 'number') {
-      this.#flushedTo.delete(String(event.index ?? 0));
-    }
-    // Any event may move native's budget: the next fragment asks again.
-    this.#argsIndexNumber = NaN;
-    const out = decodeBatch(
-      native.anthropicPushEvent(this.#slot, eventText(event, 'AnthropicConverter.pushEvent')),
-      undefined,
-      this.#host,
-    );
-    this.#learn(out, typeof event === 'string' || event?.type === 'message_start');
-    return out;
   }
 
   /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
     try {
-      this.#flush();
-      return decodeBatch(pushRaw(this.#slot, data, this.#carry, 'AnthropicConverter.pushBytes'), undefined, this.#host);
+      this.#fast.flush();
+      return this.#note(
+        fresh(
+          decode(
+            this.#link,
+            pushRaw(this.#link.slot, data, this.#carry, 'AnthropicConverter.pushBytes'),
+            undefined,
+            this.#host,
+          ),
+        ),
+      );
     } catch (err) {
-      this.#failed();
+      this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushBytes'));
     }
   }
@@ -270,25 +254,41 @@ class AnthropicConverter {
   /** End of input. The converter is finished afterwards. */
   end() {
     try {
-      this.#flush();
-      flushCarry(this.#slot, this.#carry, this.#host);
-      return decodeBatch(native.converterEnd(this.#slot), undefined, this.#host);
+      this.#fast.flush();
+      flushCarry(this.#link, this.#carry, this.#host);
+      const out = this.#note(fresh(decode(this.#link, native.converterEnd(this.#link.slot), undefined, this.#host)));
+      this.#ended = true;
+      return out;
     } catch (err) {
+      this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, err);
-    } finally {
-      this.#closed = true;
-      this.#header = null;
     }
   }
 
   /**
-   * After a failed call: what native yielded since is unknown here (no
-   * header), and when native is finished the fast paths close, so that every
-   * later event takes the long way to native's FINISHED.
+   * True once `end()` has returned for a stream none of whose chunks carried
+   * a finish reason or a part with text, a thought, a thought signature or a
+   * function call (preparation-only and usage-only chunks do not count).
+   * Qwen Code then sends the same request once more without streaming and
+   * yields that answer instead (AnthropicContentGenerator
+   * `processStreamWithEmptyFallback`, 0.21.2 and 0.24.4):
+   * `convertAnthropicResponse` converts it. False before `end()`, and after
+   * a failed stream.
    */
-  #failed() {
-    this.#header = null;
-    if (native.converterFinished(this.#slot)) this.#closed = true;
+  get emptyStream() {
+    return this.#ended && !this.#nonEmpty;
+  }
+
+  /** What `processStreamWithEmptyFallback` looks for in each chunk it yields. */
+  #note(out) {
+    if (this.#nonEmpty) return out;
+    for (let i = 0; i < out.length; i++) {
+      if (countsAsOutput(out[i])) {
+        this.#nonEmpty = true;
+        break;
+      }
+    }
+    return out;
   }
 
   /**
@@ -296,210 +296,82 @@ class AnthropicConverter {
    * would release it later). Every later call throws `FINISHED`.
    */
   free() {
-    this.#args = '';
-    this.#closed = true;
-    this.#header = null;
-    native.converterFree(this.#slot);
+    this.#fast.drop();
+    this.#link.state = native.converterFree(this.#link.slot);
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
-    return native.converterFinished(this.#slot);
+    return this.#link.finished;
   }
 
   /**
-   * The event source (SDK iterator or HTTP body) failed with `error`: the
-   * chunks to yield before rethrowing it. Under qwen-0.24 these are the held
-   * calls when `error` is a retryable stream transport error and each call
-   * was confirmed complete (0.24.4's `processStream`); otherwise none. The
-   * converter is finished afterwards.
+   * The event source (SDK iterator or HTTP body) failed with `error`, or an
+   * in-band `error` event ended the stream (the SDK's error in the
+   * reference): the chunks to yield before rethrowing it. Under qwen-0.24
+   * these are the held calls when `error` is retryable and each call was
+   * confirmed complete (0.24.4's `processStream`); otherwise none.
+   * `classification.retryable` is the host's answer (Qwen: its
+   * `classifyRetryError`); without it, a retryable stream transport error
+   * is (see isRetryableStreamTransportError). The converter is finished
+   * afterwards.
    */
-  upstreamFailed(error) {
+  upstreamFailed(error, classification) {
     let retryable = false;
     try {
-      retryable = this.#deferCalls && isRetryableStreamTransportError(error);
+      const told = classification?.retryable;
+      retryable = this.#deferCalls && (typeof told === 'boolean' ? told : isRetryableStreamTransportError(error));
     } catch {
       // An error whose fields cannot be read is not classified.
     }
     // Gathered fragments belong to a block that is still open: they cannot
     // change what is yielded.
-    this.#args = '';
-    this.#argsIndexNumber = NaN;
-    return decodeBatch(native.anthropicUpstreamFailed(this.#slot, retryable), undefined, this.#host);
+    this.#fast.drop();
+    return fresh(decode(this.#link, native.anthropicUpstreamFailed(this.#link.slot, retryable), undefined, this.#host));
   }
-
-  /**
-   * Gathered text is handed over before it could cross a limit (native's
-   * budget for the block: maxCallBytes and maxBufferedBytes; a UTF-16 unit
-   * is at most 6 bytes there, a lone surrogate kept as an escape), so the
-   * limit fails at the event that crosses it, as on the native path; and at
-   * least every FLUSH_AT units.
-   */
-  #setFlushAt() {
-    const budget = native.anthropicArgsBudget(this.#slot, this.#argsIndex);
-    this.#flushAt = Math.min(FLUSH_AT, Math.floor(budget / 6));
-  }
-
-  #flush() {
-    if (this.#args === '') return;
-    const fragments = this.#args;
-    this.#args = '';
-    this.#flushedTo.add(this.#argsIndex);
-    // Lone surrogates cannot cross as UTF-8; such text crosses JSON-encoded.
-    const wellFormed = fragments.isWellFormed();
-    decodeBatch(
-      native.anthropicAppendInput(
-        this.#slot,
-        this.#argsIndex,
-        wellFormed ? fragments : JSON.stringify(fragments),
-        !wellFormed,
-      ),
-      undefined,
-      this.#host,
-    );
-    this.#setFlushAt();
-  }
-
-  /**
-   * The stop of a block whose every fragment is still gathered here: when
-   * they parse as JSON, they never cross. Native closes the block with the
-   * long way's limits and chunk, `{}` standing in for the arguments, and the
-   * parsed value goes in their place (what JS would parse from the text
-   * native hands back, as the long way does). Else undefined: the long way.
-   */
-  #stopHeld() {
-    // Within native's budget by the flush rule, so its limit checks pass.
-    if (this.#flushedTo.has(this.#argsIndex)) return undefined;
-    let args;
-    try {
-      args = JSON.parse(this.#args);
-    } catch {
-      return undefined;
-    }
-    const batch = native.anthropicStopHeld(this.#slot, this.#argsIndex, Buffer.byteLength(this.#args));
-    if (batch === undefined || batch === null) return undefined;
-    this.#args = '';
-    this.#argsIndexNumber = NaN;
-    const out = decodeBatch(batch, undefined, this.#host);
-    out[0].candidates[0].content.parts[0].functionCall.args = args;
-    this.#learn(out, false);
-    return out;
-  }
-
-  /** After a native call: a yielded chunk means no usage is pending and shows the header. */
-  #learn(out, mayChangeHeader) {
-    if (out.length > 0) {
-      const last = out[out.length - 1];
-      const header = { f: 0 };
-      if ('responseId' in last) header.responseId = last.responseId;
-      if ('modelVersion' in last) header.modelVersion = last.modelVersion;
-      this.#header = header;
-    } else if (mayChangeHeader) {
-      this.#header = null;
-    }
-  }
-
-  #chunk(text, thought) {
-    if (!this.#payloadNoted) {
-      this.#payloadNoted = true;
-      native.anthropicNotePayload(this.#slot);
-    }
-    this.#header.createTime = String(Date.now());
-    return simpleResponse(this.#header, thought ? { text, thought: true } : { text }, this.#host);
-  }
-}
-
-const isNullish = (v) => v === undefined || v === null;
-
-/**
- * `[index, arguments]` when `chunk` is an argument-only tool-call delta
- * (one call, no id, no name, no text, no finish, no usage): while the
- * converter is quiet such a chunk converts to an empty response.
- */
-function argumentFragment(chunk) {
-  if (chunk.usage) return undefined;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
-  const delta = choice.delta;
-  if (delta === null || typeof delta !== 'object') return undefined;
-  if (!isNullish(delta.content) || (delta.reasoning_content ?? delta.reasoning)) return undefined;
-  const calls = delta.tool_calls;
-  if (!Array.isArray(calls) || calls.length !== 1) return undefined;
-  const call = calls[0];
-  if (call === null || typeof call !== 'object' || !(isNullish(call.id) || call.id === '')) return undefined;
-  const fn = call.function;
-  if (fn === null || typeof fn !== 'object' || !(isNullish(fn.name) || fn.name === '')) return undefined;
-  const args = fn.arguments;
-  const index = call.index ?? 0;
-  if (typeof args !== 'string' || args === '' || typeof index !== 'number') return undefined;
-  return [index, args];
 }
 
 /**
  * One OpenAI-compatible request: Qwen Code's request context and
- * StreamingToolCallParser. `pushChunk` is exactly `convertOpenAIChunkToGemini`.
- *
- * Chunk objects take a JS fast path for argument-only tool-call deltas while
- * the converter is quiet (no held parts, no thinking-tag candidate): their
- * (empty) response is built here and the fragments are handed to the native
- * parser, in order, before the next chunk that needs it.
+ * StreamingToolCallParser (packages/core/src/core/openaiContentGenerator/
+ * converter.ts). `pushChunk` is exactly `convertOpenAIChunkToGemini`, and so
+ * is each event of `pushBytes` (the OpenAI SDK's decoding aside: an in-band
+ * `{"error": …}` payload is `STREAM_ERROR`, as the SDK throws). With
+ * `throwOnErrorFinish`, a chunk whose finish reason is `error_finish` is a
+ * `StreamContentError` (`STREAM_ERROR`) before it is converted, in every
+ * form, as Qwen's pipeline throws. Chunk objects take the fast paths of
+ * lib/fast-paths.js where the state word allows.
  */
 class OpenAIConverter {
   #handle;
-  #slot;
-  #fragments = [];
-  #fragmentChars = 0;
-  #quiet = true;
-  #textReady = true;
+  /** The wire to native (lib/wire.js): slot and state word. */
+  #link;
+  #fast;
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
 
   constructor(options) {
-    const { limits, profile, host, responseParsing } = readOptions(options, 'OpenAIConverter');
+    const { limits, profile, host, responseParsing, throwOnErrorFinish } = readOptions(options, 'OpenAIConverter');
     this.#host = host;
     this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing);
-    this.#slot = this.#handle.slot;
-    // Response parsing can keep even the first content delta off the fast path.
-    this.#textReady = native.openaiTextReady(this.#slot);
+    this.#link = new Link(this.#handle.slot, this.#handle.state);
+    if (throwOnErrorFinish) native.openaiThrowOnErrorFinish(this.#link.slot);
+    this.#fast = new OpenAIFastPaths(this.#link, host);
   }
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
     this.#host?.onEvent?.(chunk);
     try {
-      return this.#pushChunk(chunk);
+      const response = this.#fast.take(chunk);
+      if (response !== undefined) return response;
+      this.#fast.flush();
+      const text = eventText(chunk, 'OpenAIConverter.pushChunk');
+      return decode(this.#link, native.openaiPushChunk(this.#link.slot, text), sanitizedByResponse, this.#host)[0];
     } catch (err) {
-      // A failed call may have finished native: the fast paths look again.
-      this.#quiet = native.openaiQuiet(this.#slot);
-      this.#textReady = native.openaiTextReady(this.#slot);
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushChunk'));
     }
-  }
-
-  #pushChunk(chunk) {
-    if (this.#textReady && this.#fragments.length === 0 && chunk !== null && typeof chunk === 'object') {
-      const content = plainContent(chunk);
-      if (content !== undefined) {
-        const text = native.openaiPushTextDelta(this.#slot, content);
-        return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text }, this.#host);
-      }
-    }
-    if (this.#quiet && chunk !== null && typeof chunk === 'object') {
-      const fragment = argumentFragment(chunk);
-      if (fragment !== undefined) {
-        this.#fragments.push(fragment[0], fragment[1]);
-        this.#fragmentChars += fragment[1].length;
-        if (this.#fragmentChars >= FLUSH_AT) this.#flush();
-        return simpleResponse(chunkHeader(chunk), undefined, this.#host);
-      }
-    }
-    this.#flush();
-    const text = eventText(chunk, 'OpenAIConverter.pushChunk');
-    const [response] = decodeBatch(native.openaiPushChunk(this.#slot, text), sanitizedByResponse, this.#host);
-    this.#quiet = native.openaiQuiet(this.#slot);
-    this.#textReady = native.openaiTextReady(this.#slot);
-    return response;
   }
 
   /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
@@ -519,34 +391,29 @@ class OpenAIConverter {
 
   #pushBytes(data, skipEmpty) {
     try {
-      this.#flush();
-      return decodeBatch(
-        pushRaw(this.#slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
-        sanitizedByResponse,
-        this.#host,
-        skipEmpty,
+      this.#fast.flush();
+      return fresh(
+        decode(
+          this.#link,
+          pushRaw(this.#link.slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
+          sanitizedByResponse,
+          this.#host,
+          skipEmpty,
+        ),
       );
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushBytes'));
-    } finally {
-      // Bytes move the native state; the chunk fast paths must look again.
-      this.#quiet = native.openaiQuiet(this.#slot);
-      this.#textReady = native.openaiTextReady(this.#slot);
     }
   }
 
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
   end() {
     try {
-      this.#flush();
-      flushCarry(this.#slot, this.#carry, this.#host);
-      return decodeBatch(native.converterEnd(this.#slot), sanitizedByResponse, this.#host);
+      this.#fast.flush();
+      flushCarry(this.#link, this.#carry, this.#host);
+      return fresh(decode(this.#link, native.converterEnd(this.#link.slot), sanitizedByResponse, this.#host));
     } catch (err) {
       throw hostError(this.#host, err);
-    } finally {
-      // Finished: every later chunk takes the long way to native's FINISHED.
-      this.#quiet = false;
-      this.#textReady = false;
     }
   }
 
@@ -555,51 +422,23 @@ class OpenAIConverter {
    * would release it later). Every later call throws `FINISHED`.
    */
   free() {
-    this.#fragments = [];
-    this.#fragmentChars = 0;
-    this.#quiet = false;
-    this.#textReady = false;
-    native.converterFree(this.#slot);
+    this.#fast.drop();
+    this.#link.state = native.converterFree(this.#link.slot);
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
-    return native.converterFinished(this.#slot);
+    return this.#link.finished;
   }
 
-  #flush() {
-    if (this.#fragments.length === 0) return;
-    const text = JSON.stringify(this.#fragments);
-    this.#fragments = [];
-    this.#fragmentChars = 0;
-    decodeBatch(native.openaiPushFragments(this.#slot, text), undefined, this.#host);
-    this.#textReady = native.openaiTextReady(this.#slot);
+  /**
+   * Whether a closing thinking-tag candidate is pending (the pipeline's error
+   * path). Fragments gathered by the fast path cannot change it: they are
+   * taken only while no candidate is pending.
+   */
+  [kClosingTagPending]() {
+    return native.openaiClosingTagPending(this.#link.slot);
   }
-}
-
-/** The response fields `convertOpenAIChunkToGemini` takes from a chunk. */
-function chunkHeader(chunk) {
-  const header = { f: 1, createTime: chunk.created ? String(chunk.created) : String(Date.now()) };
-  if (chunk.id !== undefined) header.responseId = chunk.id;
-  if (chunk.model) header.modelVersion = chunk.model;
-  return header;
-}
-
-/**
- * The `content` of a content-only delta (a string, no reasoning, no tool
- * calls, no finish, no usage), else undefined.
- */
-function plainContent(chunk) {
-  if (chunk.usage) return undefined;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
-  const delta = choice.delta;
-  if (delta === null || typeof delta !== 'object') return undefined;
-  const content = delta.content;
-  if (typeof content !== 'string' || (delta.reasoning_content ?? delta.reasoning) || !isNullish(delta.tool_calls)) {
-    return undefined;
-  }
-  return content;
 }
 
 function checkIterable(items, fn) {
@@ -626,6 +465,20 @@ const unmappedErrors = (options, host) =>
 const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuffer;
 
 /**
+ * A chunk with a finish reason, or with a part that has text, a thought, a
+ * thought signature or a function call (the checks of Qwen Code's
+ * `processStreamWithEmptyFallback`; 0.24.4 `responseHasAssistantPayload`).
+ */
+function countsAsOutput(response) {
+  const candidates = response?.candidates ?? [];
+  return candidates.some(
+    (c) =>
+      c.finishReason !== undefined ||
+      c.content?.parts?.some((p) => p.text || p.thought || p.thoughtSignature || p.functionCall),
+  );
+}
+
+/**
  * Drop-in for `AnthropicContentGenerator.processStream(stream)`. The source
  * yields SDK event objects (or their JSON text), or raw body bytes
  * (Uint8Array), which take the native SSE path. Under qwen-0.24, when the
@@ -633,11 +486,30 @@ const isBytes = (item) => item instanceof Uint8Array || item instanceof ArrayBuf
  * complete are yielded before the error is rethrown (0.24.4's
  * `processStream`); any other source error is rethrown as it is. A consumer
  * that stops early frees the native state at once.
+ *
+ * With `options.emptyFallback` it is `processStreamWithEmptyFallback` too:
+ * when the stream ends empty (`AnthropicConverter.emptyStream`), the
+ * function is called once and what it returns (or resolves to: the
+ * non-streaming response body as an object, JSON text or bytes) is
+ * converted with `convertAnthropicResponse` and yielded; what it throws is
+ * rethrown as it is.
  */
 async function* convertAnthropicStream(events, options) {
   checkIterable(events, 'convertAnthropicStream');
-  const { host } = readOptions(options, 'convertAnthropicStream');
+  const { host, profile } = readOptions(options, 'convertAnthropicStream');
+  const emptyFallback = readEmptyFallback(options);
   const converter = new AnthropicConverter(unmappedErrors(options, host));
+  /** The held calls to yield for a failed source (the host's classification when it has one). */
+  const heldOnFailure = async (err) => {
+    if (profile !== 'qwen-0.24' || !host?.isRetryableUpstreamError) return converter.upstreamFailed(err);
+    let retryable = false;
+    try {
+      retryable = (await host.isRetryableUpstreamError(err)) === true;
+    } catch {
+      // A classifier that fails does not classify.
+    }
+    return converter.upstreamFailed(err, { retryable });
+  };
   let inSource = true;
   try {
     try {
@@ -649,6 +521,11 @@ async function* convertAnthropicStream(events, options) {
         } catch (err) {
           // What the same call converted before the error is not lost.
           for (const r of err?.responses ?? []) yield r;
+          // An in-band error event is the SDK's error: the source failed (0.24.4).
+          if (err?.code === 'STREAM_ERROR' && err.providerError !== undefined) {
+            const held = await heldOnFailure(err);
+            for (let i = 0; i < held.length; i++) yield held[i];
+          }
           throw hostError(host, err);
         }
         // Most events yield nothing; an indexed loop avoids `yield*`'s iterator.
@@ -657,7 +534,7 @@ async function* convertAnthropicStream(events, options) {
       }
     } catch (err) {
       if (!inSource) throw err;
-      const held = converter.upstreamFailed(err);
+      const held = await heldOnFailure(err);
       for (let i = 0; i < held.length; i++) yield held[i];
       throw err;
     }
@@ -672,6 +549,23 @@ async function* convertAnthropicStream(events, options) {
   } finally {
     if (!converter.finished) converter.free();
   }
+  if (emptyFallback && converter.emptyStream) {
+    const body = await emptyFallback();
+    yield require('./bodies.js').convertAnthropicResponse(body, options);
+  }
+}
+
+function readEmptyFallback(options) {
+  let fallback;
+  try {
+    fallback = options?.emptyFallback;
+  } catch (err) {
+    throw unreadable(err, 'convertAnthropicStream');
+  }
+  if (fallback !== undefined && fallback !== null && typeof fallback !== 'function') {
+    throw invalidArgument('convertAnthropicStream: options.emptyFallback must be a function');
+  }
+  return fallback ?? undefined;
 }
 
 /** `RETRYABLE_STREAM_TRANSPORT_CODES` of 0.24.4 (packages/core/src/core/stream-transport-retry.ts). */
@@ -749,6 +643,8 @@ class FinishMerge {
   #pendingFinish = null;
   #finishYielded = false;
   #pendingSanitized;
+  /** 0.24.4's `contentYielded`: a yielded response had a non-thought part. */
+  #contentYielded = false;
 
   constructor(host) {
     this.#host = host;
@@ -791,7 +687,10 @@ class FinishMerge {
       }
       return undefined;
     }
-    if (!pendingFinish) return response;
+    if (!pendingFinish) {
+      this.#contentYielded ||= hasNonThoughtParts(response);
+      return response;
+    }
     const merged = newResponse(this.#host);
     merged.candidates = pendingFinish.candidates;
     merged.usageMetadata = response.usageMetadata ? response.usageMetadata : pendingFinish.usageMetadata;
@@ -809,61 +708,113 @@ class FinishMerge {
   finish() {
     return this.#pendingFinish && !this.#finishYielded ? this.#pendingFinish : undefined;
   }
+
+  /** Parts flushed at the end of the stream (a whitespace-only tag candidate's). */
+  flushed(response) {
+    this.#contentYielded ||= hasNonThoughtParts(response);
+    return response;
+  }
+
+  /**
+   * 0.24.4's catch: the held finish to yield before the error is rethrown,
+   * unless the request was aborted, or it holds a call and no content was
+   * yielded before it.
+   */
+  parkedOnError(aborted) {
+    const parked = this.finish();
+    if (parked === undefined || aborted) return undefined;
+    const hasCall = parked.candidates?.some((c) => c.content?.parts?.some((p) => p.functionCall));
+    if (hasCall && !this.#contentYielded) return undefined;
+    this.#finishYielded = true;
+    return parked;
+  }
 }
+
+/** `hasNonThoughtCandidateParts` (0.24.4 pipeline.ts). */
+const hasNonThoughtParts = (response) =>
+  Boolean(response.candidates?.some((c) => c.content?.parts?.some((p) => !p.thought)));
 
 /**
  * The OpenAI converter plus Qwen's pipeline stage (FinishMerge, and the
- * `error_finish` check). The source yields `chat.completion.chunk` objects
- * (or their JSON text), or raw body bytes (Uint8Array). A consumer that stops
- * early frees the native state at once.
+ * `error_finish` check before the converter, in every input form). The
+ * source yields `chat.completion.chunk` objects (or their JSON text), or raw
+ * body bytes (Uint8Array). When anything fails (the source, the converter,
+ * the stage), the reference's catch applies (Qwen Code `pipeline.ts`,
+ * `processStreamWithLogging`): under qwen-0.24 a held finish is yielded
+ * first (not after an abort; one holding a call only when content was
+ * yielded before it); `InvalidStreamError` and `StreamContentError` are
+ * rethrown as they are; with a closing thinking-tag candidate pending, any
+ * other error becomes `PROTOCOL_TAG_LEAK` unless `options.signal` (the
+ * request's AbortSignal) is aborted. A consumer that stops early frees the
+ * native state at once.
  */
 async function* convertOpenAIStream(chunks, options) {
   checkIterable(chunks, 'convertOpenAIStream');
-  const { host } = readOptions(options, 'convertOpenAIStream');
-  const converter = new OpenAIConverter(unmappedErrors(options, host));
+  const { host, profile } = readOptions(options, 'convertOpenAIStream');
+  const signal = readSignal(options, 'convertOpenAIStream');
+  const converter = new OpenAIConverter({ ...unmappedErrors(options, host), throwOnErrorFinish: true });
   const stage = new FinishMerge(host);
   try {
     for await (const chunk of chunks) {
-      if (isBytes(chunk)) {
-        let out;
-        try {
-          out = converter.pushBytes(chunk);
-        } catch (err) {
-          // What the same read converted before the error is not lost.
-          for (const r of err?.responses ?? []) {
-            const response = stage.take(r);
-            if (response !== undefined) yield response;
-          }
-          throw err;
-        }
-        for (let i = 0; i < out.length; i++) {
-          const response = stage.take(out[i]);
+      let out;
+      try {
+        out = isBytes(chunk) ? converter.pushBytes(chunk) : [converter.pushChunk(chunk)];
+      } catch (err) {
+        // What the same read converted before the error is not lost.
+        for (const r of err?.responses ?? []) {
+          const response = stage.take(r);
           if (response !== undefined) yield response;
         }
-        continue;
+        throw err;
       }
-      const choice = chunk?.choices?.[0];
-      if (choice?.finish_reason === 'error_finish') {
-        const content = typeof choice.delta?.content === 'string' ? choice.delta.content.trim() : '';
-        throw new ToolCallStreamError(content || 'Unknown stream error', {
-          code: 'STREAM_ERROR',
-          name: 'StreamContentError',
-          fatal: true,
-        });
+      for (let i = 0; i < out.length; i++) {
+        const response = stage.take(out[i]);
+        if (response !== undefined) yield response;
       }
-      const response = stage.take(converter.pushChunk(chunk));
+    }
+    let rest;
+    try {
+      rest = converter.end();
+    } catch (err) {
+      // A final unterminated event converted before the end-of-stream check.
+      for (const r of err?.responses ?? []) {
+        const response = stage.take(r);
+        if (response !== undefined) yield response;
+      }
+      throw err;
+    }
+    for (let i = 0; i < rest.length; i++) {
+      // end() yields converted events of a final unterminated SSE event, and
+      // the flushed parts of a whitespace-only tag candidate (a bare response).
+      const response = 'createTime' in rest[i] ? stage.take(rest[i]) : stage.flushed(rest[i]);
       if (response !== undefined) yield response;
     }
-    const rest = converter.end();
-    for (let i = 0; i < rest.length; i++) yield rest[i];
     const finish = stage.finish();
     if (finish !== undefined) yield finish;
   } catch (err) {
+    if (isInvalidStream(err)) throw hostError(host, err);
+    const aborted = isAborted(signal);
+    if (profile === 'qwen-0.24') {
+      const parked = stage.parkedOnError(aborted);
+      if (parked !== undefined) yield parked;
+    }
+    if (err?.name === 'StreamContentError') throw hostError(host, err);
+    // 0.24.4 checks its stream timeouts before the pending tag; 0.21.2 after.
+    if (profile === 'qwen-0.24' && STREAM_TIMEOUTS.has(err?.name)) throw err;
+    if (!aborted && converter[kClosingTagPending]()) {
+      throw hostError(host, protocolTagLeak('Model response leaked thinking tags.'));
+    }
     throw hostError(host, err);
   } finally {
     if (!converter.finished) converter.free();
   }
 }
+
+/** Qwen's own stream timeout errors, as a source inside Qwen Code throws them (0.24.4 pipeline.ts). */
+const STREAM_TIMEOUTS = new Set(['StreamInactivityTimeoutError', 'StreamLifetimeExceededError']);
+
+/** The reference's `InvalidStreamError`: this package's, or one the source threw. */
+const isInvalidStream = (err) => err?.name === 'InvalidStreamError';
 
 function keepPreparations(target, ...sources) {
   const all = sources.flatMap((s) => getToolCallPreparations(s));
@@ -875,9 +826,14 @@ function keepPreparations(target, ...sources) {
 /** The pipeline-only sanitisation note of a converted OpenAI response (internal: the Qwen preload). */
 const sanitizationOf = (response) => sanitizedByResponse.get(response);
 
+/** Whether an OpenAI converter holds a closing thinking-tag candidate (internal: the Qwen preload). */
+const closingTagPendingOf = (converter) => converter[kClosingTagPending]();
+
 module.exports = {
   sanitizationOf,
   kPipelineBytes,
+  closingTagPendingOf,
+  readOptions,
   RESPONSE_PARSING,
   AnthropicConverter,
   OpenAIConverter,

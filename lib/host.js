@@ -11,6 +11,7 @@
 //     createReasoningPart(text) { ... },  // an OpenAI reasoning thought part, with the host's own marker
 //     createError(error) { ... },   // ToolCallStreamError → the error the host's retry logic expects
 //     onEvent(event) { ... },       // every SDK event / chunk object, before it is converted (telemetry)
+//     isRetryableUpstreamError(error) { ... },  // qwen-0.24 Anthropic: the host's classification of a failed source
 //   }
 //
 // Every field is optional. Without a host, responses are @google/genai's class
@@ -29,7 +30,15 @@ const isFunction = (v) => typeof v === 'function';
 function readHost(host, fn) {
   if (host === undefined || host === null) return undefined;
   if (typeof host !== 'object') throw invalidArgument(`${fn}: options.host must be an object`);
-  const { GenerateContentResponse, preparations, usageProvenance, createReasoningPart, createError, onEvent } = host;
+  const {
+    GenerateContentResponse,
+    preparations,
+    usageProvenance,
+    createReasoningPart,
+    createError,
+    onEvent,
+    isRetryableUpstreamError,
+  } = host;
   if (GenerateContentResponse !== undefined && !isFunction(GenerateContentResponse))
     throw invalidArgument(`${fn}: options.host.GenerateContentResponse must be a class`);
   if (preparations !== undefined && (preparations === null || !isFunction(preparations.set)))
@@ -46,6 +55,8 @@ function readHost(host, fn) {
     throw invalidArgument(`${fn}: options.host.createError must be a function`);
   if (onEvent !== undefined && !isFunction(onEvent))
     throw invalidArgument(`${fn}: options.host.onEvent must be a function`);
+  if (isRetryableUpstreamError !== undefined && !isFunction(isRetryableUpstreamError))
+    throw invalidArgument(`${fn}: options.host.isRetryableUpstreamError must be a function`);
   return Object.freeze({
     Response: GenerateContentResponse,
     setPreparations: preparations ? (response, list) => preparations.set(response, list) : undefined,
@@ -53,6 +64,7 @@ function readHost(host, fn) {
     createReasoningPart,
     createError,
     onEvent,
+    isRetryableUpstreamError,
   });
 }
 

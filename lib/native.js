@@ -1,8 +1,10 @@
 'use strict';
 // The generated napi-rs loader; every native call goes through this module.
+// Entries that throw are wrapped so that what they throw is decoded by
+// lib/wire.js (the wire protocol's one error encoding).
 // When no binary loads, the loader's own error is replaced by one that names
 // the platform, what was tried and how to build from source.
-const { ToolCallStreamError } = require('./responses.js');
+const { nativeError } = require('./wire.js');
 
 const native = guardBinding(loadBinding());
 
@@ -62,31 +64,6 @@ function bindingLoadError(err) {
   return error;
 }
 
-/**
- * What a native call threw, as the package's one error type. The binding
- * throws a napi `GenericFailure` whose message is a batch's error item
- * (`{code, name, message, …, fatal}`, src/lib.rs `js_error`); anything else
- * (napi's own argument conversion, a throwing getter it called) is bad input.
- */
-function nativeError(err) {
-  if (err instanceof ToolCallStreamError) return err;
-  const message = typeof err?.message === 'string' ? err.message : String(err);
-  if (err?.code === 'GenericFailure' && message.startsWith('{')) {
-    let item;
-    try {
-      item = JSON.parse(message);
-    } catch {
-      item = undefined;
-    }
-    if (item !== null && typeof item === 'object' && typeof item.code === 'string') {
-      return new ToolCallStreamError(item.message, item);
-    }
-  }
-  const wrapped = new ToolCallStreamError(`toolcall-stream: ${message}`, { code: 'INVALID_ARGUMENT' });
-  wrapped.cause = err;
-  return wrapped;
-}
-
 function guarded(fn, name) {
   return {
     [name](...args) {
@@ -102,7 +79,8 @@ function guarded(fn, name) {
 /**
  * Every native entry that throws rather than returning a batch goes through
  * `nativeError`: the constructors, the ACP classes' methods, the helpers.
- * The converters' hot entries return batches (errors inside) and stay bare.
+ * The converters' hot entries return batches (errors inside, lib/wire.js
+ * `decode`) and stay bare: their callers check the arguments first.
  */
 function guardBinding(binding) {
   const out = { ...binding };

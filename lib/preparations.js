@@ -1,5 +1,5 @@
 'use strict';
-// Tool-call preparation metadata, attached out of band (spec §5.1): a
+// Tool-call preparation metadata, attached out of band (docs/behaviour.md §5.1): a
 // module-level WeakMap keyed by the response object, so it is never an own or
 // enumerable property, never serialised, never a Part, and never inherited by
 // a copy of the response.

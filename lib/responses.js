@@ -1,10 +1,6 @@
 'use strict';
-// Turning a native batch (one JSON text) into response objects, and native
-// error items into typed JS errors. One JSON.parse per call crosses the
-// boundary; nothing is built field by field.
-
-const { setToolCallPreparations } = require('./preparations.js');
-const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
+// Response objects (plain, or the host's / @google/genai's class) and the
+// package's error type. Native batches are decoded by lib/wire.js.
 
 let GenerateContentResponse; // undefined: not looked up yet; null: not installed
 
@@ -38,13 +34,15 @@ function toResponse(plain, host) {
  * converted by the same call before the error (never lost).
  */
 class ToolCallStreamError extends Error {
-  constructor(message, { code, type, name, offset, providerError, fatal, responses } = {}) {
+  constructor(message, { code, type, name, offset, providerError, providerEvent, fatal, responses } = {}) {
     super(message);
     this.name = name && name !== 'Error' ? name : 'ToolCallStreamError';
     this.code = code;
     if (type !== undefined) this.type = type;
     if (offset !== undefined) this.offset = offset;
     if (providerError !== undefined) this.providerError = providerError;
+    // The in-band error event's whole payload text (internal: the Qwen preload replays it).
+    if (providerEvent !== undefined) Object.defineProperty(this, 'providerEvent', { value: providerEvent });
     this.fatal = Boolean(fatal);
     this.responses = responses ?? [];
   }
@@ -91,63 +89,8 @@ function simpleResponse(h, part, host) {
   return r;
 }
 
-/**
- * Decodes one native batch (format: src/lib.rs, core gemini::write_batch). Returns the responses; throws a
- * ToolCallStreamError (carrying the responses converted before it) when the
- * batch ends in an error. `sanitized` receives pipeline-only annotations;
- * `host` (lib/host.js) supplies the response class, a second preparation
- * store, a second usage-provenance store and its reasoning-part factory.
- * `skipEmpty`: compact empty chunks (no part, and nothing else) are not built.
- */
-function decodeBatch(text, sanitized, host, skipEmpty = false) {
-  if (text === undefined || text === null) return [];
-  const items = JSON.parse(text);
-  const out = new Array(items.length);
-  let n = 0;
-  let header;
-  for (const item of items) {
-    if (Array.isArray(item)) {
-      const kind = item[0];
-      if (kind === 2 && skipEmpty) continue;
-      out[n++] = simpleResponse(
-        header,
-        kind === 2
-          ? undefined
-          : kind === 1
-            ? { text: item[1], thought: true }
-            : kind === 3
-              ? reasoningPart(item[1], host)
-              : { text: item[1] },
-        host,
-      );
-      continue;
-    }
-    if (item.h) {
-      header = item.h;
-      continue;
-    }
-    if (item.error) {
-      out.length = n;
-      const e = item.error;
-      throw new ToolCallStreamError(e.message, { ...e, responses: out });
-    }
-    const response = toResponse(item.r, host);
-    if (item.p) {
-      setToolCallPreparations(response, item.p);
-      if (host?.setPreparations) host.setPreparations(response, item.p);
-    }
-    if (item.s && sanitized) sanitized.set(response, item.s);
-    if (item.u) attachUsageProvenance(response.usageMetadata, item.u, host);
-    if (item.t) markReasoningParts(response, item.t, host);
-    out[n++] = response;
-  }
-  out.length = n;
-  return out;
-}
-
 module.exports = {
   toResponse,
-  decodeBatch,
   newResponse,
   simpleResponse,
   ToolCallStreamError,

@@ -54,6 +54,9 @@ const CORE_FILES = [
   'seams.test.mjs',
   'workers.test.mjs',
   'response-parsing.test.mjs',
+  'pipeline-errors.test.mjs',
+  'input-forms.test.mjs',
+  'bodies.test.mjs',
 ];
 
 /** Skipped on every emulated platform, with the reason. */
@@ -66,14 +69,21 @@ const COMMON_SKIPS = {
   'agent-stream-observer.test.mjs': NOT_ADDON,
   'agent-tool-call.test.mjs': NOT_ADDON,
   'e2e-model-errors.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-empty-stream.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'agent-stream-validation.test.mjs': NOT_ADDON,
   'e2e-permission.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-safety.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-python-client.test.mjs':
+    "the reference agent's own JavaScript driven by a CPython client (the official Python ACP SDK, a venv in ~/.cache); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
+  'e2e-acpx-client.test.mjs': `${NOT_ADDON}; installs the acpx CLI with npm into ~/.cache, which the guests' node packages do not carry`,
+  'e2e-zed-sdk-client.test.mjs': `${NOT_ADDON}; installs an older ACP SDK with npm into ~/.cache, which the guests' node packages do not carry`,
   'e2e-qwen-host.test.mjs': QWEN_HOST,
   'e2e-qwen-preload.test.mjs': QWEN_HOST,
   'qwen-host.test.mjs': QWEN_HOST,
   'qwen-preload-fallback.test.mjs': QWEN_HOST,
   'qwen-telemetry.test.mjs': QWEN_HOST,
   'jsonrepair-parity.test.mjs': `${QWEN_HOST}; the repair is the same Rust code on every target`,
+  'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
 };
 
 /** Run under Wine besides CORE_FILES: node.exe starts node.exe children fine. */

@@ -61,7 +61,7 @@ fn guard_state<S, T>(
     }
 }
 
-/// The session's card ledger (spec §5.4). Wrapped by `ToolCallCards` in
+/// The session's card ledger (docs/behaviour.md §5.4). Wrapped by `ToolCallCards` in
 /// `lib/acp.js`.
 #[napi]
 pub struct NativeToolCallCards {
@@ -171,7 +171,7 @@ impl NativeToolCallCards {
     }
 }
 
-/// Spec §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
+/// docs/behaviour.md §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
 /// texts (`undefined` when absent).
 #[napi]
 pub fn acp_plan_update(
@@ -181,7 +181,7 @@ pub fn acp_plan_update(
     guard(|| plan_update_json(args_json.as_deref(), result_display_json.as_deref()))
 }
 
-/// One model stream's preparation tracker (spec §5.3). Wrapped by
+/// One model stream's preparation tracker (docs/behaviour.md §5.3). Wrapped by
 /// `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
 /// each call.
 #[napi]
@@ -264,7 +264,7 @@ impl NativePreparationTracker {
     }
 }
 
-/// One attempt's id normalisation (spec §4.1). Wrapped by `ToolCallIds` in
+/// One attempt's id normalisation (docs/behaviour.md §4.1). Wrapped by `ToolCallIds` in
 /// `lib/acp.js`.
 #[napi]
 pub struct NativeToolCallIds {

@@ -1,37 +1,34 @@
 //! The napi binding: the only place that knows about N-API. It maps the pure
 //! core (`toolcall-stream-core`) to JS with few crossings: text or bytes in,
-//! one JSON batch out per call, which the JS layer (`lib/`) parses once.
+//! one batch out per call, which `lib/wire.js` decodes once. The batch
+//! format, the error encoding and the state word every batch carries are the
+//! wire protocol (`toolcall_stream_core::wire`, `wire.rs` here).
 //!
-//! A batch is the JSON array `toolcall_stream_core::gemini::write_batch`
-//! documents: header items `{"h": {…}}` and compact chunks (`[0, text]`,
-//! `[1, thought]`, `[2]`) for the common responses, full items `{"r":
-//! response, "p"?: preparations, "s"?: sanitized}` for the rest, ending with
-//! `{"error": {code, name, message, type?, offset?, providerError?, fatal}}`
-//! when the call failed; everything converted before the error is in the
-//! batch. `None` (JS `undefined`) stands for `[]`. `lib/responses.js`
-//! `decodeBatch` reads it.
-//!
-//! Entries that throw instead (constructors, the ACP classes, the calls that
-//! return something else than a batch) throw that same error object as the
-//! message of a napi `GenericFailure` (`js_error`); `lib/native.js` decodes
-//! it, so every error reaches JS as a `ToolCallStreamError` with its code.
+//! Converters live in a per-thread handle table (`handles.rs`); the hot
+//! calls are free functions addressed by slot. The ACP classes are in
+//! `acp.rs`.
 
 #![deny(clippy::all)]
 
 mod acp;
+mod body;
 mod handles;
+mod wire;
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::Uint8Array;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::{write_batch, Response};
+use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::wire::State;
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 use handles::{HandleTable, Slots};
+pub(crate) use wire::js_error;
+use wire::{batch, step, AFTER_PANIC};
 
 /// Qwen's `responseParsingOptions` as `lib/converters.js` checked them.
 #[napi(object)]
@@ -64,47 +61,20 @@ fn limits(l: Option<NativeLimits>) -> Limits {
     out
 }
 
-/// Runs one conversion step on `inner`, turning a panic into an `INTERNAL`
-/// error item (never an unwind across the boundary) and the outcome into one
-/// batch. After a panic the state may be inconsistent, so it is closed.
-fn step<S>(
-    inner: &mut S,
-    closed: &mut Option<&'static str>,
-    f: impl FnOnce(&mut S, &mut Vec<Response>) -> Result<(), Error>,
-) -> Option<String> {
-    let mut out = Vec::new();
-    let result = if let Some(why) = *closed {
-        Err(Error::new(ErrorCode::Finished, why))
-    } else {
-        match catch_unwind(AssertUnwindSafe(|| f(inner, &mut out))) {
-            Ok(r) => r,
-            Err(panic) => {
-                *closed = Some(AFTER_PANIC);
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".to_owned());
-                Err(Error::new(
-                    ErrorCode::Internal,
-                    format!("internal error in the native converter: {what}"),
-                ))
-            }
-        }
-    };
-    let error = result.err();
-    if out.is_empty() && error.is_none() {
-        return None;
-    }
-    let mut text = String::with_capacity(out.len() * 256 + 64);
-    write_batch(&out, error.as_ref(), &mut text);
-    Some(text)
-}
-
 /// One converter's state in the handle table.
 enum Converter {
     Anthropic(Box<AnthropicStream>),
     OpenAI(Box<OpenAIStream>),
+}
+
+impl Converter {
+    /// The state word after a call that yielded `yielded`.
+    fn state(&mut self, yielded: &[Response]) -> State {
+        match self {
+            Converter::Anthropic(s) => s.wire_state(yielded),
+            Converter::OpenAI(s) => s.wire_state(),
+        }
+    }
 }
 
 /// A converter's state, and why it takes no more input when it is closed
@@ -114,7 +84,6 @@ struct Entry {
     closed: Option<&'static str>,
 }
 
-const AFTER_PANIC: &str = "the converter is finished after an internal error";
 const AFTER_FREE: &str = "the converter was freed (free())";
 
 thread_local! {
@@ -147,8 +116,7 @@ impl ConverterHandle {
         let limits = limits(limits_opt);
         let profile = match profile.as_deref() {
             None => Profile::default(),
-            Some(name) => Profile::parse(name)
-                .map_err(|e| napi::Error::new(napi::Status::InvalidArg, e.message))?,
+            Some(name) => Profile::parse(name).map_err(|e| js_error(&e))?,
         };
         let converter = match kind.as_str() {
             "anthropic" => Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
@@ -193,6 +161,14 @@ impl ConverterHandle {
     pub fn slot(&self) -> f64 {
         self.slot
     }
+
+    /// The state word of the new converter (`wire::State`), before any call.
+    #[napi(getter)]
+    pub fn state(&self) -> f64 {
+        CONVERTERS
+            .with(self.slot, |e| e.converter.state(&[]).encode())
+            .unwrap_or(1.0)
+    }
 }
 
 impl Drop for ConverterHandle {
@@ -205,27 +181,15 @@ impl Drop for ConverterHandle {
 fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
-) -> Option<String> {
+) -> Either<String, f64> {
     CONVERTERS
         .with(slot, |entry| {
-            step(&mut entry.converter, &mut entry.closed, f)
+            step(&mut entry.converter, &mut entry.closed, f, Converter::state)
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
-            let mut text = String::new();
-            write_batch(&[], Some(&e), &mut text);
-            Some(text)
+            batch(&[], Some(&e), State::FINISHED)
         })
-}
-
-/// An error thrown rather than returned in a batch (constructors, calls that
-/// return something else than a batch, the ACP classes): a `GenericFailure`
-/// whose message is the error item of a batch, `{code, name, message, …,
-/// fatal}`, which `lib/native.js` turns into a `ToolCallStreamError`.
-pub(crate) fn js_error(e: &Error) -> napi::Error {
-    let mut json = String::new();
-    e.write_json(&mut json);
-    napi::Error::new(napi::Status::GenericFailure, json)
 }
 
 fn wrong_kind(expected: &str) -> Error {
@@ -235,18 +199,19 @@ fn wrong_kind(expected: &str) -> Error {
     )
 }
 
-/// Raw SSE bytes into either converter.
+/// Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
+/// napi reference to create and delete, unlike `Uint8Array`).
 #[napi]
-pub fn converter_push_bytes(slot: f64, data: Uint8Array) -> Option<String> {
+pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either<String, f64> {
     on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.push_bytes(&data, out),
-        Converter::OpenAI(s) => s.push_bytes(&data, out),
+        Converter::Anthropic(s) => s.push_bytes(data, out),
+        Converter::OpenAI(s) => s.push_bytes(data, out),
     })
 }
 
 /// Raw SSE text into either converter.
 #[napi]
-pub fn converter_push_text(slot: f64, data: String) -> Option<String> {
+pub fn converter_push_text(slot: f64, data: String) -> Either<String, f64> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
         Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
@@ -255,7 +220,7 @@ pub fn converter_push_text(slot: f64, data: String) -> Option<String> {
 
 /// End of input for either converter.
 #[napi]
-pub fn converter_end(slot: f64) -> Option<String> {
+pub fn converter_end(slot: f64) -> Either<String, f64> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
@@ -265,9 +230,10 @@ pub fn converter_end(slot: f64) -> Option<String> {
 /// Releases a converter's state at once (its stream was abandoned): every
 /// later call on it fails with `FINISHED`. The slot itself stays owned by the
 /// handle object until V8 collects it, so its number never reaches another
-/// converter while the old one is still reachable.
+/// converter while the old one is still reachable. Returns the state word
+/// (finished).
 #[napi]
-pub fn converter_free(slot: f64) {
+pub fn converter_free(slot: f64) -> f64 {
     CONVERTERS.with(slot, |entry| {
         if entry.closed == Some(AFTER_FREE) {
             return;
@@ -285,25 +251,12 @@ pub fn converter_free(slot: f64) {
             }
         };
     });
-}
-
-/// Whether the converter takes no more input.
-#[napi]
-pub fn converter_finished(slot: f64) -> bool {
-    CONVERTERS
-        .with(slot, |e| {
-            e.closed.is_some()
-                || match &e.converter {
-                    Converter::Anthropic(s) => s.is_finished(),
-                    Converter::OpenAI(s) => s.is_finished(),
-                }
-        })
-        .unwrap_or(true)
+    State::FINISHED.encode()
 }
 
 /// One Anthropic SDK event as JSON text.
 #[napi]
-pub fn anthropic_push_event(slot: f64, event: String) -> Option<String> {
+pub fn anthropic_push_event(slot: f64, event: String) -> Either<String, f64> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_event_text(&event, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -311,31 +264,20 @@ pub fn anthropic_push_event(slot: f64, event: String) -> Option<String> {
 }
 
 /// `input_json_delta` fragments the JS layer gathered for block `index`
-/// (its JS number text), in order, joined: the hot path of SDK events.
-/// `json_encoded`: sent as a JSON string literal (text with lone surrogates).
+/// (its JS number text), in order, joined (the gathering fast path, within
+/// the budget the state word gave). `json_encoded`: sent as a JSON string
+/// literal (text with lone surrogates).
 #[napi]
 pub fn anthropic_append_input(
     slot: f64,
     index: String,
     fragments: String,
     json_encoded: bool,
-) -> Option<String> {
+) -> Either<String, f64> {
     on_converter(slot, |c, _| match c {
         Converter::Anthropic(s) => s.append_input(&index, &fragments, json_encoded),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
     })
-}
-
-/// Bytes of arguments block `index` can still take before a limit fails
-/// (`Infinity`: no such block, nothing is kept). Not a batch: a number.
-#[napi]
-pub fn anthropic_args_budget(slot: f64, index: String) -> f64 {
-    CONVERTERS
-        .with(slot, |entry| match &entry.converter {
-            Converter::Anthropic(s) => s.args_budget(&index).map_or(f64::INFINITY, |b| b as f64),
-            Converter::OpenAI(_) => 0.0,
-        })
-        .unwrap_or(0.0)
 }
 
 /// `content_block_stop` for a tool_use block whose arguments (`argBytes`
@@ -343,7 +285,11 @@ pub fn anthropic_args_budget(slot: f64, index: String) -> f64 {
 /// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
 /// the block is not such a block (nothing changed: take the long way).
 #[napi]
-pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<String> {
+pub fn anthropic_stop_held(
+    slot: f64,
+    index: String,
+    arg_bytes: f64,
+) -> Option<Either<String, f64>> {
     let mut applies = true;
     let batch = on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => {
@@ -357,7 +303,7 @@ pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<S
         }
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
     });
-    applies.then(|| batch.unwrap_or_else(|| "[]".to_owned()))
+    applies.then_some(batch)
 }
 
 /// The source of the events failed, with what the JS layer classified as a
@@ -365,26 +311,28 @@ pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<S
 /// yields before it rethrows (none under `qwen-0.21`). Finishes the
 /// converter.
 #[napi]
-pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Option<String> {
+pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Either<String, f64> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.upstream_failed(retryable, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
     })
 }
 
-/// The JS layer yielded a text or thought chunk it built itself.
+/// The JS layer yielded a text or thought chunk it built itself (the header
+/// fast path): a batch (its state word has `payload` set).
 #[napi]
-pub fn anthropic_note_payload(slot: f64) {
-    CONVERTERS.with(slot, |entry| {
-        if let Converter::Anthropic(s) = &mut entry.converter {
+pub fn anthropic_note_payload(slot: f64) -> Either<String, f64> {
+    on_converter(slot, |c, _| {
+        if let Converter::Anthropic(s) = c {
             s.note_payload();
         }
-    });
+        Ok(())
+    })
 }
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi]
-pub fn openai_push_chunk(slot: f64, chunk: String) -> Option<String> {
+pub fn openai_push_chunk(slot: f64, chunk: String) -> Either<String, f64> {
     on_converter(slot, |c, out| match c {
         Converter::OpenAI(s) => {
             out.push(s.push_chunk_text(&chunk)?);
@@ -394,42 +342,46 @@ pub fn openai_push_chunk(slot: f64, chunk: String) -> Option<String> {
     })
 }
 
-/// Argument-only tool-call deltas the JS layer gathered, as the JSON text
-/// `[index, arguments, index, arguments, …]`, fed to the parser in order.
+/// Argument-only tool-call deltas the JS layer gathered (the quiet fast
+/// path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
+/// the parser in order.
 #[napi]
-pub fn openai_push_fragments(slot: f64, fragments: String) -> Option<String> {
+pub fn openai_push_fragments(slot: f64, fragments: String) -> Either<String, f64> {
     on_converter(slot, |c, _| match c {
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
     })
 }
 
-/// True when an argument-only delta would convert to an empty response (no
-/// held parts to release, no thinking-tag candidate pending): the JS layer
-/// may then build that response itself and defer the delta.
+/// Turns on Qwen's pipeline check of `error_finish` before the converter
+/// (`StreamContentError`), for every later chunk in every input form.
 #[napi]
-pub fn openai_quiet(slot: f64) -> bool {
+pub fn openai_throw_on_error_finish(slot: f64) {
+    CONVERTERS.with(slot, |entry| {
+        if let Converter::OpenAI(s) = &mut entry.converter {
+            s.throw_on_error_finish();
+        }
+    });
+}
+
+/// Whether a closing thinking-tag candidate is pending (the pipeline's
+/// error path turns a source error into `PROTOCOL_TAG_LEAK` then). Asked
+/// once, when the source fails; not a state the fast paths read.
+#[napi]
+pub fn openai_closing_tag_pending(slot: f64) -> bool {
     CONVERTERS
         .with(slot, |e| match &e.converter {
-            Converter::OpenAI(s) => e.closed.is_none() && s.is_quiet(),
+            Converter::OpenAI(s) => e.closed != Some(AFTER_FREE) && s.closing_tag_pending(),
             Converter::Anthropic(_) => false,
         })
         .unwrap_or(false)
 }
 
-/// Whether a content-only delta may take `openai_push_text_delta`.
-#[napi]
-pub fn openai_text_ready(slot: f64) -> bool {
-    CONVERTERS
-        .with(slot, |e| match &e.converter {
-            Converter::OpenAI(s) => e.closed.is_none() && s.is_text_ready(),
-            Converter::Anthropic(_) => false,
-        })
-        .unwrap_or(false)
-}
-
-/// The content of a content-only delta (only while `openai_text_ready`):
-/// the normalised text, empty for no part. The JS layer builds the response.
+/// The content of a content-only delta, only while the state word says
+/// `text_ready`: the normalised text, empty for no part; the JS layer builds
+/// the response. Not a batch: the state word is the same after the call
+/// (`OpenAIStream::push_plain_text` changes neither `quiet` nor
+/// `text_ready`), and an error (only when not ready) is thrown.
 #[napi]
 pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String> {
     let result = CONVERTERS.with(slot, |e| {
@@ -437,12 +389,9 @@ pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String
             Converter::OpenAI(s) if e.closed.is_none() => s.push_plain_text(&content),
             _ => Err(wrong_kind("ready OpenAI")),
         }))
-        .unwrap_or_else(|_| {
+        .unwrap_or_else(|panic| {
             e.closed = Some(AFTER_PANIC);
-            Err(Error::new(
-                ErrorCode::Internal,
-                "internal error in the native converter",
-            ))
+            Err(wire::panic_error(panic, "the native converter"))
         })
     });
     match result {

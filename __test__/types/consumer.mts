@@ -10,7 +10,9 @@ import {
   ToolCallIds,
   ToolCallStreamError,
   consumeModelStream,
+  convertAnthropicResponse,
   convertAnthropicStream,
+  convertOpenAIResponse,
   convertOpenAIStream,
   getProviderToolCallId,
   getToolCallPreparations,
@@ -21,10 +23,13 @@ import {
   toResponse,
 } from 'toolcall-stream';
 import type {
+  AnthropicStreamOptions,
+  ResponseBody,
   ConsumeModelStreamOptions,
   ConsumeModelStreamResult,
   ConverterLimits,
   ConverterOptions,
+  OpenAIStreamOptions,
   Profile,
   GenerateContentResponse,
   PlanFrame,
@@ -150,8 +155,51 @@ async function streams(): Promise<void> {
   const gen: AsyncGenerator<GenerateContentResponse, void, undefined> = convertAnthropicStream(events(), options);
   for await (const r of gen) void r.candidates;
   for await (const r of convertAnthropicStream([{ type: 'message_stop' }])) void r;
+  // The empty-stream fallback: the converter's flag and the generator's option.
+  const converter = new AnthropicConverter();
+  converter.end();
+  const empty: boolean = converter.emptyStream;
+  // @ts-expect-error read-only
+  converter.emptyStream = true;
+  const fallback: AnthropicStreamOptions = { profile: 'qwen-0.24', emptyFallback: async () => ({ content: [] }) };
+  for await (const r of convertAnthropicStream(events(), fallback)) void r;
+  // @ts-expect-error emptyFallback is a function
+  convertAnthropicStream(events(), { emptyFallback: {} });
+  void empty;
   for await (const r of convertOpenAIStream([{ choices: [] }], { model: 'gpt' })) {
     void getToolCallPreparations(r);
+  }
+  const abort = new AbortController();
+  const streamOptions: OpenAIStreamOptions = { profile: 'qwen-0.24', signal: abort.signal };
+  for await (const r of convertOpenAIStream([new Uint8Array(0)], streamOptions)) void r;
+  void new OpenAIConverter({ throwOnErrorFinish: true });
+  const held: GenerateContentResponse[] = new AnthropicConverter({ profile: 'qwen-0.24' }).upstreamFailed(
+    new Error('x'),
+    {
+      retryable: true,
+    },
+  );
+  void held;
+  for await (const r of convertAnthropicStream([], { host: { isRetryableUpstreamError: async () => true } })) void r;
+}
+
+// Non-streaming bodies: object, JSON text or bytes.
+function bodies(): void {
+  const forms: ResponseBody[] = [{ content: [] }, '{"content":[]}', new Uint8Array(2), new ArrayBuffer(2)];
+  for (const body of forms) {
+    const a: GenerateContentResponse = convertAnthropicResponse(body, { profile: 'qwen-0.24' });
+    const o: GenerateContentResponse = convertOpenAIResponse(body, { responseParsing: { taggedThinkingTags: true } });
+    void [a, o];
+  }
+  // @ts-expect-error a body is not a number
+  convertOpenAIResponse(5);
+  try {
+    convertAnthropicResponse('null');
+  } catch (e) {
+    if (e instanceof ToolCallStreamError) {
+      const code: ToolCallStreamErrorCode = 'INVALID_RESPONSE';
+      void [code, e.message];
+    }
   }
 }
 
@@ -178,6 +226,7 @@ try {
       case 'LIMIT_EXCEEDED':
       case 'FINISHED':
       case 'INVALID_ARGUMENT':
+      case 'INVALID_RESPONSE':
       case 'INTERNAL':
         break;
       default: {
@@ -264,5 +313,5 @@ async function session(signal: AbortSignal): Promise<ConsumeModelStreamResult> {
 // The default export is the CommonJS module object.
 const sameClass: typeof AnthropicConverter = toolcallStream.AnthropicConverter;
 
-void [fromEvent, ended, finished, many, openaiFinished, text, plain, live, streams, started, done, failed];
+void [fromEvent, ended, finished, many, openaiFinished, text, plain, live, streams, bodies, started, done, failed];
 void [discarded, closed, plan, open, ids, observed, dropped, providerId, session, sameClass];

@@ -1,5 +1,5 @@
 //! The Anthropic Messages stream → Gemini chunks, with the semantics of
-//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (spec §2),
+//! `AnthropicContentGenerator.processStream` in Qwen Code 0.21.2 (docs/behaviour.md §2),
 //! or in 0.24.4 under [`Profile::Qwen024`] (tool calls confirmed by the stop
 //! reason, see [`crate::deferred_calls`]), plus SSE framing with the
 //! Anthropic SDK's event handling (§2.1).
@@ -10,15 +10,17 @@ use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{
-    now_ms_string, Candidate, Flavor, Part, Preparation, Response, UsageProvenance,
+    now_ms_shared, Candidate, Flavor, Part, Preparation, Response, UsageProvenance,
 };
+use crate::js_text::js_to_string;
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
-use crate::sse::SseEvent;
+use crate::sse::{Bom, SseEvent};
+use crate::wire::{State, MAX_GATHER_INDEX};
 
-/// One open content block (spec §2.2 `blocks`).
+/// One open content block (docs/behaviour.md §2.2 `blocks`).
 struct Block {
     /// The block's `index` as JSON text: JS Map keys compare by value.
     key: String,
@@ -53,7 +55,7 @@ impl Usage {
             || self.cache_creation_reported
     }
 
-    /// `buildAnthropicUsageMetadata` (spec §2.5): the JSON text and the
+    /// `buildAnthropicUsageMetadata` (docs/behaviour.md §2.5): the JSON text and the
     /// provenance it attaches.
     fn metadata(&self) -> crate::gemini::Usage {
         crate::gemini::Usage {
@@ -105,7 +107,7 @@ pub struct AnthropicOptions {
     pub limits: Limits,
 }
 
-/// One request's stream state (spec §2.2).
+/// One request's stream state (docs/behaviour.md §2.2).
 pub struct AnthropicStream {
     message_id: Option<Arc<str>>,
     model: Option<Arc<str>>,
@@ -122,6 +124,12 @@ pub struct AnthropicStream {
     /// A chunk with a text, thought, signature or call part was yielded
     /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
     payload: bool,
+    /// The stream ended with an in-band `error` event, whose held calls
+    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
+    /// source's failure).
+    failed_in_band: bool,
+    /// The last yielded chunk has the current header (see [`Self::wire_state`]).
+    header_shown: bool,
 }
 
 impl SseConsumer for AnthropicStream {
@@ -136,12 +144,19 @@ impl SseConsumer for AnthropicStream {
     /// Runs of the hot event exactly as the API sends it (`event:` line,
     /// `data:` line, blank line, all ending in `\n`), taken without line
     /// framing; anything else is left to the decoder.
-    fn raw_sse_events(&mut self, text: &str, _: &mut Vec<Response>) -> (usize, Result<(), Error>) {
+    fn raw_sse_events(
+        &mut self,
+        text: &str,
+        out: &mut Vec<Response>,
+    ) -> (usize, Result<(), Error>) {
         const EVENT: &str = "event: content_block_delta\ndata: ";
         const END: &str = "\n\n";
         let mut taken = 0;
         while let Some(data) = text[taken..].strip_prefix(EVENT) {
-            let Some((len, result)) = self.input_json_delta(data, |rest| rest.starts_with(END))
+            let ends = |rest: &str| rest.starts_with(END);
+            let Some((len, result)) = self
+                .input_json_delta(data, ends)
+                .or_else(|| self.text_delta(data, ends, out))
             else {
                 break;
             };
@@ -163,12 +178,42 @@ impl AnthropicStream {
             message_start_usage_pending: false,
             finish_reason: None,
             blocks: Vec::new(),
-            feed: Feed::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes, Bom::Never),
             limits: options.limits,
             buffered_args: 0,
             profile: options.profile,
             deferred: DeferredCalls::default(),
             payload: false,
+            failed_in_band: false,
+            header_shown: false,
+        }
+    }
+
+    /// The state the JS fast paths depend on (`wire::State`), after a call
+    /// that yielded `yielded`. `header`: no `message_start` usage is pending
+    /// and the last chunk yielded has the current response id and model, so
+    /// a text or thinking delta converts to one chunk with that header.
+    /// `gather`: the last open block and how many bytes of arguments it can
+    /// still take ([`Self::args_budget`]).
+    pub fn wire_state(&mut self, yielded: &[Response]) -> State {
+        if let Some(last) = yielded.last() {
+            self.header_shown = last.flavor == Flavor::Anthropic
+                && last.response_id == self.message_id
+                && last.model_version == self.model;
+        }
+        if self.feed.is_finished() {
+            return State::FINISHED;
+        }
+        let gather = self.blocks.last().and_then(|b| {
+            let index: u32 = b.key.parse().ok()?;
+            (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
+        });
+        State {
+            header: self.header_shown && !self.message_start_usage_pending,
+            payload: self.payload,
+            gather,
+            budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
+            ..State::default()
         }
     }
 
@@ -184,6 +229,12 @@ impl AnthropicStream {
     pub fn push_event_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed.check_open()?;
         let result = json::parse(text).and_then(|ev| self.event(&ev, out));
+        let result = result.map_err(|mut e| {
+            if e.provider_error.is_some() && e.provider_event.is_none() {
+                e.provider_event = Some(text.into());
+            }
+            e
+        });
         self.feed.settle(result)
     }
 
@@ -208,13 +259,14 @@ impl AnthropicStream {
     /// classifies it). Under `Profile::Qwen024` the held calls are then
     /// yielded when each was confirmed complete, as 0.24.4's `processStream`
     /// does before it rethrows. The converter is finished (a finished one
-    /// yields nothing).
+    /// yields nothing, unless an in-band `error` event finished it: that is
+    /// the SDK's error, the source's failure in the reference).
     pub fn upstream_failed(
         &mut self,
         retryable: bool,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        if self.feed.is_finished() {
+        if self.feed.is_finished() && !std::mem::take(&mut self.failed_in_band) {
             return Ok(());
         }
         if retryable && self.profile == Profile::Qwen024 {
@@ -336,22 +388,47 @@ impl AnthropicStream {
     }
 
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
+    /// One SSE event, as the Anthropic SDK that Qwen Code bundles (0.36.3,
+    /// `Stream.fromSSEResponse`) hands it on: by its `event:` name. The
+    /// message and content-block events (and the legacy `completion`) are
+    /// parsed and yielded, `ping` is skipped, `error` throws; any other
+    /// event, data-only ones included, yields nothing.
     fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
-        if e.event == Some("ping") {
-            return Ok(());
+        match e.event {
+            Some(
+                "error"
+                | "completion"
+                | "message_start"
+                | "message_delta"
+                | "message_stop"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop",
+            ) => {}
+            _ => return Ok(()),
         }
-        if e.event != Some("error") && self.fast_input_json_delta(e.data)? {
+        if e.event != Some("error") && self.fast_delta(e.data, out)? {
             return Ok(());
         }
         let ev = json::parse(e.data)?;
         if e.event == Some("error") {
-            return Err(stream_error(&ev));
+            let mut err = stream_error(&ev);
+            err.provider_event = Some(e.data.into());
+            self.failed_in_band = true;
+            return Err(err);
         }
         self.event(&ev, out)
     }
 
-    /// One event (spec §2.3).
+    /// One event (docs/behaviour.md §2.3).
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        if ev.is_null() {
+            // `processStream` reads `event.type` of it: a TypeError there.
+            return Err(Error::new(
+                ErrorCode::InvalidEvent,
+                "an event must not be null",
+            ));
+        }
         let Some(kind) = ev.at("type").as_jstr() else {
             return Ok(());
         };
@@ -359,11 +436,12 @@ impl AnthropicStream {
             "content_block_delta" => self.content_block_delta(ev, out),
             "message_start" => {
                 let message = required(ev, "message")?;
+                self.header_shown = false;
                 if let Some(id) = present(message.get("id")) {
-                    self.message_id = Some(js_text(id).into());
+                    self.message_id = Some(json::to_json_string(id).into());
                 }
                 if let Some(model) = present(message.get("model")) {
-                    self.model = Some(js_text(model).into());
+                    self.model = Some(json::to_json_string(model).into());
                 }
                 let usage = message.at("usage");
                 let u = &mut self.usage;
@@ -423,8 +501,8 @@ impl AnthropicStream {
                 let block = Block {
                     key,
                     kind,
-                    id: id.map(js_text),
-                    name: name.map(js_text),
+                    id: id.map(json::to_json_string),
+                    name: name.map(json::to_json_string),
                     input_json,
                 };
                 match self.blocks.iter_mut().find(|b| b.key == block.key) {
@@ -527,7 +605,10 @@ impl AnthropicStream {
                 }
                 Ok(())
             }
-            "error" => Err(stream_error(ev)),
+            "error" => {
+                self.failed_in_band = true;
+                Err(stream_error(ev))
+            }
             _ => Ok(()),
         }
     }
@@ -650,11 +731,54 @@ impl AnthropicStream {
     /// "input_json_delta","partial_json":"…"}}`. Recognised by its exact
     /// shape and appended without building a DOM; any other spelling takes
     /// the general path. Returns whether the event was consumed.
-    fn fast_input_json_delta(&mut self, data: &str) -> Result<bool, Error> {
-        match self.input_json_delta(data, str::is_empty) {
+    fn fast_delta(&mut self, data: &str, out: &mut Vec<Response>) -> Result<bool, Error> {
+        match self
+            .input_json_delta(data, str::is_empty)
+            .or_else(|| self.text_delta(data, str::is_empty, out))
+        {
             None => Ok(false),
             Some((_, result)) => result.map(|()| true),
         }
+    }
+
+    /// The hot events of a text-heavy stream, as the API serialises them:
+    /// `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta",
+    /// "text":"…"}}` (or `thinking_delta` / `"thinking"`), followed by text
+    /// that `rest_ok` accepts. Converted as `content_block_delta` does (the
+    /// index plays no part for these deltas) without building a DOM. Returns
+    /// the length of the event's JSON; `None`, with nothing changed, for any
+    /// other shape.
+    fn text_delta(
+        &mut self,
+        data: &str,
+        rest_ok: impl Fn(&str) -> bool,
+        out: &mut Vec<Response>,
+    ) -> Option<(usize, Result<(), Error>)> {
+        const TEXT: &str = ",\"delta\":{\"type\":\"text_delta\",\"text\":\"";
+        const THINKING: &str = ",\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"";
+        const TAIL: &str = "\"}}";
+        let (_, rest) = delta_head(data)?;
+        let (thought, body) = match rest.strip_prefix(TEXT) {
+            Some(body) => (false, body),
+            None => (true, rest.strip_prefix(THINKING)?),
+        };
+        let (end, escaped) = json::scan_string(body.as_bytes(), 0)?;
+        let after = &body[end..];
+        if !after.starts_with(TAIL) || !rest_ok(&after[TAIL.len()..]) {
+            return None;
+        }
+        if end > 0 {
+            let text = json::JStr::from_scanned(&body[..end], escaped).value();
+            let part = if thought {
+                Part::thought(text)
+            } else {
+                Part::text(text)
+            };
+            let chunk = self.chunk(Some(part));
+            self.payload = true;
+            out.push(chunk);
+        }
+        Some((data.len() - body.len() + end + TAIL.len(), Ok(())))
     }
 
     /// The hot event at the start of `data`, followed by text that `rest_ok`
@@ -667,15 +791,9 @@ impl AnthropicStream {
         data: &str,
         rest_ok: impl Fn(&str) -> bool,
     ) -> Option<(usize, Result<(), Error>)> {
-        const HEAD: &str = "{\"type\":\"content_block_delta\",\"index\":";
         const MID: &str = ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"";
         const TAIL: &str = "\"}}";
-        let rest = data.strip_prefix(HEAD)?;
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || digits > 15 || (digits > 1 && rest.starts_with('0')) {
-            return None;
-        }
-        let (index, rest) = rest.split_at(digits);
+        let (index, rest) = delta_head(data)?;
         let body = rest.strip_prefix(MID)?;
         // The event's length, given where its string ends in `body`.
         let len = |end: usize| data.len() - body.len() + end + TAIL.len();
@@ -723,7 +841,7 @@ impl AnthropicStream {
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),
-            create_time: now_ms_string().into(),
+            create_time: now_ms_shared(),
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: part.into_iter().collect(),
@@ -739,7 +857,7 @@ impl AnthropicStream {
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),
-            create_time: now_ms_string().into(),
+            create_time: now_ms_shared(),
             model_version: self.model.clone(),
             candidate: Some(Candidate {
                 parts: Vec::new(),
@@ -755,7 +873,19 @@ impl AnthropicStream {
     }
 }
 
-/// `mapAnthropicFinishReasonToGemini` (spec §2.4), for a truthy reason;
+/// `{"type":"content_block_delta","index":N` at the start of `data`, N a
+/// plain integer as the API writes it: N and the rest.
+fn delta_head(data: &str) -> Option<(&str, &str)> {
+    const HEAD: &str = "{\"type\":\"content_block_delta\",\"index\":";
+    let rest = data.strip_prefix(HEAD)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 15 || (digits > 1 && rest.starts_with('0')) {
+        return None;
+    }
+    Some(rest.split_at(digits))
+}
+
+/// `mapAnthropicFinishReasonToGemini` (docs/behaviour.md §2.4), for a truthy reason;
 /// 0.24.4's `mapAnthropicFinishReasonToLlm` also maps `refusal` to `SAFETY`
 /// (anthropicContentGenerator/converter.ts).
 pub fn map_finish_reason(reason: &str, profile: Profile) -> &'static str {
@@ -819,48 +949,7 @@ fn is_number(v: Option<&Value<'_>>) -> bool {
 fn index_key(ev: &Value<'_>) -> String {
     match present(ev.get("index")) {
         Some(Value::Num(n)) if !n.contains(['.', 'e', 'E', '-']) && n.len() < 16 => (*n).to_owned(),
-        Some(v) => js_text(v),
+        Some(v) => json::to_json_string(v),
         None => "0".to_owned(),
-    }
-}
-
-/// `JSON.stringify(value)` of a parsed value.
-fn js_text(v: &Value<'_>) -> String {
-    let mut s = String::new();
-    json::stringify(v, &mut s);
-    s
-}
-
-/// `String(value)` for the values the reference coerces.
-pub fn js_to_string(v: &Value<'_>) -> String {
-    match v {
-        // A plain integer literal is its own shortest form (JS `String(n)`).
-        Value::Num(n)
-            if n.len() <= 15
-                && n.bytes().all(|b| b.is_ascii_digit())
-                && (n.len() == 1 || !n.starts_with('0')) =>
-        {
-            (*n).to_owned()
-        }
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => b.to_string(),
-        Value::Num(n) => {
-            let mut s = String::new();
-            json::write_number(&mut s, json::parse_number(n));
-            s
-        }
-        Value::Str(s) => s.value().into_owned(),
-        Value::Arr(items) => items
-            .iter()
-            .map(|i| {
-                if i.is_null() {
-                    String::new()
-                } else {
-                    js_to_string(i)
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Obj(_) => "[object Object]".to_owned(),
     }
 }

@@ -25,6 +25,9 @@ pub enum ErrorCode {
     Finished,
     /// A bad argument from the caller.
     InvalidArgument,
+    /// A non-streaming response body the reference cannot convert (not an
+    /// object, or a field it iterates or dereferences is of the wrong kind).
+    InvalidResponse,
     /// A bug: a panic caught at the binding. The converter is finished.
     Internal,
 }
@@ -41,6 +44,7 @@ impl ErrorCode {
             ErrorCode::LimitExceeded => "LIMIT_EXCEEDED",
             ErrorCode::Finished => "FINISHED",
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::InvalidResponse => "INVALID_RESPONSE",
             ErrorCode::Internal => "INTERNAL",
         }
     }
@@ -59,6 +63,11 @@ pub struct Error {
     pub offset: Option<usize>,
     /// The provider's own error object, as JSON text (in-band errors).
     pub provider_error: Option<String>,
+    /// The whole in-band error event's payload as it arrived (its `data:`
+    /// text, or the event's JSON text), so a host can hand its SDK exactly
+    /// what the SDK would have decoded (top-level fields such as
+    /// `request_id` included).
+    pub provider_event: Option<Box<str>>,
     /// Whether the converter can take more input after this error.
     pub fatal: bool,
 }
@@ -87,6 +96,7 @@ impl Error {
             kind,
             offset: None,
             provider_error: None,
+            provider_event: None,
             fatal,
         }
     }
@@ -113,32 +123,6 @@ impl Error {
             ErrorCode::ProtocolTagLeak,
             "Model response leaked thinking tags.",
         )
-    }
-
-    /// The error as one JSON object, for the batch the binding returns.
-    pub fn write_json(&self, out: &mut String) {
-        use crate::json::write_str;
-        out.push_str("{\"code\":");
-        write_str(out, self.code.as_str());
-        out.push_str(",\"name\":");
-        write_str(out, self.name);
-        out.push_str(",\"message\":");
-        write_str(out, &self.message);
-        if let Some(kind) = self.kind {
-            out.push_str(",\"type\":");
-            write_str(out, kind);
-        }
-        if let Some(offset) = self.offset {
-            out.push_str(",\"offset\":");
-            out.push_str(&offset.to_string());
-        }
-        if let Some(p) = &self.provider_error {
-            out.push_str(",\"providerError\":");
-            out.push_str(p);
-        }
-        out.push_str(",\"fatal\":");
-        out.push_str(if self.fatal { "true" } else { "false" });
-        out.push('}');
     }
 }
 

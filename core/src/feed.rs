@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::gemini::Response;
-use crate::sse::{SseDecoder, SseEvent, SseSink};
+use crate::sse::{Bom, SseDecoder, SseEvent, SseSink};
 
 pub struct Feed {
     sse: SseDecoder,
@@ -12,10 +12,11 @@ pub struct Feed {
 }
 
 impl Feed {
-    /// `max_line` bounds one buffered SSE line or event.
-    pub fn new(max_line: usize) -> Self {
+    /// `max_line` bounds one buffered SSE line or event; `bom` is the
+    /// provider SDK's BOM rule.
+    pub fn new(max_line: usize, bom: Bom) -> Self {
         Feed {
-            sse: SseDecoder::new(max_line),
+            sse: SseDecoder::new(max_line).with_bom(bom),
             finished: false,
         }
     }
@@ -81,8 +82,8 @@ pub trait SseConsumer: Sized {
         self.feed().settle(result)
     }
 
-    /// End of byte input: a final event without its blank line is still
-    /// dispatched, so nothing that arrived is dropped. Finished afterwards.
+    /// End of byte input: a final event without its blank line is dropped,
+    /// as the SDKs drop it. Finished afterwards.
     fn finish_sse(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed().check_open()?;
         let mut sse = std::mem::take(&mut self.feed().sse);

@@ -1,4 +1,4 @@
-//! The output: Gemini `GenerateContentResponse` chunks (spec §1), written as
+//! The output: Gemini `GenerateContentResponse` chunks (docs/behaviour.md §1), written as
 //! JSON text in the reference's key order, with their preparations beside
 //! them (never inside).
 
@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::json::write_str;
 
-/// A tool-call preparation (spec §5.1): the stable id and name of a call
+/// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
 /// whose arguments are still streaming.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Preparation {
@@ -350,131 +350,33 @@ fn comma(out: &mut String, first: &mut bool) {
     *first = false;
 }
 
-/// Writes a batch of responses as one JSON array of items, followed by an
-/// `{"error": …}` item when the batch ended in an error.
-///
-/// The common chunks of a stream (one text or thought part, or no part, and
-/// nothing else) are written compactly, since most of their JSON would be
-/// the same boilerplate each time: a header item `{"h": {f, createTime,
-/// responseId?, modelVersion?}}` whenever the header changes (`f`: 0 for
-/// the Anthropic key order, 1 for OpenAI's), then `[0, text]` (text),
-/// `[1, text]` (thought), `[2]` (no parts) or `[3, text]` (an OpenAI
-/// reasoning thought). Every other response is a full item `{"r": response,
-/// "p"?: preparations, "s"?: sanitized, "u"?: usage provenance, "t"?:
-/// reasoning part indexes}`.
-pub fn write_batch(responses: &[Response], error: Option<&crate::error::Error>, out: &mut String) {
-    out.push('[');
-    let mut first = true;
-    let mut header: Option<&Response> = None;
-    for r in responses {
-        match r.compact() {
-            Some(item) => {
-                if !header.is_some_and(|h| h.same_header(r)) {
-                    comma(out, &mut first);
-                    r.write_header_item(out);
-                    header = Some(r);
-                }
-                comma(out, &mut first);
-                match item {
-                    Compact::Text(t) => {
-                        out.push_str("[0,");
-                        write_str(out, t);
-                        out.push(']');
-                    }
-                    Compact::Thought(t) => {
-                        out.push_str("[1,");
-                        write_str(out, t);
-                        out.push(']');
-                    }
-                    Compact::Empty => out.push_str("[2]"),
-                    Compact::Reasoning(t) => {
-                        out.push_str("[3,");
-                        write_str(out, t);
-                        out.push(']');
-                    }
-                }
-            }
-            None => {
-                comma(out, &mut first);
-                r.write_item(out);
-            }
-        }
-    }
-    if let Some(e) = error {
-        comma(out, &mut first);
-        out.push_str("{\"error\":");
-        e.write_json(out);
-        out.push('}');
-    }
-    out.push(']');
-}
-
-enum Compact<'a> {
-    Text(&'a str),
-    Thought(&'a str),
-    Empty,
-    Reasoning(&'a str),
-}
-
-impl Response {
-    fn compact(&self) -> Option<Compact<'_>> {
-        let c = self.candidate.as_ref()?;
-        if self.flavor == Flavor::Bare
-            || c.finish_reason.is_some()
-            || self.usage.is_some()
-            || !self.preparations.is_empty()
-            || self.sanitized.is_some()
-        {
-            return None;
-        }
-        match c.parts.as_slice() {
-            [] => Some(Compact::Empty),
-            [Part::Text {
-                text,
-                thought: false,
-            }] => Some(Compact::Text(text)),
-            [Part::Text {
-                text,
-                thought: true,
-            }] => Some(Compact::Thought(text)),
-            [Part::Reasoning(text)] => Some(Compact::Reasoning(text)),
-            _ => None,
-        }
-    }
-
-    fn same_header(&self, other: &Response) -> bool {
-        self.flavor == other.flavor
-            && self.create_time == other.create_time
-            && self.response_id == other.response_id
-            && self.model_version == other.model_version
-    }
-
-    fn write_header_item(&self, out: &mut String) {
-        out.push_str("{\"h\":{\"f\":");
-        out.push(if self.flavor == Flavor::OpenAI {
-            '1'
-        } else {
-            '0'
-        });
-        out.push_str(",\"createTime\":");
-        write_str(out, &self.create_time);
-        if let Some(id) = &self.response_id {
-            out.push_str(",\"responseId\":");
-            out.push_str(id);
-        }
-        if let Some(m) = &self.model_version {
-            out.push_str(",\"modelVersion\":");
-            out.push_str(m);
-        }
-        out.push_str("}}");
-    }
-}
-
 /// Milliseconds since the epoch as JS `String(Date.now())` shows them.
 pub fn now_ms_string() -> String {
     now_ms().to_string()
 }
 
+/// [`now_ms_string`] as a shared string: the chunks made in one millisecond
+/// share one allocation (the last one is kept per thread).
+pub fn now_ms_shared() -> Arc<str> {
+    thread_local! {
+        static LAST: std::cell::RefCell<(u64, Option<Arc<str>>)> =
+            const { std::cell::RefCell::new((0, None)) };
+    }
+    let now = now_ms();
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match &last.1 {
+            Some(s) if last.0 == now => s.clone(),
+            _ => {
+                let s: Arc<str> = now.to_string().into();
+                *last = (now, Some(s.clone()));
+                s
+            }
+        }
+    })
+}
+
+/// Milliseconds since the epoch (`Date.now()`).
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -504,7 +406,7 @@ mod tests {
 
     fn batch(responses: &[Response]) -> String {
         let mut out = String::new();
-        write_batch(responses, None, &mut out);
+        crate::wire::write_batch(responses, None, crate::wire::State::default(), &mut out);
         out
     }
 
@@ -512,12 +414,12 @@ mod tests {
     fn reasoning_parts_are_written_as_thoughts_and_listed_beside_the_response() {
         assert_eq!(
             batch(&[response(vec![Part::reasoning("r")], None)]),
-            r#"[{"h":{"f":1,"createTime":"1"}},[3,"r"]]"#
+            r#"[{"h":{"f":1,"createTime":"1"}},[3,"r"],0]"#
         );
         let two = response(vec![Part::reasoning("r"), Part::text("t")], None);
         assert_eq!(
             batch(&[two]),
-            r#"[{"r":{"candidates":[{"content":{"parts":[{"text":"r","thought":true},{"text":"t"}],"role":"model"},"index":0,"safetyRatings":[]}],"createTime":"1","promptFeedback":{"safetyRatings":[]}},"t":[0]}]"#
+            r#"[{"r":{"candidates":[{"content":{"parts":[{"text":"r","thought":true},{"text":"t"}],"role":"model"},"index":0,"safetyRatings":[]}],"createTime":"1","promptFeedback":{"safetyRatings":[]}},"t":[0]},0]"#
         );
     }
 
@@ -543,7 +445,7 @@ mod tests {
             r#""u":[false,null]}"#,
             r#""u":[false,7]}"#,
         ]) {
-            assert!(text.ends_with(&format!("{u}]")), "{text}");
+            assert!(text.ends_with(&format!("{u},0]")), "{text}");
             assert!(!text[..text.find(",\"u\"").unwrap()].contains("Reported"));
         }
     }

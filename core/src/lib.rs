@@ -9,12 +9,15 @@ pub mod deferred_calls;
 pub mod error;
 pub mod feed;
 pub mod gemini;
+pub mod js_text;
 pub mod json;
 pub mod limits;
+pub mod nonstream;
 pub mod openai;
 pub mod profile;
 pub mod repair;
 pub mod sse;
+pub mod wire;
 
 pub use error::{Error, ErrorCode};
 pub use limits::Limits;

@@ -1,12 +1,29 @@
-//! Server-sent events framing over raw bytes (WHATWG `text/event-stream`).
+//! Server-sent events framing over raw bytes, as the SDKs that Qwen Code
+//! bundles frame them (openai 5.11.0 and @anthropic-ai/sdk 0.36.3,
+//! `internal/decoders/line.mjs` and `SSEDecoder` in `streaming.mjs`).
 //!
 //! Input may be split anywhere: inside a line, inside `\r\n`, inside a
 //! multi-byte UTF-8 sequence. Lines end at `\n`, `\r\n` or `\r`; `:` lines are
 //! comments; `data:` lines accumulate (joined by `\n`); a blank line
-//! dispatches. A leading BOM is skipped. Invalid UTF-8 is an error with the
-//! absolute byte offset, never a lossy replacement.
+//! dispatches an event that has data or a non-empty `event:` name (an
+//! `event:`-only block dispatches empty data). Each line is decoded as the
+//! SDKs decode it: invalid UTF-8 becomes U+FFFD (maximal subparts, as
+//! `TextDecoder` and `Buffer.toString()` replace them), and a BOM is skipped
+//! as [`Bom`] says. At the end of input a final event without its blank line
+//! is dropped, as the SDKs drop it.
+//!
+//! A line that is not a `data:` line (a comment, `event:`, `id:`, an unknown
+//! field) longer than [`MAX_OTHER_LINE`] is `LIMIT_EXCEEDED`, whether it is
+//! complete or still arriving: endless whitespace or comments without a
+//! newline fail after 1 MiB instead of growing to the converter's buffer
+//! limit (256 MiB by default). `data:` lines stay bounded by that limit,
+//! since one `data:` line may carry a whole tool call.
 
 use crate::error::{Error, ErrorCode};
+
+/// The longest line that is not a `data:` line (bytes, without its line
+/// ending). No provider sends such lines past a few hundred bytes.
+pub const MAX_OTHER_LINE: usize = 1 << 20;
 
 /// One dispatched event. `data` is valid UTF-8.
 #[derive(Debug, PartialEq, Eq)]
@@ -40,6 +57,20 @@ impl<F: FnMut(SseEvent<'_>) -> Result<(), Error>> SseSink for FnSink<F> {
     }
 }
 
+/// Where a U+FEFF byte-order mark is skipped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bom {
+    /// At the start of the stream only (WHATWG).
+    #[default]
+    Leading,
+    /// At the start of every line: the OpenAI SDK decodes each line with
+    /// its own `TextDecoder.decode` call, which skips a leading BOM.
+    EveryLine,
+    /// Never: the Anthropic SDK decodes with `Buffer.toString()`, which
+    /// keeps it (a BOM before a field name makes the field unknown).
+    Never,
+}
+
 #[derive(Default)]
 pub struct SseDecoder {
     /// Input not yet framed: normally a partial line waiting for its end;
@@ -55,6 +86,7 @@ pub struct SseDecoder {
     after_cr: bool,
     started: bool,
     max_line: usize,
+    bom: Bom,
 }
 
 /// The event being built.
@@ -82,6 +114,13 @@ impl SseDecoder {
         }
     }
 
+    /// The same decoder with another BOM rule.
+    pub fn with_bom(mut self, bom: Bom) -> Self {
+        self.bom = bom;
+        self.started = bom != Bom::Leading;
+        self
+    }
+
     /// Bytes buffered but not yet dispatched.
     pub fn buffered(&self) -> usize {
         self.buf.len() + self.fields.data.len()
@@ -100,8 +139,9 @@ impl SseDecoder {
         self.push_to(bytes, &mut FnSink(on_event))
     }
 
-    /// End of input: a final event without its blank line is still
-    /// dispatched, so nothing that arrived is dropped.
+    /// End of input: a final event without its blank line is dropped, as
+    /// the SDKs drop it (their line decoder's `flush()` gives the last line,
+    /// but no blank line follows to dispatch it).
     pub fn finish<F>(&mut self, on_event: F) -> Result<(), Error>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
@@ -165,6 +205,8 @@ impl SseDecoder {
             self.after_cr = false;
             self.frame_direct(bytes, sink)?;
         }
+        // `buf` now holds at most the partial last line, starting at `base`.
+        check_other_line(&self.buf, self.base)?;
         if self.buf.len() > self.max_line || self.fields.data.len() > self.max_line {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
@@ -195,8 +237,20 @@ impl SseDecoder {
             let line_start = start;
             start = next;
             self.scanned = next;
-            let result = parse_line(&self.buf[line_start..end], self.base + line_start)
-                .and_then(|line| self.fields.apply(line, None, sink));
+            let raw = &self.buf[line_start..end];
+            if let Err(e) = check_other_line(raw, self.base + line_start) {
+                self.consume(start);
+                return Err(e);
+            }
+            let lossy;
+            let line = match simdutf8::compat::from_utf8(raw) {
+                Ok(line) => line,
+                Err(_) => {
+                    lossy = String::from_utf8_lossy(raw);
+                    &*lossy
+                }
+            };
+            let result = self.fields.apply(split_line(line, self.bom), None, sink);
             if let Err(e) = result {
                 self.consume(start);
                 return Err(e);
@@ -236,12 +290,18 @@ impl SseDecoder {
             let end = start + rel;
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
-            let line = match text.get(start..end) {
-                Some(line) => Ok(split_line(line)),
-                None => parse_line(&bytes[start..end], self.base + start),
+            result = match text.get(start..end) {
+                _ if bytes[start..end].len() > MAX_OTHER_LINE => {
+                    check_other_line(&bytes[start..end], self.base + start)
+                        .and_then(|()| self.apply_raw(&bytes[start..end], &mut single, sink))
+                }
+                Some(line) => {
+                    self.fields
+                        .apply(split_line(line, self.bom), Some(&mut single), sink)
+                }
+                None => self.apply_raw(&bytes[start..end], &mut single, sink),
             };
             start = next;
-            result = line.and_then(|line| self.fields.apply(line, Some(&mut single), sink));
             if result.is_err() {
                 break;
             }
@@ -255,19 +315,43 @@ impl SseDecoder {
         result
     }
 
+    /// A line of the caller's bytes outside the valid prefix (or too long
+    /// to be checked there): decoded on its own, lossily when it is not
+    /// UTF-8; an owned line cannot stay borrowed.
+    fn apply_raw<'b, S>(
+        &mut self,
+        raw: &'b [u8],
+        single: &mut Option<&'b str>,
+        sink: &mut S,
+    ) -> Result<(), Error>
+    where
+        S: SseSink,
+    {
+        match simdutf8::compat::from_utf8(raw) {
+            Ok(line) => self
+                .fields
+                .apply(split_line(line, self.bom), Some(single), sink),
+            Err(_) => {
+                if let Some(first) = single.take() {
+                    self.fields.data.push_str(first);
+                }
+                let line = String::from_utf8_lossy(raw);
+                self.fields.apply(split_line(&line, self.bom), None, sink)
+            }
+        }
+    }
+
     /// [`Self::finish`] with a sink.
     pub fn finish_to<S>(&mut self, sink: &mut S) -> Result<(), Error>
     where
         S: SseSink,
     {
         self.frame_buffered(sink)?;
-        if !self.buf.is_empty() {
-            let end = self.buf.len();
-            let line = parse_line(&self.buf, self.base)?;
-            self.fields.apply(line, None, sink)?;
-            self.consume(end);
-        }
-        self.fields.dispatch(None, sink)
+        // The last line, and the event it belongs to, are never dispatched.
+        let end = self.buf.len();
+        self.consume(end);
+        self.fields.clear();
+        Ok(())
     }
 
     fn consume(&mut self, upto: usize) {
@@ -293,18 +377,21 @@ fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
     }
 }
 
-/// Splits a line into its field and value; `offset` is the line's absolute
-/// stream offset, for the invalid-UTF-8 error.
-fn parse_line(raw: &[u8], offset: usize) -> Result<Line<'_>, Error> {
-    let line = simdutf8::compat::from_utf8(raw).map_err(|e| {
-        let at = offset + e.valid_up_to();
-        Error::new(
-            ErrorCode::InvalidUtf8,
-            format!("invalid UTF-8 in the SSE stream at byte {at}"),
-        )
-        .with_offset(at)
-    })?;
-    Ok(split_line(line))
+/// [`MAX_OTHER_LINE`] for a line (or the start of one still arriving) that
+/// is not a `data:` line (a BOM before `data:` counts as a data line);
+/// `offset` is the line's absolute stream offset.
+fn check_other_line(raw: &[u8], offset: usize) -> Result<(), Error> {
+    if raw.len() <= MAX_OTHER_LINE
+        || raw.starts_with(b"data:")
+        || raw.starts_with(b"\xEF\xBB\xBFdata:")
+    {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::LimitExceeded,
+        format!("an SSE line that is not a data line exceeds {MAX_OTHER_LINE} bytes"),
+    )
+    .with_offset(offset))
 }
 
 /// The longest prefix of `bytes` that is valid UTF-8.
@@ -316,7 +403,11 @@ fn valid_prefix(bytes: &[u8]) -> &str {
 }
 
 /// Splits a line into its field and value.
-fn split_line(line: &str) -> Line<'_> {
+fn split_line(line: &str, bom: Bom) -> Line<'_> {
+    let line = match bom {
+        Bom::EveryLine => line.strip_prefix('\u{FEFF}').unwrap_or(line),
+        _ => line,
+    };
     // Field names are short: a plain loop beats a vector search's set-up.
     match line.bytes().position(|c| c == b':') {
         _ if line.is_empty() => Line::Blank,
@@ -333,6 +424,13 @@ impl Fields {
     /// No event begun: no field seen since the last dispatch.
     fn is_empty(&self) -> bool {
         !self.has_data && !self.has_event
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.event.clear();
+        self.has_event = false;
     }
 
     /// Applies one line. With `single`, an event's first `data:` line is
@@ -379,7 +477,8 @@ impl Fields {
     where
         S: SseSink,
     {
-        let result = if self.has_data {
+        // The SDKs' `SSEDecoder.decode`: `if (!this.event && !this.data.length) return null`.
+        let result = if self.has_data || !self.event.is_empty() {
             let data = match single.and_then(Option::take) {
                 Some(data) => data,
                 None => self.data.as_str(),
@@ -391,10 +490,7 @@ impl Fields {
         } else {
             Ok(())
         };
-        self.data.clear();
-        self.has_data = false;
-        self.event.clear();
-        self.has_event = false;
+        self.clear();
         result
     }
 }
@@ -425,11 +521,8 @@ mod tests {
         let whole = collect(&[body]).unwrap();
         assert_eq!(
             whole,
-            vec![
-                (Some("a".into()), "1\n2".into()),
-                (None, "x\ny".into()),
-                (None, "z".into()),
-            ]
+            vec![(Some("a".into()), "1\n2".into()), (None, "x\ny".into())],
+            "the final event without its blank line is dropped"
         );
         for i in 0..body.len() {
             assert_eq!(
@@ -454,10 +547,83 @@ mod tests {
     }
 
     #[test]
-    fn invalid_utf8_reports_the_absolute_offset() {
-        let err = collect(&[b"data: ok\n\n", b"data: \xFF\n\n"]).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidUtf8);
-        assert_eq!(err.offset, Some(16));
+    fn invalid_utf8_is_replaced_per_line_as_the_sdks_decode_it() {
+        // Maximal subparts become one U+FFFD each (TextDecoder, Buffer.toString()).
+        let body: &[u8] = b"data: ok\n\ndata: a\xFFb\xC3(\xE2\x82\n\nevent: e\xF0\x9F\ndata: 1\n\n";
+        let want = vec![
+            (None, "ok".into()),
+            (None, "a\u{FFFD}b\u{FFFD}(\u{FFFD}".into()),
+            (Some("e\u{FFFD}".into()), "1".into()),
+        ];
+        for i in 0..=body.len() {
+            assert_eq!(
+                collect(&[&body[..i], &body[i..]]).unwrap(),
+                want,
+                "split at {i}"
+            );
+        }
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(collect(&bytes).unwrap(), want);
+    }
+
+    #[test]
+    fn event_only_blocks_dispatch_empty_data_and_boms_follow_the_rule() {
+        let body = "event: ping\n\nevent:\n\n\u{FEFF}data: 1\n\n";
+        let run = |bom: Bom| {
+            let mut d = SseDecoder::new(1 << 20).with_bom(bom);
+            let mut out = Vec::new();
+            d.push(body.as_bytes(), |e| {
+                out.push((e.event.map(str::to_owned), e.data.to_owned()));
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        let ping = (Some("ping".to_owned()), String::new());
+        assert_eq!(run(Bom::EveryLine), vec![ping.clone(), (None, "1".into())]);
+        assert_eq!(run(Bom::Never), vec![ping.clone()], "an unknown field");
+        assert_eq!(run(Bom::Leading), vec![ping], "not at the stream start");
+    }
+
+    #[test]
+    fn a_long_line_that_is_not_data_fails_at_one_mib_however_it_arrives() {
+        for filler in [b' ', b':'] {
+            let line = vec![filler; MAX_OTHER_LINE + 1];
+            let mut body = b"data: 1\n\n".to_vec();
+            body.extend_from_slice(&line);
+            body.extend_from_slice(b"\ndata: 2\n\n");
+            // Whole, split inside the long line, and without its newline.
+            let cuts = [body.len(), 9 + MAX_OTHER_LINE / 2, 9 + MAX_OTHER_LINE + 1];
+            for cut in cuts {
+                let mut d = SseDecoder::new(usize::MAX);
+                let mut seen = Vec::new();
+                let mut sink = |e: SseEvent<'_>| {
+                    seen.push(e.data.to_owned());
+                    Ok(())
+                };
+                let err = d
+                    .push(&body[..cut], &mut sink)
+                    .and_then(|()| d.push(&body[cut..], &mut sink))
+                    .unwrap_err();
+                assert_eq!(err.code, ErrorCode::LimitExceeded, "cut at {cut}");
+                assert_eq!(err.offset, Some(9), "cut at {cut}");
+                assert_eq!(seen, ["1"], "cut at {cut}");
+            }
+            // Still arriving, the line fails as soon as it is too long.
+            let mut d = SseDecoder::new(usize::MAX);
+            let err = d.push(&line, |_| Ok(())).unwrap_err();
+            assert_eq!(err.code, ErrorCode::LimitExceeded);
+        }
+        // A data line of the same length is not this limit's business.
+        let mut body = b"data: ".to_vec();
+        body.extend(std::iter::repeat_n(b'x', MAX_OTHER_LINE + 1));
+        body.extend_from_slice(b"\n\n");
+        assert_eq!(collect(&[&body]).unwrap()[0].1.len(), MAX_OTHER_LINE + 1);
+        // Nor is a short one of the other kinds.
+        assert_eq!(
+            collect(&[b": ping\nevent: x\nid: 1\ndata: y\n\n"]).unwrap(),
+            vec![(Some("x".into()), "y".into())]
+        );
     }
 
     #[test]

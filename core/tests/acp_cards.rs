@@ -1,5 +1,5 @@
-//! The card ledger: spec §6.2 frame shapes and the applicable rows of the
-//! `tool-call-emitter.test.ts` table (spec §8.3), plus the ledger's own
+//! The card ledger: docs/behaviour.md §6.2 frame shapes and the applicable rows of the
+//! `tool-call-emitter.test.ts` table (docs/behaviour.md §8.3), plus the ledger's own
 //! "no update without an open card" rule.
 
 use serde_json::{json, Value};
@@ -8,7 +8,7 @@ use toolcall_stream_core::acp::{
     ToolCallCards, ToolResult, ToolStart,
 };
 
-/// Equality including key order (the wire order of spec §6.2).
+/// Equality including key order (the wire order of docs/behaviour.md §6.2).
 fn assert_frame(actual: Option<Value>, expected: Value) {
     let actual = actual.expect("a frame");
     assert_eq!(actual.to_string(), expected.to_string());
@@ -551,7 +551,7 @@ fn tool_start_from_json_reads_every_field() {
     assert_eq!(s.status, StartStatus::Pending);
 }
 
-// ---- TodoWrite → plan (spec §6.3) ----
+// ---- TodoWrite → plan (docs/behaviour.md §6.3) ----
 
 #[test]
 fn todo_write_emits_plan_update_from_result_display() {

@@ -1,4 +1,4 @@
-//! GeminiChat's per-attempt id normalisation (spec §4.1).
+//! GeminiChat's per-attempt id normalisation (docs/behaviour.md §4.1).
 
 use toolcall_stream_core::acp::ToolCallIds;
 

@@ -253,7 +253,7 @@ impl Session {
             let mut seen = HashSet::new();
             for (n, (id, tool)) in s.calls.iter().enumerate() {
                 if !seen.insert(id.clone()) {
-                    continue; // runToolCalls dedupes by id (spec §6.8)
+                    continue; // runToolCalls dedupes by id (docs/behaviour.md §6.8)
                 }
                 self.history.push(id.clone());
                 let args = json!({"id": id, "big": "x".repeat(n % 3)});

@@ -1,6 +1,6 @@
-//! `ToolCallPreparationTracker` (spec §5.3) against the ledger: the rows of
-//! `tool-call-preparation-tracker.test.ts` (spec §8.2) and the discard table
-//! of spec §5.5.
+//! `ToolCallPreparationTracker` (docs/behaviour.md §5.3) against the ledger: the rows of
+//! `tool-call-preparation-tracker.test.ts` (docs/behaviour.md §8.2) and the discard table
+//! of docs/behaviour.md §5.5.
 
 use serde_json::Value;
 use toolcall_stream_core::acp::{Preparation, PreparationTracker, ToolCallCards};
@@ -109,13 +109,13 @@ fn a_preparation_whose_card_is_already_open_stays_suppressed_across_discard() {
         "not this tracker's card"
     );
     cards.discarded("call-1", "read_file").unwrap();
-    // spec §5.3: suppressed is not cleared by discard, so no retry.
+    // docs/behaviour.md §5.3: suppressed is not cleared by discard, so no retry.
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
 }
 
 #[test]
 fn retry_discards_then_the_replacement_attempt_prepares_the_same_id_again() {
-    // spec §5.5 / §6.9.1: a discarded card can come back with the same id.
+    // docs/behaviour.md §5.5 / §6.9.1: a discarded card can come back with the same id.
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
     let preps = [Preparation::new("call-1", "write_file")];

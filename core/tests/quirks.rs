@@ -314,7 +314,7 @@ fn q02_the_same_id_on_every_chunk_is_one_call() {
 #[test]
 fn q03_an_id_that_changes_on_every_chunk_follows_the_reference() {
     // The reference re-identifies the incomplete slot on every new id
-    // (spec §3.3.2: the call stays on its slot, the identity is
+    // (docs/behaviour.md §3.3.2: the call stays on its slot, the identity is
     // overwritten): one preparation per id, one call under the last id. The
     // ACP layer discards the first two cards (unresolved at the end).
     let lines = golden("openai-q03-id-changes-every-chunk");
@@ -505,17 +505,50 @@ fn q18_error_object_on_the_byte_stream_is_a_stream_error() {
     assert_eq!(got.responses[0].preparations.len(), 1);
 }
 
+/// `error_finish` is the pipeline's check, not the converter's: bytes
+/// convert it exactly as chunks do (the SDK yields it as a chunk).
 #[test]
-fn q18_error_finish_is_a_stream_error() {
+fn q18_error_finish_bytes_convert_as_chunks() {
     let chunks = stream("openai-q18-error-finish");
     let got = openai_bytes(&openai_sse(&chunks));
-    let e = got.error.expect("a stream error");
+    assert!(got.error.is_none(), "{:?}", got.error);
+    assert_eq!(texts(&got.responses), chunks_texts(&chunks));
+    golden("openai-q18-error-finish");
+}
+
+/// With the pipeline's check on, every form throws Qwen's
+/// `StreamContentError` before the chunk is converted, keeping what came
+/// before it.
+#[test]
+fn q18_error_finish_with_the_pipeline_check_is_a_stream_content_error() {
+    let chunks = stream("openai-q18-error-finish");
+    let pipeline = || {
+        let mut s = OpenAIStream::new(OpenAIOptions::default());
+        s.throw_on_error_finish();
+        s
+    };
+    let mut s = pipeline();
+    let mut out = Vec::new();
+    let e = s
+        .push_bytes(openai_sse(&chunks).as_bytes(), &mut out)
+        .expect_err("a stream error");
     assert_eq!(
-        (e.code, e.name),
-        (ErrorCode::StreamError, "StreamContentError")
+        (e.code, e.name, e.fatal),
+        (ErrorCode::StreamError, "StreamContentError", true)
     );
     assert_eq!(e.message, "upstream failed");
-    assert_eq!(got.responses.len(), 1, "the chunk before it is kept");
+    assert_eq!(
+        texts(&out),
+        chunks_texts(&chunks[..1]),
+        "the chunk before it is kept"
+    );
+    let mut s = pipeline();
+    s.push_chunk_text(&chunks[0].to_string()).unwrap();
+    let e2 = s
+        .push_chunk_text(&chunks[1].to_string())
+        .expect_err("a stream error");
+    assert_eq!((e2.code, e2.name, e2.message), (e.code, e.name, e.message));
+    assert!(s.is_finished());
 }
 
 #[test]
@@ -660,7 +693,7 @@ fn a05_ping_events_anywhere_are_ignored() {
 }
 
 /// An `error` event is what the Anthropic SDK throws as `APIError` before
-/// `processStream` sees it (spec §2.1), so the reference's `processStream`
+/// `processStream` sees it (docs/behaviour.md §2.1), so the reference's `processStream`
 /// alone ignores it (the oracle's expected output). We end the stream with
 /// `STREAM_ERROR` in every input form (quirks.md A6: terminate the attempt),
 /// keeping what was converted before it.
@@ -838,25 +871,42 @@ fn ax_non_string_tool_use_id_and_name_pass_through_like_the_reference() {
     golden("anthropic-ax-non-string-id-and-name");
 }
 
-/// Deliberate (documented): a data-only SSE event (no `event:` line) is
-/// dispatched by its payload's `type`, as if `event:` had named it.
+/// Raw bytes are framed as the Anthropic SDK that Qwen Code bundles
+/// (0.36.3, `Stream.fromSSEResponse`) frames them: events are taken by
+/// their `event:` name; a data-only event, an unknown name (with any
+/// payload, even one that is not JSON) and an `event:` name with an extra
+/// space yield nothing; a BOM is never skipped (it makes the first field
+/// unknown); any line ending, comments, and `field:value` without the
+/// space work.
 #[test]
-fn anthropic_data_only_sse_events_are_dispatched_by_type() {
+fn anthropic_sse_events_are_taken_by_their_event_name_as_the_sdk_takes_them() {
     let events = stream("anthropic-a10-block-index-counts-text");
     let want = events_texts(&events);
-    let data_only: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
     let sse = anthropic_sse(&events);
     for body in [
-        data_only,
         sse.replace('\n', "\r\n"),
         sse.replace('\n', "\r"),
         format!(": comment\n\n{}", sse.replace("\n\n", "\n: hb\n\n")),
         sse.replace("event: ", "event:").replace("data: ", "data:"),
+        sse.replacen(
+            "\n\n",
+            "\n\nevent: foo\ndata: {nope\n\ndata: {\"type\":\"message_stop\"}\n\n",
+            2,
+        ),
     ] {
         let got = anthropic_bytes(&body);
         assert!(got.error.is_none(), "{:?}", got.error);
         assert_eq!(texts(&got.responses), want);
     }
+    let data_only: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    let got = anthropic_bytes(&data_only);
+    assert!(got.error.is_none() && got.responses.is_empty());
+    let spaced = anthropic_bytes(&sse.replace("event: ", "event:  "));
+    assert!(spaced.error.is_none() && spaced.responses.is_empty());
+    // A BOM hides message_start: no responseId, no model.
+    let bom = anthropic_bytes(&format!("\u{FEFF}{sse}"));
+    assert!(bom.error.is_none());
+    assert_eq!(texts(&bom.responses), events_texts(&events[1..]));
 }
 
 #[test]
@@ -890,21 +940,24 @@ fn invalid_json_in_a_data_line_is_a_typed_error_and_the_stream_goes_on() {
     assert_eq!(texts(&out), events_texts(&events));
 }
 
+/// Invalid UTF-8 is replaced per line, as the OpenAI SDK's `TextDecoder`
+/// replaces it (maximal subparts, U+FFFD), and the stream goes on.
 #[test]
-fn invalid_utf8_is_fatal_with_its_byte_offset_and_keeps_earlier_output() {
+fn invalid_utf8_becomes_replacement_characters_as_the_sdk_decodes_it() {
     let chunks = stream("openai-q14-usage-only-final-chunk");
     let first = format!("data: {}\n\n", chunks[0]);
     let mut body = first.clone().into_bytes();
-    body.extend_from_slice(b"data: {\"x\":\"\xC3\x28\"}\n\n");
+    body.extend_from_slice(
+        b"data: {\"choices\":[{\"delta\":{\"content\":\"a\xC3\x28\xFF\"}}]}\n\n",
+    );
     let mut s = OpenAIStream::new(OpenAIOptions::default());
     let mut out = Vec::new();
-    let e = s.push_bytes(&body, &mut out).unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidUtf8);
-    assert_eq!(e.offset, Some(first.len() + 12));
-    assert!(e.fatal && s.is_finished());
-    assert_eq!(texts(&out), chunks_texts(&chunks[..1]));
-    let again = s.push_bytes(b"data: {}\n\n", &mut out).unwrap_err();
-    assert_eq!(again.code, ErrorCode::Finished);
+    s.push_bytes(&body, &mut out).unwrap();
+    s.end(&mut out).unwrap();
+    assert_eq!(texts(&out[..1]), chunks_texts(&chunks[..1]));
+    let mut text = String::new();
+    out[1].write_item(&mut text);
+    assert!(text.contains("\"text\":\"a\u{FFFD}(\u{FFFD}\""), "{text}");
 }
 
 #[test]
@@ -921,9 +974,129 @@ fn events_of_a_known_type_without_their_body_are_invalid_but_not_fatal() {
         assert_eq!(e.code, ErrorCode::InvalidEvent, "{ev}");
         assert!(!e.fatal);
     }
-    for ev in [r#"[1,2]"#, r#""text""#, r#"{"type":5}"#, r#"{}"#, "null"] {
+    // `processStream` reads `event.type`: a TypeError on null only.
+    let e = s.push_event_text("null", &mut out).unwrap_err();
+    assert_eq!((e.code, e.fatal), (ErrorCode::InvalidEvent, false));
+    for ev in [r#"[1,2]"#, r#""text""#, r#"{"type":5}"#, r#"{}"#] {
         s.push_event_text(ev, &mut out).unwrap();
     }
     assert!(out.is_empty());
     assert!(!s.is_finished());
+}
+
+/// Text and thinking deltas spelled exactly as the API sends them take a
+/// DOM-free path on bytes (`AnthropicStream::text_delta`); near misses take
+/// the general one. Both give what the same events give as objects: escapes,
+/// lone surrogates (U+FFFD), empty text (no chunk), other key orders and
+/// extra fields, any index.
+#[test]
+fn raw_text_deltas_convert_as_their_events_do() {
+    let start = r#"{"type":"message_start","message":{"id":"msg_t","model":"m","usage":{"input_tokens":3,"output_tokens":1}}}"#;
+    let deltas = [
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"plain"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"b\\c\nd\u00e9\ud83d\ude00"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lone \ud800 x \udc00"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#,
+        r#"{"type":"content_block_delta","index":7,"delta":{"type":"thinking_delta","thinking":"hmm \t"}}"#,
+        r#"{"type":"content_block_delta","index":12,"delta":{"type":"text_delta","text":"no such block"}}"#,
+        r#"{"type":"content_block_delta","delta":{"type":"text_delta","text":"no index"},"index":0}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"text":"keys swapped","type":"text_delta"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"extra","x":1}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"spaced"} }"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","text":"wrong field"}}"#,
+    ];
+    let mut events = vec![start.to_owned()];
+    events.extend(deltas.iter().map(|d| d.to_string()));
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: content_block_delta\ndata: {e}\n\n"))
+        .collect();
+    let bytes = anthropic_bytes(&body);
+    assert!(bytes.error.is_none(), "{:?}", bytes.error);
+    let mut s = AnthropicStream::new(AnthropicOptions::default());
+    let mut out = Vec::new();
+    for e in &events {
+        s.push_event_text(e, &mut out).unwrap();
+    }
+    let got = texts(&bytes.responses);
+    assert_eq!(got, texts(&out));
+    // 9 chunks with text: the 3 non-empty text deltas at index 0, the
+    // thinking delta, "no such block", "no index", "keys swapped", "extra",
+    // "spaced" (the wrong-field thinking delta has no thinking).
+    assert_eq!(got.len(), 9, "{got:#?}");
+    assert!(
+        got[2].contains(r#"lone \ufffd x \ufffd"#) || got[2].contains("lone \u{FFFD} x \u{FFFD}"),
+        "{}",
+        got[2]
+    );
+    // Cut anywhere: the same.
+    for cut in 1..body.len() {
+        if !body.is_char_boundary(cut) {
+            continue;
+        }
+        let mut s = AnthropicStream::new(AnthropicOptions::default());
+        let mut out = Vec::new();
+        s.push_bytes(&body.as_bytes()[..cut], &mut out).unwrap();
+        s.push_bytes(&body.as_bytes()[cut..], &mut out).unwrap();
+        s.end(&mut out).unwrap();
+        assert_eq!(texts(&out), got, "cut at {cut}");
+    }
+}
+
+/// Under `qwen-0.24` an in-band `error` event is the SDK's error, the
+/// source's failure in 0.24.4's `processStream`: the calls held for the stop
+/// reason stay until the host says how it classifies that error
+/// (`upstream_failed`); a retryable one yields them, once. Under `qwen-0.21`
+/// the call was emitted at its `content_block_stop`.
+#[test]
+fn an_in_band_error_event_leaves_held_calls_to_the_hosts_classification() {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "msg_e", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"path\":\"a\"}"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    let error = r#"{"type":"error","error":{"type":"api_error","message":"Internal"},"request_id":"req_1"}"#;
+    let body = format!("{}event: error\ndata: {error}\n\n", anthropic_sse(&events));
+    for (profile, retryable, calls) in [
+        (Profile::Qwen024, true, 1),
+        (Profile::Qwen024, false, 0),
+        (Profile::Qwen021, true, 0),
+    ] {
+        for as_bytes in [true, false] {
+            let mut s = AnthropicStream::new(AnthropicOptions {
+                profile,
+                ..AnthropicOptions::default()
+            });
+            let mut out = Vec::new();
+            let e = if as_bytes {
+                s.push_bytes(body.as_bytes(), &mut out).unwrap_err()
+            } else {
+                events
+                    .iter()
+                    .try_for_each(|ev| s.push_event_text(&ev.to_string(), &mut out))
+                    .unwrap();
+                s.push_event_text(error, &mut out).unwrap_err()
+            };
+            assert_eq!((e.code, e.fatal), (ErrorCode::StreamError, true));
+            assert_eq!(
+                e.provider_event.as_deref(),
+                Some(error),
+                "the whole payload"
+            );
+            let before = out.len();
+            s.upstream_failed(retryable, &mut out).unwrap();
+            let held = out[before..]
+                .iter()
+                .filter(|r| r.candidate.as_ref().is_some_and(|c| !c.parts.is_empty()))
+                .count();
+            assert_eq!(
+                held, calls,
+                "{profile:?} retryable={retryable} bytes={as_bytes}"
+            );
+            let again = out.len();
+            s.upstream_failed(true, &mut out).unwrap();
+            assert_eq!(out.len(), again, "only once");
+        }
+    }
 }

@@ -35,6 +35,8 @@ struct Stream {
     profile: Profile,
     /// The OpenAI converter's response parsing.
     parsing: ResponseParsing,
+    /// The OpenAI pipeline's `error_finish` check is on.
+    pipeline: bool,
     items: Vec<Value>,
 }
 
@@ -58,6 +60,7 @@ fn fixture_streams() -> Vec<Stream> {
                 name: format!("{name} ({})", profile.as_str()),
                 profile,
                 parsing: ResponseParsing::default(),
+                pipeline: false,
                 items: items.clone(),
             })
         })
@@ -69,6 +72,7 @@ fn fixture_streams() -> Vec<Stream> {
                 provider: Provider::OpenAI,
                 profile,
                 parsing,
+                pipeline: false,
                 items: case.items.clone(),
             });
         }
@@ -141,14 +145,14 @@ impl Outcome {
 }
 
 /// Index of the first in-band provider error (Anthropic `error` event,
-/// OpenAI `{"error": …}` payload or `finish_reason: "error_finish"`): the
-/// SDK throws there on the byte stream, while event/chunk input hands it to
-/// the converter (deliberate, see quirks.rs).
+/// OpenAI `{"error": …}` payload): the SDK throws there on the byte stream,
+/// while event/chunk input hands it to the converter (deliberate, see
+/// quirks.rs). An `error_finish` chunk is converted in every form (the
+/// pipeline's check is off here).
 fn in_band_error(stream: &Stream) -> Option<usize> {
     stream.items.iter().position(|i| {
         i["type"] == "error"
             || (stream.provider == Provider::OpenAI && i.get("error").is_some_and(|e| !e.is_null()))
-            || i["choices"][0]["finish_reason"] == "error_finish"
     })
 }
 
@@ -224,11 +228,15 @@ fn whole_events(stream: &Stream, end: bool) -> Outcome {
 /// Pushes the pieces in order. After a non-fatal error the rest of the
 /// input is still buffered: an empty push continues with it.
 fn openai(stream: &Stream) -> OpenAIStream {
-    OpenAIStream::new(OpenAIOptions {
+    let mut s = OpenAIStream::new(OpenAIOptions {
         profile: stream.profile,
         parsing: stream.parsing,
         ..OpenAIOptions::default()
-    })
+    });
+    if stream.pipeline {
+        s.throw_on_error_finish();
+    }
+    s
 }
 
 fn anthropic(profile: Profile) -> AnthropicStream {
@@ -499,7 +507,7 @@ fn anthropic_stream() -> impl Strategy<Value = Stream> {
             items.push(json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}}));
             items.push(json!({"type": "message_stop"}));
             let profile = if strict { Profile::Qwen024 } else { Profile::Qwen021 };
-            Stream { name: "generated anthropic".into(), provider: Provider::Anthropic, profile, parsing: ResponseParsing::default(), items }
+            Stream { name: "generated anthropic".into(), provider: Provider::Anthropic, profile, parsing: ResponseParsing::default(), pipeline: false, items }
         })
 }
 
@@ -544,8 +552,10 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
         prop::option::of(prop_oneof![Just("stop"), Just("tool_calls"), Just("length")]),
         any::<bool>(),
         (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        // An `error_finish` chunk somewhere, with the pipeline's check on or off.
+        (prop::option::of((any::<Index>(), text())), any::<bool>()),
     )
-        .prop_map(|(deltas, finish, usage, (later, content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning))| {
+        .prop_map(|(deltas, finish, usage, (later, content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning), (error_finish, pipeline))| {
             let chunk = |delta: Value, finish: Option<&str>| {
                 json!({"id": "chatcmpl-g", "object": "chat.completion.chunk", "created": 1700000000,
                     "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -577,9 +587,13 @@ fn openai_stream() -> impl Strategy<Value = Stream> {
                 items.push(json!({"id": "chatcmpl-g", "created": 1700000000, "choices": [],
                     "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}}));
             }
+            if let Some((at, t)) = error_finish {
+                let at = at.index(items.len() + 1);
+                items.insert(at, chunk(json!({ "content": t }), Some("error_finish")));
+            }
             let profile = if later { Profile::Qwen024 } else { Profile::Qwen021 };
             let parsing = ResponseParsing { content_only_tag_leaks, tagged_thinking, tagged_thinking_after_reasoning };
-            Stream { name: "generated openai".into(), provider: Provider::OpenAI, profile, parsing, items }
+            Stream { name: "generated openai".into(), provider: Provider::OpenAI, profile, parsing, pipeline, items }
         })
 }
 

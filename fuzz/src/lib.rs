@@ -199,7 +199,7 @@ pub fn openai_with(bits: u64) -> OpenAIStream {
 
 /// Every response's JSON parses and every preparation names a non-empty id
 /// and tool. With `unique`, no call id is prepared twice (the OpenAI
-/// `preparedToolCallIds` set, spec §3.2.3).
+/// `preparedToolCallIds` set, docs/behaviour.md §3.2.3).
 pub fn check_responses(responses: &[Response], unique: bool) {
     let mut seen = std::collections::HashSet::new();
     for r in responses {

@@ -33,9 +33,9 @@ async function* anthropicSource(stream, telemetryAttempt, q, seen) {
   }
 }
 
-/** The in-band error event the SDK would have decoded. */
-const errorEvent = (providerError) =>
-  `event: error\ndata: ${JSON.stringify({ type: 'error', error: providerError })}\n\n`;
+/** The in-band error event the SDK would have decoded: its payload as it arrived. */
+const errorEvent = (err) =>
+  `event: error\ndata: ${err.providerEvent ?? JSON.stringify({ type: 'error', error: err.providerError })}\n\n`;
 
 /** Checks the hook points; returns the function that patches them. */
 export function prepareAnthropicPatch(q, { profile, host, stats }) {
@@ -45,17 +45,47 @@ export function prepareAnthropicPatch(q, { profile, host, stats }) {
     throw new Error('AnthropicContentGenerator has no processStream / generateContentStream');
   if (Object.isFrozen(proto)) throw new Error('AnthropicContentGenerator.prototype is frozen');
 
+  // 0.24.4's processStream classifies a failed source with Qwen's own
+  // classifier before it yields the confirmed held calls.
+  const classify =
+    q.classifyRetryError && q.isRetryableStreamTransportError && q.isRetryableStatuslessUpstreamError
+      ? (error) => {
+          const c = q.classifyRetryError(error);
+          return q.isRetryableStreamTransportError(c) || q.isRetryableStatuslessUpstreamError(c);
+        }
+      : undefined;
+
   return () => {
     proto.processStream = async function* processStream(stream, telemetryAttempt) {
-      const seen = { handshake: undefined, objects: false };
+      const seen = { handshake: undefined, objects: false, sdkError: undefined };
+      // On the raw path an in-band provider error is the SDK's error, as
+      // Qwen would have received it from the SDK's decoder: replayed through
+      // it, classified by Qwen, and thrown.
+      const sdkErrorOf = async (err) => {
+        if (
+          seen.sdkError === undefined &&
+          seen.handshake &&
+          err?.code === 'STREAM_ERROR' &&
+          err.providerError !== undefined
+        ) {
+          try {
+            await seen.handshake.replayError(errorEvent(err));
+          } catch (replayed) {
+            seen.sdkError = replayed;
+          }
+        }
+        return seen.sdkError ?? err;
+      };
+      const streamHost = classify
+        ? { ...host, isRetryableUpstreamError: async (err) => classify(await sdkErrorOf(err)) }
+        : host;
       try {
-        yield* convertAnthropicStream(anthropicSource(stream, telemetryAttempt, q, seen), { profile, host });
+        yield* convertAnthropicStream(anthropicSource(stream, telemetryAttempt, q, seen), {
+          profile,
+          host: streamHost,
+        });
       } catch (err) {
-        // On the raw path an in-band provider error is the SDK's error, as
-        // Qwen would have received it from the SDK's decoder.
-        if (seen.handshake && err?.code === 'STREAM_ERROR' && err.providerError !== undefined)
-          await seen.handshake.replayError(errorEvent(err.providerError));
-        throw err;
+        throw await sdkErrorOf(err);
       } finally {
         if (seen.handshake) stats.anthropic.bytes++;
         else stats.anthropic.objects++;

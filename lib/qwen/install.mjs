@@ -50,12 +50,13 @@ export async function install(pkg, stats) {
   if (!status.available)
     return { active: false, profile: release.profile, reason: `the native binary does not load: ${status.reason}` };
   let q;
+  const wanted = [...HOOK_POINTS, ...(release.extraHookPoints ?? [])];
   try {
-    q = await importHookPoints(pkg.dir, pkg.version, HOOK_POINTS);
+    q = await importHookPoints(pkg.dir, pkg.version, wanted);
   } catch (err) {
     return { active: false, profile: release.profile, reason: `the hook points could not be loaded: ${err.message}` };
   }
-  const missing = HOOK_POINTS.filter((name) => q[name] === undefined);
+  const missing = wanted.filter((name) => q[name] === undefined);
   if (missing.length)
     return { active: false, profile: release.profile, reason: `missing hook points: ${missing.join(', ')}` };
   const options = { profile: release.profile, host: qwenHost(q), stats };

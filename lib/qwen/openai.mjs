@@ -18,7 +18,13 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { OpenAIConverter, sanitizationOf, kPipelineBytes, RESPONSE_PARSING } = require('../converters.js');
+const {
+  OpenAIConverter,
+  sanitizationOf,
+  closingTagPendingOf,
+  kPipelineBytes,
+  RESPONSE_PARSING,
+} = require('../converters.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {
@@ -60,7 +66,7 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
         return;
       }
       if (err?.code === 'STREAM_ERROR' && err.providerError !== undefined)
-        await handshake.replayError(`data: ${JSON.stringify({ error: err.providerError })}\n\n`);
+        await handshake.replayError(`data: ${err.providerEvent ?? JSON.stringify({ error: err.providerError })}\n\n`);
       throw toHost(err);
     }
     for (let i = 0; i < out.length; i++) yield new Converted(out[i]);
@@ -132,12 +138,16 @@ export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
         stats.fallbacks++;
         return originalProcess.call(this, withoutHandshake(stream), context, ...rest);
       }
+      // Qwen's pipeline checks `error_finish` before its converter: raw bytes
+      // must stop there too (openaiSource hands the pipeline the chunk).
       const converter = new OpenAIConverter({
         profile,
         host: converterHost,
         responseParsing: context?.responseParsingOptions,
+        throwOnErrorFinish: true,
       });
       streams.set(context, converter);
+      mirrorTagCandidate(context, converter);
       const seen = { handshake: undefined };
       const source = openaiSource(stream, converter, telemetryAttempt, seen, toHost);
       const inner = originalProcess.call(this, source, context, ...rest);
@@ -156,6 +166,27 @@ export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
       return originalExecute.apply(this, args);
     };
   };
+}
+
+/**
+ * Qwen's pipeline reads the pending thinking-tag candidate from the request
+ * context when the stream fails (pipeline.ts, `processStreamWithLogging`'s
+ * catch: a closing-tag candidate turns the error into PROTOCOL_TAG_LEAK
+ * unless the request was aborted); here the candidate lives in the native
+ * converter, so the context shows it. Qwen clears it before it throws. The
+ * end-of-stream check never sees one: the source's `end()` has taken it.
+ */
+function mirrorTagCandidate(context, converter) {
+  if (context === null || typeof context !== 'object') return;
+  let cleared = false;
+  Object.defineProperty(context, 'pendingThinkingTagCandidate', {
+    configurable: true,
+    enumerable: false,
+    get: () => (!cleared && closingTagPendingOf(converter) ? { text: '', closingTagName: 'think' } : undefined),
+    set: (value) => {
+      cleared = value === undefined;
+    },
+  });
 }
 
 /** A stream for stock code: the handshake is dropped, so the SDK's own events follow. */

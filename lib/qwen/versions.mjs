@@ -13,6 +13,10 @@ export const VERSIONS = {
     openaiConvert: 'convertOpenAIChunkToLlm',
     // processStreamWithLogging(stream, context, request, openaiRequest, userPromptId, telemetryAttempt)
     pipelineTelemetryArg: 5,
+    // anthropicContentGenerator.ts, processStream: how a failed source is
+    // classified before the held calls are yielded (utils/retryErrorClassification.ts,
+    // core/stream-transport-retry.ts).
+    extraHookPoints: ['classifyRetryError', 'isRetryableStreamTransportError', 'isRetryableStatuslessUpstreamError'],
   },
 };
 

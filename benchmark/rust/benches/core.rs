@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::{write_batch, Response};
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::wire::{write_batch, State};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::sse::SseDecoder;
 use toolcall_stream_core::Error;
@@ -110,6 +111,87 @@ fn openai_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
     (body.into_bytes(), events + 2)
 }
 
+/// Prose in token-sized pieces (4–27 characters), like streams.mjs `proseDeltas`.
+fn prose_deltas(chars: usize) -> Vec<String> {
+    const WORDS: [&str; 12] = [
+        "The", "converter", "reads", "the", "stream", "and", "keeps", "\"path\"", "`write_file`", "ünïcødé", "→", "tests.",
+    ];
+    let mut seed: u32 = 21;
+    let mut pick = |n: usize| {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (seed >> 8) as usize % n
+    };
+    let mut text = String::new();
+    while text.len() < chars {
+        if pick(12) == 0 {
+            text.push_str("\n\n");
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push(' ');
+        }
+        text.push_str(WORDS[pick(WORDS.len())]);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let n = 4 + pick(24);
+        out.push(chars[i..(i + n).min(chars.len())].iter().collect());
+        i += n;
+    }
+    out
+}
+
+/// Anthropic text-heavy (P7): one text block of `text_delta` events.
+fn anthropic_text(chars: usize) -> (Vec<u8>, usize) {
+    let mut body = String::new();
+    let mut event = |ty: &str, data: &str| {
+        body.push_str("event: ");
+        body.push_str(ty);
+        body.push_str("\ndata: ");
+        body.push_str(data);
+        body.push_str("\n\n");
+    };
+    event("message_start", r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"output_tokens":1}}}"#);
+    event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#);
+    let deltas = prose_deltas(chars);
+    for piece in &deltas {
+        let mut data = String::from(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"#);
+        escape(&mut data, piece);
+        data.push_str("}}");
+        event("content_block_delta", &data);
+    }
+    event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#);
+    event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":9000}}"#);
+    event("message_stop", r#"{"type":"message_stop"}"#);
+    (body.into_bytes(), deltas.len() + 5)
+}
+
+/// OpenAI text-heavy (P7): `content` deltas.
+fn openai_text(chars: usize) -> (Vec<u8>, usize) {
+    const HEAD: &str = r#"{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[{"index":0,"delta":"#;
+    let mut body = String::new();
+    let mut chunk = |delta: &str, finish: &str| {
+        body.push_str("data: ");
+        body.push_str(HEAD);
+        body.push_str(delta);
+        body.push_str(",\"logprobs\":null,\"finish_reason\":");
+        body.push_str(finish);
+        body.push_str("}]}\n\n");
+    };
+    chunk(r#"{"role":"assistant","content":""}"#, "null");
+    let deltas = prose_deltas(chars);
+    for piece in &deltas {
+        let mut delta = String::from(r#"{"content":"#);
+        escape(&mut delta, piece);
+        delta.push('}');
+        chunk(&delta, "null");
+    }
+    chunk("{}", "\"stop\"");
+    body.push_str("data: [DONE]\n\n");
+    (body.into_bytes(), deltas.len() + 2)
+}
+
 /// The two converters' byte input, for one driver.
 trait Bytes {
     fn push(&mut self, read: &[u8], out: &mut Vec<Response>) -> Result<(), Error>;
@@ -144,7 +226,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
         stream.push(read, &mut out).expect("valid stream");
         if write {
             text.clear();
-            write_batch(&out, None, &mut text);
+            write_batch(&out, None, State::default(), &mut text);
             n += text.len();
         }
         n += out.len();
@@ -156,8 +238,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
 
 // Named entry points: callgrind.mjs collects from these.
 fn convert(body: &[u8], write: bool) -> usize {
-    let model = Some("bench-model".into());
-    drive(AnthropicStream::new(AnthropicOptions { model, ..Default::default() }), body, write)
+    drive(AnthropicStream::new(AnthropicOptions::default()), body, write)
 }
 
 fn convert_openai(body: &[u8], write: bool) -> usize {
@@ -189,6 +270,16 @@ fn main() {
             for _ in 0..n {
                 black_box(convert_openai(&body, true));
             }
+        } else if args.get(3).map(String::as_str) == Some("openai-text") {
+            let (body, _) = openai_text(kb * 1024);
+            for _ in 0..n {
+                black_box(convert_openai(&body, true));
+            }
+        } else if args.get(3).map(String::as_str) == Some("anthropic-text") {
+            let (body, _) = anthropic_text(kb * 1024);
+            for _ in 0..n {
+                black_box(convert(&body, true));
+            }
         } else {
             let (body, _) = anthropic_write_file(kb * 1024);
             for _ in 0..n {
@@ -197,13 +288,15 @@ fn main() {
         }
         return;
     }
-    println!("| write_file | SSE / events | memchr scan ms | SSE framing ms | convert ms | convert + JSON text ms |");
+    println!("| stream | SSE / events | memchr scan ms | SSE framing ms | convert ms | convert + JSON text ms |");
     println!("|---|---|---:|---:|---:|---:|");
-    let streams: [(&str, usize, usize, fn(usize) -> (Vec<u8>, usize), fn(&[u8], bool) -> usize); 4] = [
+    let streams: [(&str, usize, usize, fn(usize) -> (Vec<u8>, usize), fn(&[u8], bool) -> usize); 6] = [
         ("Anthropic 100 KB", 100, 400, anthropic_write_file, convert),
         ("Anthropic 1 MB", 1024, 40, anthropic_write_file, convert),
         ("OpenAI 100 KB", 100, 200, openai_write_file, convert_openai),
         ("OpenAI 1 MB", 1024, 20, openai_write_file, convert_openai),
+        ("Anthropic text 33 KB (P7)", 33, 200, anthropic_text, convert),
+        ("OpenAI text 33 KB (P7)", 33, 200, openai_text, convert_openai),
     ];
     for (label, kb, iterations, make, convert) in streams {
         let (body, events) = make(kb * 1024);

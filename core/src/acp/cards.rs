@@ -1,5 +1,5 @@
 //! The card ledger: what Qwen Code's `ToolCallEmitter` tracks for one ACP
-//! session (spec §5.4), plus the frame shapes of spec §6.2.
+//! session (docs/behaviour.md §5.4), plus the frame shapes of docs/behaviour.md §6.2.
 //!
 //! Where Qwen keeps only `preparedCallIds`, this ledger keeps every *open*
 //! card (opened by a preparing frame, by a start that was not prepared, or by
@@ -13,14 +13,14 @@ use serde_json::{Map, Value};
 
 use super::{invalid, Result, SessionUpdate};
 
-/// Tools that never get a card (spec §6.3: TodoWrite is shown as a `plan`).
+/// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
 
 /// The text of the failed frame [`ToolCallCards::close_all`] sends for a
-/// card whose tool had started (spec §6.6 wording).
+/// card whose tool had started (docs/behaviour.md §6.6 wording).
 pub const DEFAULT_CLOSE_MESSAGE: &str = "Tool execution was cancelled";
 
-/// Where an open card is in its lifecycle (spec §5.5).
+/// Where an open card is in its lifecycle (docs/behaviour.md §5.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CardPhase {
     /// Opened by a preparing `tool_call` (`pending`, `rawInput: {}`).
@@ -42,14 +42,14 @@ struct OpenCard {
     phase: CardPhase,
 }
 
-/// `_meta.provenance` and `_meta.serverId` of a tool frame (spec §6.2).
+/// `_meta.provenance` and `_meta.serverId` of a tool frame (docs/behaviour.md §6.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Provenance<'a> {
     pub provenance: &'static str,
     pub server_id: Option<&'a str>,
 }
 
-/// Spec §6.2 provenance rule: `mcp__<server>__<tool>` with at least three
+/// docs/behaviour.md §6.2 provenance rule: `mcp__<server>__<tool>` with at least three
 /// `__`-separated parts and a non-empty server is `mcp`; anything else,
 /// including `mcp__just_one` and `mcp____read`, is `builtin`. (Subagent
 /// provenance needs subagent metadata, which this ledger does not model.)
@@ -71,7 +71,7 @@ pub fn tool_provenance(tool_name: &str) -> Provenance<'_> {
     }
 }
 
-/// Spec §6.2 kind mapping. `kind` is a Qwen core `Kind` value (`read`,
+/// docs/behaviour.md §6.2 kind mapping. `kind` is a Qwen core `Kind` value (`read`,
 /// `edit`, …, `agent`, `other`) or an ACP kind; `agent` and anything unknown
 /// become `other`, and the plan-mode tools are always `switch_mode`.
 pub fn map_tool_kind(tool_name: &str, kind: Option<&str>) -> &'static str {
@@ -96,12 +96,12 @@ pub fn map_tool_kind(tool_name: &str, kind: Option<&str>) -> &'static str {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
     pub path: String,
-    /// 1-based line; `None` is sent as `null` (spec §8.3 "Fix 5").
+    /// 1-based line; `None` is sent as `null` (docs/behaviour.md §8.3 "Fix 5").
     pub line: Option<u32>,
 }
 
 /// The status a start frame carries: `in_progress` for an auto-approved run
-/// (spec §6.2), `pending` while a permission request is outstanding.
+/// (docs/behaviour.md §6.2), `pending` while a permission request is outstanding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StartStatus {
     Pending,
@@ -146,13 +146,13 @@ impl ResultStatus {
     }
 }
 
-/// The outcome of a tool run (spec §6.2 "Result").
+/// The outcome of a tool run (docs/behaviour.md §6.2 "Result").
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
     pub status: ResultStatus,
     /// `ToolCallContent` items, passed through.
     pub content: Vec<Value>,
-    /// Sent as `rawOutput` only when present (spec §6.2: only when
+    /// Sent as `rawOutput` only when present (docs/behaviour.md §6.2: only when
     /// `resultDisplay !== undefined`).
     pub raw_output: Option<Value>,
 }
@@ -174,10 +174,9 @@ fn required_string(obj: &Map<String, Value>, key: &str, what: &str) -> Result<St
 }
 
 fn parse_object(json: &str, what: &str) -> Result<Map<String, Value>> {
-    match serde_json::from_str::<Value>(json) {
-        Ok(Value::Object(obj)) => Ok(obj),
-        Ok(_) => Err(invalid(format!("{what}: expected an object"))),
-        Err(e) => Err(invalid(format!("{what}: invalid JSON: {e}"))),
+    match super::parse_json(json, what)? {
+        Value::Object(obj) => Ok(obj),
+        _ => Err(invalid(format!("{what}: expected an object"))),
     }
 }
 
@@ -277,12 +276,11 @@ impl ToolResult {
 
 /// A `ToolCallContent` array as JSON text (the binding's form).
 pub fn tool_content_from_json(json: &str, what: &str) -> Result<Vec<Value>> {
-    match serde_json::from_str::<Value>(json) {
-        Ok(Value::Array(items)) if items.iter().all(Value::is_object) => Ok(items),
-        Ok(_) => Err(invalid(format!(
+    match super::parse_json(json, what)? {
+        Value::Array(items) if items.iter().all(Value::is_object) => Ok(items),
+        _ => Err(invalid(format!(
             "{what}: content must be an array of objects"
         ))),
-        Err(e) => Err(invalid(format!("{what}: invalid content JSON: {e}"))),
     }
 }
 
@@ -295,7 +293,7 @@ fn check_call_id(call_id: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// `_meta` of a tool frame, keys in the order of spec §6.2: `toolName`, then
+/// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: `toolName`, then
 /// the preparing markers, then provenance.
 fn tool_meta(tool_name: &str, preparing: bool, discarded: bool) -> Value {
     let mut meta = Map::new();
@@ -330,7 +328,7 @@ fn text_content(text: &str) -> Value {
     serde_json::json!({ "type": "content", "content": { "type": "text", "text": text } })
 }
 
-/// Spec §6.2 "Discarded preparation": no title, kind, rawInput or rawOutput.
+/// docs/behaviour.md §6.2 "Discarded preparation": no title, kind, rawInput or rawOutput.
 fn discarded_frame(call_id: &str, tool_name: &str) -> SessionUpdate {
     let mut f = Map::new();
     f.insert("sessionUpdate".into(), "tool_call_update".into());
@@ -341,7 +339,7 @@ fn discarded_frame(call_id: &str, tool_name: &str) -> SessionUpdate {
     Value::Object(f)
 }
 
-/// Spec §6.2 "Result" / "Error".
+/// docs/behaviour.md §6.2 "Result" / "Error".
 fn result_frame(
     call_id: &str,
     tool_name: &str,
@@ -391,7 +389,7 @@ impl ToolCallCards {
         }
     }
 
-    /// Spec §6.3: a suppressed tool never gets a card.
+    /// docs/behaviour.md §6.3: a suppressed tool never gets a card.
     pub fn is_suppressed(&self, tool_name: &str) -> bool {
         self.suppressed_tools.iter().any(|t| t == tool_name)
     }
@@ -423,9 +421,9 @@ impl ToolCallCards {
         Some(self.open.remove(at))
     }
 
-    /// Spec §5.4 `emitStart` with `phase: 'preparing'`: a new `tool_call`,
+    /// docs/behaviour.md §5.4 `emitStart` with `phase: 'preparing'`: a new `tool_call`,
     /// `pending`, `rawInput: {}`. `None` for a suppressed tool or an id whose
-    /// card is already open (the tracker then suppresses it, spec §5.3).
+    /// card is already open (the tracker then suppresses it, docs/behaviour.md §5.3).
     pub fn preparing(
         &mut self,
         call_id: &str,
@@ -457,7 +455,7 @@ impl ToolCallCards {
         Ok(Some(Value::Object(f)))
     }
 
-    /// Spec §5.4 step 3 / §6.2 "Execution start": a `tool_call_update` with
+    /// docs/behaviour.md §5.4 step 3 / §6.2 "Execution start": a `tool_call_update` with
     /// the full field set when the card is open (prepared), else a new
     /// `tool_call`. `None` for a suppressed tool without an open card (§6.3:
     /// execution start is skipped for TodoWrite).
@@ -574,7 +572,7 @@ impl ToolCallCards {
         Ok(Some(Value::Object(f)))
     }
 
-    /// Spec §6.2 "Result": the terminal `tool_call_update`. `None` when no
+    /// docs/behaviour.md §6.2 "Result": the terminal `tool_call_update`. `None` when no
     /// card is open for the id (never an update the client cannot place),
     /// which is always the case for suppressed tools: TodoWrite sends a
     /// `plan` instead (see [`plan_update`]).
@@ -597,7 +595,7 @@ impl ToolCallCards {
         )))
     }
 
-    /// Spec §5.4 `emitPreparationDiscarded` / §6.2 "Discarded preparation".
+    /// docs/behaviour.md §5.4 `emitPreparationDiscarded` / §6.2 "Discarded preparation".
     /// A no-op for ids without an open card, so for suppressed tools too.
     pub fn discarded(&mut self, call_id: &str, tool_name: &str) -> Result<Option<SessionUpdate>> {
         check_call_id(call_id, "discarded")?;
@@ -654,14 +652,14 @@ fn todos_from_display(display: &Value) -> Option<Vec<(String, String)>> {
     };
     match display {
         Value::String(text) => {
-            let parsed: Value = serde_json::from_str(text).ok()?;
+            let parsed = super::parse_json(text, "plan").ok()?;
             todo_list(&parsed).flatten()
         }
         other => todo_list(other).flatten(),
     }
 }
 
-/// Spec §6.3 TodoWrite success: the `plan` update that replaces the card.
+/// docs/behaviour.md §6.3 TodoWrite success: the `plan` update that replaces the card.
 /// Todos come from a `{type:'todo_list', todos}` result display (object or
 /// JSON text), else from `args.todos`; the plan is sent when todos were
 /// found, or empty when `args.todos` is an array; otherwise `None`.
@@ -695,10 +693,8 @@ pub fn plan_update(args: Option<&Value>, result_display: Option<&Value>) -> Opti
 /// absent argument; the result is the frame's JSON text or `null`.
 pub fn plan_update_json(args: Option<&str>, result_display: Option<&str>) -> Result<String> {
     let parse = |text: Option<&str>, what: &str| -> Result<Option<Value>> {
-        text.map(|t| {
-            serde_json::from_str(t).map_err(|e| invalid(format!("plan: invalid {what} JSON: {e}")))
-        })
-        .transpose()
+        text.map(|t| super::parse_json(t, &format!("plan: {what}")))
+            .transpose()
     };
     let args = parse(args, "args")?;
     let display = parse(result_display, "resultDisplay")?;

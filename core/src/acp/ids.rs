@@ -1,11 +1,11 @@
-//! GeminiChat's per-attempt tool-call id normalisation (spec §4.1), so the id
+//! GeminiChat's per-attempt tool-call id normalisation (docs/behaviour.md §4.1), so the id
 //! ACP sees is unique across the session's history and a preparation and its
 //! complete `functionCall` share it.
 //!
 //! One [`ToolCallIds`] per attempt: the used ids are seeded from history
 //! (every `functionCall.id` and `functionResponse.id`); a retry or fallback
 //! starts a new attempt with fresh state, so the same provider id usually
-//! maps to the same final id again (spec §5.5).
+//! maps to the same final id again (docs/behaviour.md §5.5).
 
 use std::collections::{HashMap, HashSet};
 
@@ -61,7 +61,7 @@ impl ToolCallIds {
             .unwrap_or_else(|| GENERATED_ID_PREFIX.to_string())
     }
 
-    /// Spec §4.1 step 1 (`reserveModelToolCallId`): the final id of a
+    /// docs/behaviour.md §4.1 step 1 (`reserveModelToolCallId`): the final id of a
     /// preparation, memoised per raw id and marked used.
     pub fn reserve(&mut self, raw: &str) -> String {
         if let Some(existing) = self.reserved.get(raw) {
@@ -73,7 +73,7 @@ impl ToolCallIds {
         id
     }
 
-    /// Spec §4.1 step 2 (`normalizeModelToolCallIds`) for one `functionCall`
+    /// docs/behaviour.md §4.1 step 2 (`normalizeModelToolCallIds`) for one `functionCall`
     /// part: `None` drops the part (a raw id already seen in this attempt);
     /// an absent or empty id gets `call_qwen_<n>`; otherwise the id reserved
     /// by its preparation, else the duplicate-suffix rule. Unlike `reserve`,
@@ -118,8 +118,7 @@ impl ToolCallIds {
     /// shape with final ids, where a `null` call means "drop this part" (an
     /// absent id always gets a generated one, so `null` is unambiguous).
     pub fn apply_json(&mut self, json: &str) -> Result<String> {
-        let input: Value =
-            serde_json::from_str(json).map_err(|e| invalid(format!("apply: invalid JSON: {e}")))?;
+        let input: Value = super::parse_json(json, "apply")?;
         let list = |key: &str| -> Result<Vec<Option<String>>> {
             match input.get(key) {
                 None | Some(Value::Null) => Ok(Vec::new()),

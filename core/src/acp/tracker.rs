@@ -1,9 +1,9 @@
-//! `ToolCallPreparationTracker` (spec §5.3): one per model stream, i.e. one
+//! `ToolCallPreparationTracker` (docs/behaviour.md §5.3): one per model stream, i.e. one
 //! `sendMessageStream` call, which may span several attempts. It remembers
 //! which preparations got a card, which were suppressed, and which were
 //! resolved by their complete `functionCall`, so the stream loop can discard
 //! exactly the right cards on retry, fallback, cancel, error or normal end
-//! (spec §5.5 table).
+//! (docs/behaviour.md §5.5 table).
 
 use std::collections::HashSet;
 
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{invalid, Result, SessionUpdate, ToolCallCards};
 
-/// One preparation of a response chunk (spec §5.1), with the card title and
+/// One preparation of a response chunk (docs/behaviour.md §5.1), with the card title and
 /// kind the caller resolved for its tool (`describe()` runs in JS).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preparation {
@@ -33,10 +33,9 @@ impl Preparation {
 
     /// Parses `[{callId, toolName, title?, kind?}, …]` (JSON text from JS).
     pub fn list_from_json(json: &str) -> Result<Vec<Preparation>> {
-        let items = match serde_json::from_str::<Value>(json) {
-            Ok(Value::Array(items)) => items,
-            Ok(_) => return Err(invalid("observe: preparations must be an array")),
-            Err(e) => return Err(invalid(format!("observe: invalid JSON: {e}"))),
+        let items = match super::parse_json(json, "observe")? {
+            Value::Array(items) => items,
+            _ => return Err(invalid("observe: preparations must be an array")),
         };
         items.iter().map(Preparation::from_value).collect()
     }
@@ -69,7 +68,7 @@ pub struct PreparationTracker {
     /// Calls whose preparing frame was built, in observation order.
     pending: Vec<(String, String)>,
     /// Calls the ledger refused a card (suppressed tool or already open);
-    /// never retried, and kept across `discard` (spec §5.3).
+    /// never retried, and kept across `discard` (docs/behaviour.md §5.3).
     suppressed: HashSet<String>,
     /// Pending calls whose complete `functionCall` arrived.
     resolved: HashSet<String>,
@@ -84,7 +83,7 @@ impl PreparationTracker {
         self.pending.iter().any(|(id, _)| id == call_id)
     }
 
-    /// Spec §5.3 `observe`: a preparing frame for each preparation that is
+    /// docs/behaviour.md §5.3 `observe`: a preparing frame for each preparation that is
     /// neither pending nor suppressed. The batch is validated first, so a bad
     /// entry leaves no card opened without its frame being returned.
     pub fn observe(
@@ -118,7 +117,7 @@ impl PreparationTracker {
         Ok(frames)
     }
 
-    /// Spec §5.3 `resolve`: calls with a non-empty id that is pending become
+    /// docs/behaviour.md §5.3 `resolve`: calls with a non-empty id that is pending become
     /// resolved; missing or empty ids resolve nothing.
     pub fn resolve<'a>(&mut self, call_ids: impl IntoIterator<Item = Option<&'a str>>) {
         for id in call_ids.into_iter().flatten() {
@@ -128,7 +127,7 @@ impl PreparationTracker {
         }
     }
 
-    /// Spec §5.3 `discard`: pending and resolved are cleared *first* (a second
+    /// docs/behaviour.md §5.3 `discard`: pending and resolved are cleared *first* (a second
     /// call yields nothing); suppressed is kept. Resolved entries are skipped
     /// unless `include_resolved` (retry, fallback, cancel, stream error).
     pub fn discard(

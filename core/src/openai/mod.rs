@@ -1,6 +1,6 @@
 //! OpenAI-compatible `chat.completion.chunk`s → Gemini chunks, with the
 //! semantics of `convertOpenAIChunkToGemini` in Qwen Code 0.21.2 and its
-//! per-request context (spec §3.2), plus SSE framing with the OpenAI SDK's
+//! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 
 pub mod tagged;
@@ -18,10 +18,11 @@ use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{
     now_ms, now_ms_string, Candidate, Flavor, Part, Preparation, Response, Usage, UsageProvenance,
 };
+use crate::js_text::{has_non_whitespace, js_trim_start};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
-use crate::sse::SseEvent;
+use crate::sse::{Bom, SseEvent};
 use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Hole, Templates};
@@ -72,7 +73,7 @@ pub struct ResponseParsing {
     pub tagged_thinking_after_reasoning: bool,
 }
 
-/// One request's context (spec §3.1 `createRequestContext`, §7).
+/// One request's context (docs/behaviour.md §3.1 `createRequestContext`, §7).
 pub struct OpenAIStream {
     parser: ToolCallParser,
     text_state: TextDeltaState,
@@ -105,6 +106,10 @@ pub struct OpenAIStream {
     /// Reused for the argument text of a fast-path chunk.
     scratch: String,
     fast_chunks: u64,
+    /// Qwen's pipeline check before the converter: a chunk whose
+    /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
+    /// input form (off: the converter converts it, as Qwen's does).
+    error_finish_throws: bool,
 }
 
 impl SseConsumer for OpenAIStream {
@@ -142,13 +147,14 @@ impl OpenAIStream {
             pending_reasoning: String::new(),
             pending_content: Vec::new(),
             sanitized: None,
-            feed: Feed::new(options.limits.max_buffered_bytes),
+            feed: Feed::new(options.limits.max_buffered_bytes, Bom::EveryLine),
             done: false,
             limits: options.limits,
             rng: seed | 1,
             templates: Templates::default(),
             scratch: String::new(),
             fast_chunks: 0,
+            error_finish_throws: false,
         }
     }
 
@@ -162,6 +168,22 @@ impl OpenAIStream {
         self.fast_chunks
     }
 
+    /// Turns on the pipeline's `error_finish` check (Qwen Code
+    /// `pipeline.ts`, `processStreamWithLogging`: `StreamContentError` before
+    /// the converter is called) for every later chunk, whatever its form.
+    pub fn throw_on_error_finish(&mut self) {
+        self.error_finish_throws = true;
+    }
+
+    /// Whether a closing thinking-tag candidate is pending
+    /// (`context.pendingThinkingTagCandidate?.closingTagName`): the
+    /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then.
+    pub fn closing_tag_pending(&self) -> bool {
+        self.tag_candidate
+            .as_ref()
+            .is_some_and(|c| c.closing.is_some())
+    }
+
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
         self.feed.check_open()?;
@@ -170,15 +192,15 @@ impl OpenAIStream {
     }
 
     /// Raw bytes of the SSE body: one response per `data:` event until
-    /// `[DONE]`. An in-band `{"error": …}` payload or an `error_finish`
-    /// finish reason is a `STREAM_ERROR`, as the SDK and the pipeline throw.
+    /// `[DONE]`. An in-band `{"error": …}` payload is a `STREAM_ERROR`, as
+    /// the OpenAI SDK throws (`Stream.fromSSEResponse`: `data.error`).
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
         self.push_sse(bytes, out)
     }
 
     /// End of input: flushes a final unterminated SSE event, then the
     /// pipeline's end-of-stream check of a pending thinking-tag candidate
-    /// (spec §3.1 step 5): whitespace-only → its held parts are flushed as a
+    /// (docs/behaviour.md §3.1 step 5): whitespace-only → its held parts are flushed as a
     /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.finish_sse(out)?;
@@ -216,6 +238,19 @@ impl OpenAIStream {
             self.done = true;
             return Ok(());
         }
+        // The OpenAI SDK (5.11.0, `Stream.fromSSEResponse`) yields a
+        // `thread.*` event as `{event, data}`, without its in-band error check.
+        if let Some(name) = e.event.filter(|n| n.starts_with("thread.")) {
+            json::parse(e.data)?;
+            let mut text = String::with_capacity(e.data.len() + name.len() + 20);
+            text.push_str("{\"event\":");
+            json::write_str(&mut text, name);
+            text.push_str(",\"data\":");
+            text.push_str(e.data);
+            text.push('}');
+            out.push(self.convert_text(&text, false)?);
+            return Ok(());
+        }
         let response = self.convert_text(e.data, true)?;
         out.push(response);
         Ok(())
@@ -223,8 +258,9 @@ impl OpenAIStream {
 
     /// One chunk's JSON text → its response: the fast path when the chunk
     /// fits a template and the state allows it, else the long way (which
-    /// keeps the chunk as a template when it qualifies). `sse`: the in-band
-    /// error checks of the SDK and the pipeline apply.
+    /// keeps the chunk as a template when it qualifies). `sse`: the SDK's
+    /// in-band error check applies; the pipeline's `error_finish` check
+    /// applies in every form when it is on.
     fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
             if let Some(response) = self.fast_argument_chunk(text)? {
@@ -232,10 +268,22 @@ impl OpenAIStream {
             }
         }
         let chunk = json::parse(text)?;
+        if chunk.is_null() {
+            // The converter (and the pipeline's error_finish check) read
+            // `chunk.choices` of it: a TypeError in the reference.
+            return Err(Error::new(
+                ErrorCode::InvalidEvent,
+                "a chunk must not be null",
+            ));
+        }
         if sse {
             if let Some(err) = chunk.get("error").filter(|v| v.truthy()) {
-                return Err(stream_error(err));
+                let mut err = stream_error(err);
+                err.provider_event = Some(text.into());
+                return Err(err);
             }
+        }
+        if self.error_finish_throws {
             let choice = chunk.at("choices").as_first();
             if choice
                 .at("finish_reason")
@@ -247,7 +295,7 @@ impl OpenAIStream {
                     .at("content")
                     .as_str()
                     .unwrap_or_default();
-                let message = json::js_trim(&content);
+                let message = crate::js_text::js_trim(&content);
                 let mut err = Error::new(
                     ErrorCode::StreamError,
                     if message.is_empty() {
@@ -361,7 +409,7 @@ impl OpenAIStream {
         });
     }
 
-    /// `convertOpenAIChunkToGemini(chunk, ctx)` (spec §3.2).
+    /// `convertOpenAIChunkToGemini(chunk, ctx)` (docs/behaviour.md §3.2).
     fn convert(&mut self, chunk: &Value<'_>) -> Result<Response, Error> {
         let mut preparations = Vec::new();
         let candidate = match chunk.get("choices").and_then(first) {
@@ -371,16 +419,16 @@ impl OpenAIStream {
         let created = chunk.at("created");
         Ok(Response {
             flavor: Flavor::OpenAI,
-            response_id: chunk.get("id").map(|id| js_text(id).into()),
+            response_id: chunk.get("id").map(|id| json::to_json_string(id).into()),
             create_time: if created.truthy() {
-                crate::anthropic::js_to_string(created).into()
+                crate::js_text::js_to_string(created).into()
             } else {
                 now_ms_string().into()
             },
             model_version: chunk
                 .get("model")
                 .filter(|m| m.truthy())
-                .map(|m| js_text(m).into()),
+                .map(|m| json::to_json_string(m).into()),
             candidate,
             usage: chunk
                 .get("usage")
@@ -553,7 +601,7 @@ impl OpenAIStream {
                 let finished_whitespace =
                     finish && closing.is_none() && !has_non_whitespace(&combined);
                 let trimmed = js_trim_start(&combined);
-                let too_long = json::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
+                let too_long = crate::js_text::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
                 // 0.24.4: a whole opening tag is never released as text.
                 let confirmed_opening = self.profile == Profile::Qwen024
                     && leading_thinking_tag(&combined)
@@ -617,7 +665,7 @@ impl OpenAIStream {
                 self.at_visible_line_start = (had_break || self.at_visible_line_start)
                     && suffix
                         .chars()
-                        .all(|c| json::is_js_whitespace(c) && c != '\r' && c != '\n');
+                        .all(|c| crate::js_text::is_js_whitespace(c) && c != '\r' && c != '\n');
             }
             if leaked {
                 return Err(Error::protocol_tag_leak());
@@ -742,10 +790,10 @@ impl OpenAIStream {
         let chunk: &str = if !arguments.truthy() {
             ""
         } else if let Some(s) = arguments.as_jstr() {
-            owned_args = json_text_of(s);
+            owned_args = s.json_text();
             &owned_args
         } else {
-            owned_args = js_text(arguments);
+            owned_args = json::to_json_string(arguments);
             &owned_args
         };
         let id = id_text(call.at("id"));
@@ -817,6 +865,29 @@ impl OpenAIStream {
         Ok(normalized)
     }
 
+    /// The state the JS fast paths depend on (`wire::State`): `quiet`,
+    /// `text_ready`, and the `budget` of argument bytes that can be gathered
+    /// before a limit could fail: no call holds more than all of them
+    /// together, so `max_call_bytes` less the parser's buffered bytes is a
+    /// lower bound for every call.
+    pub fn wire_state(&self) -> crate::wire::State {
+        if self.feed.is_finished() {
+            return crate::wire::State::FINISHED;
+        }
+        let held = self.parser.buffered();
+        let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
+            self.limits
+                .max_buffered_bytes
+                .saturating_sub(held + self.feed.buffered()),
+        );
+        crate::wire::State {
+            quiet: self.is_quiet(),
+            text_ready: self.is_text_ready(),
+            budget,
+            ..crate::wire::State::default()
+        }
+    }
+
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
@@ -871,7 +942,7 @@ impl OpenAIStream {
         Ok(())
     }
 
-    /// Usage mapping (spec §3.2.6, as 0.21.2 runs it), with the provenance
+    /// Usage mapping (docs/behaviour.md §3.2.6, as 0.21.2 runs it), with the provenance
     /// the converter attaches (`cachedInputTokensReported`: a numeric
     /// `prompt_tokens_details.cached_tokens` or `cached_tokens`).
     fn usage(&self, usage: &Value<'_>) -> Usage {
@@ -961,7 +1032,7 @@ fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
     }
 }
 
-/// `mapOpenAIFinishReasonToGemini` (spec §3.2.5), for a truthy reason.
+/// `mapOpenAIFinishReasonToGemini` (docs/behaviour.md §3.2.5), for a truthy reason.
 pub fn map_finish_reason(reason: &str) -> &'static str {
     match reason {
         "stop" | "function_call" | "tool_calls" => "STOP",
@@ -1000,23 +1071,9 @@ impl<'a> FirstOrNull<'a> for Value<'a> {
 fn id_text(v: &Value<'_>) -> Option<String> {
     match v {
         Value::Str(s) => Some(s.value().into_owned()),
-        Value::Num(_) if v.truthy() => Some(crate::anthropic::js_to_string(v)),
+        Value::Num(_) if v.truthy() => Some(crate::js_text::js_to_string(v)),
         _ => None,
     }
-}
-
-/// Argument text from a JSON string: lone surrogates stay escapes, so a pair
-/// split across two deltas rejoins (see `JStr::append_json_text_to`).
-fn json_text_of(s: json::JStr<'_>) -> String {
-    let mut out = String::with_capacity(s.raw().len());
-    s.append_json_text_to(&mut out);
-    out
-}
-
-fn js_text(v: &Value<'_>) -> String {
-    let mut s = String::new();
-    json::stringify(v, &mut s);
-    s
 }
 
 fn stream_error(err: &Value<'_>) -> Error {
@@ -1026,6 +1083,6 @@ fn stream_error(err: &Value<'_>) -> Error {
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
     let mut e = Error::new(ErrorCode::StreamError, message);
-    e.provider_error = Some(js_text(err));
+    e.provider_error = Some(json::to_json_string(err));
     e
 }

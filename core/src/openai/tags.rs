@@ -1,8 +1,9 @@
-//! The thinking-tag patterns of the reference's protocol-leak guard (spec
-//! §3.2.4 step 1), written out by hand: `\s` is JavaScript's whitespace set
+//! The thinking-tag patterns of the reference's protocol-leak guard (Qwen
+//! Code `openaiContentGenerator/converter.ts`, docs/behaviour.md §3.2),
+//! written out by hand: `\s` is JavaScript's whitespace set
 //! and matching is ASCII-case-insensitive, as with the `/i` flag.
 
-use crate::json::is_js_whitespace;
+use crate::js_text::{has_non_whitespace, is_js_whitespace};
 
 fn skip_ws(s: &str, not_crlf: bool) -> &str {
     s.trim_start_matches(|c: char| is_js_whitespace(c) && !(not_crlf && (c == '\r' || c == '\n')))
@@ -212,16 +213,6 @@ pub fn classify_content_only(text: &str, finished: bool, later: bool) -> Content
     } else {
         ContentOnlyTags::Suspicious
     }
-}
-
-/// `text.trimStart()` with JavaScript's whitespace set.
-pub fn js_trim_start(s: &str) -> &str {
-    skip_ws(s, false)
-}
-
-/// `/\S/.test(s)`.
-pub fn has_non_whitespace(s: &str) -> bool {
-    s.chars().any(|c| !is_js_whitespace(c))
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
-//! Cumulative-text normalisation (spec §3.2.1, `normalizeStreamingTextDelta`):
+//! Cumulative-text normalisation (docs/behaviour.md §3.2.1, `normalizeStreamingTextDelta`):
 //! providers that resend the whole accumulated text (DashScope) become
 //! suffix streams. Lengths are JavaScript lengths (UTF-16 code units).
 
-use crate::json::{utf16_len, utf16_to_byte};
+use crate::js_text::{utf16_len, utf16_to_byte};
 
 const EXACT_REPEAT_MIN_LENGTH: usize = 64;
 const DETECTION_WINDOW: usize = 1024;

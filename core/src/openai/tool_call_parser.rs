@@ -1,4 +1,4 @@
-//! `StreamingToolCallParser` (spec §3.3): routes OpenAI tool-call deltas to
+//! `StreamingToolCallParser` (docs/behaviour.md §3.3): routes OpenAI tool-call deltas to
 //! internal slots, accumulates their arguments and tracks JSON depth and
 //! string state incrementally. Every routing decision of the reference is
 //! kept, including its `JSON.parse` probes — answered from a per-slot cache,
@@ -10,10 +10,11 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::Error;
-use crate::json::{find_stop, is_blank, js_trim, validate, Kind};
+use crate::js_text::{is_blank, js_trim};
+use crate::json::{find_stop, validate, Kind};
 use crate::repair::safe_json_parse;
 
-/// One slot (spec §3.3.1: buffers / depths / inStrings / escapes / meta).
+/// One slot (docs/behaviour.md §3.3.1: buffers / depths / inStrings / escapes / meta).
 #[derive(Debug, Default)]
 struct Slot {
     index: u64,
@@ -81,7 +82,7 @@ impl Hasher for IndexHasher {
     }
 }
 
-/// A complete call at finish (spec §3.3.5): `args` is JSON object text.
+/// A complete call at finish (docs/behaviour.md §3.3.5): `args` is JSON object text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct CompletedCall {
     pub id: Option<String>,
@@ -152,7 +153,7 @@ impl ToolCallParser {
         self.slot(index).map_or(0, |s| s.buffer.len())
     }
 
-    /// `addChunk(index, chunk, id?, name?)` (spec §3.3.2). Returns the slot
+    /// `addChunk(index, chunk, id?, name?)` (docs/behaviour.md §3.3.2). Returns the slot
     /// the chunk was routed to (`actualIndex`), if any.
     pub fn add_chunk(
         &mut self,
@@ -364,7 +365,7 @@ impl ToolCallParser {
             .any(|s| s.name.is_some() && (s.depth > 0 || s.in_string))
     }
 
-    /// `getCompletedToolCalls()` (spec §3.3.5).
+    /// `getCompletedToolCalls()` (docs/behaviour.md §3.3.5).
     pub fn completed_tool_calls(
         &self,
         max_repair_depth: usize,
@@ -432,7 +433,7 @@ impl ToolCallParser {
     }
 }
 
-/// Non-object arguments collapse to `{}` (spec §3.3.5 step 5).
+/// Non-object arguments collapse to `{}` (docs/behaviour.md §3.3.5 step 5).
 fn object_or_empty(text: &str, kind: Kind) -> String {
     if kind == Kind::Object {
         text.to_owned()
@@ -483,7 +484,7 @@ mod tests {
 
     #[test]
     fn split_identity_deltas_use_the_remapped_slot() {
-        // spec §3.3.5 worked example.
+        // docs/behaviour.md §3.3.5 worked example.
         let mut p = ToolCallParser::default();
         assert_eq!(
             p.add_chunk(

@@ -1,0 +1,338 @@
+//! The wire protocol between the native converters and the JS layer: what
+//! one call hands back. The binding (`src/wire.rs`) sends it, `lib/wire.js`
+//! reads it; nothing else on either side knows the format.
+//!
+//! **A batch** is what every converter call returns: either
+//! - a number, the *state word* alone (nothing was converted, no error); or
+//! - the text of one JSON array of items, the state word last:
+//!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
+//!     written whenever the header of the next compact chunk changes (`f`: 0
+//!     for the Anthropic key order, 1 for OpenAI's);
+//!   - `[0, text]` (one text part), `[1, text]` (one thought part), `[2]`
+//!     (no parts): a compact chunk with the last header and nothing else;
+//!     `[2, n]`: a run of n > 1 such part-less chunks; `[3, text]`: one
+//!     OpenAI reasoning thought part (marked as such in JS);
+//!   - `{"r": response, "p"?: preparations, "s"?: sanitized, "u"?: usage
+//!     provenance, "t"?: reasoning part indexes}`: any other response, as
+//!     the reference's `JSON.stringify` shows it, with its out-of-band
+//!     tool-call preparations, the OpenAI pipeline's sanitisation note, the
+//!     provenance of its `usageMetadata` and which parts are OpenAI
+//!     reasoning thoughts;
+//!   - `{"error": {code, name, message, type?, offset?, providerError?,
+//!     providerEvent?, fatal}}`: the call failed (at most one, after every response the call
+//!     converted before the error);
+//!   - the state word.
+//!
+//! **The error encoding** is [`write_error`]'s object. Calls that return
+//! something else than a batch (constructors, the ACP classes, the helpers,
+//! the OpenAI text fast path) throw the same object as the message of a napi
+//! `GenericFailure`. `lib/wire.js` decodes both forms to one
+//! `ToolCallStreamError` (`code`, `fatal`, `responses`).
+//!
+//! **The state word** ([`State`]) is the converter state the JS fast paths
+//! (`lib/fast-paths.js`) depend on, as it is after the call, error batches
+//! included; the JS layer keeps no other copy of native state.
+
+use crate::error::Error;
+use crate::gemini::{Flavor, Part, Response};
+use crate::json::write_str;
+
+/// The converter state carried by every batch, encoded as one number
+/// ([`State::encode`], an integer below 2^53):
+///
+/// | bits   | field |
+/// |--------|-------|
+/// | 0      | `finished`: no more input is taken (end, fatal error, free) |
+/// | 1      | `quiet` (OpenAI): an argument-only delta converts to an empty response |
+/// | 2      | `text_ready` (OpenAI): a content-only delta may take the text path |
+/// | 3      | `header` (Anthropic): a text/thinking delta converts to exactly one chunk with the header of the last yielded response |
+/// | 4      | `payload` (Anthropic): a chunk with a part was yielded (0.24.4's end check) |
+/// | 5–20   | `gather` (Anthropic): the index + 1 of the block whose `input_json_delta` fragments may be gathered in JS, 0 for none |
+/// | 21–52  | `budget`: bytes of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`), capped at 2^32 − 1 |
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    pub finished: bool,
+    pub quiet: bool,
+    pub text_ready: bool,
+    pub header: bool,
+    pub payload: bool,
+    /// The open block whose `input_json_delta` fragments the JS layer may
+    /// gather (an index below [`MAX_GATHER_INDEX`]).
+    pub gather: Option<u32>,
+    /// See the table.
+    pub budget: usize,
+}
+
+/// Gathering is offered only for block indexes below this.
+pub const MAX_GATHER_INDEX: u32 = (1 << 16) - 1;
+const BUDGET_CAP: usize = (1 << 32) - 1;
+
+impl State {
+    /// A finished converter: no fast path is open.
+    pub const FINISHED: State = State {
+        finished: true,
+        quiet: false,
+        text_ready: false,
+        header: false,
+        payload: false,
+        gather: None,
+        budget: 0,
+    };
+
+    pub fn encode(&self) -> f64 {
+        if self.finished {
+            return 1.0;
+        }
+        let mut word: u64 = (self.quiet as u64) << 1
+            | (self.text_ready as u64) << 2
+            | (self.header as u64) << 3
+            | (self.payload as u64) << 4
+            | (self.budget.min(BUDGET_CAP) as u64) << 21;
+        if let Some(index) = self.gather {
+            word |= (u64::from(index.min(MAX_GATHER_INDEX - 1)) + 1) << 5;
+        }
+        word as f64
+    }
+}
+
+/// The error as one JSON object: the batch's error item, and the message of
+/// the `GenericFailure` thrown by the calls that return no batch.
+pub fn write_error(e: &Error, out: &mut String) {
+    out.push_str("{\"code\":");
+    write_str(out, e.code.as_str());
+    out.push_str(",\"name\":");
+    write_str(out, e.name);
+    out.push_str(",\"message\":");
+    write_str(out, &e.message);
+    if let Some(kind) = e.kind {
+        out.push_str(",\"type\":");
+        write_str(out, kind);
+    }
+    if let Some(offset) = e.offset {
+        out.push_str(",\"offset\":");
+        out.push_str(&offset.to_string());
+    }
+    if let Some(p) = &e.provider_error {
+        out.push_str(",\"providerError\":");
+        out.push_str(p);
+    }
+    if let Some(p) = &e.provider_event {
+        out.push_str(",\"providerEvent\":");
+        write_str(out, p);
+    }
+    out.push_str(",\"fatal\":");
+    out.push_str(if e.fatal { "true" } else { "false" });
+    out.push('}');
+}
+
+/// The error object alone (the thrown form).
+pub fn error_text(e: &Error) -> String {
+    let mut out = String::with_capacity(e.message.len() + 64);
+    write_error(e, &mut out);
+    out
+}
+
+/// A call's outcome as one batch: `None` when there is nothing but the state
+/// (the number form), else the array text.
+pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Option<String> {
+    if responses.is_empty() && error.is_none() {
+        return None;
+    }
+    let mut text = String::with_capacity(responses.len() * 256 + 64);
+    write_batch(responses, error, state, &mut text);
+    Some(text)
+}
+
+/// Writes the array form of a batch (see the module documentation).
+pub fn write_batch(responses: &[Response], error: Option<&Error>, state: State, out: &mut String) {
+    out.push('[');
+    let mut header: Option<&Response> = None;
+    let mut rest = responses;
+    while let Some((r, tail)) = rest.split_first() {
+        rest = tail;
+        match compact(r) {
+            Some(item) => {
+                if !header.is_some_and(|h| same_header(h, r)) {
+                    write_header_item(r, out);
+                    out.push(',');
+                    header = Some(r);
+                }
+                match item {
+                    Compact::Text(t) => {
+                        out.push_str("[0,");
+                        write_str(out, t);
+                        out.push(']');
+                    }
+                    Compact::Thought(t) => {
+                        out.push_str("[1,");
+                        write_str(out, t);
+                        out.push(']');
+                    }
+                    Compact::Reasoning(t) => {
+                        out.push_str("[3,");
+                        write_str(out, t);
+                        out.push(']');
+                    }
+                    Compact::Empty => {
+                        // A run of part-less chunks with this header (an
+                        // OpenAI argument stream yields one a chunk).
+                        let run = 1 + rest
+                            .iter()
+                            .take_while(|n| {
+                                matches!(compact(n), Some(Compact::Empty)) && same_header(n, r)
+                            })
+                            .count();
+                        rest = &rest[run - 1..];
+                        if run == 1 {
+                            out.push_str("[2]");
+                        } else {
+                            out.push_str("[2,");
+                            out.push_str(&run.to_string());
+                            out.push(']');
+                        }
+                    }
+                }
+            }
+            None => r.write_item(out),
+        }
+        out.push(',');
+    }
+    if let Some(e) = error {
+        out.push_str("{\"error\":");
+        write_error(e, out);
+        out.push_str("},");
+    }
+    let word = state.encode();
+    // An integer below 2^53: its decimal digits are its JS number text.
+    out.push_str(&(word as u64).to_string());
+    out.push(']');
+}
+
+enum Compact<'a> {
+    Text(&'a str),
+    Thought(&'a str),
+    Reasoning(&'a str),
+    Empty,
+}
+
+fn compact(r: &Response) -> Option<Compact<'_>> {
+    let c = r.candidate.as_ref()?;
+    if r.flavor == Flavor::Bare
+        || c.finish_reason.is_some()
+        || r.usage.is_some()
+        || !r.preparations.is_empty()
+        || r.sanitized.is_some()
+    {
+        return None;
+    }
+    match c.parts.as_slice() {
+        [] => Some(Compact::Empty),
+        [Part::Text {
+            text,
+            thought: false,
+        }] => Some(Compact::Text(text)),
+        [Part::Text {
+            text,
+            thought: true,
+        }] => Some(Compact::Thought(text)),
+        [Part::Reasoning(text)] => Some(Compact::Reasoning(text)),
+        _ => None,
+    }
+}
+
+fn same_header(a: &Response, b: &Response) -> bool {
+    a.flavor == b.flavor
+        && a.create_time == b.create_time
+        && a.response_id == b.response_id
+        && a.model_version == b.model_version
+}
+
+fn write_header_item(r: &Response, out: &mut String) {
+    out.push_str("{\"h\":{\"f\":");
+    out.push(if r.flavor == Flavor::OpenAI { '1' } else { '0' });
+    out.push_str(",\"createTime\":");
+    write_str(out, &r.create_time);
+    if let Some(id) = &r.response_id {
+        out.push_str(",\"responseId\":");
+        out.push_str(id);
+    }
+    if let Some(m) = &r.model_version {
+        out.push_str(",\"modelVersion\":");
+        out.push_str(m);
+    }
+    out.push_str("}}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn state_word_fields_do_not_overlap() {
+        let s = State {
+            finished: false,
+            quiet: true,
+            text_ready: false,
+            header: true,
+            payload: true,
+            gather: Some(MAX_GATHER_INDEX - 1),
+            budget: usize::MAX,
+        };
+        let w = s.encode() as u64;
+        assert_eq!(w & 31, 0b11010);
+        assert_eq!((w >> 5) & 0xffff, u64::from(MAX_GATHER_INDEX));
+        assert_eq!(w >> 21, BUDGET_CAP as u64);
+        assert!(s.encode() < 2f64.powi(53));
+        assert_eq!(State::FINISHED.encode(), 1.0);
+    }
+
+    fn chunk(time: &str, parts: Vec<Part>) -> Response {
+        Response {
+            flavor: Flavor::OpenAI,
+            response_id: Some("\"id\"".into()),
+            create_time: time.into(),
+            model_version: None,
+            candidate: Some(crate::gemini::Candidate {
+                parts,
+                finish_reason: None,
+            }),
+            usage: None,
+            preparations: Vec::new(),
+            sanitized: None,
+        }
+    }
+
+    #[test]
+    fn part_less_chunks_in_a_row_with_one_header_are_one_run() {
+        let empty = |t| chunk(t, Vec::new());
+        let batch = [
+            empty("1"),
+            empty("1"),
+            empty("1"),
+            chunk("1", vec![Part::text("a")]),
+            empty("1"),
+            empty("2"),
+            empty("2"),
+        ];
+        let mut out = String::new();
+        write_batch(&batch, None, State::default(), &mut out);
+        let h = |t: &str| format!(r#"{{"h":{{"f":1,"createTime":"{t}","responseId":"id"}}}}"#);
+        assert_eq!(
+            out,
+            format!(r#"[{},[2,3],[0,"a"],[2],{},[2,2],0]"#, h("1"), h("2"))
+        );
+    }
+
+    #[test]
+    fn an_error_batch_ends_with_the_error_then_the_state() {
+        let e = Error::new(ErrorCode::Finished, "done \u{1}");
+        let mut out = String::new();
+        write_batch(&[], Some(&e), State::FINISHED, &mut out);
+        assert_eq!(
+            out,
+            "[{\"error\":{\"code\":\"FINISHED\",\"name\":\"Error\",\"message\":\"done \\u0001\",\"fatal\":true}},1]"
+        );
+        assert_eq!(batch(&[], None, State::default()), None);
+    }
+}

@@ -1,0 +1,209 @@
+//! Non-streaming bodies against the oracle: every `anthropic` / `openai`
+//! case of `__test__/fixtures/bodies` (written by its `generate.mjs`, which
+//! runs the published builds' `convertAnthropicResponseToGemini` /
+//! `convertOpenAIResponseToGemini`, `…ToLlm` in 0.24.4) under the matching
+//! profile, and the bodies that the `fallback` cases' empty-stream fallback
+//! fetched. Compared as `JSON.stringify` shows them, key order included;
+//! the clock is the oracle's frozen one.
+//!
+//! The core's own JSON reader is used throughout: the fixtures hold a lone
+//! surrogate escape, which serde_json rejects.
+
+use std::path::PathBuf;
+
+use toolcall_stream_core::json::{self, Value};
+use toolcall_stream_core::nonstream::{
+    anthropic_response_at, body_text, openai_response_at, BodyOptions,
+};
+use toolcall_stream_core::openai::ResponseParsing;
+use toolcall_stream_core::Profile;
+
+const FROZEN_NOW: u64 = 1_700_000_000_000;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../__test__/fixtures/bodies")
+}
+
+fn normalized(text: &str) -> String {
+    let v = json::parse(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let mut out = String::new();
+    json::stringify(&v, &mut out);
+    out
+}
+
+fn stringified(v: &Value<'_>) -> String {
+    let mut out = String::new();
+    json::stringify(v, &mut out);
+    out
+}
+
+fn check_release(expected: &str, profile: Profile) -> usize {
+    let cases_text = std::fs::read_to_string(dir().join("cases.json")).unwrap();
+    let cases = json::parse(&cases_text).unwrap();
+    let expected_text = std::fs::read_to_string(dir().join(expected).join("cases.ndjson")).unwrap();
+    let mut checked = 0;
+    for line in expected_text.lines().filter(|l| !l.is_empty()) {
+        let line = json::parse(line).unwrap();
+        let name = line.at("name").as_str().unwrap().into_owned();
+        let case = cases
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name}: no case"));
+        let kind = case.at("kind").as_str().unwrap();
+        let body = stringified(case.at("body"));
+        let rp = line.at("responseParsing");
+        let options = BodyOptions {
+            profile,
+            parsing: ResponseParsing {
+                content_only_tag_leaks: rp.at("contentOnlyThinkingTagLeaks").truthy(),
+                tagged_thinking: rp.at("taggedThinkingTags").truthy(),
+                tagged_thinking_after_reasoning: rp.at("taggedThinkingTagsAfterReasoning").truthy(),
+            },
+            ..BodyOptions::default()
+        };
+        let got = match &*kind {
+            "anthropic" => anthropic_response_at(&body, &options, FROZEN_NOW),
+            "openai" => openai_response_at(&body, &options, FROZEN_NOW),
+            // The fallback's own response is the last one yielded, when the
+            // non-streaming request was made.
+            "fallback" if line.at("fallbackRequests").as_f64() == Some(1.0) => {
+                anthropic_response_at(&body, &options, FROZEN_NOW)
+            }
+            _ => continue,
+        };
+        let Value::Arr(responses) = line.at("responses") else {
+            panic!("{name}: no responses");
+        };
+        let want = stringified(responses.last().unwrap().at("response"));
+        let got = got.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(normalized(&got), want, "{name} ({expected})");
+        // Bytes (with a byte order mark) give the same response.
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice(body.as_bytes());
+        let again = match &*kind {
+            "openai" => openai_response_at(&body_text(&bytes), &options, FROZEN_NOW),
+            _ => anthropic_response_at(&body_text(&bytes), &options, FROZEN_NOW),
+        };
+        assert_eq!(again.unwrap(), got, "{name}: bytes");
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn bodies_match_0_21_2() {
+    assert!(check_release("expected", Profile::Qwen021) >= 60);
+}
+
+#[test]
+fn bodies_match_0_24_4() {
+    assert!(check_release("expected-0.24.4", Profile::Qwen024) >= 60);
+}
+
+mod robustness {
+    //! Any JSON body, and any bytes, convert or fail with a typed error:
+    //! never a panic, and the output is always JSON that the core's own
+    //! reader accepts.
+    use proptest::prelude::*;
+    use toolcall_stream_core::json;
+    use toolcall_stream_core::nonstream::{
+        anthropic_response, body_text, openai_response, BodyOptions,
+    };
+    use toolcall_stream_core::ErrorCode;
+
+    /// JSON values biased towards the fields both converters read.
+    fn value() -> impl Strategy<Value = serde_json::Value> {
+        let key = prop_oneof![
+            Just("content"),
+            Just("type"),
+            Just("text"),
+            Just("thinking"),
+            Just("signature"),
+            Just("tool_use"),
+            Just("input"),
+            Just("id"),
+            Just("name"),
+            Just("stop_reason"),
+            Just("usage"),
+            Just("input_tokens"),
+            Just("output_tokens"),
+            Just("choices"),
+            Just("message"),
+            Just("tool_calls"),
+            Just("function"),
+            Just("arguments"),
+            Just("reasoning_content"),
+            Just("finish_reason"),
+            Just("created"),
+            Just("model"),
+            Just("prompt_tokens_details"),
+            Just("cached_tokens"),
+            Just("x"),
+        ];
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::Bool),
+            any::<i32>().prop_map(|n| serde_json::json!(n)),
+            (-1e6f64..1e6).prop_map(|n| serde_json::json!(n)),
+            prop_oneof![
+                Just("text"),
+                Just("tool_use"),
+                Just("thinking"),
+                Just("redacted_thinking"),
+                Just("end_turn"),
+                Just("{\"a\":"),
+                Just("[1,"),
+                Just(""),
+                Just("<think>x</think>y"),
+                Just("é😀"),
+            ]
+            .prop_map(|s| serde_json::Value::String(s.to_owned())),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|entries| {
+                    serde_json::Value::Object(
+                        entries
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    fn check(result: Result<String, toolcall_stream_core::Error>) -> Result<(), TestCaseError> {
+        match result {
+            Ok(text) => prop_assert!(json::parse(&text).is_ok(), "not JSON: {text}"),
+            Err(e) => prop_assert!(
+                matches!(
+                    e.code,
+                    ErrorCode::InvalidResponse | ErrorCode::InvalidJson | ErrorCode::LimitExceeded
+                ),
+                "{e}"
+            ),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn any_json_body_converts_or_fails_typed(body in value(), tagged in any::<bool>()) {
+            let text = body.to_string();
+            let mut options = BodyOptions::default();
+            options.parsing.tagged_thinking = tagged;
+            check(anthropic_response(&text, &options))?;
+            check(openai_response(&text, &options))?;
+        }
+
+        #[test]
+        fn any_bytes_convert_or_fail_typed(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let text = body_text(&bytes);
+            check(anthropic_response(&text, &BodyOptions::default()))?;
+            check(openai_response(&text, &BodyOptions::default()))?;
+        }
+    }
+}

@@ -1,0 +1,325 @@
+'use strict';
+// The JS fast paths of the converters: the hot SDK events and chunks handled
+// without serialising them for native. Each one below states the condition
+// under which it is taken, read only from the event itself and from the
+// state word of the converter's last native call (lib/wire.js `Link`), and
+// why its result equals the native path's. __test__/fast-paths.test.mjs
+// checks each against the native path (event objects vs their JSON text),
+// including after end(), after a fatal error and after a limit.
+//
+// Every native call of a converter first hands over what is gathered here
+// (`flush`), so the state word a fast path reads is native's state with
+// nothing pending but this module's own gathered arguments.
+
+const { native } = require('./native.js');
+const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD } = require('./wire.js');
+const { simpleResponse } = require('./responses.js');
+
+/** Gathered argument text is handed to native at least every this many UTF-16 units. */
+const FLUSH_AT = 1 << 20;
+
+/**
+ * The most UTF-8 bytes native keeps for one UTF-16 unit of argument text (a
+ * lone surrogate is kept as a 6-byte escape): gathered text of `budget / 6`
+ * units cannot cross a limit.
+ */
+const BYTES_PER_UNIT = 6;
+
+const isNullish = (v) => v === undefined || v === null;
+
+/** The bytes native keeps for argument text: UTF-8, a lone surrogate as its 6-byte escape. */
+function nativeBytes(text) {
+  let bytes = Buffer.byteLength(text);
+  if (text.isWellFormed()) return bytes;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    // Buffer.byteLength counts a lone surrogate as U+FFFD (3 bytes).
+    if (c >= 0xd800 && c <= 0xdfff) bytes += 3;
+  }
+  return bytes;
+}
+
+/** Fast paths of one AnthropicConverter (SDK event objects). */
+class AnthropicFastPaths {
+  #link;
+  #host;
+  /** qwen-0.24 holds calls for the stop reason: native never takes a held stop. */
+  #deferCalls;
+  /** Gathered `partial_json` text of block #index, not yet handed to native. */
+  #args = '';
+  #index = NaN;
+  #key = '';
+  #flushAt = 0;
+
+  constructor(link, host, deferCalls) {
+    this.#link = link;
+    this.#host = host;
+    this.#deferCalls = deferCalls;
+  }
+
+  /** The fast path's output for `event`, or undefined: take the native path (after `flush`). */
+  take(event) {
+    const link = this.#link;
+    if (link.finished || event === null || typeof event !== 'object') return undefined;
+    const type = event.type;
+    if (type === 'content_block_delta') {
+      const delta = event.delta;
+      if (delta === null || typeof delta !== 'object') return undefined;
+      const kind = delta.type;
+      if (kind === 'input_json_delta') return this.#gather(event, delta);
+      if (kind === 'text_delta' || kind === 'thinking_delta') return this.#text(delta, kind === 'thinking_delta');
+      return undefined;
+    }
+    if (type === 'content_block_stop' && this.#args !== '' && !this.#deferCalls) return this.#stopHeld(event);
+    return undefined;
+  }
+
+  /**
+   * Gathering. Taken for an `input_json_delta` with a string `partial_json`
+   * and a number `index` (absent = 0): an empty fragment yields nothing, as
+   * native appends nothing for it; else only for the block the state word
+   * names (`gather`). Native would append the fragment to that block and
+   * yield nothing; here it is appended to the gathered text, handed over
+   * (`flush`) before any other native call, so native sees the same appends
+   * in the same order. Limits: the gathered text is handed over as soon as
+   * it could exceed the block's `budget` from the state word, so a limit
+   * fails at the event that crosses it, as natively; and at least every
+   * FLUSH_AT units. One difference from the JSON-text path, on purpose: a
+   * surrogate pair split between two fragments is joined here, as the
+   * reference's string concatenation joins it (what jsonrepair sees in
+   * broken arguments depends on it), where native decoding each event's
+   * text alone keeps the halves as two 6-byte escapes; valid arguments parse
+   * to the same value either way, and near a limit the text path counts 8
+   * bytes more.
+   */
+  #gather(event, delta) {
+    const fragment = delta.partial_json;
+    const index = event.index ?? 0;
+    if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
+    if (fragment === '') return NOTHING;
+    if (this.#args !== '') {
+      if (index === this.#index) return this.#append(fragment);
+      this.flush();
+    }
+    const link = this.#link;
+    if (index !== link.gatherIndex) return undefined;
+    this.#index = index;
+    this.#key = String(index);
+    this.#flushAt = Math.min(FLUSH_AT, Math.floor(link.budget / BYTES_PER_UNIT));
+    return this.#append(fragment);
+  }
+
+  #append(fragment) {
+    this.#args += fragment;
+    if (this.#args.length > this.#flushAt) this.flush();
+    return NOTHING;
+  }
+
+  /**
+   * Text and thinking deltas. Taken when the state word has `header`: no
+   * message_start usage is pending and the last response yielded has the
+   * current response id and model, so native would yield exactly one chunk
+   * with that header and the text (none for empty text), as built here
+   * (`simpleResponse`, the Anthropic key order, `createTime` now). The first
+   * such chunk tells native that a payload was yielded (`payload`, 0.24.4's
+   * end-of-stream check).
+   */
+  #text(delta, thought) {
+    const link = this.#link;
+    if ((link.state & HEADER) === 0 || link.header === null) return undefined;
+    const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
+    if (typeof text !== 'string') return undefined;
+    if (text === '') return NOTHING;
+    if ((link.state & PAYLOAD) === 0) decode(link, native.anthropicNotePayload(link.slot), undefined, this.#host);
+    const header = link.header;
+    header.createTime = String(Date.now());
+    return [simpleResponse(header, thought ? { text, thought: true } : { text }, this.#host)];
+  }
+
+  /**
+   * The stop of a block whose every fragment is still gathered here. Taken
+   * when the stop's index is the gathered block's, the gathered text parses
+   * as JSON, and native confirms that the block is a tool_use block with no
+   * arguments on its side (else nothing changed: the native path). Native
+   * closes the block with the native path's limit checks and chunk, `{}`
+   * standing in for the arguments; the parsed value goes in their place,
+   * which is what JS parses from the text native would hand back (valid
+   * JSON is passed through verbatim). Not under qwen-0.24 (calls are held).
+   */
+  #stopHeld(event) {
+    if ((event.index ?? 0) !== this.#index) return undefined;
+    let args;
+    try {
+      args = JSON.parse(this.#args);
+    } catch {
+      return undefined;
+    }
+    const link = this.#link;
+    const batch = native.anthropicStopHeld(link.slot, this.#key, nativeBytes(this.#args));
+    if (batch === undefined || batch === null) return undefined;
+    this.#args = '';
+    const out = decode(link, batch, undefined, this.#host);
+    out[0].candidates[0].content.parts[0].functionCall.args = args;
+    return out;
+  }
+
+  /** Hands the gathered text to native (lone surrogates cross JSON-encoded: they cannot cross as UTF-8). */
+  flush() {
+    if (this.#args === '') return;
+    const fragments = this.#args;
+    this.#args = '';
+    const wellFormed = fragments.isWellFormed();
+    const link = this.#link;
+    decode(
+      link,
+      native.anthropicAppendInput(
+        link.slot,
+        this.#key,
+        wellFormed ? fragments : JSON.stringify(fragments),
+        !wellFormed,
+      ),
+      undefined,
+      this.#host,
+    );
+  }
+
+  /** Drops the gathered text (its block is still open, so it cannot change what is yielded). */
+  drop() {
+    this.#args = '';
+  }
+}
+
+/** Fast paths of one OpenAIConverter (chat.completion.chunk objects). */
+class OpenAIFastPaths {
+  #link;
+  #host;
+  /** Gathered argument-only deltas, `[index, arguments, …]`, not yet handed to native. */
+  #fragments = [];
+  #fragmentChars = 0;
+  #flushAt = 0;
+
+  constructor(link, host) {
+    this.#link = link;
+    this.#host = host;
+  }
+
+  /** The one response for `chunk`, or undefined: take the native path (after `flush`). */
+  take(chunk) {
+    const link = this.#link;
+    if (chunk === null || typeof chunk !== 'object') return undefined;
+    if ((link.state & TEXT_READY) !== 0 && this.#fragments.length === 0) {
+      const content = plainContent(chunk);
+      if (content !== undefined) return this.#text(chunk, content);
+    }
+    if ((link.state & QUIET) !== 0) {
+      const fragment = argumentFragment(chunk);
+      if (fragment !== undefined) return this.#gather(chunk, fragment);
+    }
+    return undefined;
+  }
+
+  /**
+   * Content-only deltas (`plainContent`). Taken when the state word has
+   * `text_ready` (no tool-call or reasoning state, no response parsing that
+   * could hold or rewrite text) and nothing is gathered: native normalises
+   * the text exactly as its full conversion does (openai_push_text_delta)
+   * and the response is `convertOpenAIChunkToGemini`'s for a chunk with one
+   * text part (none for empty text), built here from the chunk's header.
+   * The state word is unchanged by the call (src/lib.rs).
+   */
+  #text(chunk, content) {
+    const text = native.openaiPushTextDelta(this.#link.slot, content);
+    return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text }, this.#host);
+  }
+
+  /**
+   * Argument-only tool-call deltas (`argumentFragment`). Taken when the
+   * state word has `quiet` (no held parts, no thinking-tag candidate): native
+   * would feed the arguments to the parser and yield a response with no
+   * parts, built here. The arguments are handed over in order (`flush`)
+   * before any other native call; as soon as the gathered text could exceed
+   * the state word's `budget` they are handed over with this chunk, so a
+   * limit fails at the chunk that crosses it, as natively.
+   */
+  #gather(chunk, fragment) {
+    if (this.#fragments.length === 0) {
+      this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#link.budget / BYTES_PER_UNIT));
+    }
+    this.#fragments.push(fragment[0], fragment[1]);
+    this.#fragmentChars += fragment[1].length;
+    if (this.#fragmentChars > this.#flushAt) this.flush();
+    return simpleResponse(chunkHeader(chunk), undefined, this.#host);
+  }
+
+  /** Hands the gathered deltas to native's parser, in order. */
+  flush() {
+    if (this.#fragments.length === 0) return;
+    const text = JSON.stringify(this.#fragments);
+    this.#fragments = [];
+    this.#fragmentChars = 0;
+    const link = this.#link;
+    decode(link, native.openaiPushFragments(link.slot, text), undefined, this.#host);
+  }
+
+  drop() {
+    this.#fragments = [];
+    this.#fragmentChars = 0;
+  }
+}
+
+/** The response fields `convertOpenAIChunkToGemini` takes from a chunk. */
+function chunkHeader(chunk) {
+  const header = { f: 1, createTime: chunk.created ? String(chunk.created) : String(Date.now()) };
+  if (chunk.id !== undefined) header.responseId = chunk.id;
+  if (chunk.model) header.modelVersion = chunk.model;
+  return header;
+}
+
+/**
+ * The `content` of a content-only delta (a string, no reasoning, no tool
+ * calls, no finish, no usage), else undefined.
+ */
+function plainContent(chunk) {
+  if (chunk.usage) return undefined;
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
+  const delta = choice.delta;
+  if (delta === null || typeof delta !== 'object') return undefined;
+  const content = delta.content;
+  if (typeof content !== 'string' || (delta.reasoning_content ?? delta.reasoning) || !isNullish(delta.tool_calls)) {
+    return undefined;
+  }
+  return content;
+}
+
+/**
+ * `[index, arguments]` when `chunk` is an argument-only tool-call delta
+ * (one call, no id, no name, no text, no finish, no usage), else undefined.
+ */
+function argumentFragment(chunk) {
+  if (chunk.usage) return undefined;
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
+  const delta = choice.delta;
+  if (delta === null || typeof delta !== 'object') return undefined;
+  if (!isNullish(delta.content) || (delta.reasoning_content ?? delta.reasoning)) return undefined;
+  const calls = delta.tool_calls;
+  if (!Array.isArray(calls) || calls.length !== 1) return undefined;
+  const call = calls[0];
+  if (call === null || typeof call !== 'object' || !(isNullish(call.id) || call.id === '')) return undefined;
+  const fn = call.function;
+  if (fn === null || typeof fn !== 'object' || !(isNullish(fn.name) || fn.name === '')) return undefined;
+  const args = fn.arguments;
+  const index = call.index ?? 0;
+  if (typeof args !== 'string' || args === '' || typeof index !== 'number') return undefined;
+  return [index, args];
+}
+
+module.exports = { AnthropicFastPaths, OpenAIFastPaths, FLUSH_AT };

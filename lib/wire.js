@@ -1,0 +1,167 @@
+'use strict';
+// The JS side of the wire protocol between the native converters and this
+// package (the format: core/src/wire.rs; the binding's side: src/wire.rs).
+// Nothing else in lib/ reads what native returns or throws.
+//
+// - A batch is what every converter call returns: a number (the state word
+//   alone: nothing converted, no error) or the text of one JSON array whose
+//   items are header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
+//   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
+//   after the responses converted before it, and the state word last.
+// - The error encoding is one object `{code, name, message, type?, offset?,
+//   providerError?, providerEvent?, fatal}`: a batch's error item, or the message of the
+//   napi `GenericFailure` thrown by every entry that returns no batch
+//   (constructors, the ACP classes, the helpers). Both decode here to a
+//   ToolCallStreamError with `code`, `fatal` and `responses`; whatever else
+//   a native call throws (napi's own argument checks) is INVALID_ARGUMENT.
+// - The state word is the converter state the JS fast paths
+//   (lib/fast-paths.js) depend on, as it is after the call, error batches
+//   included. A `Link` holds the last one the converter returned; it is
+//   never set from anything but a native answer.
+
+const { setToolCallPreparations } = require('./preparations.js');
+const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
+const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
+
+/** The state word's fields (core/src/wire.rs `State`). */
+const FINISHED = 1;
+const QUIET = 2;
+const TEXT_READY = 4;
+const HEADER = 8;
+const PAYLOAD = 16;
+const GATHER_SHIFT = 32; // 2^5
+const BUDGET_SHIFT = 2097152; // 2^21
+
+/** What a decoded batch without responses returns: never handed out. */
+const NOTHING = Object.freeze([]);
+
+/**
+ * One converter's end of the wire: its slot, the state word of its last
+ * call, and (Anthropic) the header of the last response it yielded.
+ */
+class Link {
+  constructor(slot, state, { headers = false } = {}) {
+    this.slot = slot;
+    this.state = state;
+    /** `{f: 0, responseId?, modelVersion?}` of the last yielded response, or null. */
+    this.header = null;
+    this.headers = headers;
+  }
+
+  has(flag) {
+    return (this.state & flag) !== 0;
+  }
+
+  get finished() {
+    return (this.state & FINISHED) !== 0;
+  }
+
+  /** Anthropic: the index of the block whose fragments may be gathered, or -1. */
+  get gatherIndex() {
+    return (Math.floor(this.state / GATHER_SHIFT) % 65536) - 1;
+  }
+
+  /** Bytes of arguments that may still be gathered before a limit could fail. */
+  get budget() {
+    return Math.floor(this.state / BUDGET_SHIFT);
+  }
+}
+
+/**
+ * Decodes one batch into `link`'s state and the responses (NOTHING for
+ * none). Throws a ToolCallStreamError, carrying the responses converted
+ * before it, when the batch holds an error; the state is taken first.
+ * `sanitized` receives pipeline-only annotations; `host` (lib/host.js)
+ * supplies the response class, a second preparation store, a second
+ * usage-provenance store and its reasoning-part factory. `skipEmpty`:
+ * compact part-less chunks (nothing else in them) are not built.
+ */
+function decode(link, batch, sanitized, host, skipEmpty = false) {
+  if (typeof batch === 'number') {
+    link.state = batch;
+    return NOTHING;
+  }
+  const items = JSON.parse(batch);
+  const last = items.length - 1;
+  link.state = items[last];
+  const out = new Array(last);
+  let n = 0;
+  let header;
+  for (let i = 0; i < last; i++) {
+    const item = items[i];
+    if (Array.isArray(item)) {
+      const kind = item[0];
+      if (kind === 2) {
+        // `[2]`, or `[2, n]`: a run of n part-less chunks.
+        if (skipEmpty) continue;
+        for (let run = item.length > 1 ? item[1] : 1; run > 0; run--)
+          out[n++] = simpleResponse(header, undefined, host);
+        continue;
+      }
+      out[n++] = simpleResponse(
+        header,
+        kind === 1 ? { text: item[1], thought: true } : kind === 3 ? reasoningPart(item[1], host) : { text: item[1] },
+        host,
+      );
+      continue;
+    }
+    if (item.h) {
+      header = item.h;
+      continue;
+    }
+    if (item.error) {
+      out.length = n;
+      noteHeader(link, out);
+      const e = item.error;
+      throw new ToolCallStreamError(e.message, { ...e, responses: out });
+    }
+    const response = toResponse(item.r, host);
+    if (item.p) {
+      setToolCallPreparations(response, item.p);
+      if (host?.setPreparations) host.setPreparations(response, item.p);
+    }
+    if (item.s && sanitized) sanitized.set(response, item.s);
+    if (item.u) attachUsageProvenance(response.usageMetadata, item.u, host);
+    if (item.t) markReasoningParts(response, item.t, host);
+    out[n++] = response;
+  }
+  out.length = n;
+  noteHeader(link, out);
+  return n === 0 ? NOTHING : out;
+}
+
+/** The header of the last yielded response (what the HEADER bit vouches for). */
+function noteHeader(link, out) {
+  if (!link.headers || out.length === 0) return;
+  const last = out[out.length - 1];
+  const header = { f: 0 };
+  if ('responseId' in last) header.responseId = last.responseId;
+  if ('modelVersion' in last) header.modelVersion = last.modelVersion;
+  link.header = header;
+}
+
+/**
+ * What a native entry threw, as the package's one error type: the error
+ * object in a `GenericFailure` message, else (napi's own argument
+ * conversion, a throwing getter it called) INVALID_ARGUMENT.
+ */
+function nativeError(err) {
+  if (err instanceof ToolCallStreamError) return err;
+  const message = typeof err?.message === 'string' ? err.message : String(err);
+  if (err?.code === 'GenericFailure' && message.startsWith('{')) {
+    let item;
+    try {
+      item = JSON.parse(message);
+    } catch {
+      item = undefined;
+    }
+    if (item !== null && typeof item === 'object' && typeof item.code === 'string') {
+      return new ToolCallStreamError(item.message, item);
+    }
+  }
+  const wrapped = new ToolCallStreamError(`toolcall-stream: ${message}`, { code: 'INVALID_ARGUMENT' });
+  wrapped.cause = err;
+  return wrapped;
+}
+
+module.exports = { Link, decode, nativeError, NOTHING, FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD };

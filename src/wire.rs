@@ -1,0 +1,84 @@
+//! The binding's side of the wire protocol (`toolcall_stream_core::wire`
+//! documents the format, `lib/wire.js` decodes it):
+//!
+//! - every converter call returns a [`Batch`]: the state word alone (a JS
+//!   number) when nothing was converted and nothing failed, else the batch's
+//!   JSON array text, the state word last;
+//! - every other entry (constructors, the ACP classes, the helpers, the
+//!   OpenAI text fast path) throws [`js_error`]: a napi `GenericFailure`
+//!   whose message is the same error object as a batch's error item;
+//! - a panic never unwinds across the boundary: [`step`] and the ACP guards
+//!   turn it into an `INTERNAL` error, and the state it hit is closed.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use napi::bindgen_prelude::Either;
+use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::wire::{self, State};
+use toolcall_stream_core::{Error, ErrorCode};
+
+/// What a converter call returns: the batch's JSON text, or the state word.
+pub type Batch = Either<String, f64>;
+
+/// The outcome of a call, with the state after it, as one batch.
+pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Batch {
+    match wire::batch(responses, error, state) {
+        Some(text) => Either::A(text),
+        None => Either::B(state.encode()),
+    }
+}
+
+/// An error thrown rather than returned in a batch.
+pub fn js_error(e: &Error) -> napi::Error {
+    napi::Error::new(napi::Status::GenericFailure, wire::error_text(e))
+}
+
+/// The `INTERNAL` error of a caught panic.
+pub fn panic_error(panic: Box<dyn std::any::Any + Send>, what: &str) -> Error {
+    let why = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    Error::new(
+        ErrorCode::Internal,
+        format!("internal error in {what}: {why}"),
+    )
+}
+
+/// Runs one conversion step on `inner` (refused with `FINISHED` when it is
+/// `closed`), turning a panic into an `INTERNAL` error; after a panic the
+/// state may be inconsistent, so it is closed. `state` reads the state word
+/// after the step from the converter and what it yielded.
+pub fn step<S>(
+    inner: &mut S,
+    closed: &mut Option<&'static str>,
+    f: impl FnOnce(&mut S, &mut Vec<Response>) -> Result<(), Error>,
+    state: impl FnOnce(&mut S, &[Response]) -> State,
+) -> Batch {
+    let mut out = Vec::new();
+    let result = if let Some(why) = *closed {
+        Err(Error::new(ErrorCode::Finished, why))
+    } else {
+        match catch_unwind(AssertUnwindSafe(|| f(inner, &mut out))) {
+            Ok(r) => r,
+            Err(panic) => {
+                *closed = Some(AFTER_PANIC);
+                Err(panic_error(panic, "the native converter"))
+            }
+        }
+    };
+    let mut error = result.err();
+    let state = if closed.is_some() {
+        State::FINISHED
+    } else {
+        catch_unwind(AssertUnwindSafe(|| state(inner, &out))).unwrap_or_else(|panic| {
+            *closed = Some(AFTER_PANIC);
+            error.get_or_insert(panic_error(panic, "the native converter"));
+            State::FINISHED
+        })
+    };
+    batch(&out, error.as_ref(), state)
+}
+
+pub const AFTER_PANIC: &str = "the converter is finished after an internal error";
