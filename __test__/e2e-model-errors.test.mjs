@@ -20,8 +20,10 @@ const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-mod
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
 const workspace = workspaces(tmpRoot);
 
-// Long enough that a healthy replay (20× speed) never trips it, short enough for a test.
-const STALL_TIMEOUT_MS = 400;
+// Long enough that a healthy replay (20× speed) never trips it, even on a loaded machine (at
+// 400 ms, a run with the load average at 8–9 on 2 cores once saw a gap that long in a healthy
+// stream, and the extra retry failed a test that is not about stalls), short enough for a test.
+const STALL_TIMEOUT_MS = 2000;
 
 for (const providerKind of ['anthropic', 'openai']) {
   const callId = (anthropicId) => (providerKind === 'openai' ? openaiCallId(anthropicId) : anthropicId);
@@ -186,7 +188,7 @@ for (const providerKind of ['anthropic', 'openai']) {
           'tool_call_update:in_progress',
           'tool_call_update:completed',
         ]);
-        assert.match(agent.stderr, /sent no data for 400 ms/);
+        assert.match(agent.stderr, new RegExp(`sent no data for ${STALL_TIMEOUT_MS} ms`));
         assert.equal(
           await fs.readFile(path.join(cwd, 'test/stalled.js'), 'utf8'),
           'export const ok = true;\n'.repeat(40),
