@@ -240,8 +240,9 @@ export declare function convertAnthropicStream(
  * An Anthropic Messages API response (non-streaming `messages.create`) → one
  * response, as Qwen Code's `convertAnthropicResponseToGemini` builds it
  * (`'qwen-0.24'`: 0.24.4's `convertAnthropicResponseToLlm`, which maps
- * `refusal` to `SAFETY`). No preparations. The object, its JSON text and its
- * bytes give the same response. A body the reference cannot convert is
+ * `refusal` to `SAFETY`). No preparations; the usage provenance is attached
+ * as Qwen attaches it (`getUsageProvenance`). The object, its JSON text and
+ * its bytes give the same response. A body the reference cannot convert is
  * `INVALID_RESPONSE`.
  */
 export declare function convertAnthropicResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
@@ -250,7 +251,10 @@ export declare function convertAnthropicResponse(body: ResponseBody, options?: C
  * An OpenAI-compatible `chat.completion` (non-streaming) → one response, as
  * Qwen Code's `convertOpenAIResponseToGemini` builds it (docs/behaviour.md §3.4).
  * `responseParsing.taggedThinkingTags` parses `<think>` tags in the content;
- * the other parsing options apply to streams only.
+ * the other parsing options apply to streams only. The thought made from the
+ * message's `reasoning_content` / `reasoning` is a reasoning part
+ * (`isReasoningPart`), and the usage provenance is attached
+ * (`getUsageProvenance`), as in Qwen Code.
  */
 export declare function convertOpenAIResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
 

@@ -7,6 +7,10 @@
 // under the matching profile, in every input form: the body object, its
 // JSON text, its bytes (Buffer, Uint8Array, ArrayBuffer, with and without a
 // byte order mark); the stream as SDK events, their JSON text and SSE bytes.
+// Besides the JSON, what the reference attaches out of band: the usage
+// provenance (`getUsageProvenance`, value and keys) and the parts it marks as
+// OpenAI reasoning (`isReasoningPart`), as the oracle records them
+// (`usageProvenance`, `usageProvenanceKeys`, `reasoningParts`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -23,6 +27,8 @@ const {
   AnthropicConverter,
   ToolCallStreamError,
   getToolCallPreparations,
+  getUsageProvenance,
+  isReasoningPart,
 } = require('../index.js');
 const { GenerateContentResponse } = require('@google/genai');
 
@@ -60,6 +66,24 @@ function view(response, want, window) {
   return JSON.stringify(got);
 }
 
+/** The out-of-band annotations of `response`, in the oracle's terms. */
+function annotations(response) {
+  const provenance = getUsageProvenance(response);
+  const marked = (response.candidates?.[0]?.content?.parts ?? []).flatMap((p, i) => (isReasoningPart(p) ? [i] : []));
+  return {
+    usageProvenance: provenance && JSON.parse(JSON.stringify(provenance)),
+    usageProvenanceKeys: provenance && Object.keys(provenance),
+    reasoningParts: marked.length > 0 ? marked : undefined,
+  };
+}
+
+/** What the oracle recorded for one response. */
+const wantAnnotations = (item) => ({
+  usageProvenance: item.usageProvenance,
+  usageProvenanceKeys: item.usageProvenanceKeys,
+  reasoningParts: item.reasoningParts,
+});
+
 const forms = (body) => {
   const text = JSON.stringify(body);
   const bytes = Buffer.from(text);
@@ -76,6 +100,8 @@ const forms = (body) => {
 for (const [version, profile, sub] of RELEASES) {
   test(`bodies match Qwen Code ${version} in every input form`, () => {
     let n = 0;
+    let provenanced = 0;
+    let reasoning = 0;
     for (const line of expected(sub)) {
       const c = cases[line.name];
       if (c.kind === 'fallback') continue;
@@ -85,12 +111,22 @@ for (const [version, profile, sub] of RELEASES) {
       const convert = c.kind === 'anthropic' ? convertAnthropicResponse : convertOpenAIResponse;
       for (const [form, body] of forms(c.body)) {
         const window = [Date.now()];
-        const got = view(convert(body, options), want, window);
+        const response = convert(body, options);
+        const got = view(response, want, window);
         assert.equal(got, JSON.stringify(want), `${line.name} (${version}, ${form})`);
+        assert.deepEqual(
+          annotations(response),
+          wantAnnotations(line.responses[0]),
+          `${line.name} (${version}, ${form}): usage provenance, reasoning parts`,
+        );
       }
       n++;
+      if (line.responses[0].usageProvenance) provenanced++;
+      if (line.responses[0].reasoningParts) reasoning++;
     }
     assert.ok(n >= 60, `${n} bodies`);
+    // The fixtures exercise both annotations (generate.mjs records them).
+    assert.ok(provenanced >= 50 && reasoning >= 5, `${provenanced} with provenance, ${reasoning} with reasoning`);
   });
 
   test(`the empty-stream fallback matches Qwen Code ${version} (events, JSON text, SSE bytes)`, async () => {
@@ -143,6 +179,7 @@ for (const [version, profile, sub] of RELEASES) {
             assert.equal(JSON.stringify(plain), JSON.stringify(want), `${how} response ${i}`);
           }
           assert.ok(Number(r.createTime) >= window[0]);
+          assert.deepEqual(annotations(r), wantAnnotations(line.responses[i]), `${how} response ${i}: annotations`);
         });
         if (line.error) {
           assert.ok(error instanceof ToolCallStreamError, `${how}: ${error}`);
@@ -278,6 +315,64 @@ test('the host: its response class, its errors, its telemetry hook', () => {
     () => convertAnthropicResponse('null', { host }),
     (e) => e instanceof HostError && e.message.startsWith('INVALID_RESPONSE'),
   );
+});
+
+test("the host's provenance store and reasoning-part factory get a body's annotations, in every input form", () => {
+  // As for streams (lib/host.js): the Qwen preload maps these onto Qwen's own
+  // setGenAiUsageProvenance store and createOpenAIReasoningThoughtPart.
+  const MARK = Symbol('host reasoning');
+  const store = new Map();
+  const made = [];
+  const host = {
+    usageProvenance: { set: (usage, provenance) => store.set(usage, provenance) },
+    createReasoningPart(text) {
+      const part = { text, thought: true };
+      Object.defineProperty(part, MARK, { value: true });
+      made.push(part);
+      return part;
+    },
+  };
+  const openai = {
+    id: 'c',
+    choices: [{ message: { content: 'answer', reasoning_content: 'plan' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_tokens_details: { cached_tokens: 1 } },
+  };
+  const anthropic = {
+    content: [{ type: 'thinking', thinking: 'hm', signature: 's' }],
+    stop_reason: 'end_turn',
+    usage: { input_tokens: 3, output_tokens: 2, cache_creation_input_tokens: 4 },
+  };
+  for (const [form, body] of forms(openai)) {
+    store.clear();
+    made.length = 0;
+    const r = convertOpenAIResponse(body, { host });
+    const [reasoning, text] = r.candidates[0].content.parts;
+    assert.deepEqual(made, [reasoning], `${form}: the host made the reasoning part`);
+    assert.equal(reasoning[MARK], true, form);
+    assert.ok(isReasoningPart(reasoning) && !isReasoningPart(text), form);
+    assert.deepEqual([...store], [[r.usageMetadata, { cachedInputTokensReported: true }]], form);
+    assert.deepEqual(getUsageProvenance(r), { cachedInputTokensReported: true }, form);
+    assert.equal(
+      JSON.stringify(r.candidates[0].content.parts),
+      '[{"text":"plan","thought":true},{"text":"answer"}]',
+      `${form}: never serialised`,
+    );
+  }
+  for (const [form, body] of forms(anthropic)) {
+    store.clear();
+    made.length = 0;
+    const r = convertAnthropicResponse(body, { host });
+    assert.equal(made.length, 0, `${form}: Anthropic thinking is not OpenAI reasoning`);
+    assert.equal(isReasoningPart(r.candidates[0].content.parts[0]), false, form);
+    const want = { cachedInputTokensReported: false, cacheCreationInputTokens: 4 };
+    assert.deepEqual([...store], [[r.usageMetadata, want]], form);
+    assert.deepEqual(getUsageProvenance(r.usageMetadata), want, form);
+  }
+  // No usage, no provenance.
+  store.clear();
+  const bare = convertOpenAIResponse({ choices: [{ message: { content: 'x' } }] }, { host });
+  assert.equal(getUsageProvenance(bare), undefined);
+  assert.equal(store.size, 0);
 });
 
 test('repair depth applies to string tool arguments', () => {

@@ -63,6 +63,8 @@ function convert(kind, body, options, fn) {
       throw nativeError(err);
     }
     // One response, or the error (lib/wire.js; the state word says "finished").
+    // Its usage provenance ("u") and reasoning parts ("t") are attached as on
+    // streams, the host's stores and factory included (lib/annotations.js).
     return decode(new Link(-1, 0), batch, undefined, host)[0];
   } catch (err) {
     throw hostError(host, unreadable(err, fn));

@@ -1,17 +1,18 @@
 //! The binding of the non-streaming conversions (core `nonstream`): one body
 //! in (JSON text, or the raw bytes of the HTTP body), one batch out in the
-//! wire protocol's format (core/src/wire.rs): `[{"r": response}, 1]` or
-//! `[{"error": {…}}, 1]`, the state word being "finished" (a body is a whole
-//! stream). `lib/bodies.js` decodes it with `lib/wire.js`. No state, no
+//! wire protocol's format (core/src/wire.rs): `[{"r": response, "u"?: usage
+//! provenance, "t"?: reasoning part indexes}, 1]` (`write_body_item`, the
+//! annotations written as for streams) or `[{"error": {…}}, 1]`, the state
+//! word being "finished" (a body is a whole stream). `lib/bodies.js` decodes it with `lib/wire.js`. No state, no
 //! handle: a panic becomes an `INTERNAL` error item.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
-use toolcall_stream_core::nonstream::{self, body_text, BodyOptions};
+use toolcall_stream_core::nonstream::{self, body_text, BodyOptions, BodyResponse};
 use toolcall_stream_core::openai::ResponseParsing;
-use toolcall_stream_core::wire::{write_error, State};
+use toolcall_stream_core::wire::{write_body_item, write_error, State};
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
 use crate::{limits, NativeLimits, NativeResponseParsing};
@@ -33,7 +34,7 @@ fn options(
     })
 }
 
-fn convert(kind: &str, text: &str, options: &BodyOptions) -> Result<String, Error> {
+fn convert(kind: &str, text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
     match kind {
         "anthropic" => nonstream::anthropic_response(text, options),
         "openai" => nonstream::openai_response(text, options),
@@ -44,7 +45,7 @@ fn convert(kind: &str, text: &str, options: &BodyOptions) -> Result<String, Erro
     }
 }
 
-fn item(f: impl FnOnce() -> Result<String, Error>) -> String {
+fn item(f: impl FnOnce() -> Result<BodyResponse, Error>) -> String {
     let result = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
         Err(Error::new(
             ErrorCode::Internal,
@@ -58,18 +59,19 @@ fn item(f: impl FnOnce() -> Result<String, Error>) -> String {
     .encode();
     let mut out = match result {
         Ok(response) => {
-            let mut out = String::with_capacity(response.len() + 24);
-            out.push_str("[{\"r\":");
-            out.push_str(&response);
+            let mut out = String::with_capacity(response.json.len() + 48);
+            out.push('[');
+            write_body_item(&response, &mut out);
             out
         }
         Err(e) => {
             let mut out = String::from("[{\"error\":");
             write_error(&e, &mut out);
+            out.push('}');
             out
         }
     };
-    out.push_str("},");
+    out.push(',');
     out.push_str(&finished.to_string());
     out.push(']');
     out

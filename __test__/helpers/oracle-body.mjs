@@ -16,6 +16,9 @@
 //   over the case's stream events, the generator's SDK client replaced by one
 //   whose `messages.create` returns the case's body (the only stand-in).
 // Output: {"name", "responses": [...], "fallbackRequests"?, "responseParsing"?}
+// (each response `{response, usageProvenance?, usageProvenanceKeys?,
+// reasoningParts?}`: Qwen's usage provenance of its `usageMetadata` and the
+// indexes of the parts that carry Qwen's reasoning marker)
 // or {"name", "error": {...}}; the clock is the oracle's frozen one.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,6 +44,7 @@ const q = await lib.loadQwen([
   'EnhancedErrorHandler',
   'determineProvider',
   'getGenAiUsageProvenance',
+  'createOpenAIReasoningThoughtPart',
   'preloadRuntimeFetchModule',
 ]);
 if (q.preloadRuntimeFetchModule) await q.preloadRuntimeFetchModule();
@@ -55,10 +59,22 @@ const cliConfig = new Proxy(
   },
 );
 
+// Qwen's private marker of OpenAI reasoning thoughts (thoughtUtils.ts,
+// OPENAI_REASONING_THOUGHT_MARKER), as its own factory attaches it.
+const [REASONING_MARKER] = Object.getOwnPropertySymbols(q.createOpenAIReasoningThoughtPart(''));
+
 const record = (response) => {
   const o = { response: lib.plain(response) };
   const prov = response.usageMetadata ? q.getGenAiUsageProvenance?.(response.usageMetadata) : undefined;
-  if (prov) o.usageProvenance = lib.plain(prov);
+  if (prov) {
+    o.usageProvenance = lib.plain(prov);
+    // The keys too: Anthropic's `cacheCreationInputTokens` may hold undefined.
+    o.usageProvenanceKeys = Object.keys(prov);
+  }
+  // The indexes of the parts carrying the reasoning marker (non-enumerable).
+  const parts = response.candidates?.[0]?.content?.parts ?? [];
+  const marked = parts.flatMap((p, i) => (p && Object.getOwnPropertyDescriptor(p, REASONING_MARKER)?.value ? [i] : []));
+  if (marked.length) o.reasoningParts = marked;
   return o;
 };
 

@@ -159,7 +159,7 @@ impl UsageProvenance {
     /// `[cachedInputTokensReported]` (OpenAI) or
     /// `[cachedInputTokensReported, cacheCreationInputTokens | null]`
     /// (Anthropic; `null` = the key holds `undefined`).
-    fn write(&self, out: &mut String) {
+    pub fn write(&self, out: &mut String) {
         let (reported, creation) = match *self {
             UsageProvenance::OpenAI {
                 cached_input_tokens_reported,
@@ -248,27 +248,13 @@ impl Response {
             out.push_str(&count.to_string());
             out.push('}');
         }
-        if let Some(u) = &self.usage {
-            out.push_str(",\"u\":");
-            u.provenance.write(out);
-        }
-        let mut reasoning = self
+        let reasoning = self
             .parts()
             .iter()
             .enumerate()
             .filter(|(_, p)| matches!(p, Part::Reasoning(_)))
-            .map(|(i, _)| i)
-            .peekable();
-        if reasoning.peek().is_some() {
-            out.push_str(",\"t\":[");
-            for (n, i) in reasoning.enumerate() {
-                if n > 0 {
-                    out.push(',');
-                }
-                out.push_str(&i.to_string());
-            }
-            out.push(']');
-        }
+            .map(|(i, _)| i);
+        crate::wire::write_annotations(self.usage.as_ref().map(|u| &u.provenance), reasoning, out);
         out.push('}');
     }
 

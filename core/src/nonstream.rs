@@ -12,8 +12,13 @@
 //!   `convertOpenAIResponseToLlm`, identical), in
 //!   `packages/core/src/core/openaiContentGenerator/converter.ts` (docs/behaviour.md §3.4).
 //!
-//! The result is the response as the reference's `JSON.stringify` shows it,
-//! in its key order. There are no preparations on this path.
+//! The result ([`BodyResponse`]) is the response as the reference's
+//! `JSON.stringify` shows it, in its key order, with what the reference
+//! attaches out of band: the provenance of its `usageMetadata`
+//! (`setGenAiUsageProvenance`, in both converters at both releases) and,
+//! for OpenAI, which part is the message's reasoning
+//! (`createOpenAIReasoningThoughtPart`). There are no preparations on this
+//! path.
 //!
 //! Where the reference would throw a `TypeError` (a `null` body, a
 //! `content` that is not iterable, a `null` block, a choice without a
@@ -27,7 +32,7 @@ use std::borrow::Cow;
 
 use crate::anthropic;
 use crate::error::{Error, ErrorCode};
-use crate::gemini::{now_ms, Part};
+use crate::gemini::{now_ms, Part, UsageProvenance};
 use crate::js_text::js_to_string;
 use crate::json::{self, Value};
 use crate::limits::Limits;
@@ -50,6 +55,20 @@ pub struct BodyOptions {
     pub parsing: ResponseParsing,
 }
 
+/// One converted body: the response's JSON text and its out-of-band
+/// annotations, written to JS as one full item of the wire protocol
+/// (`crate::wire::write_body_item`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyResponse {
+    /// The response as the reference's `JSON.stringify` shows it.
+    pub json: String,
+    /// The provenance of its `usageMetadata` (`None`: no usage).
+    pub usage_provenance: Option<UsageProvenance>,
+    /// The indexes of its parts made by `createOpenAIReasoningThoughtPart`
+    /// (OpenAI: the message's `reasoning_content` / `reasoning`).
+    pub reasoning_parts: Vec<usize>,
+}
+
 /// A response body's bytes as the SDKs read them (`Response.json()`: UTF-8
 /// with a leading byte order mark removed and invalid sequences replaced
 /// by U+FFFD).
@@ -59,12 +78,12 @@ pub fn body_text(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// An Anthropic `Message` (JSON text) → the response's JSON text.
-pub fn anthropic_response(text: &str, options: &BodyOptions) -> Result<String, Error> {
+pub fn anthropic_response(text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
     anthropic_response_at(text, options, now_ms())
 }
 
 /// An OpenAI `ChatCompletion` (JSON text) → the response's JSON text.
-pub fn openai_response(text: &str, options: &BodyOptions) -> Result<String, Error> {
+pub fn openai_response(text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
     openai_response_at(text, options, now_ms())
 }
 
@@ -73,7 +92,7 @@ pub fn anthropic_response_at(
     text: &str,
     options: &BodyOptions,
     now_ms: u64,
-) -> Result<String, Error> {
+) -> Result<BodyResponse, Error> {
     let body = json::parse(text)?;
     if !body.is_object() {
         return Err(invalid("an Anthropic Message body must be a JSON object"));
@@ -150,17 +169,24 @@ pub fn anthropic_response_at(
     }
     out.push_str(",\"promptFeedback\":{\"safetyRatings\":[]}");
     let usage = body.at("usage");
+    let mut usage_provenance = None;
     if usage.truthy() {
         out.push_str(",\"usageMetadata\":");
-        anthropic_usage(usage, &mut out);
+        usage_provenance = Some(anthropic_usage(usage, &mut out));
     }
     out.push('}');
-    Ok(out)
+    Ok(BodyResponse {
+        json: out,
+        usage_provenance,
+        reasoning_parts: Vec::new(),
+    })
 }
 
 /// `buildAnthropicUsageMetadata` over the body's usage, each count `|| 0`
 /// (docs/behaviour.md §2.5); the output count is always a number here.
-fn anthropic_usage(usage: &Value<'_>, out: &mut String) {
+/// Returns the provenance it attaches: `cache_read_input_tokens` is a
+/// number, and the cache-creation count when that is a number.
+fn anthropic_usage(usage: &Value<'_>, out: &mut String) -> UsageProvenance {
     let input = count(usage.at("input_tokens"));
     let cache_read = count(usage.at("cache_read_input_tokens"));
     let cache_creation = count(usage.at("cache_creation_input_tokens"));
@@ -184,6 +210,10 @@ fn anthropic_usage(usage: &Value<'_>, out: &mut String) {
     out.push_str(",\"totalTokenCount\":");
     json::write_number(out, prompt + output);
     out.push('}');
+    UsageProvenance::Anthropic {
+        cached_input_tokens_reported: matches!(usage.at("cache_read_input_tokens"), Value::Num(_)),
+        cache_creation_input_tokens: cache_creation_reported.then_some(cache_creation),
+    }
 }
 
 /// `safeInputToArgs(input)`: an object (or array) as it is, a string
@@ -212,7 +242,11 @@ fn safe_args(s: json::JStr<'_>, limits: &Limits) -> Result<String, Error> {
 }
 
 /// [`openai_response`] with the clock's `Date.now()` given.
-pub fn openai_response_at(text: &str, options: &BodyOptions, now_ms: u64) -> Result<String, Error> {
+pub fn openai_response_at(
+    text: &str,
+    options: &BodyOptions,
+    now_ms: u64,
+) -> Result<BodyResponse, Error> {
     let body = json::parse(text)?;
     if !body.is_object() {
         return Err(invalid(
@@ -232,6 +266,7 @@ pub fn openai_response_at(text: &str, options: &BodyOptions, now_ms: u64) -> Res
     let mut out = String::with_capacity(512);
     out.push_str("{\"candidates\":[");
     let mut reasoning = None;
+    let mut reasoning_parts = Vec::new();
     if let Some(choice) = choice {
         let message = match choice {
             Value::Obj(_) => choice.get("message").filter(|m| !m.is_null()),
@@ -249,6 +284,8 @@ pub fn openai_response_at(text: &str, options: &BodyOptions, now_ms: u64) -> Res
         let mut parts = Vec::with_capacity(text_parts.len() + 1);
         if let Some(r) = reasoning.filter(|r| r.truthy()) {
             if !text_parts.iter().any(|(_, thought)| *thought) {
+                // `createOpenAIReasoningThoughtPart(reasoningText)`
+                reasoning_parts.push(parts.len());
                 parts.push(text_part(&value_text(r), true));
             }
         }
@@ -305,12 +342,25 @@ pub fn openai_response_at(text: &str, options: &BodyOptions, now_ms: u64) -> Res
     }
     out.push_str(",\"promptFeedback\":{\"safetyRatings\":[]}");
     let usage = body.at("usage");
+    let mut usage_provenance = None;
     if usage.truthy() {
         out.push_str(",\"usageMetadata\":");
         openai_usage(usage, reasoning, &mut out);
+        // `cachedInputTokensReported`: a numeric
+        // `prompt_tokens_details?.cached_tokens` or `cached_tokens`.
+        let is_number = |v: &Value<'_>| matches!(v, Value::Num(_));
+        usage_provenance = Some(UsageProvenance::OpenAI {
+            cached_input_tokens_reported: is_number(
+                usage.at("prompt_tokens_details").at("cached_tokens"),
+            ) || is_number(usage.at("cached_tokens")),
+        });
     }
     out.push('}');
-    Ok(out)
+    Ok(BodyResponse {
+        json: out,
+        usage_provenance,
+        reasoning_parts,
+    })
 }
 
 /// `convertOpenAITextToParts(content, requestContext)` with a fresh request
@@ -570,12 +620,16 @@ mod tests {
     #[test]
     fn string_content_and_primitive_blocks_convert_to_nothing() {
         let o = BodyOptions::default();
-        let r = anthropic_response_at(r#"{"content":"abc"}"#, &o, 7).unwrap();
+        let r = anthropic_response_at(r#"{"content":"abc"}"#, &o, 7)
+            .unwrap()
+            .json;
         assert_eq!(
             r,
             r#"{"candidates":[{"content":{"parts":[],"role":"model"},"index":0,"safetyRatings":[]}],"createTime":"7","promptFeedback":{"safetyRatings":[]}}"#
         );
-        let r = anthropic_response_at(r#"{"content":[1,"text",true,[]]}"#, &o, 7).unwrap();
+        let r = anthropic_response_at(r#"{"content":[1,"text",true,[]]}"#, &o, 7)
+            .unwrap()
+            .json;
         assert!(r.contains(r#""parts":[]"#), "{r}");
     }
 
@@ -583,20 +637,23 @@ mod tests {
     fn lone_surrogate_escapes_survive_in_text() {
         let o = BodyOptions::default();
         let r = anthropic_response_at(r#"{"content":[{"type":"text","text":"a\ud800b"}]}"#, &o, 7)
-            .unwrap();
+            .unwrap()
+            .json;
         assert!(r.contains(r#"{"text":"a\ud800b"}"#), "{r}");
     }
 
     #[test]
     fn refusal_is_safety_only_under_0_24() {
         let text = r#"{"content":[],"stop_reason":"refusal"}"#;
-        let r021 = anthropic_response_at(text, &BodyOptions::default(), 7).unwrap();
+        let r021 = anthropic_response_at(text, &BodyOptions::default(), 7)
+            .unwrap()
+            .json;
         assert!(r021.contains("FINISH_REASON_UNSPECIFIED"), "{r021}");
         let o = BodyOptions {
             profile: Profile::Qwen024,
             ..BodyOptions::default()
         };
-        let r024 = anthropic_response_at(text, &o, 7).unwrap();
+        let r024 = anthropic_response_at(text, &o, 7).unwrap().json;
         assert!(r024.contains("\"SAFETY\""), "{r024}");
     }
 }

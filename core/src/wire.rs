@@ -17,7 +17,8 @@
 //!     the reference's `JSON.stringify` shows it, with its out-of-band
 //!     tool-call preparations, the OpenAI pipeline's sanitisation note, the
 //!     provenance of its `usageMetadata` and which parts are OpenAI
-//!     reasoning thoughts;
+//!     reasoning thoughts ([`write_annotations`]); a non-streaming body's
+//!     response is the same item ([`write_body_item`]);
 //!   - `{"error": {code, name, message, type?, offset?, providerError?,
 //!     providerEvent?, fatal}}`: the call failed (at most one, after every response the call
 //!     converted before the error);
@@ -34,8 +35,9 @@
 //! included; the JS layer keeps no other copy of native state.
 
 use crate::error::Error;
-use crate::gemini::{Flavor, Part, Response};
+use crate::gemini::{Flavor, Part, Response, UsageProvenance};
 use crate::json::write_str;
+use crate::nonstream::BodyResponse;
 
 /// The converter state carried by every batch, encoded as one number
 /// ([`State::encode`], an integer below 2^53):
@@ -130,6 +132,45 @@ pub fn error_text(e: &Error) -> String {
     let mut out = String::with_capacity(e.message.len() + 64);
     write_error(e, &mut out);
     out
+}
+
+/// Writes a full item's `,"u": [reported(, creation | null)?]` (the
+/// provenance of its `usageMetadata`, when it has one) and `,"t": [i, …]`
+/// (the indexes of its OpenAI reasoning thought parts, when there are any):
+/// streams ([`Response::write_item`]) and bodies ([`write_body_item`]) alike.
+pub fn write_annotations(
+    usage: Option<&UsageProvenance>,
+    reasoning_parts: impl IntoIterator<Item = usize>,
+    out: &mut String,
+) {
+    if let Some(u) = usage {
+        out.push_str(",\"u\":");
+        u.write(out);
+    }
+    let mut reasoning = reasoning_parts.into_iter().peekable();
+    if reasoning.peek().is_some() {
+        out.push_str(",\"t\":[");
+        for (n, i) in reasoning.enumerate() {
+            if n > 0 {
+                out.push(',');
+            }
+            out.push_str(&i.to_string());
+        }
+        out.push(']');
+    }
+}
+
+/// A converted non-streaming body as a full item, `{"r": response, "u"?,
+/// "t"?}` (no preparations on this path).
+pub fn write_body_item(body: &BodyResponse, out: &mut String) {
+    out.push_str("{\"r\":");
+    out.push_str(&body.json);
+    write_annotations(
+        body.usage_provenance.as_ref(),
+        body.reasoning_parts.iter().copied(),
+        out,
+    );
+    out.push('}');
 }
 
 /// A call's outcome as one batch: `None` when there is nothing but the state
@@ -322,6 +363,31 @@ mod tests {
             out,
             format!(r#"[{},[2,3],[0,"a"],[2],{},[2,2],0]"#, h("1"), h("2"))
         );
+    }
+
+    #[test]
+    fn a_body_item_carries_the_annotations_as_a_stream_item_does() {
+        let body = |usage_provenance, reasoning_parts| BodyResponse {
+            json: "{}".into(),
+            usage_provenance,
+            reasoning_parts,
+        };
+        let mut out = String::new();
+        write_body_item(&body(None, Vec::new()), &mut out);
+        assert_eq!(out, r#"{"r":{}}"#);
+        out.clear();
+        let openai = UsageProvenance::OpenAI {
+            cached_input_tokens_reported: true,
+        };
+        write_body_item(&body(Some(openai), vec![0]), &mut out);
+        assert_eq!(out, r#"{"r":{},"u":[true],"t":[0]}"#);
+        out.clear();
+        let anthropic = UsageProvenance::Anthropic {
+            cached_input_tokens_reported: false,
+            cache_creation_input_tokens: Some(7.0),
+        };
+        write_body_item(&body(Some(anthropic), Vec::new()), &mut out);
+        assert_eq!(out, r#"{"r":{},"u":[false,7]}"#);
     }
 
     #[test]

@@ -3,17 +3,21 @@
 //! runs the published builds' `convertAnthropicResponseToGemini` /
 //! `convertOpenAIResponseToGemini`, `…ToLlm` in 0.24.4) under the matching
 //! profile, and the bodies that the `fallback` cases' empty-stream fallback
-//! fetched. Compared as `JSON.stringify` shows them, key order included;
-//! the clock is the oracle's frozen one.
+//! fetched. Compared as `JSON.stringify` shows them, key order included,
+//! with what the reference attaches out of band: the usage provenance
+//! (`getGenAiUsageProvenance`: its value and its keys) and the parts that
+//! carry its reasoning marker (`createOpenAIReasoningThoughtPart`); the
+//! clock is the oracle's frozen one.
 //!
 //! The core's own JSON reader is used throughout: the fixtures hold a lone
 //! surrogate escape, which serde_json rejects.
 
 use std::path::PathBuf;
 
+use toolcall_stream_core::gemini::UsageProvenance;
 use toolcall_stream_core::json::{self, Value};
 use toolcall_stream_core::nonstream::{
-    anthropic_response_at, body_text, openai_response_at, BodyOptions,
+    anthropic_response_at, body_text, openai_response_at, BodyOptions, BodyResponse,
 };
 use toolcall_stream_core::openai::ResponseParsing;
 use toolcall_stream_core::Profile;
@@ -35,6 +39,47 @@ fn stringified(v: &Value<'_>) -> String {
     let mut out = String::new();
     json::stringify(v, &mut out);
     out
+}
+
+/// The annotations as the oracle records them: `usageProvenance` (as
+/// `JSON.stringify` shows it), `usageProvenanceKeys` and `reasoningParts`,
+/// each `null` when absent.
+fn annotations(r: &BodyResponse) -> [String; 3] {
+    let (value, keys) = match r.usage_provenance {
+        None => ("null".to_owned(), "null".to_owned()),
+        Some(UsageProvenance::OpenAI {
+            cached_input_tokens_reported,
+        }) => (
+            format!(r#"{{"cachedInputTokensReported":{cached_input_tokens_reported}}}"#),
+            r#"["cachedInputTokensReported"]"#.to_owned(),
+        ),
+        Some(UsageProvenance::Anthropic {
+            cached_input_tokens_reported,
+            cache_creation_input_tokens,
+        }) => (
+            match cache_creation_input_tokens {
+                // JSON.stringify drops the key that holds undefined.
+                None => {
+                    format!(r#"{{"cachedInputTokensReported":{cached_input_tokens_reported}}}"#)
+                }
+                Some(n) => {
+                    let mut count = String::new();
+                    json::write_number(&mut count, n);
+                    format!(
+                        r#"{{"cachedInputTokensReported":{cached_input_tokens_reported},"cacheCreationInputTokens":{count}}}"#
+                    )
+                }
+            },
+            r#"["cachedInputTokensReported","cacheCreationInputTokens"]"#.to_owned(),
+        ),
+    };
+    let parts = if r.reasoning_parts.is_empty() {
+        "null".to_owned()
+    } else {
+        let indexes: Vec<String> = r.reasoning_parts.iter().map(usize::to_string).collect();
+        format!("[{}]", indexes.join(","))
+    };
+    [value, keys, parts]
 }
 
 fn check_release(expected: &str, profile: Profile) -> usize {
@@ -73,9 +118,21 @@ fn check_release(expected: &str, profile: Profile) -> usize {
         let Value::Arr(responses) = line.at("responses") else {
             panic!("{name}: no responses");
         };
-        let want = stringified(responses.last().unwrap().at("response"));
+        let want_item = responses.last().unwrap();
+        let want = stringified(want_item.at("response"));
         let got = got.unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(normalized(&got), want, "{name} ({expected})");
+        assert_eq!(normalized(&got.json), want, "{name} ({expected})");
+        let want_annotations =
+            ["usageProvenance", "usageProvenanceKeys", "reasoningParts"].map(|key| {
+                want_item
+                    .get(key)
+                    .map_or_else(|| "null".to_owned(), stringified)
+            });
+        assert_eq!(
+            annotations(&got),
+            want_annotations,
+            "{name} ({expected}): usage provenance, its keys, reasoning parts"
+        );
         // Bytes (with a byte order mark) give the same response.
         let mut bytes = b"\xEF\xBB\xBF".to_vec();
         bytes.extend_from_slice(body.as_bytes());
@@ -106,8 +163,9 @@ mod robustness {
     use proptest::prelude::*;
     use toolcall_stream_core::json;
     use toolcall_stream_core::nonstream::{
-        anthropic_response, body_text, openai_response, BodyOptions,
+        anthropic_response, body_text, openai_response, BodyOptions, BodyResponse,
     };
+    use toolcall_stream_core::wire::write_body_item;
     use toolcall_stream_core::ErrorCode;
 
     /// JSON values biased towards the fields both converters read.
@@ -173,9 +231,38 @@ mod robustness {
         })
     }
 
-    fn check(result: Result<String, toolcall_stream_core::Error>) -> Result<(), TestCaseError> {
+    /// A typed error, or a response that is JSON, whose wire item is JSON,
+    /// with a provenance exactly when it has `usageMetadata` and reasoning
+    /// indexes that point at thought parts.
+    fn check(
+        result: Result<BodyResponse, toolcall_stream_core::Error>,
+    ) -> Result<(), TestCaseError> {
         match result {
-            Ok(text) => prop_assert!(json::parse(&text).is_ok(), "not JSON: {text}"),
+            Ok(r) => {
+                let Ok(v) = json::parse(&r.json) else {
+                    return Err(TestCaseError::fail(format!("not JSON: {}", r.json)));
+                };
+                let mut item = String::new();
+                write_body_item(&r, &mut item);
+                prop_assert!(json::parse(&item).is_ok(), "item not JSON: {item}");
+                prop_assert_eq!(
+                    r.usage_provenance.is_some(),
+                    v.get("usageMetadata").is_some()
+                );
+                let first = |v: &json::Value<'_>, i: usize| match v {
+                    json::Value::Arr(items) => {
+                        items.get(i).is_some_and(|p| p.at("thought").truthy())
+                    }
+                    _ => false,
+                };
+                let parts = match v.at("candidates") {
+                    json::Value::Arr(c) if !c.is_empty() => c[0].at("content").at("parts"),
+                    _ => &json::Value::Null,
+                };
+                for i in &r.reasoning_parts {
+                    prop_assert!(first(parts, *i), "{i}: {}", r.json);
+                }
+            }
             Err(e) => prop_assert!(
                 matches!(
                     e.code,
