@@ -98,25 +98,7 @@ impl Part {
                 out.push('}');
             }
             Part::FunctionCall { id, name, args } => {
-                out.push_str("{\"functionCall\":{");
-                let mut first = true;
-                for (key, value) in [
-                    ("id", id.as_deref()),
-                    ("name", name.as_deref()),
-                    ("args", Some(args.as_str())),
-                ] {
-                    if let Some(v) = value {
-                        if !first {
-                            out.push(',');
-                        }
-                        first = false;
-                        out.push('"');
-                        out.push_str(key);
-                        out.push_str("\":");
-                        out.push_str(v);
-                    }
-                }
-                out.push_str("}}");
+                write_function_call(out, id.as_deref(), name.as_deref(), args)
             }
         }
     }
@@ -368,6 +350,26 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+/// A `functionCall` part, `{"functionCall":{"id"?,"name"?,"args"}}`, from
+/// JSON texts (`id` and `name` already JSON strings, `args` an object).
+pub fn write_function_call(out: &mut String, id: Option<&str>, name: Option<&str>, args: &str) {
+    out.push_str("{\"functionCall\":{");
+    let mut first = true;
+    for (key, value) in [("id", id), ("name", name), ("args", Some(args))] {
+        if let Some(v) = value {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+            out.push_str(v);
+        }
+    }
+    out.push_str("}}");
 }
 
 #[cfg(test)]

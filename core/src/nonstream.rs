@@ -530,21 +530,7 @@ fn text_part(text_json: &str, thought: bool) -> String {
 
 fn call_part(id: Option<&str>, name: Option<&str>, args: &str) -> String {
     let mut out = String::with_capacity(args.len() + 64);
-    out.push_str("{\"functionCall\":{");
-    let mut first = true;
-    for (key, value) in [("id", id), ("name", name), ("args", Some(args))] {
-        if let Some(v) = value {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            out.push('"');
-            out.push_str(key);
-            out.push_str("\":");
-            out.push_str(v);
-        }
-    }
-    out.push_str("}}");
+    crate::gemini::write_function_call(&mut out, id, name, args);
     out
 }
 
