@@ -541,54 +541,40 @@ for (const providerKind of ['anthropic', 'openai']) {
       }
     });
 
-    it('an endless unterminated data line fails at the agent 32 MiB cap, not at the 256 MiB stream limit', async () => {
-      // The default stall timeout: whitespace is no progress, and the watchdog must not answer first.
-      const agent = await launchAgent({
-        provider: providerKind,
-        providerUrl: provider.url,
-        retryDelayMs: 20,
-        extraArgs: ['--approve=always'],
+    // The default stall timeout: whitespace is no progress, and the watchdog must not answer first.
+    for (const [title, scenario, error] of [
+      [
+        'an endless unterminated data line fails at the agent 32 MiB cap, not at the 256 MiB stream limit',
+        'unterminated',
+        /an SSE line or event exceeds the limit of 33554432 bytes/,
+      ],
+      [
+        'endless whitespace on a line of its own fails at 1 MiB, the cap for lines that are not data',
+        'whitespace',
+        /an SSE line that is not a data line exceeds 1048576 bytes/,
+      ],
+    ]) {
+      it(title, async () => {
+        const agent = await launchAgent({
+          provider: providerKind,
+          providerUrl: provider.url,
+          retryDelayMs: 20,
+          extraArgs: ['--approve=always'],
+        });
+        try {
+          const ws = await workspace();
+          const sessionId = await agent.newSession(ws);
+          await assert.rejects(agent.prompt(sessionId, scenarios[scenario].prompt), error);
+          assert.deepEqual(await listing(ws), []);
+          assertFrames(agent, sessionId, 8 << 20);
+          const after = await agent.prompt(sessionId, scenarios.after.prompt);
+          assert.equal(after.stopReason, 'end_turn');
+          assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
+        } finally {
+          assert.equal((await agent.close()).code, 0);
+        }
       });
-      try {
-        const ws = await workspace();
-        const sessionId = await agent.newSession(ws);
-        await assert.rejects(
-          agent.prompt(sessionId, scenarios.unterminated.prompt),
-          /an SSE line or event exceeds the limit of 33554432 bytes/,
-        );
-        assert.deepEqual(await listing(ws), []);
-        assertFrames(agent, sessionId, 8 << 20);
-        const after = await agent.prompt(sessionId, scenarios.after.prompt);
-        assert.equal(after.stopReason, 'end_turn');
-        assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
-      } finally {
-        assert.equal((await agent.close()).code, 0);
-      }
-    });
-
-    it('endless whitespace on a line of its own fails at 1 MiB, the cap for lines that are not data', async () => {
-      const agent = await launchAgent({
-        provider: providerKind,
-        providerUrl: provider.url,
-        retryDelayMs: 20,
-        extraArgs: ['--approve=always'],
-      });
-      try {
-        const ws = await workspace();
-        const sessionId = await agent.newSession(ws);
-        await assert.rejects(
-          agent.prompt(sessionId, scenarios.whitespace.prompt),
-          /an SSE line that is not a data line exceeds 1048576 bytes/,
-        );
-        assert.deepEqual(await listing(ws), []);
-        assertFrames(agent, sessionId, 8 << 20);
-        const after = await agent.prompt(sessionId, scenarios.after.prompt);
-        assert.equal(after.stopReason, 'end_turn');
-        assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
-      } finally {
-        assert.equal((await agent.close()).code, 0);
-      }
-    });
+    }
 
     it('a broken connection is logged and the agent exits non-zero', async () => {
       const agent = await launchAgent({

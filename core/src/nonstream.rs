@@ -155,19 +155,11 @@ pub fn anthropic_response_at(
         out.push('"');
     }
     out.push_str("}]");
-    if let Some(id) = body.get("id") {
-        out.push_str(",\"responseId\":");
-        json::stringify(id, &mut out);
-    }
+    write_response_id(&body, &mut out);
     out.push_str(",\"createTime\":\"");
     out.push_str(&now_ms.to_string());
     out.push('"');
-    let model = body.at("model");
-    if model.truthy() {
-        out.push_str(",\"modelVersion\":");
-        json::stringify(model, &mut out);
-    }
-    out.push_str(",\"promptFeedback\":{\"safetyRatings\":[]}");
+    write_model_and_feedback(&body, &mut out);
     let usage = body.at("usage");
     let mut usage_provenance = None;
     if usage.truthy() {
@@ -322,10 +314,7 @@ pub fn openai_response_at(
         out.push_str("\",\"index\":0,\"safetyRatings\":[]}");
     }
     out.push(']');
-    if let Some(id) = body.get("id") {
-        out.push_str(",\"responseId\":");
-        json::stringify(id, &mut out);
-    }
+    write_response_id(&body, &mut out);
     out.push_str(",\"createTime\":");
     let created = body.at("created");
     if created.truthy() {
@@ -335,12 +324,7 @@ pub fn openai_response_at(
         out.push_str(&now_ms.to_string());
         out.push('"');
     }
-    let model = body.at("model");
-    if model.truthy() {
-        out.push_str(",\"modelVersion\":");
-        json::stringify(model, &mut out);
-    }
-    out.push_str(",\"promptFeedback\":{\"safetyRatings\":[]}");
+    write_model_and_feedback(&body, &mut out);
     let usage = body.at("usage");
     let mut usage_provenance = None;
     if usage.truthy() {
@@ -526,6 +510,25 @@ fn text_part(text_json: &str, thought: bool) -> String {
     }
     out.push('}');
     out
+}
+
+/// `responseId` from the body's `id`, when it has one (both converters).
+fn write_response_id(body: &Value<'_>, out: &mut String) {
+    if let Some(id) = body.get("id") {
+        out.push_str(",\"responseId\":");
+        json::stringify(id, out);
+    }
+}
+
+/// `modelVersion` from a truthy `model`, then the empty `promptFeedback`
+/// (both converters, in the reference's key order).
+fn write_model_and_feedback(body: &Value<'_>, out: &mut String) {
+    let model = body.at("model");
+    if model.truthy() {
+        out.push_str(",\"modelVersion\":");
+        json::stringify(model, out);
+    }
+    out.push_str(",\"promptFeedback\":{\"safetyRatings\":[]}");
 }
 
 fn call_part(id: Option<&str>, name: Option<&str>, args: &str) -> String {
