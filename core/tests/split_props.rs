@@ -133,7 +133,7 @@ impl Outcome {
         for r in rs.drain(..) {
             let mut text = String::new();
             r.write_item(&mut text);
-            let v: Value = serde_json::from_str(&text).expect("valid JSON");
+            let v = common::parse_output(&text);
             self.lines.push(mask(&v, &mut self.ids));
         }
     }

@@ -30,7 +30,7 @@ struct Run {
 fn record(lines: &mut Vec<Value>, ids: &mut HashMap<String, usize>, r: &Response) {
     let mut text = String::new();
     r.write_item(&mut text);
-    let v: Value = serde_json::from_str(&text).expect("valid JSON");
+    let v = common::parse_output(&text);
     lines.push(mask(&v, ids));
 }
 
@@ -418,4 +418,12 @@ fn an_openai_write_file_stream_takes_the_fast_path_after_its_first_argument_chun
         last["r"]["candidates"][0]["content"]["parts"][0]["functionCall"]["args"],
         serde_json::from_str::<Value>(args).unwrap()
     );
+}
+
+/// The harness reads a lone surrogate escape as its text, a pair as the
+/// character it encodes, and leaves an escaped backslash alone.
+#[test]
+fn the_harness_reads_lone_surrogates_as_text() {
+    let v = common::parse_output(r#"{"a":"\ud83d x \ud83d\ude00 \\ud800 \udc00"}"#);
+    assert_eq!(v["a"], "\\ud83d x \u{1F600} \\ud800 \\udc00");
 }

@@ -27,10 +27,55 @@ pub enum Line<T> {
     },
 }
 
+/// Parses output JSON with serde_json, which refuses a lone UTF-16
+/// surrogate escape (`\ud83d` without its pair) that `JSON.parse` takes and
+/// that tool arguments keep on purpose (README, deliberate differences): such
+/// an escape is read as its six characters of text instead, the same way on
+/// every side of a comparison.
+pub fn parse_output(text: &str) -> Value {
+    let b = text.as_bytes();
+    let hex = |at: usize| {
+        b.get(at..at + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut from = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        match hex(i + 2) {
+            Some(0xD800..=0xDBFF)
+                if b.get(i + 6) == Some(&b'\\')
+                    && b.get(i + 7) == Some(&b'u')
+                    && matches!(hex(i + 8), Some(0xDC00..=0xDFFF)) =>
+            {
+                i += 12;
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[from..i]);
+                out.push('\\');
+                from = i;
+                i += 6;
+            }
+            _ => i += 6,
+        }
+    }
+    out.push_str(&text[from..]);
+    serde_json::from_str(&out).expect("output is valid JSON")
+}
+
 pub fn response_line<T>(tag: T, r: &Response) -> Line<T> {
     let mut item = String::new();
     r.write_item(&mut item);
-    let item: Value = serde_json::from_str(&item).expect("output is valid JSON");
+    let item = parse_output(&item);
     Line::Response {
         tag,
         response: item["r"].clone(),
