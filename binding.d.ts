@@ -18,9 +18,11 @@ export declare class ConverterHandle {
   /**
    * `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
    * "qwen-0.24". `parsing`: the OpenAI converter's provider response
-   * parsing (ignored by the Anthropic converter).
+   * parsing; `throw_on_error_finish`: Qwen's pipeline check of
+   * `error_finish` before the OpenAI converter (both ignored by the
+   * Anthropic converter).
    */
-  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null)
+  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, throwOnErrorFinish?: boolean | undefined | null)
   get slot(): number
   /** The state word of the new converter (`wire::State`), before any call. */
   get state(): number
@@ -181,13 +183,6 @@ export interface NativeResponseParsing {
   taggedThinkingTagsAfterReasoning?: boolean
 }
 
-/**
- * Whether a closing thinking-tag candidate is pending (the pipeline's
- * error path turns a source error into `PROTOCOL_TAG_LEAK` then). Asked
- * once, when the source fails; not a state the fast paths read.
- */
-export declare function openaiClosingTagPending(slot: number): boolean
-
 /** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
 export declare function openaiPushChunk(slot: number, chunk: string): string | number
 
@@ -206,9 +201,3 @@ export declare function openaiPushFragments(slot: number, fragments: string): st
  * `text_ready`), and an error (only when not ready) is thrown.
  */
 export declare function openaiPushTextDelta(slot: number, content: string): string
-
-/**
- * Turns on Qwen's pipeline check of `error_finish` before the converter
- * (`StreamContentError`), for every later chunk in every input form.
- */
-export declare function openaiThrowOnErrorFinish(slot: number): void

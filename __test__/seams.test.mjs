@@ -351,3 +351,42 @@ test("ACP JSON goes through the converters' parser: lone surrogates in fields na
   const plan = cards.plan({ todos: [{ content: 'write \uD83D tests', status: 'pending' }], deep });
   assert.deepEqual(plan.entries, [{ content: 'write \uFFFD tests', priority: 'medium', status: 'pending' }]);
 });
+
+test('OpenAIConverter: a pending closing thinking tag is carried by the state word (set, kept after a fatal error, gone after free() and end())', () => {
+  const { closingTagPendingOf } = require('../lib/converters.js');
+  const chunk = (delta) => ({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: null }],
+  });
+  const opened = () => {
+    const c = new OpenAIConverter();
+    c.pushChunk(chunk({ reasoning_content: 'plan' }));
+    assert.equal(closingTagPendingOf(c), false);
+    c.pushChunk(chunk({ content: '</think>' }));
+    assert.equal(closingTagPendingOf(c), true, 'the candidate after a bare closing tag');
+    return c;
+  };
+  const failed = opened();
+  assert.throws(
+    () => failed.pushBytes('data: {"error":{"message":"boom"}}\n\n'),
+    (e) => e.code === 'STREAM_ERROR' && e.fatal === true,
+  );
+  assert.equal(failed.finished, true);
+  assert.equal(
+    closingTagPendingOf(failed),
+    true,
+    'still pending after a fatal error, as the reference context keeps it',
+  );
+  const freed = opened();
+  freed.free();
+  assert.equal(closingTagPendingOf(freed), false);
+  const ended = opened();
+  assert.throws(
+    () => ended.end(),
+    (e) => e.code === 'PROTOCOL_TAG_LEAK',
+  );
+  assert.equal(closingTagPendingOf(ended), false, 'end() takes the candidate');
+});

@@ -354,9 +354,8 @@ class OpenAIConverter {
   constructor(options) {
     const { limits, profile, host, responseParsing, throwOnErrorFinish } = readOptions(options, 'OpenAIConverter');
     this.#host = host;
-    this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing);
+    this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing, throwOnErrorFinish);
     this.#link = new Link(this.#handle.slot, this.#handle.state);
-    if (throwOnErrorFinish) native.openaiThrowOnErrorFinish(this.#link.slot);
     this.#fast = new OpenAIFastPaths(this.#link, host);
   }
 
@@ -433,11 +432,12 @@ class OpenAIConverter {
 
   /**
    * Whether a closing thinking-tag candidate is pending (the pipeline's error
-   * path). Fragments gathered by the fast path cannot change it: they are
-   * taken only while no candidate is pending.
+   * path), from the state word of the last call. Fragments gathered by the
+   * fast path cannot change it: they are taken only while no candidate is
+   * pending.
    */
   [kClosingTagPending]() {
-    return native.openaiClosingTagPending(this.#link.slot);
+    return this.#link.tagClosing;
   }
 }
 

@@ -30,7 +30,8 @@ const TEXT_READY = 4;
 const HEADER = 8;
 const PAYLOAD = 16;
 const GATHER_SHIFT = 32; // 2^5
-const BUDGET_SHIFT = 2097152; // 2^21
+const TAG_CLOSING = 2097152; // 2^21
+const BUDGET_SHIFT = 4194304; // 2^22
 
 /** What a decoded batch without responses returns: never handed out. */
 const NOTHING = Object.freeze([]);
@@ -54,6 +55,11 @@ class Link {
 
   get finished() {
     return (this.state & FINISHED) !== 0;
+  }
+
+  /** OpenAI: a closing thinking-tag candidate is pending (kept after a fatal error, not after free()). */
+  get tagClosing() {
+    return (this.state & TAG_CLOSING) !== 0;
   }
 
   /** Anthropic: the index of the block whose fragments may be gathered, or -1. */

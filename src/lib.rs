@@ -105,13 +105,16 @@ pub struct ConverterHandle {
 impl ConverterHandle {
     /// `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
     /// "qwen-0.24". `parsing`: the OpenAI converter's provider response
-    /// parsing (ignored by the Anthropic converter).
+    /// parsing; `throw_on_error_finish`: Qwen's pipeline check of
+    /// `error_finish` before the OpenAI converter (both ignored by the
+    /// Anthropic converter).
     #[napi(constructor)]
     pub fn new(
         kind: String,
         profile: Option<String>,
         limits_opt: Option<NativeLimits>,
         parsing: Option<NativeResponseParsing>,
+        throw_on_error_finish: Option<bool>,
     ) -> napi::Result<Self> {
         let limits = limits(limits_opt);
         let profile = match profile.as_deref() {
@@ -135,6 +138,7 @@ impl ConverterHandle {
                             .unwrap_or(false),
                     })
                     .unwrap_or_default(),
+                throw_on_error_finish: throw_on_error_finish.unwrap_or(false),
             }))),
             other => {
                 return Err(js_error(&Error::new(
@@ -351,30 +355,6 @@ pub fn openai_push_fragments(slot: f64, fragments: String) -> Either<String, f64
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
     })
-}
-
-/// Turns on Qwen's pipeline check of `error_finish` before the converter
-/// (`StreamContentError`), for every later chunk in every input form.
-#[napi]
-pub fn openai_throw_on_error_finish(slot: f64) {
-    CONVERTERS.with(slot, |entry| {
-        if let Converter::OpenAI(s) = &mut entry.converter {
-            s.throw_on_error_finish();
-        }
-    });
-}
-
-/// Whether a closing thinking-tag candidate is pending (the pipeline's
-/// error path turns a source error into `PROTOCOL_TAG_LEAK` then). Asked
-/// once, when the source fails; not a state the fast paths read.
-#[napi]
-pub fn openai_closing_tag_pending(slot: f64) -> bool {
-    CONVERTERS
-        .with(slot, |e| match &e.converter {
-            Converter::OpenAI(s) => e.closed != Some(AFTER_FREE) && s.closing_tag_pending(),
-            Converter::Anthropic(_) => false,
-        })
-        .unwrap_or(false)
 }
 
 /// The content of a content-only delta, only while the state word says

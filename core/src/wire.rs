@@ -50,7 +50,8 @@ use crate::nonstream::BodyResponse;
 /// | 3      | `header` (Anthropic): a text/thinking delta converts to exactly one chunk with the header of the last yielded response |
 /// | 4      | `payload` (Anthropic): a chunk with a part was yielded (0.24.4's end check) |
 /// | 5–20   | `gather` (Anthropic): the index + 1 of the block whose `input_json_delta` fragments may be gathered in JS, 0 for none |
-/// | 21–52  | `budget`: bytes of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`), capped at 2^32 − 1 |
+/// | 21     | `tag_closing` (OpenAI): a closing thinking-tag candidate is pending (`context.pendingThinkingTagCandidate?.closingTagName`); the pipeline's error path turns a source error into `PROTOCOL_TAG_LEAK` then. Kept in a finished word too (after a fatal error the candidate is still there), never after `free()` |
+/// | 22–52  | `budget`: bytes of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`), capped at 2^31 − 1 |
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct State {
     pub finished: bool,
@@ -61,13 +62,15 @@ pub struct State {
     /// The open block whose `input_json_delta` fragments the JS layer may
     /// gather (an index below [`MAX_GATHER_INDEX`]).
     pub gather: Option<u32>,
+    /// A closing thinking-tag candidate is pending (OpenAI).
+    pub tag_closing: bool,
     /// See the table.
     pub budget: usize,
 }
 
 /// Gathering is offered only for block indexes below this.
 pub const MAX_GATHER_INDEX: u32 = (1 << 16) - 1;
-const BUDGET_CAP: usize = (1 << 32) - 1;
+const BUDGET_CAP: usize = (1 << 31) - 1;
 
 impl State {
     /// A finished converter: no fast path is open.
@@ -78,18 +81,21 @@ impl State {
         header: false,
         payload: false,
         gather: None,
+        tag_closing: false,
         budget: 0,
     };
 
     pub fn encode(&self) -> f64 {
+        let tag = (self.tag_closing as u64) << 21;
         if self.finished {
-            return 1.0;
+            return (1 | tag) as f64;
         }
         let mut word: u64 = (self.quiet as u64) << 1
             | (self.text_ready as u64) << 2
             | (self.header as u64) << 3
             | (self.payload as u64) << 4
-            | (self.budget.min(BUDGET_CAP) as u64) << 21;
+            | tag
+            | (self.budget.min(BUDGET_CAP) as u64) << 22;
         if let Some(index) = self.gather {
             word |= (u64::from(index.min(MAX_GATHER_INDEX - 1)) + 1) << 5;
         }
@@ -318,14 +324,26 @@ mod tests {
             header: true,
             payload: true,
             gather: Some(MAX_GATHER_INDEX - 1),
+            tag_closing: true,
             budget: usize::MAX,
         };
         let w = s.encode() as u64;
         assert_eq!(w & 31, 0b11010);
         assert_eq!((w >> 5) & 0xffff, u64::from(MAX_GATHER_INDEX));
-        assert_eq!(w >> 21, BUDGET_CAP as u64);
+        assert_eq!((w >> 21) & 1, 1);
+        assert_eq!(w >> 22, BUDGET_CAP as u64);
         assert!(s.encode() < 2f64.powi(53));
+        let budget_only = State {
+            budget: 7,
+            ..State::default()
+        };
+        assert_eq!(budget_only.encode() as u64, 7 << 22);
         assert_eq!(State::FINISHED.encode(), 1.0);
+        let finished_with_tag = State {
+            tag_closing: true,
+            ..State::FINISHED
+        };
+        assert_eq!(finished_with_tag.encode() as u64, 1 | 1 << 21);
     }
 
     fn chunk(time: &str, parts: Vec<Part>) -> Response {

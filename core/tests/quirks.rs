@@ -523,9 +523,10 @@ fn q18_error_finish_bytes_convert_as_chunks() {
 fn q18_error_finish_with_the_pipeline_check_is_a_stream_content_error() {
     let chunks = stream("openai-q18-error-finish");
     let pipeline = || {
-        let mut s = OpenAIStream::new(OpenAIOptions::default());
-        s.throw_on_error_finish();
-        s
+        OpenAIStream::new(OpenAIOptions {
+            throw_on_error_finish: true,
+            ..OpenAIOptions::default()
+        })
     };
     let mut s = pipeline();
     let mut out = Vec::new();

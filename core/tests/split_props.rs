@@ -228,15 +228,12 @@ fn whole_events(stream: &Stream, end: bool) -> Outcome {
 /// Pushes the pieces in order. After a non-fatal error the rest of the
 /// input is still buffered: an empty push continues with it.
 fn openai(stream: &Stream) -> OpenAIStream {
-    let mut s = OpenAIStream::new(OpenAIOptions {
+    OpenAIStream::new(OpenAIOptions {
         profile: stream.profile,
         parsing: stream.parsing,
+        throw_on_error_finish: stream.pipeline,
         ..OpenAIOptions::default()
-    });
-    if stream.pipeline {
-        s.throw_on_error_finish();
-    }
-    s
+    })
 }
 
 fn anthropic(profile: Profile) -> AnthropicStream {

@@ -45,6 +45,11 @@ pub struct OpenAIOptions {
     /// Where 0.21.2 and 0.24.4 differ (the content-only leak guard's rules).
     pub profile: Profile,
     pub parsing: ResponseParsing,
+    /// Qwen's pipeline check before the converter (`pipeline.ts`,
+    /// `processStreamWithLogging`): a chunk whose `finish_reason` is
+    /// `error_finish` is a `StreamContentError`, in every input form. Off:
+    /// the converter converts it, as Qwen's converter alone does.
+    pub throw_on_error_finish: bool,
 }
 
 /// The provider response parsing that Qwen Code switches on per provider
@@ -154,7 +159,7 @@ impl OpenAIStream {
             templates: Templates::default(),
             scratch: String::new(),
             fast_chunks: 0,
-            error_finish_throws: false,
+            error_finish_throws: options.throw_on_error_finish,
         }
     }
 
@@ -168,16 +173,10 @@ impl OpenAIStream {
         self.fast_chunks
     }
 
-    /// Turns on the pipeline's `error_finish` check (Qwen Code
-    /// `pipeline.ts`, `processStreamWithLogging`: `StreamContentError` before
-    /// the converter is called) for every later chunk, whatever its form.
-    pub fn throw_on_error_finish(&mut self) {
-        self.error_finish_throws = true;
-    }
-
     /// Whether a closing thinking-tag candidate is pending
     /// (`context.pendingThinkingTagCandidate?.closingTagName`): the
-    /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then.
+    /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then. Carried
+    /// in the state word (`tag_closing`).
     pub fn closing_tag_pending(&self) -> bool {
         self.tag_candidate
             .as_ref()
@@ -871,8 +870,12 @@ impl OpenAIStream {
     /// together, so `max_call_bytes` less the parser's buffered bytes is a
     /// lower bound for every call.
     pub fn wire_state(&self) -> crate::wire::State {
+        let tag_closing = self.closing_tag_pending();
         if self.feed.is_finished() {
-            return crate::wire::State::FINISHED;
+            return crate::wire::State {
+                tag_closing,
+                ..crate::wire::State::FINISHED
+            };
         }
         let held = self.parser.buffered();
         let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
@@ -883,6 +886,7 @@ impl OpenAIStream {
         crate::wire::State {
             quiet: self.is_quiet(),
             text_ready: self.is_text_ready(),
+            tag_closing,
             budget,
             ..crate::wire::State::default()
         }
