@@ -101,24 +101,19 @@ impl Error {
         }
     }
 
-    pub fn with_offset(mut self, offset: usize) -> Self {
+    pub(crate) fn with_offset(mut self, offset: usize) -> Self {
         self.offset = Some(offset);
         self
     }
 
-    pub fn fatal(mut self, fatal: bool) -> Self {
-        self.fatal = fatal;
-        self
-    }
-
-    pub fn malformed_tool_call() -> Self {
+    pub(crate) fn malformed_tool_call() -> Self {
         Error::new(
             ErrorCode::MalformedToolCall,
             "Model response contained a malformed tool call.",
         )
     }
 
-    pub fn protocol_tag_leak() -> Self {
+    pub(crate) fn protocol_tag_leak() -> Self {
         Error::new(
             ErrorCode::ProtocolTagLeak,
             "Model response leaked thinking tags.",

@@ -39,14 +39,14 @@ pub enum Part {
 }
 
 impl Part {
-    pub fn text(text: impl Into<String>) -> Part {
+    pub(crate) fn text(text: impl Into<String>) -> Part {
         Part::Text {
             text: text.into(),
             thought: false,
         }
     }
 
-    pub fn thought(text: impl Into<String>) -> Part {
+    pub(crate) fn thought(text: impl Into<String>) -> Part {
         Part::Text {
             text: text.into(),
             thought: true,
@@ -54,7 +54,7 @@ impl Part {
     }
 
     /// An OpenAI reasoning thought (see `Part::Reasoning`).
-    pub fn reasoning(text: impl Into<String>) -> Part {
+    pub(crate) fn reasoning(text: impl Into<String>) -> Part {
         Part::Reasoning(text.into())
     }
 

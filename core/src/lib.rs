@@ -7,7 +7,7 @@ pub mod acp;
 pub mod anthropic;
 pub mod deferred_calls;
 pub mod error;
-pub mod feed;
+pub(crate) mod feed;
 pub mod gemini;
 pub mod js_text;
 pub mod json;

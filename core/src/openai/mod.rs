@@ -3,11 +3,11 @@
 //! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 
-pub mod tagged;
-pub mod tags;
+pub(crate) mod tagged;
+mod tags;
 mod template;
-pub mod text_delta;
-pub mod tool_call_parser;
+mod text_delta;
+mod tool_call_parser;
 
 use std::borrow::Cow;
 use std::collections::HashSet;

@@ -314,14 +314,6 @@ impl ToolCallParser {
         Some(actual)
     }
 
-    /// `getToolCallMeta(index)`: the slot's id and name.
-    pub fn meta(&self, index: u64) -> (Option<&str>, Option<&str>) {
-        match self.slot(index) {
-            Some(s) => (s.id.as_deref(), s.name.as_deref()),
-            None => (None, None),
-        }
-    }
-
     /// The slot's id and name when both are known and were not handed out
     /// here since the id was set; marks them handed out. Preparations are
     /// per id and never undone, so a slot needs looking at only once per id.
@@ -447,6 +439,14 @@ mod tests {
     use super::ProviderIndex::Valid;
     use super::*;
 
+    /// `getToolCallMeta(index)`: the slot's id and name.
+    fn meta(p: &ToolCallParser, index: u64) -> (Option<&str>, Option<&str>) {
+        match p.slot(index) {
+            Some(s) => (s.id.as_deref(), s.name.as_deref()),
+            None => (None, None),
+        }
+    }
+
     fn calls(p: &ToolCallParser) -> Vec<(Option<String>, String, serde_json::Value, u64)> {
         p.completed_tool_calls(512)
             .unwrap()
@@ -505,7 +505,7 @@ mod tests {
             ),
             Some(1)
         );
-        assert_eq!(p.meta(1), (Some("call-2"), Some("write_file")));
+        assert_eq!(meta(&p, 1), (Some("call-2"), Some("write_file")));
         assert_eq!(
             p.add_chunk(Valid(0), "", None, Some("delete_file")),
             Some(2)
@@ -524,7 +524,7 @@ mod tests {
         let mut p = ToolCallParser::default();
         p.add_chunk(Valid(0), "", Some("c"), Some(" read_file "));
         p.add_chunk(Valid(0), "{}", Some("c"), Some("shell"));
-        assert_eq!(p.meta(0), (Some("c"), Some("read_file")));
+        assert_eq!(meta(&p, 0), (Some("c"), Some("read_file")));
         assert!(p.has_conflicting_identity());
     }
 
@@ -554,7 +554,7 @@ mod tests {
             q.add_chunk(Valid(0), "", Some("call_2"), Some("function2")),
             Some(0)
         );
-        assert_eq!(q.meta(0), (Some("call_2"), Some("function1")));
+        assert_eq!(meta(&q, 0), (Some("call_2"), Some("function1")));
     }
 
     #[test]
