@@ -85,12 +85,21 @@ impl Hasher for IndexHasher {
 /// A complete call at finish (docs/behaviour.md §3.3.5): `args` is JSON object text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct CompletedCall {
+    /// The slot's id; `None` when the provider sent none (the converter
+    /// then generates one).
     pub id: Option<String>,
+    /// The slot's (trimmed, non-empty) function name.
     pub name: String,
+    /// The arguments as JSON object text (`{}` when they were blank or not
+    /// an object).
     pub args: String,
+    /// The slot's index (after collision remapping).
     pub index: u64,
 }
 
+/// One stream's `StreamingToolCallParser`
+/// (`packages/core/src/core/openaiContentGenerator/streamingToolCallParser.ts`):
+/// per-slot argument buffers and JSON scanning state, id → slot routing.
 #[derive(Debug, Default)]
 pub struct ToolCallParser {
     /// Slots in creation order (JS Map insertion order).
@@ -109,6 +118,7 @@ pub struct ToolCallParser {
 /// The provider's `index` as the reference validates it.
 #[derive(Clone, Copy, Debug)]
 pub enum ProviderIndex {
+    /// A non-negative safe integer (`Number.isSafeInteger(index) && index >= 0`).
     Valid(u64),
     /// Not a non-negative safe integer.
     Invalid,
@@ -330,14 +340,22 @@ impl ToolCallParser {
         Some((id, name))
     }
 
+    /// `hasNamelessToolCall()`: a slot has an id or non-blank arguments but
+    /// no name yet (the converter holds its parts, and at a finish it is
+    /// `MALFORMED_TOOL_CALL`).
     pub fn has_nameless_tool_call(&self) -> bool {
         self.nameless_count > 0
     }
 
+    /// `hasConflictingToolCallIdentity()`: an invalid index, a new id on a
+    /// slot holding an incomplete (or a complete but nameless) call, or a
+    /// different name for the same call was seen.
     pub fn has_conflicting_identity(&self) -> bool {
         self.conflicting_identity
     }
 
+    /// `hasInvalidToolCallIndex()`: some chunk's index was not a
+    /// [`ProviderIndex::Valid`] one (`MALFORMED_TOOL_CALL` at the finish).
     pub fn has_invalid_index(&self) -> bool {
         self.invalid_index
     }
