@@ -103,7 +103,10 @@ impl Usage {
 /// is absent, whatever model the request named).
 #[derive(Clone, Debug, Default)]
 pub struct AnthropicOptions {
+    /// The release followed: when tool calls are emitted and how their
+    /// arguments are parsed ([`Profile`]).
     pub profile: Profile,
+    /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
     pub limits: Limits,
 }
 
@@ -170,6 +173,9 @@ impl SseConsumer for AnthropicStream {
 }
 
 impl AnthropicStream {
+    /// The state of a fresh request, as `processStream` starts it (Qwen Code
+    /// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts):
+    /// no message, no open block, zero usage.
     pub fn new(options: AnthropicOptions) -> Self {
         AnthropicStream {
             message_id: None,
@@ -217,10 +223,13 @@ impl AnthropicStream {
         }
     }
 
+    /// The release this stream follows (from [`AnthropicOptions::profile`]).
     pub fn profile(&self) -> Profile {
         self.profile
     }
 
+    /// `end()` was called or a fatal error occurred: every further call is
+    /// `FINISHED`.
     pub fn is_finished(&self) -> bool {
         self.feed.is_finished()
     }

@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+/// What went wrong, as the stable `code` a JS caller switches on (the error
+/// table of the README). Whether the converter is finished afterwards is
+/// [`Error::fatal`], which [`Error::new`] derives from the code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     /// A `data:` payload or an event text is not valid JSON.
@@ -33,6 +36,8 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// The code as JS sees it in `err.code`: the variant name in
+    /// SCREAMING_SNAKE_CASE (`MalformedToolCall` → `"MALFORMED_TOOL_CALL"`).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidJson => "INVALID_JSON",
@@ -50,9 +55,16 @@ impl ErrorCode {
     }
 }
 
+/// A failed call: what the binding turns into a `ToolCallStreamError`
+/// (`wire::write_error` encodes every field).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Error {
+    /// The stable code (`err.code`).
     pub code: ErrorCode,
+    /// The human-readable text (`err.message`). Where the reference throws
+    /// the same error it is the reference's message word for word (e.g.
+    /// `Error::malformed_tool_call`); otherwise it is ours, and callers
+    /// match on `code`, not on the text.
     pub message: String,
     /// The JS error `name` the reference would throw (`InvalidStreamError`
     /// for the reference's stream validation errors, else `Error`).
@@ -73,6 +85,12 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error with the reference's `name` and `type` for the code
+    /// (`InvalidStreamError` for `MALFORMED_TOOL_CALL` and
+    /// `PROTOCOL_TAG_LEAK`, else `Error`) and fatal exactly for the codes
+    /// that finish a converter in the README's error table
+    /// (`INVALID_JSON`, `INVALID_EVENT`, `INVALID_ARGUMENT` and
+    /// `INVALID_RESPONSE` leave it usable).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         let (name, kind) = match code {
             ErrorCode::MalformedToolCall => ("InvalidStreamError", Some("MALFORMED_TOOL_CALL")),
@@ -101,24 +119,28 @@ impl Error {
         }
     }
 
-    pub fn with_offset(mut self, offset: usize) -> Self {
+    /// Sets the byte offset into the caller's input.
+    pub(crate) fn with_offset(mut self, offset: usize) -> Self {
         self.offset = Some(offset);
         self
     }
 
-    pub fn fatal(mut self, fatal: bool) -> Self {
-        self.fatal = fatal;
-        self
-    }
-
-    pub fn malformed_tool_call() -> Self {
+    /// The reference's `InvalidStreamError('Model response contained a
+    /// malformed tool call.', 'MALFORMED_TOOL_CALL')` (Qwen Code
+    /// packages/core/src/core/openaiContentGenerator/converter.ts,
+    /// `convertOpenAIChunkToGemini`).
+    pub(crate) fn malformed_tool_call() -> Self {
         Error::new(
             ErrorCode::MalformedToolCall,
             "Model response contained a malformed tool call.",
         )
     }
 
-    pub fn protocol_tag_leak() -> Self {
+    /// The reference's `InvalidStreamError('Model response leaked thinking
+    /// tags.', 'PROTOCOL_TAG_LEAK')` (Qwen Code
+    /// packages/core/src/core/openaiContentGenerator/converter.ts,
+    /// `throwProtocolTagLeak`).
+    pub(crate) fn protocol_tag_leak() -> Self {
         Error::new(
             ErrorCode::ProtocolTagLeak,
             "Model response leaked thinking tags.",

@@ -6,6 +6,7 @@ use crate::error::{Error, ErrorCode};
 use crate::gemini::Response;
 use crate::sse::{Bom, SseDecoder, SseEvent, SseSink};
 
+/// The byte-input decoder and the finished flag of one converter.
 pub struct Feed {
     sse: SseDecoder,
     finished: bool,
@@ -21,6 +22,7 @@ impl Feed {
         }
     }
 
+    /// No more input is taken: every call is `FINISHED`.
     pub fn is_finished(&self) -> bool {
         self.finished
     }
@@ -35,6 +37,7 @@ impl Feed {
         self.finished = true;
     }
 
+    /// `FINISHED` once finished; every input call starts with it.
     pub fn check_open(&self) -> Result<(), Error> {
         if self.finished {
             return Err(Error::new(
@@ -56,6 +59,7 @@ impl Feed {
 
 /// A converter that consumes SSE events; the byte-input plumbing is shared.
 pub trait SseConsumer: Sized {
+    /// The converter's shared input state.
     fn feed(&mut self) -> &mut Feed;
 
     /// One dispatched SSE event.

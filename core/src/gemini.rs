@@ -10,7 +10,13 @@ use crate::json::write_str;
 /// whose arguments are still streaming.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Preparation {
+    /// The provider's own id of the call, as it arrived (OpenAI
+    /// `tool_calls[].id`, Anthropic `content_block.id`), never empty; the
+    /// per-attempt id that GeminiChat derives from it (docs/behaviour.md
+    /// §4.1) is the host's business.
     pub call_id: String,
+    /// The function name of the call, never empty (OpenAI: trimmed, as
+    /// `StreamingToolCallParser.addChunk` stores it).
     pub tool_name: String,
 }
 
@@ -18,7 +24,13 @@ pub struct Preparation {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {
     /// `{text}` or `{text, thought: true}`.
-    Text { text: String, thought: bool },
+    Text {
+        /// The text itself (not JSON text).
+        text: String,
+        /// Written as `thought: true` (a thinking delta, or tagged thinking
+        /// inside OpenAI `content`); `false` omits the key.
+        thought: bool,
+    },
     /// `{text, thought: true}` made from an OpenAI `reasoning_content` /
     /// `reasoning` delta: the reference builds it with
     /// `createOpenAIReasoningThoughtPart` (Qwen Code
@@ -32,21 +44,30 @@ pub enum Part {
     /// text (`None` = the key is absent, as JS `undefined` is); `args` is
     /// text that `JSON.parse` accepts, handed to JS verbatim.
     FunctionCall {
+        /// `functionCall.id` as JSON text: Anthropic `content_block.id`
+        /// whatever JSON value it held (`None` when the block had no `id`
+        /// key); OpenAI the provider's id or a generated
+        /// `call_<ms>_<7 base36 chars>`, always present.
         id: Option<String>,
+        /// `functionCall.name` as JSON text, the same way (Anthropic
+        /// `content_block.name`; OpenAI the trimmed function name).
         name: Option<String>,
+        /// `functionCall.args`: the text of a JSON object.
         args: String,
     },
 }
 
 impl Part {
-    pub fn text(text: impl Into<String>) -> Part {
+    /// A visible text part, `{text}`.
+    pub(crate) fn text(text: impl Into<String>) -> Part {
         Part::Text {
             text: text.into(),
             thought: false,
         }
     }
 
-    pub fn thought(text: impl Into<String>) -> Part {
+    /// A thought part, `{text, thought: true}`.
+    pub(crate) fn thought(text: impl Into<String>) -> Part {
         Part::Text {
             text: text.into(),
             thought: true,
@@ -54,7 +75,7 @@ impl Part {
     }
 
     /// An OpenAI reasoning thought (see `Part::Reasoning`).
-    pub fn reasoning(text: impl Into<String>) -> Part {
+    pub(crate) fn reasoning(text: impl Into<String>) -> Part {
         Part::Reasoning(text.into())
     }
 
@@ -107,16 +128,30 @@ impl Part {
 /// Which reference produced the chunk: it decides the key order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
+    /// `buildGeminiChunk` (Qwen Code
+    /// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts):
+    /// `responseId`, `createTime`, `modelVersion`, `promptFeedback`, then
+    /// `candidates` and `usageMetadata`.
     Anthropic,
+    /// `convertOpenAIChunkToGemini` (Qwen Code
+    /// packages/core/src/core/openaiContentGenerator/converter.ts):
+    /// `candidates` first, then the header fields and `usageMetadata`.
     OpenAI,
     /// The pipeline's end-of-stream flush of held parts: a bare
     /// `new GenerateContentResponse()` with only `candidates`.
     Bare,
 }
 
+/// `candidates[0]`, the only candidate the reference writes:
+/// `{content: {parts, role: 'model'}, index: 0, safetyRatings: [],
+/// finishReason?}` (docs/behaviour.md §1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
+    /// `content.parts`, in the order the reference pushes them.
     pub parts: Vec<Part>,
+    /// `finishReason`, already mapped to Gemini's name (`STOP`,
+    /// `MAX_TOKENS`, `SAFETY`, `FINISH_REASON_UNSPECIFIED`; docs/behaviour.md
+    /// §2.4, §3.2.5); `None` omits the key.
     pub finish_reason: Option<&'static str>,
 }
 
@@ -125,14 +160,21 @@ pub struct Candidate {
 /// out-of-band telemetry on the `usageMetadata` object, never serialised.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum UsageProvenance {
-    /// `{cachedInputTokensReported}` (the OpenAI converter: a numeric
-    /// `prompt_tokens_details.cached_tokens` or `cached_tokens`).
-    OpenAI { cached_input_tokens_reported: bool },
+    /// `{cachedInputTokensReported}` (the OpenAI converter).
+    OpenAI {
+        /// The chunk's usage had a numeric
+        /// `prompt_tokens_details.cached_tokens` or `cached_tokens`.
+        cached_input_tokens_reported: bool,
+    },
     /// `{cachedInputTokensReported, cacheCreationInputTokens}`
     /// (`buildAnthropicUsageMetadata`): the cache-creation count when the
     /// provider reported one, else `undefined`.
     Anthropic {
+        /// A `message_start` or `message_delta` of the stream reported
+        /// `cache_read_input_tokens` as a number.
         cached_input_tokens_reported: bool,
+        /// The last reported `cache_creation_input_tokens` (tokens); `None`
+        /// (`undefined`) when the stream never reported one.
         cache_creation_input_tokens: Option<f64>,
     },
 }
@@ -171,7 +213,10 @@ impl UsageProvenance {
 /// A response's `usageMetadata`: its JSON text and its provenance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Usage {
+    /// The `usageMetadata` object as JSON text, keys in the reference's
+    /// order (docs/behaviour.md §2.5, §3.2.6).
     pub json: String,
+    /// Where its numbers came from (out of band, not part of `json`).
     pub provenance: UsageProvenance,
 }
 
@@ -179,14 +224,26 @@ pub struct Usage {
 /// The header fields are shared: the chunks of a stream repeat them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
+    /// Which reference's key order the response is written in.
     pub flavor: Flavor,
+    /// `responseId` as JSON text (OpenAI `chunk.id`, Anthropic
+    /// `message_start`'s `message.id`, any JSON value); `None` omits it.
     pub response_id: Option<Arc<str>>,
+    /// `createTime`, the string itself (not JSON text): OpenAI
+    /// `String(chunk.created)` (seconds) or, like every Anthropic chunk,
+    /// `String(Date.now())` (milliseconds, [`now_ms_string`]); empty for
+    /// a [`Flavor::Bare`] response, which has no header.
     pub create_time: Arc<str>,
+    /// `modelVersion` as JSON text (OpenAI `chunk.model`, Anthropic
+    /// `message_start`'s `message.model`), `None` when absent or falsy.
     pub model_version: Option<Arc<str>>,
     /// `None` writes `candidates: []` (OpenAI chunk without `choices[0]`).
     pub candidate: Option<Candidate>,
     /// The `usageMetadata` object (JSON text) and its provenance.
     pub usage: Option<Usage>,
+    /// The tool-call preparations attached to this response
+    /// (`setToolCallPreparations`, docs/behaviour.md §5.1), in the order
+    /// the calls were announced; empty when it has none.
     pub preparations: Vec<Preparation>,
     /// Set on the OpenAI finish chunk whose standalone closing thinking tag
     /// was sanitised (the reference's `protocolTagSanitized`): `(tagName,
@@ -195,10 +252,12 @@ pub struct Response {
 }
 
 impl Response {
+    /// The candidate's parts; none when there is no candidate.
     pub fn parts(&self) -> &[Part] {
         self.candidate.as_ref().map_or(&[], |c| &c.parts)
     }
 
+    /// The candidate's `finishReason`, if it has one.
     pub fn finish_reason(&self) -> Option<&'static str> {
         self.candidate.as_ref().and_then(|c| c.finish_reason)
     }

@@ -1,6 +1,11 @@
 //! Resource limits of one converter. Past a limit the stream fails with
 //! `LIMIT_EXCEEDED` (and the ACP layer discards every open card).
 
+/// The three limits of one converter (JS `options.limits`: `maxCallBytes`,
+/// `maxBufferedBytes`, `maxRepairDepth`). The reference has none: they are
+/// ours, so that hostile input fails with `LIMIT_EXCEEDED` instead of
+/// exhausting memory or the stack. The default is 64 MiB per call, 256 MiB
+/// buffered and a repair depth of 512.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Bytes of accumulated arguments for one tool call.
@@ -8,7 +13,8 @@ pub struct Limits {
     /// Bytes buffered by one converter in all: open arguments, partial SSE
     /// lines and events.
     pub max_buffered_bytes: usize,
-    /// Bracket nesting handed to JSON repair.
+    /// Bracket nesting handed to JSON repair (capped at
+    /// [`crate::repair::MAX_REPAIR_DEPTH`] whatever is configured).
     pub max_repair_depth: usize,
 }
 

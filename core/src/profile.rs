@@ -9,6 +9,9 @@
 
 use crate::error::{Error, ErrorCode};
 
+/// The release a converter follows (the JS option `profile`). Both are
+/// pinned by fixtures: `__test__/fixtures/` holds the outputs of the
+/// published 0.21.2 and 0.24.4 builds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Profile {
     /// Qwen Code 0.21.2: a tool call is emitted at its `content_block_stop`,
@@ -22,7 +25,8 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// The profile's name as the JS option spells it.
+    /// The profile named as the JS option spells it; any other name is
+    /// `INVALID_ARGUMENT`.
     pub fn parse(name: &str) -> Result<Profile, Error> {
         match name {
             "qwen-0.21" => Ok(Profile::Qwen021),
@@ -34,6 +38,8 @@ impl Profile {
         }
     }
 
+    /// The name as the JS option spells it (the inverse of
+    /// [`Profile::parse`]).
     pub fn as_str(self) -> &'static str {
         match self {
             Profile::Qwen021 => "qwen-0.21",

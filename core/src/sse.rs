@@ -28,7 +28,12 @@ pub const MAX_OTHER_LINE: usize = 1 << 20;
 /// One dispatched event. `data` is valid UTF-8.
 #[derive(Debug, PartialEq, Eq)]
 pub struct SseEvent<'a> {
+    /// The value of the event's last `event:` line (one leading space
+    /// stripped, possibly empty); `None` when it had no `event:` line. The
+    /// SDKs switch on it (`error` is an in-band error).
     pub event: Option<&'a str>,
+    /// The values of its `data:` lines joined by `\n`; empty for an
+    /// `event:`-only block.
     pub data: &'a str,
 }
 
@@ -71,6 +76,10 @@ pub enum Bom {
     Never,
 }
 
+/// The SDKs' `LineDecoder` and `SSEDecoder` in one, over raw bytes: push
+/// input split anywhere ([`SseDecoder::push`] / [`SseDecoder::push_to`]),
+/// then [`SseDecoder::finish`] at the end; events come out in order as
+/// the module doc describes. One decoder per stream.
 #[derive(Default)]
 pub struct SseDecoder {
     /// Input not yet framed: normally a partial line waiting for its end;

@@ -54,10 +54,21 @@ use crate::nonstream::BodyResponse;
 /// | 22–52  | `budget`: bytes of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`), capped at 2^31 − 1 |
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct State {
+    /// Bit 0: no more input is taken (`end()`, a fatal error, or the
+    /// converter was freed). The word is then exactly 1: no fast path.
     pub finished: bool,
+    /// Bit 1 (OpenAI, [`crate::openai::OpenAIStream::is_quiet`]): a chunk
+    /// that only appends tool-call arguments converts to an empty response.
     pub quiet: bool,
+    /// Bit 2 (OpenAI, [`crate::openai::OpenAIStream::is_text_ready`]): a
+    /// content-only delta may take the text path.
     pub text_ready: bool,
+    /// Bit 3 (Anthropic, [`crate::anthropic::AnthropicStream::wire_state`]):
+    /// a text or thinking delta converts to exactly one chunk with the
+    /// header of the last yielded response.
     pub header: bool,
+    /// Bit 4 (Anthropic): a chunk with a part was yielded, which 0.24.4's
+    /// end-of-stream check looks at (`responseHasAssistantPayload`).
     pub payload: bool,
     /// The open block whose `input_json_delta` fragments the JS layer may
     /// gather (an index below [`MAX_GATHER_INDEX`]).
@@ -85,6 +96,9 @@ impl State {
         budget: 0,
     };
 
+    /// The state word as the table lays it out, an integer below 2^53 so
+    /// that a JS number holds it exactly; exactly 1 when finished, whatever
+    /// the other fields say.
     pub fn encode(&self) -> f64 {
         let tag = (self.tag_closing as u64) << 21;
         if self.finished {

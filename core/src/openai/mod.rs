@@ -3,11 +3,11 @@
 //! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 
-pub mod tagged;
-pub mod tags;
+pub(crate) mod tagged;
+mod tags;
 mod template;
-pub mod text_delta;
-pub mod tool_call_parser;
+mod text_delta;
+mod tool_call_parser;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -39,11 +39,15 @@ struct TagCandidate {
     closing: Option<&'static str>,
 }
 
+/// Options of one OpenAI-compatible stream. There is no configured model:
+/// `modelVersion` comes from each chunk's `model`.
 #[derive(Clone, Debug, Default)]
 pub struct OpenAIOptions {
+    /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
     pub limits: Limits,
     /// Where 0.21.2 and 0.24.4 differ (the content-only leak guard's rules).
     pub profile: Profile,
+    /// The provider's response parsing switches (all off by default).
     pub parsing: ResponseParsing,
     /// Qwen's pipeline check before the converter (`pipeline.ts`,
     /// `processStreamWithLogging`): a chunk whose `finish_reason` is
@@ -128,6 +132,11 @@ impl SseConsumer for OpenAIStream {
 }
 
 impl OpenAIStream {
+    /// A fresh request context with its own tool-call parser, as
+    /// `createRequestContext` makes one per stream (Qwen Code
+    /// packages/core/src/core/openaiContentGenerator/pipeline.ts). The
+    /// generator of the random part of generated call ids (`Math.random`
+    /// in the reference) is seeded from the clock and the stack address.
     pub fn new(options: OpenAIOptions) -> Self {
         let seed =
             now_ms() ^ (std::ptr::addr_of!(options) as u64).rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
@@ -163,6 +172,8 @@ impl OpenAIStream {
         }
     }
 
+    /// `end()` was called or a fatal error occurred: every further call is
+    /// `FINISHED`.
     pub fn is_finished(&self) -> bool {
         self.feed.is_finished()
     }

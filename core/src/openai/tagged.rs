@@ -15,6 +15,8 @@ const CLOSE_TAGS: [&str; 2] = ["</think>", "</thinking>"];
 /// `Math.max` of the tag lengths.
 const MAX_TAG_LENGTH: usize = 11;
 
+/// One stream's `TaggedThinkingParser`: whether it is inside a thought,
+/// and the text that may still be a split tag.
 #[derive(Debug, Default)]
 pub struct TaggedThinkingParser {
     /// `mode === "thought"`.

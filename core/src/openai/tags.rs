@@ -125,9 +125,16 @@ fn leading_thinking_tag_len(s: &str) -> Option<usize> {
 /// (`packages/core/src/core/openaiContentGenerator/converter.ts`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContentOnlyTags {
+    /// `"clean"`: not a leaked thinking block.
     Clean,
+    /// `"pending"`: could still become one. The converter holds the text as
+    /// a tag candidate and releases it as text at the finish or once it is
+    /// longer than `MAX_TAG_CANDIDATE_LENGTH` (128).
     Pending,
+    /// `"suspicious"`: looks like a leaked block (a nested opening tag in a
+    /// block left open), but the chunk has no finish reason yet; still held.
     Suspicious,
+    /// `"leaked"`: a leaked block at the finish: `PROTOCOL_TAG_LEAK`.
     Leaked,
 }
 

@@ -85,12 +85,21 @@ impl Hasher for IndexHasher {
 /// A complete call at finish (docs/behaviour.md §3.3.5): `args` is JSON object text.
 #[derive(Debug, PartialEq, Eq)]
 pub struct CompletedCall {
+    /// The slot's id; `None` when the provider sent none (the converter
+    /// then generates one).
     pub id: Option<String>,
+    /// The slot's (trimmed, non-empty) function name.
     pub name: String,
+    /// The arguments as JSON object text (`{}` when they were blank or not
+    /// an object).
     pub args: String,
+    /// The slot's index (after collision remapping).
     pub index: u64,
 }
 
+/// One stream's `StreamingToolCallParser`
+/// (`packages/core/src/core/openaiContentGenerator/streamingToolCallParser.ts`):
+/// per-slot argument buffers and JSON scanning state, id → slot routing.
 #[derive(Debug, Default)]
 pub struct ToolCallParser {
     /// Slots in creation order (JS Map insertion order).
@@ -109,6 +118,7 @@ pub struct ToolCallParser {
 /// The provider's `index` as the reference validates it.
 #[derive(Clone, Copy, Debug)]
 pub enum ProviderIndex {
+    /// A non-negative safe integer (`Number.isSafeInteger(index) && index >= 0`).
     Valid(u64),
     /// Not a non-negative safe integer.
     Invalid,
@@ -314,14 +324,6 @@ impl ToolCallParser {
         Some(actual)
     }
 
-    /// `getToolCallMeta(index)`: the slot's id and name.
-    pub fn meta(&self, index: u64) -> (Option<&str>, Option<&str>) {
-        match self.slot(index) {
-            Some(s) => (s.id.as_deref(), s.name.as_deref()),
-            None => (None, None),
-        }
-    }
-
     /// The slot's id and name when both are known and were not handed out
     /// here since the id was set; marks them handed out. Preparations are
     /// per id and never undone, so a slot needs looking at only once per id.
@@ -338,14 +340,22 @@ impl ToolCallParser {
         Some((id, name))
     }
 
+    /// `hasNamelessToolCall()`: a slot has an id or non-blank arguments but
+    /// no name yet (the converter holds its parts, and at a finish it is
+    /// `MALFORMED_TOOL_CALL`).
     pub fn has_nameless_tool_call(&self) -> bool {
         self.nameless_count > 0
     }
 
+    /// `hasConflictingToolCallIdentity()`: an invalid index, a new id on a
+    /// slot holding an incomplete (or a complete but nameless) call, or a
+    /// different name for the same call was seen.
     pub fn has_conflicting_identity(&self) -> bool {
         self.conflicting_identity
     }
 
+    /// `hasInvalidToolCallIndex()`: some chunk's index was not a
+    /// [`ProviderIndex::Valid`] one (`MALFORMED_TOOL_CALL` at the finish).
     pub fn has_invalid_index(&self) -> bool {
         self.invalid_index
     }
@@ -447,6 +457,14 @@ mod tests {
     use super::ProviderIndex::Valid;
     use super::*;
 
+    /// `getToolCallMeta(index)`: the slot's id and name.
+    fn meta(p: &ToolCallParser, index: u64) -> (Option<&str>, Option<&str>) {
+        match p.slot(index) {
+            Some(s) => (s.id.as_deref(), s.name.as_deref()),
+            None => (None, None),
+        }
+    }
+
     fn calls(p: &ToolCallParser) -> Vec<(Option<String>, String, serde_json::Value, u64)> {
         p.completed_tool_calls(512)
             .unwrap()
@@ -505,7 +523,7 @@ mod tests {
             ),
             Some(1)
         );
-        assert_eq!(p.meta(1), (Some("call-2"), Some("write_file")));
+        assert_eq!(meta(&p, 1), (Some("call-2"), Some("write_file")));
         assert_eq!(
             p.add_chunk(Valid(0), "", None, Some("delete_file")),
             Some(2)
@@ -524,7 +542,7 @@ mod tests {
         let mut p = ToolCallParser::default();
         p.add_chunk(Valid(0), "", Some("c"), Some(" read_file "));
         p.add_chunk(Valid(0), "{}", Some("c"), Some("shell"));
-        assert_eq!(p.meta(0), (Some("c"), Some("read_file")));
+        assert_eq!(meta(&p, 0), (Some("c"), Some("read_file")));
         assert!(p.has_conflicting_identity());
     }
 
@@ -554,7 +572,7 @@ mod tests {
             q.add_chunk(Valid(0), "", Some("call_2"), Some("function2")),
             Some(0)
         );
-        assert_eq!(q.meta(0), (Some("call_2"), Some("function1")));
+        assert_eq!(meta(&q, 0), (Some("call_2"), Some("function1")));
     }
 
     #[test]
