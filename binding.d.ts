@@ -18,11 +18,10 @@ export declare class ConverterHandle {
   /**
    * `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
    * "qwen-0.24". `parsing`: the OpenAI converter's provider response
-   * parsing; `throw_on_error_finish`: Qwen's pipeline check of
-   * `error_finish` before the OpenAI converter (both ignored by the
-   * Anthropic converter).
+   * parsing; `pipeline`: what Qwen's pipeline does around the OpenAI
+   * converter (both ignored by the Anthropic converter).
    */
-  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, throwOnErrorFinish?: boolean | undefined | null)
+  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, pipeline?: NativePipeline | undefined | null)
   get slot(): number
   /** The state word of the new converter (`wire::State`), before any call. */
   get state(): number
@@ -174,6 +173,17 @@ export interface NativeLimits {
   maxCallBytes?: number
   maxBufferedBytes?: number
   maxRepairDepth?: number
+}
+
+/**
+ * What Qwen's OpenAI pipeline does around its converter, as
+ * `lib/converters.js` checked it (absent = off).
+ */
+export interface NativePipeline {
+  /** The `error_finish` check before the converter (`StreamContentError`). */
+  throwOnErrorFinish?: boolean
+  /** The SSE paths leave out the responses the pipeline drops unseen. */
+  dropEmptyResponses?: boolean
 }
 
 /** Qwen's `responseParsingOptions` as `lib/converters.js` checked them. */

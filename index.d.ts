@@ -140,6 +140,16 @@ export interface ConverterOptions {
    * converter does. `convertOpenAIStream` always turns it on.
    */
   throwOnErrorFinish?: boolean;
+  /**
+   * OpenAI converter only. The SSE paths (`pushBytes`, `end`) leave out the
+   * responses Qwen's pipeline drops unseen (`processStreamWithLogging`'s
+   * empty filter: no part, no finish reason, no usage, no tool-call
+   * preparation); they are never built, so the per-argument chunks of a
+   * streamed tool call cost almost nothing. `pushChunk` still returns exactly
+   * one response. Default `false`. `convertOpenAIStream` always turns it on
+   * (its pipeline stage drops the same responses).
+   */
+  dropEmptyResponses?: boolean;
 }
 
 export interface OpenAIStreamOptions extends ConverterOptions {
@@ -245,7 +255,10 @@ export declare function convertAnthropicStream(
  * its bytes give the same response. A body the reference cannot convert is
  * `INVALID_RESPONSE`.
  */
-export declare function convertAnthropicResponse(body: ResponseBody, options?: ConverterOptions): GenerateContentResponse;
+export declare function convertAnthropicResponse(
+  body: ResponseBody,
+  options?: ConverterOptions,
+): GenerateContentResponse;
 
 /**
  * An OpenAI-compatible `chat.completion` (non-streaming) → one response, as

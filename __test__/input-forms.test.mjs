@@ -325,6 +325,22 @@ function bytesExpected(stream, extra) {
   return [...head, 'error STREAM_ERROR ToolCallStreamError fatal=true'];
 }
 
+/**
+ * Qwen's pipeline empty filter (pipeline.ts, `processStreamWithLogging`),
+ * on an output line: what `dropEmptyResponses` must leave out.
+ */
+function keptByPipeline(l) {
+  if (l.startsWith('error ')) return true;
+  const { r, p } = JSON.parse(l);
+  const candidate = r.candidates?.[0];
+  return (
+    (candidate?.content?.parts?.length ?? 0) > 0 ||
+    Boolean(candidate?.finishReason) ||
+    Boolean(r.usageMetadata) ||
+    p.length > 0
+  );
+}
+
 /** A generator over `source`; its responses and its error. */
 async function drain(gen) {
   const lines = [];
@@ -374,6 +390,15 @@ async function checkStream(stream, random, failures) {
       byBytes(stream, randomSplit(bytes, random), extra),
       bytesExpected(stream, extra),
       `${stream.name}: throwOnErrorFinish, bytes`,
+    );
+    // dropEmptyResponses: the bytes leave out exactly what the pipeline
+    // drops; a chunk on its own still gives its one response.
+    const drop = { dropEmptyResponses: true };
+    eq(byItems(stream, false, drop), objects, `${stream.name}: dropEmptyResponses, objects`);
+    eq(
+      byBytes(stream, randomSplit(bytes, random), drop),
+      want.filter(keptByPipeline),
+      `${stream.name}: dropEmptyResponses, bytes`,
     );
   }
 

@@ -82,6 +82,12 @@ const nativePaths = {
     for (const u8 of reads) each(c.pushBytes(u8), onResponse);
     each(c.end(), onResponse);
   },
+  /** The pipeline's output (what the peer's `processStreamWithLogging` yields from). */
+  openaiBytesDropped(reads, onResponse = touch) {
+    const c = new native.OpenAIConverter({ model: MODEL, dropEmptyResponses: true });
+    for (const u8 of reads) each(c.pushBytes(u8), onResponse);
+    each(c.end(), onResponse);
+  },
   async anthropicEvents(events, onResponse = touch) {
     const c = new native.AnthropicConverter({ model: MODEL });
     for await (const ev of streams.feed(events)) each(c.pushEvent(ev), onResponse);
@@ -330,6 +336,7 @@ for (const c of streamCases) {
   if (c.streamBody) tasks.push({ name: 'peerStream', fn: () => peerFromBytes(c.provider, st.reads, touch, true) });
   await assertPeerReproduces(c, st);
   let check = 'native pending';
+  let dropCheck;
   if (hasNative) {
     check = await checkSame(
       c.provider,
@@ -337,6 +344,17 @@ for (const c of streamCases) {
       (on) => peerFromBytes(c.provider, st.reads, on),
     );
     if (!check.startsWith('native threw')) tasks.push({ name: 'native', fn: () => bytesPath(st.reads) });
+    if (c.provider === 'openai') {
+      // The peer is Qwen's pipeline, which drops the empty responses: the
+      // native path that leaves them out gives what the peer gives.
+      dropCheck = await checkSame(
+        c.provider,
+        (on) => nativePaths.openaiBytesDropped(st.reads, on),
+        (on) => peerFromBytes(c.provider, st.reads, on),
+      );
+      if (!dropCheck.startsWith('native threw'))
+        tasks.push({ name: 'nativeDrop', fn: () => nativePaths.openaiBytesDropped(st.reads) });
+    }
   }
   process.stderr.write(
     `bench: ${c.id} ${c.label} (${kb(st.bytes)} SSE, ${st.events} events, ${st.reads.length} reads)\n`,
@@ -354,6 +372,14 @@ for (const c of streamCases) {
     target: c.target,
     check,
   });
+  if (m.get('nativeDrop'))
+    rows.push({
+      ...rows.at(-1),
+      path: 'pushBytes + dropEmptyResponses',
+      peerStream: undefined,
+      native: m.get('nativeDrop').median,
+      check: dropCheck,
+    });
 }
 
 if (want('P3')) {

@@ -68,16 +68,15 @@ function readOptionsOf(options, fn) {
       host: undefined,
       responseParsing: undefined,
       throwOnErrorFinish: false,
+      dropEmptyResponses: false,
     };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
   const profile = readProfile(options.profile, fn);
   const host = readHost(options.host, fn);
   const responseParsing = readResponseParsing(options.responseParsing, fn);
-  const throwOnErrorFinish = options.throwOnErrorFinish;
-  if (throwOnErrorFinish !== undefined && throwOnErrorFinish !== null && typeof throwOnErrorFinish !== 'boolean') {
-    throw invalidArgument(`${fn}: options.throwOnErrorFinish must be a boolean`);
-  }
+  const throwOnErrorFinish = readFlag(options, 'throwOnErrorFinish', fn);
+  const dropEmptyResponses = readFlag(options, 'dropEmptyResponses', fn);
   // Deprecated and ignored: neither release names a configured model in
   // its responses. Still type-checked, so old callers keep failing loudly.
   if (model !== undefined && model !== null && typeof model !== 'string') {
@@ -95,7 +94,15 @@ function readOptionsOf(options, fn) {
       nativeLimits[key] = v;
     }
   }
-  return { limits: nativeLimits, profile, host, responseParsing, throwOnErrorFinish: throwOnErrorFinish === true };
+  return { limits: nativeLimits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses };
+}
+
+/** An optional boolean option (absent or null: false). */
+function readFlag(options, name, fn) {
+  const v = options[name];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw invalidArgument(`${fn}: options.${name} must be a boolean`);
+  return v;
 }
 
 /**
@@ -176,8 +183,6 @@ function flushCarry(link, carry, host) {
 }
 
 const kPushEvent = Symbol('pushEvent');
-/** OpenAIConverter's pushBytes for Qwen's pipeline (internal: the Qwen preload). */
-const kPipelineBytes = Symbol('pipelineBytes');
 const kClosingTagPending = Symbol('closingTagPending');
 
 /**
@@ -352,9 +357,15 @@ class OpenAIConverter {
   #host;
 
   constructor(options) {
-    const { limits, profile, host, responseParsing, throwOnErrorFinish } = readOptions(options, 'OpenAIConverter');
+    const { limits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses } = readOptions(
+      options,
+      'OpenAIConverter',
+    );
     this.#host = host;
-    this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing, throwOnErrorFinish);
+    this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing, {
+      throwOnErrorFinish,
+      dropEmptyResponses,
+    });
     this.#link = new Link(this.#handle.slot, this.#handle.state);
     this.#fast = new OpenAIFastPaths(this.#link, host);
   }
@@ -373,22 +384,11 @@ class OpenAIConverter {
     }
   }
 
-  /** Raw SSE bytes: one response per `data:` event; `[DONE]` ends. */
-  pushBytes(data) {
-    return this.#pushBytes(data, false);
-  }
-
   /**
-   * pushBytes without the responses that Qwen's pipeline drops unseen (no
-   * part, finish reason, usage or preparation: its empty filter in
-   * `processStreamWithLogging`), which are never built. Internal: the Qwen
-   * preload's raw-body path, where they would only be built to be dropped.
+   * Raw SSE bytes: one response per `data:` event; `[DONE]` ends. With
+   * `dropEmptyResponses`, none for the events Qwen's pipeline drops unseen.
    */
-  [kPipelineBytes](data) {
-    return this.#pushBytes(data, true);
-  }
-
-  #pushBytes(data, skipEmpty) {
+  pushBytes(data) {
     try {
       this.#fast.flush();
       return fresh(
@@ -397,7 +397,6 @@ class OpenAIConverter {
           pushRaw(this.#link.slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
           sanitizedByResponse,
           this.#host,
-          skipEmpty,
         ),
       );
     } catch (err) {
@@ -752,7 +751,12 @@ async function* convertOpenAIStream(chunks, options) {
   checkIterable(chunks, 'convertOpenAIStream');
   const { host, profile } = readOptions(options, 'convertOpenAIStream');
   const signal = readSignal(options, 'convertOpenAIStream');
-  const converter = new OpenAIConverter({ ...unmappedErrors(options, host), throwOnErrorFinish: true });
+  // The stage drops what the pipeline drops: bytes leave those out natively.
+  const converter = new OpenAIConverter({
+    ...unmappedErrors(options, host),
+    throwOnErrorFinish: true,
+    dropEmptyResponses: true,
+  });
   const stage = new FinishMerge(host);
   try {
     for await (const chunk of chunks) {
@@ -831,7 +835,6 @@ const closingTagPendingOf = (converter) => converter[kClosingTagPending]();
 
 module.exports = {
   sanitizationOf,
-  kPipelineBytes,
   closingTagPendingOf,
   readOptions,
   RESPONSE_PARSING,

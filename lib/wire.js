@@ -79,10 +79,9 @@ class Link {
  * before it, when the batch holds an error; the state is taken first.
  * `sanitized` receives pipeline-only annotations; `host` (lib/host.js)
  * supplies the response class, a second preparation store, a second
- * usage-provenance store and its reasoning-part factory. `skipEmpty`:
- * compact part-less chunks (nothing else in them) are not built.
+ * usage-provenance store and its reasoning-part factory.
  */
-function decode(link, batch, sanitized, host, skipEmpty = false) {
+function decode(link, batch, sanitized, host) {
   if (typeof batch === 'number') {
     link.state = batch;
     return NOTHING;
@@ -99,7 +98,6 @@ function decode(link, batch, sanitized, host, skipEmpty = false) {
       const kind = item[0];
       if (kind === 2) {
         // `[2]`, or `[2, n]`: a run of n part-less chunks.
-        if (skipEmpty) continue;
         for (let run = item.length > 1 ? item[1] : 1; run > 0; run--)
           out[n++] = simpleResponse(header, undefined, host);
         continue;

@@ -38,6 +38,16 @@ pub struct NativeResponseParsing {
     pub tagged_thinking_tags_after_reasoning: Option<bool>,
 }
 
+/// What Qwen's OpenAI pipeline does around its converter, as
+/// `lib/converters.js` checked it (absent = off).
+#[napi(object)]
+pub struct NativePipeline {
+    /// The `error_finish` check before the converter (`StreamContentError`).
+    pub throw_on_error_finish: Option<bool>,
+    /// The SSE paths leave out the responses the pipeline drops unseen.
+    pub drop_empty_responses: Option<bool>,
+}
+
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
 pub struct NativeLimits {
@@ -105,16 +115,15 @@ pub struct ConverterHandle {
 impl ConverterHandle {
     /// `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
     /// "qwen-0.24". `parsing`: the OpenAI converter's provider response
-    /// parsing; `throw_on_error_finish`: Qwen's pipeline check of
-    /// `error_finish` before the OpenAI converter (both ignored by the
-    /// Anthropic converter).
+    /// parsing; `pipeline`: what Qwen's pipeline does around the OpenAI
+    /// converter (both ignored by the Anthropic converter).
     #[napi(constructor)]
     pub fn new(
         kind: String,
         profile: Option<String>,
         limits_opt: Option<NativeLimits>,
         parsing: Option<NativeResponseParsing>,
-        throw_on_error_finish: Option<bool>,
+        pipeline: Option<NativePipeline>,
     ) -> napi::Result<Self> {
         let limits = limits(limits_opt);
         let profile = match profile.as_deref() {
@@ -138,7 +147,14 @@ impl ConverterHandle {
                             .unwrap_or(false),
                     })
                     .unwrap_or_default(),
-                throw_on_error_finish: throw_on_error_finish.unwrap_or(false),
+                throw_on_error_finish: pipeline
+                    .as_ref()
+                    .and_then(|p| p.throw_on_error_finish)
+                    .unwrap_or(false),
+                drop_empty: pipeline
+                    .as_ref()
+                    .and_then(|p| p.drop_empty_responses)
+                    .unwrap_or(false),
             }))),
             other => {
                 return Err(js_error(&Error::new(

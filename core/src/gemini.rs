@@ -262,6 +262,17 @@ impl Response {
         self.candidate.as_ref().and_then(|c| c.finish_reason)
     }
 
+    /// What Qwen's OpenAI pipeline drops unseen (Qwen Code `pipeline.ts`,
+    /// `processStreamWithLogging`'s empty filter): no part, no finish reason,
+    /// no usage and no tool-call preparation. (A sanitisation note on such a
+    /// response is dropped with it there too.)
+    pub fn is_dropped_by_pipeline(&self) -> bool {
+        self.parts().is_empty()
+            && self.finish_reason().is_none()
+            && self.usage.is_none()
+            && self.preparations.is_empty()
+    }
+
     /// Writes `{"r": <response>, "p": [<preparations>], "u": <usage
     /// provenance>, "t": [<indexes of reasoning parts>]}`: the response as
     /// the reference's `JSON.stringify` shows it, and its out-of-band metadata.

@@ -35,10 +35,22 @@ fn record(lines: &mut Vec<Value>, ids: &mut HashMap<String, usize>, r: &Response
 }
 
 /// The chunks' texts, each with `pad(i)` trailing spaces, through
-/// `push_chunk_text` (`bytes` false) or as one SSE body through `push_bytes`.
+/// `push_chunk_text` (`bytes` false) or as one SSE body through `push_bytes`
+/// (with `drop_empty` as given).
 fn run(chunks: &[String], limits: Limits, bytes: bool, pad: impl Fn(usize) -> usize) -> Run {
+    run_with(chunks, limits, bytes, false, pad)
+}
+
+fn run_with(
+    chunks: &[String],
+    limits: Limits,
+    bytes: bool,
+    drop_empty: bool,
+    pad: impl Fn(usize) -> usize,
+) -> Run {
     let mut s = OpenAIStream::new(OpenAIOptions {
         limits,
+        drop_empty,
         ..Default::default()
     });
     let mut ids = HashMap::new();
@@ -111,8 +123,32 @@ fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
         prop_assert_eq!(without.fast, 0, "unique padding never fits a template");
         prop_assert_eq!(&with.lines, &without.lines, "bytes: {}", bytes);
         fast = fast.max(with.fast);
+        if bytes {
+            // `drop_empty` leaves out exactly what Qwen's pipeline drops,
+            // whether the fast path builds nothing or the long way filters.
+            let kept: Vec<Value> = with.lines.into_iter().filter(kept_by_pipeline).collect();
+            for pad in [|_| 0, |i| i + 1] as [fn(usize) -> usize; 2] {
+                let dropped = run_with(chunks, limits, true, true, pad);
+                prop_assert_eq!(&dropped.lines, &kept, "drop_empty");
+            }
+        }
     }
     Ok(fast)
+}
+
+/// Qwen Code `pipeline.ts`, `processStreamWithLogging`'s empty filter, on a
+/// recorded line (errors are kept).
+fn kept_by_pipeline(line: &Value) -> bool {
+    let Some(r) = line.get("r") else {
+        return true;
+    };
+    let candidate = &r["candidates"][0];
+    candidate["content"]["parts"]
+        .as_array()
+        .is_some_and(|p| !p.is_empty())
+        || candidate.get("finishReason").is_some()
+        || r.get("usageMetadata").is_some()
+        || line.get("p").is_some()
 }
 
 fn openai_fixture_streams() -> Vec<(String, Vec<String>)> {

@@ -18,13 +18,7 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const {
-  OpenAIConverter,
-  sanitizationOf,
-  closingTagPendingOf,
-  kPipelineBytes,
-  RESPONSE_PARSING,
-} = require('../converters.js');
+const { OpenAIConverter, sanitizationOf, closingTagPendingOf, RESPONSE_PARSING } = require('../converters.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {
@@ -55,10 +49,10 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
     }
     let out;
     try {
-      // Responses the pipeline's empty filter would drop are not built:
-      // with the raw body there is no telemetry to see them (per-argument
-      // chunks of a tool call are most of a write_file stream).
-      out = converter[kPipelineBytes](item.bytes);
+      // The converter has `dropEmptyResponses`: responses the pipeline's
+      // empty filter would drop are not built (per-argument chunks of a
+      // tool call are most of a write_file stream).
+      out = converter.pushBytes(item.bytes);
     } catch (err) {
       for (const r of err?.responses ?? []) yield new Converted(r);
       if (err?.name === 'StreamContentError') {
@@ -145,6 +139,8 @@ export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
         host: converterHost,
         responseParsing: context?.responseParsingOptions,
         throwOnErrorFinish: true,
+        // Only the bytes path leaves them out, where no telemetry sees them.
+        dropEmptyResponses: true,
       });
       streams.set(context, converter);
       mirrorTagCandidate(context, converter);

@@ -54,6 +54,11 @@ pub struct OpenAIOptions {
     /// `error_finish` is a `StreamContentError`, in every input form. Off:
     /// the converter converts it, as Qwen's converter alone does.
     pub throw_on_error_finish: bool,
+    /// The SSE paths (bytes, SSE text, `end`) leave out the responses
+    /// Qwen's pipeline drops unseen ([`Response::is_dropped_by_pipeline`]);
+    /// an argument-only chunk on the fast path then builds nothing at all.
+    /// A chunk given on its own (`push_chunk_text`) still gives exactly one.
+    pub drop_empty: bool,
 }
 
 /// The provider response parsing that Qwen Code switches on per provider
@@ -119,6 +124,17 @@ pub struct OpenAIStream {
     /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
     /// input form (off: the converter converts it, as Qwen's does).
     error_finish_throws: bool,
+    /// See [`OpenAIOptions::drop_empty`].
+    drop_empty: bool,
+}
+
+/// What the argument-only fast path made of a chunk.
+enum Fast {
+    /// The chunk fits no template (or the state does not allow the path).
+    Miss,
+    /// Converted: its response, or `None` when it is one the pipeline
+    /// drops and `drop_empty` is on (nothing was built).
+    Hit(Option<Response>),
 }
 
 impl SseConsumer for OpenAIStream {
@@ -128,6 +144,39 @@ impl SseConsumer for OpenAIStream {
 
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         self.on_sse_event(e, out)
+    }
+
+    /// Runs of argument-only chunks that fit a template, each written as
+    /// the API writes it (`data: `, the chunk, a blank line, in `\n`),
+    /// taken without line framing while the fast path is open; anything
+    /// else is left to the decoder. A chunk's text holds no line break (the
+    /// template came from one `data:` line, and the scanned string stops at
+    /// control characters), so such a run is exactly these events.
+    fn raw_sse_events(
+        &mut self,
+        text: &str,
+        out: &mut Vec<Response>,
+    ) -> (usize, Result<(), Error>) {
+        const DATA: &str = "data: ";
+        const END: &str = "\n\n";
+        let build = !self.drop_empty;
+        let mut taken = 0;
+        while !self.done && self.is_quiet() {
+            let Some(data) = text[taken..].strip_prefix(DATA) else {
+                break;
+            };
+            let Some((len, result)) =
+                self.fast_argument_prefix(data, build, |rest| rest.starts_with(END))
+            else {
+                break;
+            };
+            taken += DATA.len() + len + END.len();
+            match result {
+                Ok(response) => out.extend(response),
+                Err(e) => return (taken, Err(e)),
+            }
+        }
+        (taken, Ok(()))
     }
 }
 
@@ -169,6 +218,7 @@ impl OpenAIStream {
             scratch: String::new(),
             fast_chunks: 0,
             error_finish_throws: options.throw_on_error_finish,
+            drop_empty: options.drop_empty,
         }
     }
 
@@ -258,12 +308,26 @@ impl OpenAIStream {
             text.push_str(",\"data\":");
             text.push_str(e.data);
             text.push('}');
-            out.push(self.convert_text(&text, false)?);
+            let response = self.convert_text(&text, false)?;
+            self.yield_sse(response, out);
             return Ok(());
         }
+        if self.drop_empty && self.is_quiet() {
+            if let Fast::Hit(response) = self.fast_argument_chunk(e.data, false)? {
+                out.extend(response);
+                return Ok(());
+            }
+        }
         let response = self.convert_text(e.data, true)?;
-        out.push(response);
+        self.yield_sse(response, out);
         Ok(())
+    }
+
+    /// A response of the SSE paths, unless `drop_empty` leaves it out.
+    fn yield_sse(&mut self, response: Response, out: &mut Vec<Response>) {
+        if !(self.drop_empty && response.is_dropped_by_pipeline()) {
+            out.push(response);
+        }
     }
 
     /// One chunk's JSON text → its response: the fast path when the chunk
@@ -273,7 +337,7 @@ impl OpenAIStream {
     /// applies in every form when it is on.
     fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
-            if let Some(response) = self.fast_argument_chunk(text)? {
+            if let Fast::Hit(Some(response)) = self.fast_argument_chunk(text, true)? {
                 return Ok(response);
             }
         }
@@ -327,14 +391,31 @@ impl OpenAIStream {
     /// candidate is pending: of `convertOpenAIChunkToGemini`'s steps only
     /// the tool-call delta can act (no content, no reasoning, no finish, no
     /// usage; the thinking-tag guard sees no visible text; holding moves no
-    /// part, as there is none), so that is all this does.
-    fn fast_argument_chunk(&mut self, text: &str) -> Result<Option<Response>, Error> {
+    /// part, as there is none), so that is all this does. `build`: build
+    /// the response even when the pipeline would drop it (else it is
+    /// `Hit(None)`; `build` is always on when `drop_empty` is off).
+    fn fast_argument_chunk(&mut self, text: &str, build: bool) -> Result<Fast, Error> {
+        match self.fast_argument_prefix(text, build, str::is_empty) {
+            None => Ok(Fast::Miss),
+            Some((_, result)) => result.map(Fast::Hit),
+        }
+    }
+
+    /// [`Self::fast_argument_chunk`] on a chunk at the start of `text` that
+    /// ends where `rest_ok` accepts what follows it: the chunk's length and
+    /// its outcome; `None` when no template fits.
+    fn fast_argument_prefix(
+        &mut self,
+        text: &str,
+        build: bool,
+        rest_ok: impl Fn(&str) -> bool,
+    ) -> Option<(usize, Result<Option<Response>, Error>)> {
         let templates = std::mem::take(&mut self.templates);
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
-        let result = match templates.find(text, &mut scratch) {
-            None => Ok(None),
-            Some(template) => {
+        let result = templates
+            .find_prefix(text, &mut scratch, rest_ok)
+            .map(|(template, len)| {
                 let f = &template.fields;
                 let mut preparations = Vec::new();
                 let fed = self.feed(
@@ -344,8 +425,14 @@ impl OpenAIStream {
                     f.name.as_deref(),
                     &mut preparations,
                 );
-                fed.map(|()| {
+                let converted = fed.map(|()| {
                     self.fast_chunks += 1;
+                    if !build && preparations.is_empty() {
+                        // Dropped unseen with its sanitisation note, as the
+                        // pipeline drops it.
+                        self.sanitized = None;
+                        return None;
+                    }
                     Some(Response {
                         flavor: Flavor::OpenAI,
                         response_id: f.response_id.clone(),
@@ -362,9 +449,9 @@ impl OpenAIStream {
                         preparations,
                         sanitized: self.sanitized.take(),
                     })
-                })
-            }
-        };
+                });
+                (len, converted)
+            });
         self.templates = templates;
         self.scratch = scratch;
         result

@@ -78,21 +78,33 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// The template `text` fits; the value of the string in its hole is
-    /// appended to `arguments` (JSON text, lone surrogates kept as escapes).
-    pub fn find(&self, text: &str, arguments: &mut String) -> Option<&Template> {
-        self.list.iter().find(|t| {
+    /// The template that a chunk at the start of `text` fits, the chunk
+    /// followed by text that `rest_ok` accepts (`str::is_empty`: the chunk is
+    /// all of `text`), and the chunk's length; the value of the string in its
+    /// hole is appended to `arguments` (JSON text, lone surrogates kept as
+    /// escapes).
+    pub fn find_prefix(
+        &self,
+        text: &str,
+        arguments: &mut String,
+        rest_ok: impl Fn(&str) -> bool,
+    ) -> Option<(&Template, usize)> {
+        self.list.iter().find_map(|t| {
             if text.len() < t.before.len() + t.after.len() || !text.starts_with(&*t.before) {
-                return false;
+                return None;
             }
             let mark = arguments.len();
             match json::scan_json_text_into(text, t.before.len(), arguments) {
-                Some(end) if text[end..] == *t.after => true,
-                Some(_) => {
-                    arguments.truncate(mark);
-                    false
+                Some(end)
+                    if text[end..].starts_with(&*t.after)
+                        && rest_ok(&text[end + t.after.len()..]) =>
+                {
+                    Some((t, end + t.after.len()))
                 }
-                None => false,
+                _ => {
+                    arguments.truncate(mark);
+                    None
+                }
             }
         })
     }
