@@ -13,6 +13,12 @@ use super::scan::find_stop;
 pub fn write_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
+    write_str_content(out, s);
+    out.push('"');
+}
+
+/// [`write_str`] without the quotes: the escaped content alone.
+pub fn write_str_content(out: &mut String, s: &str) {
     let b = s.as_bytes();
     let mut start = 0;
     while let Some(k) = find_stop(&b[start..]) {
@@ -35,7 +41,6 @@ pub fn write_str(out: &mut String, s: &str) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
-    out.push('"');
 }
 
 /// Writes a number value as `JSON.stringify` would (non-finite → `null`).
@@ -117,7 +122,7 @@ pub fn to_json_string(v: &Value<'_>) -> String {
 
 /// A canonical array index (`"0"`, `"17"`, up to 2^32 − 2), which JS orders
 /// before every other property key.
-fn array_index(k: &str) -> Option<u32> {
+pub(super) fn array_index(k: &str) -> Option<u32> {
     if k.is_empty() || k.len() > 10 || (k.len() > 1 && k.starts_with('0')) {
         return None;
     }
