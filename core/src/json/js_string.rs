@@ -65,7 +65,18 @@ impl JsString {
     /// The string as Rust text: a lone surrogate becomes U+FFFD. For
     /// messages and comparisons with Rust text, never for output to JS.
     pub fn to_string_lossy(&self) -> Cow<'_, str> {
-        JStr::from_scanned(&self.0, true).value()
+        JStr::from_scanned(&self.0, self.0.contains('\\')).value()
+    }
+
+    /// The string read as JSON text (for `JSON.parse(s)`): a lone surrogate
+    /// becomes its `\uXXXX` escape, so inside a string literal it parses
+    /// back to itself, as `JSON.parse` keeps it; anywhere else the text is
+    /// invalid JSON, as it is for `JSON.parse`.
+    pub fn json_text(&self) -> Cow<'_, str> {
+        if !self.0.contains('\\') {
+            return Cow::Borrowed(&self.0);
+        }
+        Cow::Owned(JStr::from_scanned(&self.0, true).json_text())
     }
 
     /// Whether the string is `""`.
