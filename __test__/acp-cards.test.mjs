@@ -144,6 +144,34 @@ describe('ToolCallCards', () => {
     assert.equal(cards.plan({}), null);
   });
 
+  it('builds a plan from TodoWrite values nested deeper than any native parser goes, as JSON.parse reads them', () => {
+    const cards = new ToolCallCards();
+    let deep = 'leaf';
+    for (let i = 0; i < 1000; i++) deep = i % 2 ? { deep } : [deep];
+    const todos = [
+      { content: 'a', status: 'pending', extra: deep },
+      { content: deep, status: 'pending' },
+      { content: 'b', status: 'completed', id: [deep] },
+    ];
+    const plan = {
+      sessionUpdate: 'plan',
+      entries: [
+        { content: 'a', priority: 'medium', status: 'pending' },
+        { content: 'b', priority: 'medium', status: 'completed' },
+      ],
+    };
+    assertFrame(cards.plan({ todos, meta: deep }), plan);
+    const list = { type: 'todo_list', todos, more: deep };
+    assertFrame(cards.plan({ todos: [] }, list), plan);
+    assertFrame(cards.plan({ todos: [] }, JSON.stringify(list)), plan);
+    assertFrame(cards.plan({ todos: [] }, JSON.stringify(JSON.stringify(list))), {
+      sessionUpdate: 'plan',
+      entries: [],
+    });
+    assert.equal(cards.plan(deep, deep), null);
+    assert.equal(cards.plan(undefined, JSON.stringify(deep)), null);
+  });
+
   it('honours custom suppressedTools', () => {
     const cards = new ToolCallCards({ suppressedTools: ['secret'] });
     assert.equal(cards.preparing('a', 'secret'), null);

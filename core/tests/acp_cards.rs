@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::{
-    map_tool_kind, plan_update, tool_provenance, CardPhase, Location, OwnedValue, ResultStatus,
-    StartStatus, ToolCallCards, ToolResult, ToolStart,
+    map_tool_kind, plan_update, tool_provenance, CardPhase, JsString, Location, OwnedValue,
+    ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart,
 };
 
 /// The core's value of a JSON literal written with serde_json's `json!`.
@@ -600,6 +600,23 @@ fn todo_write_reads_a_json_text_display() {
     assert_eq!(
         plan(None, Some(&display)).unwrap()["entries"][0]["content"],
         "s"
+    );
+}
+
+#[test]
+fn todo_write_reads_a_json_text_display_keeping_lone_surrogates() {
+    // `JSON.parse(text)` keeps a lone surrogate inside a string literal,
+    // raw in the text or escaped.
+    let text: Vec<u16> = r#"{"type":"todo_list","todos":[{"content":"a"#
+        .encode_utf16()
+        .chain([0xD800])
+        .chain(r#"b\udc00","status":"pending"}]}"#.encode_utf16())
+        .collect();
+    let display = OwnedValue::Str(JsString::from_utf16(&text));
+    let frame = plan_update(None, Some(&display)).unwrap();
+    assert_eq!(
+        frame["entries"][0]["content"].as_str().unwrap().escaped(),
+        r"a\ud800b\udc00"
     );
 }
 
