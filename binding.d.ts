@@ -74,6 +74,7 @@ export declare class NativeToolCallCards {
   discarded(callId: string, toolName: string): string
   /** Terminal frames for every open card, as a JSON array. */
   closeAll(message?: string | undefined | null): string
+  /** Whether a card is open for the id. */
   isOpen(callId: string): boolean
   /** Ids of the open cards, in opening order, as a JSON array. */
   openIds(): string

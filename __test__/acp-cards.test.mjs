@@ -144,6 +144,34 @@ describe('ToolCallCards', () => {
     assert.equal(cards.plan({}), null);
   });
 
+  it('builds a plan from TodoWrite values nested deeper than any native parser goes, as JSON.parse reads them', () => {
+    const cards = new ToolCallCards();
+    let deep = 'leaf';
+    for (let i = 0; i < 1000; i++) deep = i % 2 ? { deep } : [deep];
+    const todos = [
+      { content: 'a', status: 'pending', extra: deep },
+      { content: deep, status: 'pending' },
+      { content: 'b', status: 'completed', id: [deep] },
+    ];
+    const plan = {
+      sessionUpdate: 'plan',
+      entries: [
+        { content: 'a', priority: 'medium', status: 'pending' },
+        { content: 'b', priority: 'medium', status: 'completed' },
+      ],
+    };
+    assertFrame(cards.plan({ todos, meta: deep }), plan);
+    const list = { type: 'todo_list', todos, more: deep };
+    assertFrame(cards.plan({ todos: [] }, list), plan);
+    assertFrame(cards.plan({ todos: [] }, JSON.stringify(list)), plan);
+    assertFrame(cards.plan({ todos: [] }, JSON.stringify(JSON.stringify(list))), {
+      sessionUpdate: 'plan',
+      entries: [],
+    });
+    assert.equal(cards.plan(deep, deep), null);
+    assert.equal(cards.plan(undefined, JSON.stringify(deep)), null);
+  });
+
   it('honours custom suppressedTools', () => {
     const cards = new ToolCallCards({ suppressedTools: ['secret'] });
     assert.equal(cards.preparing('a', 'secret'), null);
@@ -378,6 +406,166 @@ describe('ToolCallIds (docs/behaviour.md §4.1)', () => {
     new ToolCallIds().apply(r);
     assert.deepEqual(Object.keys(r), ['usageMetadata']);
     assert.throws(() => new ToolCallIds().apply(null), { code: 'INVALID_ARGUMENT' });
+  });
+});
+
+describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
+  // A lone high and a lone low surrogate, a pair split over the end of one
+  // string and the start of another, a reversed pair, two highs, a real pair.
+  const odd = ['a\ud800b', '\udc00', 'x\ud83d', '\ude00y', '\ude00\ud83d', '\ud800\ud800', 'pair 😀'];
+  /** What a JSON round trip (the ACP wire) gives: the string itself. */
+  const wire = (x) => JSON.parse(JSON.stringify(x));
+
+  it('comes back in every field of every card frame as JSON.parse(JSON.stringify(x)) gives it', () => {
+    for (const s of odd) {
+      const tool = `mcp__${s}__t`;
+      const cards = new ToolCallCards({ describe: () => ({ title: `T${s}`, kind: 'read' }) });
+      const meta = { toolName: tool, provenance: 'mcp', serverId: s };
+      const prep = cards.preparing(s, tool);
+      assertValidUpdate(prep);
+      assert.deepStrictEqual(
+        prep,
+        wire({
+          sessionUpdate: 'tool_call',
+          toolCallId: s,
+          status: 'pending',
+          title: `T${s}`,
+          content: [],
+          locations: [],
+          kind: 'read',
+          rawInput: {},
+          _meta: { toolName: tool, phase: 'preparing', provenance: 'mcp', serverId: s },
+        }),
+      );
+      const started = cards.started({
+        callId: s,
+        toolName: tool,
+        rawInput: { [s]: s },
+        title: s,
+        kind: 'edit',
+        locations: [{ path: s, line: 2 }],
+      });
+      assert.deepStrictEqual(
+        started,
+        wire({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: s,
+          status: 'in_progress',
+          title: s,
+          content: [],
+          locations: [{ path: s, line: 2 }],
+          kind: 'edit',
+          rawInput: { [s]: s },
+          _meta: meta,
+        }),
+      );
+      assert.equal(cards.isOpen(s), true);
+      assert.deepStrictEqual(cards.openIds(), [s]);
+      assert.deepStrictEqual(
+        cards.finished(s, tool, { status: 'completed', content: [], rawOutput: s }),
+        wire({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: s,
+          status: 'completed',
+          content: [],
+          _meta: meta,
+          rawOutput: s,
+        }),
+      );
+      const asked = cards.permission({ callId: `${s}p`, toolName: tool, rawInput: {}, locations: [{ path: s }] });
+      assert.deepStrictEqual(
+        asked,
+        wire({
+          toolCallId: `${s}p`,
+          status: 'pending',
+          title: `T${s}`,
+          content: [],
+          locations: [{ path: s, line: null }],
+          kind: 'read',
+          rawInput: {},
+          _meta: { toolName: tool },
+        }),
+      );
+      cards.preparing(`${s}d`, tool);
+      assert.deepStrictEqual(
+        cards.discarded(`${s}d`, tool),
+        wire({
+          sessionUpdate: 'tool_call_update',
+          toolCallId: `${s}d`,
+          status: 'failed',
+          content: [],
+          _meta: { toolName: tool, phase: 'preparing', preparationDiscarded: true, provenance: 'mcp', serverId: s },
+        }),
+      );
+      assert.deepStrictEqual(
+        cards.closeAll(s),
+        wire([
+          {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: `${s}p`,
+            status: 'failed',
+            content: [{ type: 'content', content: { type: 'text', text: s } }],
+            _meta: meta,
+          },
+        ]),
+      );
+      const entry = { content: s, priority: 'medium', status: 'pending' };
+      const plan = wire({ sessionUpdate: 'plan', entries: [entry] });
+      assert.deepStrictEqual(cards.plan({ todos: [{ content: s, status: 'pending' }] }), plan);
+      const list = { type: 'todo_list', todos: [{ content: s, status: 'pending' }] };
+      // A JSON text display, with the surrogate escaped (JSON.stringify) or raw.
+      assert.deepStrictEqual(cards.plan(undefined, JSON.stringify(list)), plan);
+      const raw = `{"type":"todo_list","todos":[{"content":"${s}","status":"pending"}]}`;
+      assert.deepStrictEqual(JSON.parse(raw), list);
+      assert.deepStrictEqual(cards.plan(undefined, raw), plan);
+    }
+  });
+
+  it('keeps ids, tool names and suppressed tools that differ only in a lone surrogate apart', () => {
+    const cards = new ToolCallCards({ suppressedTools: ['t\ud800'] });
+    assert.equal(cards.preparing('a', 't\ud800'), null);
+    for (const name of ['t\ud801', 't\ufffd', 't']) assert.notEqual(cards.preparing(`id ${name}`, name), null);
+    const ids = ['\ud800', '\ud801', '\ufffd', '\udc00\ud800'];
+    for (const id of ids) assert.notEqual(cards.preparing(id, 'read_file'), null, JSON.stringify(id));
+    assert.deepStrictEqual(cards.openIds().slice(3), ids);
+    assert.equal(cards.isOpen('\udbff'), false);
+    assert.equal(cards.discarded('\ud801', 'read_file').toolCallId, '\ud801');
+    assert.equal(cards.isOpen('\ud800'), true);
+  });
+
+  it('through PreparationTracker and ToolCallIds', () => {
+    const cards = new ToolCallCards({ describe: (name) => ({ title: `T${name}` }) });
+    const tracker = new PreparationTracker(cards);
+    const frames = tracker.observe(
+      response(
+        [],
+        odd.map((s) => ({ callId: s, toolName: s })),
+      ),
+    );
+    assert.deepStrictEqual(
+      frames.map((f) => [f.toolCallId, f.title, f._meta.toolName]),
+      wire(odd.map((s) => [s, `T${s}`, s])),
+    );
+    // Resolving the first id resolves it alone.
+    tracker.resolve([{ id: odd[0] }, { id: 'a\ud801b' }]);
+    assert.deepStrictEqual(
+      tracker.discard(false).map((f) => f.toolCallId),
+      odd.slice(1),
+    );
+
+    for (const s of odd) {
+      const r = response([{ functionCall: { id: s, name: 't', args: {} } }], [{ callId: s, toolName: 't' }]);
+      // `${s}__qwen_dup_2`: the suffix follows a lone high surrogate as is.
+      new ToolCallIds([s, 'a\ud801b']).apply(r);
+      const id = `${s}__qwen_dup_2`;
+      assert.equal(getToolCallPreparations(r)[0].callId, id);
+      assert.equal(r.candidates[0].content.parts[0].functionCall.id, id);
+      assert.equal(getProviderToolCallId(r.candidates[0].content.parts[0].functionCall), s);
+      // A history id that differs in a lone surrogate is another id.
+      const other = response([{ functionCall: { id: `${s}\ud801`, name: 't', args: {} } }]);
+      new ToolCallIds([`${s}\ud800`]).apply(other);
+      assert.equal(other.candidates[0].content.parts[0].functionCall.id, `${s}\ud801`);
+    }
   });
 });
 

@@ -331,9 +331,10 @@ test('ToolCallCards.permission: rawInput and content with lone surrogates and de
   assert.deepEqual(cards.openIds(), ['c1']);
 });
 
-test("ACP JSON goes through the converters' parser: lone surrogates in fields native reads, nesting past 128", () => {
+test("ACP JSON goes through the converters' JSON stack: lone surrogates in fields native reads, nesting past 128", () => {
   const cards = new ToolCallCards();
-  // Was INVALID_ARGUMENT ("unexpected end of hex escape") from serde_json.
+  // Was INVALID_ARGUMENT ("unexpected end of hex escape") from serde_json,
+  // then U+FFFD: native keeps a lone surrogate, as JSON.parse does.
   const frame = cards.started({
     callId: 'c1',
     toolName: 'edit',
@@ -341,15 +342,14 @@ test("ACP JSON goes through the converters' parser: lone surrogates in fields na
     locations: [{ path: '/p/a\uDC00.ts', line: 2 }],
     rawInput: {},
   });
-  // As everywhere in the core, a lone surrogate native reads becomes U+FFFD.
-  assert.equal(frame.title, 'edit a\uFFFD.ts');
-  assert.deepEqual(frame.locations, [{ path: '/p/a\uFFFD.ts', line: 2 }]);
+  assert.equal(frame.title, 'edit a\uD800.ts');
+  assert.deepEqual(frame.locations, [{ path: '/p/a\uDC00.ts', line: 2 }]);
   assert.deepEqual(cards.openIds(), ['c1']);
   // A plan whose arguments nest deeper than serde_json's 128 levels.
   let deep = {};
   for (let i = 0; i < 200; i++) deep = { d: deep };
   const plan = cards.plan({ todos: [{ content: 'write \uD83D tests', status: 'pending' }], deep });
-  assert.deepEqual(plan.entries, [{ content: 'write \uFFFD tests', priority: 'medium', status: 'pending' }]);
+  assert.deepEqual(plan.entries, [{ content: 'write \uD83D tests', priority: 'medium', status: 'pending' }]);
 });
 
 test('OpenAIConverter: a pending closing thinking tag is carried by the state word (set, kept after a fatal error, gone after free() and end())', () => {

@@ -42,6 +42,43 @@ function toJson(value, what) {
   }
 }
 
+/** `JSON.parse(JSON.stringify(value))`; `undefined` when nothing would be written. */
+function jsonCopy(value, what) {
+  const text = toJson(value, what);
+  return text === undefined ? undefined : JSON.parse(text);
+}
+
+/**
+ * What native reads of a TodoWrite value (docs/behaviour.md §6.3 `plan`):
+ * `type`, `todos`, and each todo's `content` and `status`. Only that
+ * crosses, so a value nested deeper than the native parser goes (512
+ * levels) anywhere else is no error, as it is none for `JSON.parse`. A
+ * field of another type crosses as `0`, which native skips as it skips any
+ * non-string (or non-array). `value` is a JSON copy.
+ */
+function todoListStandIn(value) {
+  if (!isPlainObjectLike(value)) return 0;
+  const pick = (from, key, keep) => (key in from ? { [key]: keep(from[key]) ? from[key] : 0 } : {});
+  const todo = (t) => (isPlainObjectLike(t) ? { ...pick(t, 'content', isString), ...pick(t, 'status', isString) } : 0);
+  const todos = pick(value, 'todos', Array.isArray);
+  if (todos.todos) todos.todos = todos.todos.map(todo);
+  return { ...pick(value, 'type', isString), ...todos };
+}
+
+function isString(value) {
+  return typeof value === 'string';
+}
+
+/** A result display as native reads it: JSON text is parsed first (as `JSON.parse`). */
+function displayStandIn(display) {
+  if (typeof display !== 'string') return todoListStandIn(display);
+  try {
+    return todoListStandIn(JSON.parse(display));
+  } catch {
+    return 0;
+  }
+}
+
 // Private state of a ToolCallCards, shared with PreparationTracker.
 const internals = new WeakMap();
 
@@ -263,9 +300,15 @@ class ToolCallCards {
    * @param {unknown} [resultDisplay] the tool's result display
    */
   plan(args, resultDisplay) {
-    const argsJson = args === undefined ? undefined : toJson(args, 'plan: args');
-    const displayJson = resultDisplay === undefined ? undefined : toJson(resultDisplay, 'plan: resultDisplay');
-    return JSON.parse(native.acpPlanUpdate(argsJson, displayJson));
+    // Native sees stand-ins of what it reads (see todoListStandIn).
+    const argsCopy = args === undefined ? undefined : jsonCopy(args, 'plan: args');
+    const display = resultDisplay === undefined ? undefined : jsonCopy(resultDisplay, 'plan: resultDisplay');
+    return JSON.parse(
+      native.acpPlanUpdate(
+        argsCopy === undefined ? undefined : JSON.stringify(todoListStandIn(argsCopy)),
+        display === undefined ? undefined : JSON.stringify(displayStandIn(display)),
+      ),
+    );
   }
 
   /** Whether a card is open for `callId`. */

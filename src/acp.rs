@@ -2,10 +2,16 @@
 //!
 //! Boundary rule: strings in, one JSON text out; `lib/acp.js` does one
 //! `JSON.parse` per call and owns the ergonomic API (`describe()` callbacks,
-//! response objects, `consumeModelStream`). Native state lives in `#[napi]`
-//! class instances, freed with their JS wrapper. Every entry catches panics
-//! (`INTERNAL`) and throws core errors in the binding's one encoding
-//! (`crate::js_error`), decoded to `ToolCallStreamError` by `lib/native.js`.
+//! response objects, `consumeModelStream`). A string argument is read as
+//! UTF-16 ([`Utf16String`]) into a [`JsString`], so a lone surrogate in an
+//! id, a tool name, a title or a message comes back in the frame as it went
+//! in (napi's UTF-8 `String` would make it U+FFFD); JSON texts from JS are
+//! `JSON.stringify` output, whose `\uXXXX` escapes the core keeps.
+//!
+//! Native state lives in `#[napi]` class instances, freed with their JS
+//! wrapper. Every entry catches panics (`INTERNAL`) and throws core errors
+//! in the binding's one encoding (`crate::js_error`), decoded to
+//! `ToolCallStreamError` by `lib/native.js`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -13,9 +19,14 @@ use crate::handles::Tracked;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::{
-    frame_json, frames_json, plan_update_json, tool_content_from_json, Preparation,
+    frame_json, frames_json, plan_update_json, tool_content_from_json, JsString, Preparation,
     PreparationTracker, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
+
+/// A JS string argument, lone surrogates kept.
+fn js(s: &Utf16String) -> JsString {
+    JsString::from_utf16(s)
+}
 
 /// Entries return napi's `Result<T, String>`, the error encoded by
 /// [`js_error`]. (Spelled out at each entry, because the `#[napi]` macro
@@ -82,7 +93,8 @@ impl NativeToolCallCards {
 impl NativeToolCallCards {
     /// `suppressed_tools`: `undefined` keeps the default (`todo_write`).
     #[napi(constructor)]
-    pub fn new(suppressed_tools: Option<Vec<String>>) -> Self {
+    pub fn new(suppressed_tools: Option<Vec<Utf16String>>) -> Self {
+        let suppressed_tools = suppressed_tools.map(|tools| tools.iter().map(js).collect());
         NativeToolCallCards {
             inner: Tracked::new(ToolCallCards::new(suppressed_tools)),
             poisoned: false,
@@ -93,13 +105,18 @@ impl NativeToolCallCards {
     #[napi]
     pub fn preparing(
         &mut self,
-        call_id: String,
-        tool_name: String,
-        title: Option<String>,
-        kind: Option<String>,
+        call_id: Utf16String,
+        tool_name: Utf16String,
+        title: Option<Utf16String>,
+        kind: Option<Utf16String>,
     ) -> Result<String, String> {
         self.with(|cards| {
-            let frame = cards.preparing(&call_id, &tool_name, title.as_deref(), kind.as_deref())?;
+            let frame = cards.preparing(
+                js(&call_id),
+                js(&tool_name),
+                title.as_ref().map(js),
+                kind.as_ref().map(js),
+            )?;
             Ok(frame_json(frame.as_ref()))
         })
     }
@@ -135,33 +152,44 @@ impl NativeToolCallCards {
     #[napi]
     pub fn finished(
         &mut self,
-        call_id: String,
-        tool_name: String,
+        call_id: Utf16String,
+        tool_name: Utf16String,
         result_json: String,
     ) -> Result<String, String> {
         self.with(|cards| {
             let result = ToolResult::from_json(&result_json)?;
             Ok(frame_json(
-                cards.finished(&call_id, &tool_name, result)?.as_ref(),
+                cards
+                    .finished(js(&call_id), js(&tool_name), result)?
+                    .as_ref(),
             ))
         })
     }
 
     /// A discarded-preparation frame, or `null`.
     #[napi]
-    pub fn discarded(&mut self, call_id: String, tool_name: String) -> Result<String, String> {
-        self.with(|cards| Ok(frame_json(cards.discarded(&call_id, &tool_name)?.as_ref())))
+    pub fn discarded(
+        &mut self,
+        call_id: Utf16String,
+        tool_name: Utf16String,
+    ) -> Result<String, String> {
+        self.with(|cards| {
+            Ok(frame_json(
+                cards.discarded(js(&call_id), js(&tool_name))?.as_ref(),
+            ))
+        })
     }
 
     /// Terminal frames for every open card, as a JSON array.
     #[napi]
-    pub fn close_all(&mut self, message: Option<String>) -> Result<String, String> {
-        self.with(|cards| Ok(frames_json(&cards.close_all(message.as_deref()))))
+    pub fn close_all(&mut self, message: Option<Utf16String>) -> Result<String, String> {
+        self.with(|cards| Ok(frames_json(&cards.close_all(message.as_ref().map(js)))))
     }
 
+    /// Whether a card is open for the id.
     #[napi]
-    pub fn is_open(&mut self, call_id: String) -> Result<bool, String> {
-        self.with(|cards| Ok(cards.is_open(&call_id)))
+    pub fn is_open(&mut self, call_id: Utf16String) -> Result<bool, String> {
+        self.with(|cards| Ok(cards.is_open(js(&call_id))))
     }
 
     /// Ids of the open cards, in opening order, as a JSON array.
@@ -244,9 +272,9 @@ impl NativePreparationTracker {
 
     /// The non-empty ids of a chunk's complete calls.
     #[napi]
-    pub fn resolve(&mut self, call_ids: Vec<String>) -> Result<(), String> {
+    pub fn resolve(&mut self, call_ids: Vec<Utf16String>) -> Result<(), String> {
         guard_state(&mut *self.inner, &mut self.poisoned, |tracker| {
-            tracker.resolve(call_ids.iter().map(|id| Some(id.as_str())));
+            tracker.resolve(call_ids.iter().map(|id| Some(js(id))));
             Ok(())
         })
     }
@@ -275,9 +303,9 @@ pub struct NativeToolCallIds {
 #[napi]
 impl NativeToolCallIds {
     #[napi(constructor)]
-    pub fn new(history_ids: Vec<String>) -> Self {
+    pub fn new(history_ids: Vec<Utf16String>) -> Self {
         NativeToolCallIds {
-            inner: Tracked::new(ToolCallIds::new(history_ids)),
+            inner: Tracked::new(ToolCallIds::new(history_ids.iter().map(js))),
             poisoned: false,
         }
     }

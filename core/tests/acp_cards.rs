@@ -4,21 +4,26 @@
 
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::{
-    map_tool_kind, plan_update, tool_provenance, CardPhase, Location, ResultStatus, StartStatus,
-    ToolCallCards, ToolResult, ToolStart,
+    map_tool_kind, plan_update, tool_provenance, CardPhase, JsString, Location, OwnedValue,
+    ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart,
 };
 
+/// The core's value of a JSON literal written with serde_json's `json!`.
+fn j(v: Value) -> OwnedValue {
+    OwnedValue::parse(&v.to_string()).unwrap()
+}
+
 /// Equality including key order (the wire order of docs/behaviour.md §6.2).
-fn assert_frame(actual: Option<Value>, expected: Value) {
+fn assert_frame(actual: Option<OwnedValue>, expected: Value) {
     let actual = actual.expect("a frame");
-    assert_eq!(actual.to_string(), expected.to_string());
+    assert_eq!(actual.to_json(), expected.to_string());
 }
 
 fn start(call_id: &str, tool_name: &str, raw_input: Value) -> ToolStart {
     ToolStart {
         call_id: call_id.into(),
         tool_name: tool_name.into(),
-        raw_input,
+        raw_input: j(raw_input),
         title: None,
         kind: None,
         locations: Vec::new(),
@@ -29,8 +34,8 @@ fn start(call_id: &str, tool_name: &str, raw_input: Value) -> ToolStart {
 fn result(status: ResultStatus, content: Vec<Value>, raw_output: Option<Value>) -> ToolResult {
     ToolResult {
         status,
-        content,
-        raw_output,
+        content: content.into_iter().map(j).collect(),
+        raw_output: raw_output.map(j),
     }
 }
 
@@ -68,7 +73,7 @@ fn should_emit_tool_call_with_resolved_metadata_when_tool_is_in_registry() {
     assert_eq!(frame["title"], "edit_file: Test tool description");
     assert_eq!(
         frame["locations"],
-        json!([{"path": "/test/file.ts", "line": 10}])
+        j(json!([{"path": "/test/file.ts", "line": 10}]))
     );
     assert_eq!(frame["kind"], "edit");
     assert_eq!(frame["status"], "in_progress");
@@ -93,7 +98,7 @@ fn should_handle_empty_args() {
         .started(&start("c", "read_file", json!({})))
         .unwrap()
         .unwrap();
-    assert_eq!(frame["rawInput"], json!({}));
+    assert_eq!(frame["rawInput"], j(json!({})));
 }
 
 #[test]
@@ -104,7 +109,7 @@ fn should_fall_back_to_defaults_when_tool_is_unknown() {
         .unwrap()
         .unwrap();
     assert_eq!(frame["title"], "mystery");
-    assert_eq!(frame["locations"], json!([]));
+    assert_eq!(frame["locations"], j(json!([])));
     assert_eq!(frame["kind"], "other");
 }
 
@@ -117,7 +122,7 @@ fn should_map_undefined_line_to_null_in_locations() {
         line: None,
     }];
     let frame = cards.started(&s).unwrap().unwrap();
-    assert_eq!(frame["locations"], json!([{"path": "/a", "line": null}]));
+    assert_eq!(frame["locations"], j(json!([{"path": "/a", "line": null}])));
 }
 
 // ---- tool preparation lifecycle ----
@@ -139,7 +144,12 @@ fn emits_a_preparing_tool_call_without_partial_input() {
 fn preparing_uses_the_described_title_and_kind() {
     let mut cards = ToolCallCards::default();
     let frame = cards
-        .preparing("c", "read_file", Some("ReadFile"), Some("read"))
+        .preparing(
+            "c",
+            "read_file",
+            Some("ReadFile".into()),
+            Some("read".into()),
+        )
         .unwrap()
         .unwrap();
     assert_eq!(frame["title"], "ReadFile");
@@ -328,8 +338,8 @@ fn should_handle_diff_display_format() {
         )
         .unwrap()
         .unwrap();
-    assert_eq!(frame["content"], json!([diff]));
-    assert_eq!(frame["rawOutput"], display);
+    assert_eq!(frame["content"], j(json!([diff])));
+    assert_eq!(frame["rawOutput"], j(display));
 }
 
 #[test]
@@ -361,7 +371,7 @@ fn a_null_raw_output_is_still_sent() {
         )
         .unwrap()
         .unwrap();
-    assert_eq!(frame.get("rawOutput"), Some(&Value::Null));
+    assert_eq!(frame.get("rawOutput"), Some(&OwnedValue::Null));
 }
 
 #[test]
@@ -374,7 +384,7 @@ fn provenance_is_stamped_on_start_result_and_error() {
         .unwrap();
     assert_eq!(
         s["_meta"],
-        json!({"toolName": name, "provenance": "mcp", "serverId": "github"})
+        j(json!({"toolName": name, "provenance": "mcp", "serverId": "github"}))
     );
     let r = cards
         .finished("a", name, result(ResultStatus::Completed, vec![], None))
@@ -382,7 +392,7 @@ fn provenance_is_stamped_on_start_result_and_error() {
         .unwrap();
     assert_eq!(
         r["_meta"],
-        json!({"toolName": name, "provenance": "mcp", "serverId": "github"})
+        j(json!({"toolName": name, "provenance": "mcp", "serverId": "github"}))
     );
     cards.started(&start("b", name, json!({}))).unwrap();
     let e = cards
@@ -534,7 +544,7 @@ fn tool_start_from_json_reads_every_field() {
         r#"{"z":1,"a":2}"#,
         "argument key order is kept"
     );
-    assert_eq!(s.title.as_deref(), Some("T"));
+    assert_eq!(s.title, Some("T".into()));
     assert_eq!(
         s.locations,
         vec![
@@ -551,6 +561,14 @@ fn tool_start_from_json_reads_every_field() {
     assert_eq!(s.status, StartStatus::Pending);
 }
 
+/// [`plan_update`] over JSON literals.
+fn plan(args: Option<&Value>, display: Option<&Value>) -> Option<OwnedValue> {
+    plan_update(
+        args.cloned().map(j).as_ref(),
+        display.cloned().map(j).as_ref(),
+    )
+}
+
 // ---- TodoWrite → plan (docs/behaviour.md §6.3) ----
 
 #[test]
@@ -559,7 +577,7 @@ fn todo_write_emits_plan_update_from_result_display() {
         {"id": "1", "content": "a", "status": "pending"},
         {"id": "2", "content": "b", "status": "completed"}]});
     assert_frame(
-        plan_update(Some(&json!({"todos": []})), Some(&display)),
+        plan(Some(&json!({"todos": []})), Some(&display)),
         json!({"sessionUpdate": "plan", "entries": [
             {"content": "a", "priority": "medium", "status": "pending"},
             {"content": "b", "priority": "medium", "status": "completed"}]}),
@@ -569,10 +587,10 @@ fn todo_write_emits_plan_update_from_result_display() {
 #[test]
 fn todo_write_uses_args_as_fallback() {
     let args = json!({"todos": [{"content": "x", "status": "in_progress"}]});
-    let frame = plan_update(Some(&args), Some(&Value::Null)).unwrap();
+    let frame = plan(Some(&args), Some(&Value::Null)).unwrap();
     assert_eq!(
         frame["entries"],
-        json!([{"content": "x", "priority": "medium", "status": "in_progress"}])
+        j(json!([{"content": "x", "priority": "medium", "status": "in_progress"}]))
     );
 }
 
@@ -580,33 +598,50 @@ fn todo_write_uses_args_as_fallback() {
 fn todo_write_reads_a_json_text_display() {
     let display = json!(r#"{"type":"todo_list","todos":[{"content":"s","status":"pending"}]}"#);
     assert_eq!(
-        plan_update(None, Some(&display)).unwrap()["entries"][0]["content"],
+        plan(None, Some(&display)).unwrap()["entries"][0]["content"],
         "s"
+    );
+}
+
+#[test]
+fn todo_write_reads_a_json_text_display_keeping_lone_surrogates() {
+    // `JSON.parse(text)` keeps a lone surrogate inside a string literal,
+    // raw in the text or escaped.
+    let text: Vec<u16> = r#"{"type":"todo_list","todos":[{"content":"a"#
+        .encode_utf16()
+        .chain([0xD800])
+        .chain(r#"b\udc00","status":"pending"}]}"#.encode_utf16())
+        .collect();
+    let display = OwnedValue::Str(JsString::from_utf16(&text));
+    let frame = plan_update(None, Some(&display)).unwrap();
+    assert_eq!(
+        frame["entries"][0]["content"].as_str().unwrap().escaped(),
+        r"a\ud800b\udc00"
     );
 }
 
 #[test]
 fn todo_write_emits_nothing_without_todos() {
     assert_eq!(
-        plan_update(None, Some(&json!({"type": "todo_list", "todos": []}))),
+        plan(None, Some(&json!({"type": "todo_list", "todos": []}))),
         None
     );
-    assert_eq!(plan_update(None, Some(&json!("plain text result"))), None);
-    assert_eq!(plan_update(None, None), None);
+    assert_eq!(plan(None, Some(&json!("plain text result"))), None);
+    assert_eq!(plan(None, None), None);
 }
 
 #[test]
 fn todo_write_emits_empty_plan_when_args_had_todos_but_result_has_none() {
     let args = json!({"todos": [{"content": "x", "status": "pending"}]});
     assert_frame(
-        plan_update(
+        plan(
             Some(&args),
             Some(&json!({"type": "todo_list", "todos": []})),
         ),
         json!({"sessionUpdate": "plan", "entries": []}),
     );
     assert_frame(
-        plan_update(Some(&json!({"todos": []})), None),
+        plan(Some(&json!({"todos": []})), None),
         json!({"sessionUpdate": "plan", "entries": []}),
     );
 }
@@ -615,10 +650,10 @@ fn todo_write_emits_empty_plan_when_args_had_todos_but_result_has_none() {
 fn todo_write_skips_entries_that_are_not_plan_entries() {
     let args = json!({"todos": [{"content": 1, "status": "pending"}, {"content": "ok", "status": "weird"},
                                  {"content": "keep", "status": "completed"}, "str"]});
-    let frame = plan_update(Some(&args), None).unwrap();
+    let frame = plan(Some(&args), None).unwrap();
     assert_eq!(
         frame["entries"],
-        json!([{"content": "keep", "priority": "medium", "status": "completed"}])
+        j(json!([{"content": "keep", "priority": "medium", "status": "completed"}]))
     );
 }
 
@@ -676,7 +711,7 @@ fn write_start(call_id: &str) -> ToolStart {
     ToolStart {
         call_id: call_id.into(),
         tool_name: "write_file".into(),
-        raw_input: json!({"path": "a.txt", "content": "hi"}),
+        raw_input: j(json!({"path": "a.txt", "content": "hi"})),
         title: Some("WriteFile: a.txt".into()),
         kind: Some("edit".into()),
         locations: vec![Location {
@@ -691,28 +726,33 @@ fn write_start(call_id: &str) -> ToolStart {
 fn permission_request_for_a_prepared_card_is_the_same_card() {
     let mut cards = ToolCallCards::default();
     cards
-        .preparing("call-1", "write_file", Some("WriteFile"), Some("edit"))
+        .preparing(
+            "call-1",
+            "write_file",
+            Some("WriteFile".into()),
+            Some("edit".into()),
+        )
         .unwrap()
         .unwrap();
     let diff = json!({"type": "diff", "path": "/ws/a.txt", "oldText": "", "newText": "hi"});
     let tool_call = cards
-        .permission(&write_start("call-1"), vec![diff.clone()])
+        .permission(&write_start("call-1"), vec![j(diff.clone())])
         .unwrap()
         .unwrap();
-    assert_eq!(
-        tool_call,
+    assert_frame(
+        Some(tool_call.clone()),
         json!({
             "toolCallId": "call-1", "status": "pending", "title": "WriteFile: a.txt",
             "content": [diff], "locations": [{"path": "/ws/a.txt", "line": null}],
             "kind": "edit", "rawInput": {"path": "a.txt", "content": "hi"},
             "_meta": {"toolName": "write_file"}
-        })
+        }),
     );
     let keys: Vec<&str> = tool_call
         .as_object()
         .unwrap()
-        .keys()
-        .map(String::as_str)
+        .iter()
+        .map(|(k, _)| k.escaped())
         .collect();
     assert_eq!(
         keys,
@@ -755,7 +795,7 @@ fn permission_request_opens_a_card_for_an_unprepared_call_and_it_still_ends() {
         .unwrap();
     assert!(cards.is_open("call-2"));
     // Left unanswered (cancel): close_all fails it, once.
-    let frames = cards.close_all(Some("Tool execution was cancelled"));
+    let frames = cards.close_all(Some("Tool execution was cancelled".into()));
     assert_eq!(frames.len(), 1);
     assert_eq!(frames[0]["toolCallId"], "call-2");
     assert_eq!(frames[0]["sessionUpdate"], "tool_call_update");
@@ -789,7 +829,7 @@ fn permission_is_never_asked_for_a_suppressed_tool_and_rejects_bad_content() {
     assert!(cards.permission(&start, vec![]).unwrap().is_none());
     assert!(!cards.is_open("call-4"));
     let err = cards
-        .permission(&write_start("call-5"), vec![json!(1)])
+        .permission(&write_start("call-5"), vec![OwnedValue::Num(1.0)])
         .unwrap_err();
     assert_eq!(err.code, toolcall_stream_core::ErrorCode::InvalidArgument);
     assert!(!cards.is_open("call-5"));

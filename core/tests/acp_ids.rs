@@ -1,9 +1,9 @@
 //! GeminiChat's per-attempt id normalisation (docs/behaviour.md §4.1).
 
-use toolcall_stream_core::acp::ToolCallIds;
+use toolcall_stream_core::acp::{JsString, ToolCallIds};
 
-fn s(v: &str) -> String {
-    v.to_string()
+fn s(v: &str) -> JsString {
+    v.into()
 }
 
 #[test]

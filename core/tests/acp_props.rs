@@ -21,9 +21,19 @@ use std::collections::{HashMap, HashSet};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::{
-    Preparation, PreparationTracker, ResultStatus, StartStatus, ToolCallCards, ToolCallIds,
-    ToolResult, ToolStart,
+    JsString, OwnedValue, Preparation, PreparationTracker, ResultStatus, StartStatus,
+    ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
+
+/// The core's value of a JSON literal written with serde_json's `json!`.
+fn j(v: &Value) -> OwnedValue {
+    OwnedValue::parse(&v.to_string()).unwrap()
+}
+
+/// A frame as the client reads it (`JSON.parse` of the wire text).
+fn wire(frame: &OwnedValue) -> Value {
+    serde_json::from_str(&frame.to_json()).unwrap()
+}
 
 const TOOLS: &[&str] = &[
     "read_file",
@@ -198,11 +208,11 @@ struct Stream {
 }
 
 impl Session {
-    fn send(&mut self, frames: impl IntoIterator<Item = Value>) -> Result<(), TestCaseError> {
+    fn send(&mut self, frames: impl IntoIterator<Item = OwnedValue>) -> Result<(), TestCaseError> {
         for f in frames {
-            self.client.receive(&f)?;
+            self.client.receive(&wire(&f))?;
         }
-        let ledger: HashSet<String> = self.cards.open_ids().map(String::from).collect();
+        let ledger: HashSet<String> = self.cards.open_ids().map(|id| id.to_string()).collect();
         prop_assert_eq!(
             &ledger,
             &self.client.open,
@@ -259,9 +269,9 @@ impl Session {
                 let args = json!({"id": id, "big": "x".repeat(n % 3)});
                 self.client.args.insert(id.clone(), args.clone());
                 let start = ToolStart {
-                    call_id: id.clone(),
-                    tool_name: tool.clone(),
-                    raw_input: args,
+                    call_id: id.into(),
+                    tool_name: tool.into(),
+                    raw_input: j(&args),
                     title: None,
                     kind: None,
                     locations: Vec::new(),
@@ -283,7 +293,7 @@ impl Session {
                                     tool,
                                     ToolResult {
                                         status: ResultStatus::Failed,
-                                        content: vec![json!({"type": "content", "content": {"type": "text", "text": "rejected"}})],
+                                        content: vec![j(&json!({"type": "content", "content": {"type": "text", "text": "rejected"}}))],
                                         raw_output: None,
                                     },
                                 )
@@ -340,7 +350,7 @@ impl Session {
             );
             return Ok(false);
         };
-        self.client.permission(&tool_call)?;
+        self.client.permission(&wire(&tool_call))?;
         self.send([])?;
         Ok(true)
     }
@@ -349,21 +359,23 @@ impl Session {
         match op {
             Op::Prepare { raw, tool } => {
                 let s = Session::stream(&mut self.stream, &self.history);
-                let (ids, _) = s.ids.apply(&[format!("p{raw}")], &[]);
+                let (ids, _) = s.ids.apply(&[format!("p{raw}").into()], &[]);
                 let prep = Preparation::new(ids[0].clone(), TOOLS[tool]);
                 let frames = s.tracker.observe(&mut self.cards, &[prep]).unwrap();
-                s.opened.extend(
-                    frames
-                        .iter()
-                        .map(|f| f["toolCallId"].as_str().unwrap_or_default().to_string()),
-                );
+                s.opened.extend(frames.iter().map(|f| {
+                    f["toolCallId"]
+                        .as_str()
+                        .map(|s| s.to_string())
+                        .unwrap_or_default()
+                }));
                 self.send(frames)?;
             }
             Op::Call { raw, tool } => {
                 let s = Session::stream(&mut self.stream, &self.history);
-                let (_, ids) = s.ids.apply(&[], &[raw.map(|r| format!("p{r}"))]);
+                let (_, ids) = s.ids.apply(&[], &[raw.map(|r| format!("p{r}").into())]);
                 if let Some(id) = ids[0].clone() {
-                    s.tracker.resolve([Some(id.as_str())]);
+                    s.tracker.resolve([Some(&id)]);
+                    let id = id.to_string();
                     // The call's name may differ from its preparation's (a
                     // conflicting provider identity), even a suppressed one.
                     s.calls.push((id, TOOLS[tool].to_string()));
@@ -382,9 +394,9 @@ impl Session {
                 let args = json!({"direct": raw});
                 self.client.args.insert(id.clone(), args.clone());
                 let start = ToolStart {
-                    call_id: id,
+                    call_id: id.into(),
                     tool_name: TOOLS[tool].into(),
-                    raw_input: args,
+                    raw_input: j(&args),
                     title: None,
                     kind: None,
                     locations: Vec::new(),
@@ -402,7 +414,7 @@ impl Session {
                 let result = ToolResult {
                     status: ResultStatus::Completed,
                     content: vec![],
-                    raw_output: Some(json!(1)),
+                    raw_output: Some(OwnedValue::Num(1.0)),
                 };
                 let frame = self.cards.finished(&id, TOOLS[tool], result).unwrap();
                 self.send(frame)?;
@@ -421,9 +433,9 @@ impl Session {
                 let args = json!({"asked": raw});
                 self.client.args.insert(id.clone(), args.clone());
                 let start = ToolStart {
-                    call_id: id,
+                    call_id: id.into(),
                     tool_name: TOOLS[tool].into(),
-                    raw_input: args,
+                    raw_input: j(&args),
                     title: None,
                     kind: None,
                     locations: Vec::new(),
@@ -466,11 +478,11 @@ proptest! {
         let mut tracker = PreparationTracker::new();
         for raw in raws {
             let id = format!("t{raw}");
-            prop_assert!(tracker.observe(&mut cards, &[Preparation::new(id.clone(), "todo_write")]).unwrap().is_empty());
+            prop_assert!(tracker.observe(&mut cards, &[Preparation::new(&id, "todo_write")]).unwrap().is_empty());
             tracker.resolve([Some(id.as_str())]);
             prop_assert!(tracker.discard(&mut cards, raw % 2 == 0).unwrap().is_empty());
             let start = ToolStart {
-                call_id: id.clone(), tool_name: "todo_write".into(), raw_input: json!({}),
+                call_id: id.clone().into(), tool_name: "todo_write".into(), raw_input: OwnedValue::Obj(vec![]),
                 title: None, kind: None, locations: vec![], status: StartStatus::InProgress,
             };
             prop_assert!(cards.started(&start).unwrap().is_none());
@@ -484,18 +496,18 @@ proptest! {
         preps in proptest::collection::vec(0u8..6, 0..6),
         calls in proptest::collection::vec(proptest::option::of(0u8..6), 0..8),
     ) {
-        let history: Vec<String> = history.iter().map(|n| format!("c{n}")).collect();
+        let history: Vec<JsString> = history.iter().map(|n| format!("c{n}").into()).collect();
         let mut ids = ToolCallIds::new(history.clone());
-        let prep_raw: Vec<String> = preps.iter().map(|n| format!("c{n}")).collect();
-        let call_raw: Vec<Option<String>> = calls.iter().map(|c| c.map(|n| format!("c{n}"))).collect();
+        let prep_raw: Vec<JsString> = preps.iter().map(|n| format!("c{n}").into()).collect();
+        let call_raw: Vec<Option<JsString>> = calls.iter().map(|c| c.map(|n| format!("c{n}").into())).collect();
         let (p, c) = ids.apply(&prep_raw, &call_raw);
-        let history: HashSet<String> = history.into_iter().collect();
+        let history: HashSet<JsString> = history.into_iter().collect();
         for id in p.iter().chain(c.iter().flatten()) {
             prop_assert!(!history.contains(id), "{id} collides with history");
         }
         // Distinct calls get distinct ids; a call reuses its preparation's id.
-        let kept: Vec<&String> = c.iter().flatten().collect();
-        let unique: HashSet<&String> = kept.iter().copied().collect();
+        let kept: Vec<&JsString> = c.iter().flatten().collect();
+        let unique: HashSet<&JsString> = kept.iter().copied().collect();
         prop_assert_eq!(kept.len(), unique.len());
         for (raw, id) in call_raw.iter().zip(&c) {
             if let (Some(raw), Some(id)) = (raw, id) {

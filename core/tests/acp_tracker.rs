@@ -2,10 +2,9 @@
 //! `tool-call-preparation-tracker.test.ts` (docs/behaviour.md §8.2) and the discard table
 //! of docs/behaviour.md §5.5.
 
-use serde_json::Value;
-use toolcall_stream_core::acp::{Preparation, PreparationTracker, ToolCallCards};
+use toolcall_stream_core::acp::{OwnedValue, Preparation, PreparationTracker, ToolCallCards};
 
-fn ids(frames: &[Value]) -> Vec<(String, String)> {
+fn ids(frames: &[OwnedValue]) -> Vec<(String, String)> {
     frames
         .iter()
         .map(|f| {
@@ -29,7 +28,7 @@ fn emits_a_preparation_once_and_does_not_discard_it_after_resolution() {
     let first = t.observe(&mut cards, &preps).unwrap();
     assert_eq!(first.len(), 1);
     assert_eq!(first[0]["status"], "pending");
-    assert_eq!(first[0]["rawInput"], serde_json::json!({}));
+    assert_eq!(first[0]["rawInput"].to_json(), "{}");
     assert_eq!(first[0]["_meta"]["phase"], "preparing");
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     t.resolve([Some("call-1")]);
@@ -182,7 +181,7 @@ fn preparations_parse_from_json() {
         r#"[{"callId":"a","toolName":"read_file","title":"Read","kind":"read"},{"callId":"b","toolName":"x","title":null}]"#,
     )
     .unwrap();
-    assert_eq!(list[0].title.as_deref(), Some("Read"));
+    assert_eq!(list[0].title, Some("Read".into()));
     assert_eq!(list[1], Preparation::new("b", "x"));
     for bad in [
         "{}",

@@ -622,11 +622,11 @@ fn q21_replay_of_a_completed_call_is_dropped() {
 fn q21_id_reuse_across_turns_is_normalised_before_the_card() {
     let mut ids = ToolCallIds::new(["run_shell_command_0"]);
     let (preps, calls) = ids.apply(
-        &["run_shell_command_0".to_owned()],
-        &[Some("run_shell_command_0".to_owned())],
+        &["run_shell_command_0".into()],
+        &[Some("run_shell_command_0".into())],
     );
     assert_eq!(preps, ["run_shell_command_0__qwen_dup_2"]);
-    assert_eq!(calls, [Some("run_shell_command_0__qwen_dup_2".to_owned())]);
+    assert_eq!(calls, [Some("run_shell_command_0__qwen_dup_2".into())]);
 }
 
 /// Deliberate difference: non-string ids and names are ignored (the

@@ -9,25 +9,34 @@ use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use toolcall_stream_core::acp::{
-    Preparation, PreparationTracker, ResultStatus, SessionUpdate, StartStatus, ToolCallCards,
-    ToolCallIds, ToolResult, ToolStart,
+    JsString, OwnedValue, Preparation, PreparationTracker, ResultStatus, SessionUpdate,
+    StartStatus, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
 const IDS: [&str; 5] = ["a", "b", "c", "a__qwen_dup_2", "call_qwen_1"];
+
+/// `IDS`, then two ids that differ only in a lone surrogate (which a Rust
+/// `String` would have made the same U+FFFD).
+fn ids_table() -> Vec<JsString> {
+    let mut ids: Vec<JsString> = IDS.iter().map(|&id| id.into()).collect();
+    ids.push(JsString::from_utf16(&[0x61, 0xD800]));
+    ids.push(JsString::from_utf16(&[0x61, 0xD801]));
+    ids
+}
 const TOOLS: [&str; 4] = ["read_file", "todo_write", "mcp__fs__write", "shell"];
 
 #[derive(Default)]
 struct Client {
-    open: HashSet<String>,
-    opened: HashMap<String, usize>,
-    terminals: HashMap<String, usize>,
+    open: HashSet<JsString>,
+    opened: HashMap<JsString, usize>,
+    terminals: HashMap<JsString, usize>,
 }
 
 impl Client {
     fn receive(&mut self, f: &SessionUpdate) {
         let id = f["toolCallId"].as_str().expect("a tool frame names its id");
         assert!(!id.is_empty());
-        match f["sessionUpdate"].as_str() {
+        match f["sessionUpdate"].as_str().map(JsString::escaped) {
             Some("tool_call") => {
                 assert!(self.open.insert(id.to_owned()), "tool_call for open {id}");
                 *self.opened.entry(id.to_owned()).or_default() += 1;
@@ -35,7 +44,10 @@ impl Client {
             }
             Some("tool_call_update") => {
                 assert!(self.open.contains(id), "update for unknown id {id}");
-                if matches!(f["status"].as_str(), Some("completed" | "failed")) {
+                if matches!(
+                    f["status"].as_str().map(JsString::escaped),
+                    Some("completed" | "failed")
+                ) {
                     self.open.remove(id);
                     *self.terminals.entry(id.to_owned()).or_default() += 1;
                 }
@@ -50,11 +62,12 @@ fuzz_target!(|data: &[u8]| {
     let mut tracker = PreparationTracker::new();
     let mut ids = ToolCallIds::new(["a"]);
     let mut client = Client::default();
+    let table = ids_table();
     for pair in data.chunks(2) {
         let op = pair[0];
         let arg = usize::from(*pair.get(1).unwrap_or(&0));
-        let id = IDS[arg % IDS.len()];
-        let tool = TOOLS[(arg / IDS.len()) % TOOLS.len()];
+        let id = &table[arg % table.len()];
+        let tool = TOOLS[(arg / table.len()) % TOOLS.len()];
         let frames: Vec<SessionUpdate> = match op % 9 {
             0 => tracker
                 .observe(&mut cards, &[Preparation::new(id, tool)])
@@ -66,9 +79,9 @@ fuzz_target!(|data: &[u8]| {
             2 => tracker.discard(&mut cards, arg % 2 == 0).unwrap(),
             3 => {
                 let start = ToolStart {
-                    call_id: id.to_owned(),
-                    tool_name: tool.to_owned(),
-                    raw_input: serde_json::json!({ "n": arg }),
+                    call_id: id.into(),
+                    tool_name: tool.into(),
+                    raw_input: OwnedValue::object([("n", OwnedValue::Num(arg as f64))]),
                     title: None,
                     kind: None,
                     locations: Vec::new(),
@@ -107,14 +120,14 @@ fuzz_target!(|data: &[u8]| {
                 frames
             }
             _ => {
-                let (preps, calls) = ids.apply(&[id.to_owned()], &[Some(id.to_owned()), None]);
+                let (preps, calls) = ids.apply(&[id.into()], &[Some(id.into()), None]);
                 assert_eq!(preps[0], ids.reserve(id), "a reservation is stable");
                 if let Some(call) = &calls[0] {
                     assert_eq!(call, &preps[0], "a call takes its preparation's id");
                 }
                 assert!(calls[1]
-                    .as_deref()
-                    .is_some_and(|g| g.starts_with("call_qwen_")));
+                    .as_ref()
+                    .is_some_and(|g| g.escaped().starts_with("call_qwen_")));
                 Vec::new()
             }
         };

@@ -9,9 +9,7 @@
 //! `None` instead, and [`ToolCallCards::close_all`] ends whatever is still
 //! open, so no card is ever left pending.
 
-use serde_json::{Map, Value};
-
-use super::{invalid, Result, SessionUpdate};
+use super::{invalid, JsString, OwnedValue, Result, SessionUpdate};
 
 /// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
@@ -37,15 +35,17 @@ pub enum CardPhase {
 
 #[derive(Clone, Debug)]
 struct OpenCard {
-    call_id: String,
-    tool_name: String,
+    call_id: JsString,
+    tool_name: JsString,
     phase: CardPhase,
 }
 
 /// `_meta.provenance` and `_meta.serverId` of a tool frame (docs/behaviour.md §6.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Provenance<'a> {
+    /// `mcp` or `builtin`.
     pub provenance: &'static str,
+    /// The MCP server's name, for `mcp` tools.
     pub server_id: Option<&'a str>,
 }
 
@@ -53,6 +53,9 @@ pub struct Provenance<'a> {
 /// `__`-separated parts and a non-empty server is `mcp`; anything else,
 /// including `mcp__just_one` and `mcp____read`, is `builtin`. (Subagent
 /// provenance needs subagent metadata, which this ledger does not model.)
+///
+/// `tool_name` may be plain text or a [`JsString`]'s escaped text: no escape
+/// holds `_`, so the server of escaped text is the escaped server.
 pub fn tool_provenance(tool_name: &str) -> Provenance<'_> {
     if tool_name.starts_with("mcp__") {
         let mut parts = tool_name.split("__").skip(1);
@@ -73,7 +76,9 @@ pub fn tool_provenance(tool_name: &str) -> Provenance<'_> {
 
 /// docs/behaviour.md §6.2 kind mapping. `kind` is a Qwen core `Kind` value (`read`,
 /// `edit`, …, `agent`, `other`) or an ACP kind; `agent` and anything unknown
-/// become `other`, and the plan-mode tools are always `switch_mode`.
+/// become `other`, and the plan-mode tools are always `switch_mode`. Plain
+/// text or a [`JsString`]'s escaped text alike: every name compared is
+/// its own escaped text.
 pub fn map_tool_kind(tool_name: &str, kind: Option<&str>) -> &'static str {
     if tool_name == "enter_plan_mode" || tool_name == "exit_plan_mode" {
         return "switch_mode";
@@ -95,7 +100,8 @@ pub fn map_tool_kind(tool_name: &str, kind: Option<&str>) -> &'static str {
 /// A file location of a started tool (`ToolCallLocation`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
-    pub path: String,
+    /// The file's path.
+    pub path: JsString,
     /// 1-based line; `None` is sent as `null` (docs/behaviour.md §8.3 "Fix 5").
     pub line: Option<u32>,
 }
@@ -104,7 +110,9 @@ pub struct Location {
 /// (docs/behaviour.md §6.2), `pending` while a permission request is outstanding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StartStatus {
+    /// `pending`: a permission request is outstanding.
     Pending,
+    /// `in_progress`: the tool runs.
     InProgress,
 }
 
@@ -120,20 +128,28 @@ impl StartStatus {
 /// A complete tool call reaching execution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolStart {
-    pub call_id: String,
-    pub tool_name: String,
+    /// The card's `toolCallId`.
+    pub call_id: JsString,
+    /// The tool's name.
+    pub tool_name: JsString,
     /// The complete arguments; always a JSON object.
-    pub raw_input: Value,
-    pub title: Option<String>,
-    pub kind: Option<String>,
+    pub raw_input: OwnedValue,
+    /// The card title; `None` shows the tool name.
+    pub title: Option<JsString>,
+    /// A Qwen `Kind` or ACP kind, mapped by [`map_tool_kind`].
+    pub kind: Option<JsString>,
+    /// Files the tool touches.
     pub locations: Vec<Location>,
+    /// The frame's status.
     pub status: StartStatus,
 }
 
 /// Terminal status of a tool result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResultStatus {
+    /// `completed`.
     Completed,
+    /// `failed`.
     Failed,
 }
 
@@ -149,35 +165,38 @@ impl ResultStatus {
 /// The outcome of a tool run (docs/behaviour.md §6.2 "Result").
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
+    /// The terminal status.
     pub status: ResultStatus,
     /// `ToolCallContent` items, passed through.
-    pub content: Vec<Value>,
+    pub content: Vec<OwnedValue>,
     /// Sent as `rawOutput` only when present (docs/behaviour.md §6.2: only when
     /// `resultDisplay !== undefined`).
-    pub raw_output: Option<Value>,
+    pub raw_output: Option<OwnedValue>,
 }
 
-fn field<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+/// `obj[key]`, with `null` read as absent.
+fn field<'a>(obj: &'a OwnedValue, key: &str) -> Option<&'a OwnedValue> {
     obj.get(key).filter(|v| !v.is_null())
 }
 
-fn string_field(obj: &Map<String, Value>, key: &str, what: &str) -> Result<Option<String>> {
+fn string_field(obj: &OwnedValue, key: &str, what: &str) -> Result<Option<JsString>> {
     match field(obj, key) {
         None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(OwnedValue::Str(s)) => Ok(Some(s.clone())),
         Some(_) => Err(invalid(format!("{what}: {key} must be a string"))),
     }
 }
 
-fn required_string(obj: &Map<String, Value>, key: &str, what: &str) -> Result<String> {
+fn required_string(obj: &OwnedValue, key: &str, what: &str) -> Result<JsString> {
     string_field(obj, key, what)?.ok_or_else(|| invalid(format!("{what}: {key} is required")))
 }
 
-fn parse_object(json: &str, what: &str) -> Result<Map<String, Value>> {
-    match super::parse_json(json, what)? {
-        Value::Object(obj) => Ok(obj),
-        _ => Err(invalid(format!("{what}: expected an object"))),
+fn parse_object(json: &str, what: &str) -> Result<OwnedValue> {
+    let obj = super::parse_json(json, what)?;
+    if !obj.is_object() {
+        return Err(invalid(format!("{what}: expected an object")));
     }
+    Ok(obj)
 }
 
 impl ToolStart {
@@ -189,23 +208,24 @@ impl ToolStart {
         let call_id = required_string(&obj, "callId", WHAT)?;
         let tool_name = required_string(&obj, "toolName", WHAT)?;
         let raw_input = match field(&obj, "rawInput") {
-            None => Value::Object(Map::new()),
-            Some(v @ Value::Object(_)) => v.clone(),
+            None => OwnedValue::Obj(Vec::new()),
+            Some(v @ OwnedValue::Obj(_)) => v.clone(),
             Some(_) => return Err(invalid("started: rawInput must be an object")),
         };
         let title = string_field(&obj, "title", WHAT)?;
         let kind = string_field(&obj, "kind", WHAT)?;
         let locations = match field(&obj, "locations") {
             None => Vec::new(),
-            Some(Value::Array(items)) => items
+            Some(OwnedValue::Arr(items)) => items
                 .iter()
                 .map(parse_location)
                 .collect::<Result<Vec<_>>>()?,
             Some(_) => return Err(invalid("started: locations must be an array")),
         };
-        let status = match string_field(&obj, "status", WHAT)?.as_deref() {
-            None | Some("in_progress") => StartStatus::InProgress,
-            Some("pending") => StartStatus::Pending,
+        let status = match string_field(&obj, "status", WHAT)? {
+            None => StartStatus::InProgress,
+            Some(s) if s == "in_progress" => StartStatus::InProgress,
+            Some(s) if s == "pending" => StartStatus::Pending,
             Some(other) => {
                 return Err(invalid(format!(
                     "started: status must be 'pending' or 'in_progress', got {other:?}"
@@ -224,14 +244,21 @@ impl ToolStart {
     }
 }
 
-fn parse_location(value: &Value) -> Result<Location> {
-    let Value::Object(obj) = value else {
+fn parse_location(obj: &OwnedValue) -> Result<Location> {
+    if !obj.is_object() {
         return Err(invalid("started: each location must be an object"));
-    };
+    }
     let path = required_string(obj, "path", "started: location")?;
+    // A whole number in u32's range (`-0` too, as `JSON.stringify` writes
+    // it `0`).
+    let line_number = |v: &OwnedValue| {
+        v.as_f64()
+            .filter(|n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(n))
+            .map(|n| n as u32)
+    };
     let line = match field(obj, "line") {
         None => None,
-        Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+        Some(v) => match line_number(v) {
             Some(n) => Some(n),
             None => {
                 return Err(invalid(
@@ -249,9 +276,9 @@ impl ToolResult {
     pub fn from_json(json: &str) -> Result<ToolResult> {
         const WHAT: &str = "finished";
         let obj = parse_object(json, WHAT)?;
-        let status = match string_field(&obj, "status", WHAT)?.as_deref() {
-            Some("completed") => ResultStatus::Completed,
-            Some("failed") => ResultStatus::Failed,
+        let status = match string_field(&obj, "status", WHAT)? {
+            Some(s) if s == "completed" => ResultStatus::Completed,
+            Some(s) if s == "failed" => ResultStatus::Failed,
             Some(other) => {
                 return Err(invalid(format!(
                     "finished: status must be 'completed' or 'failed', got {other:?}"
@@ -261,7 +288,9 @@ impl ToolResult {
         };
         let content = match field(&obj, "content") {
             None => Vec::new(),
-            Some(Value::Array(items)) if items.iter().all(Value::is_object) => items.clone(),
+            Some(OwnedValue::Arr(items)) if items.iter().all(OwnedValue::is_object) => {
+                items.clone()
+            }
             Some(_) => return Err(invalid("finished: content must be an array of objects")),
         };
         // `null` is a defined rawOutput; only an absent key means "none".
@@ -275,16 +304,16 @@ impl ToolResult {
 }
 
 /// A `ToolCallContent` array as JSON text (the binding's form).
-pub fn tool_content_from_json(json: &str, what: &str) -> Result<Vec<Value>> {
+pub fn tool_content_from_json(json: &str, what: &str) -> Result<Vec<OwnedValue>> {
     match super::parse_json(json, what)? {
-        Value::Array(items) if items.iter().all(Value::is_object) => Ok(items),
+        OwnedValue::Arr(items) if items.iter().all(OwnedValue::is_object) => Ok(items),
         _ => Err(invalid(format!(
             "{what}: content must be an array of objects"
         ))),
     }
 }
 
-fn check_call_id(call_id: &str, what: &str) -> Result<()> {
+fn check_call_id(call_id: &JsString, what: &str) -> Result<()> {
     if call_id.is_empty() {
         return Err(invalid(format!(
             "{what}: callId must be a non-empty string"
@@ -295,74 +324,92 @@ fn check_call_id(call_id: &str, what: &str) -> Result<()> {
 
 /// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: `toolName`, then
 /// the preparing markers, then provenance.
-fn tool_meta(tool_name: &str, preparing: bool, discarded: bool) -> Value {
-    let mut meta = Map::new();
-    meta.insert("toolName".into(), tool_name.into());
+fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) -> OwnedValue {
+    let mut meta = vec![("toolName", OwnedValue::from(tool_name))];
     if preparing {
-        meta.insert("phase".into(), "preparing".into());
+        meta.push(("phase", "preparing".into()));
     }
     if discarded {
-        meta.insert("preparationDiscarded".into(), true.into());
+        meta.push(("preparationDiscarded", true.into()));
     }
-    let p = tool_provenance(tool_name);
-    meta.insert("provenance".into(), p.provenance.into());
+    let p = tool_provenance(tool_name.escaped());
+    meta.push(("provenance", p.provenance.into()));
     if let Some(server) = p.server_id {
-        meta.insert("serverId".into(), server.into());
+        meta.push(("serverId", JsString::from_escaped_unchecked(server).into()));
     }
-    Value::Object(meta)
+    OwnedValue::object(meta)
 }
 
-fn locations_json(locations: &[Location]) -> Value {
-    locations
-        .iter()
-        .map(|l| {
-            let mut m = Map::new();
-            m.insert("path".into(), l.path.clone().into());
-            m.insert("line".into(), l.line.map_or(Value::Null, Value::from));
-            Value::Object(m)
-        })
-        .collect()
+fn locations_json(locations: &[Location]) -> OwnedValue {
+    OwnedValue::Arr(
+        locations
+            .iter()
+            .map(|l| {
+                OwnedValue::object([
+                    ("path", OwnedValue::from(&l.path)),
+                    ("line", l.line.map_or(OwnedValue::Null, OwnedValue::from)),
+                ])
+            })
+            .collect(),
+    )
 }
 
-fn text_content(text: &str) -> Value {
-    serde_json::json!({ "type": "content", "content": { "type": "text", "text": text } })
+fn text_content(text: &JsString) -> OwnedValue {
+    OwnedValue::object([
+        ("type", "content".into()),
+        (
+            "content",
+            OwnedValue::object([("type", "text".into()), ("text", text.into())]),
+        ),
+    ])
+}
+
+/// The card title: the described one, else the tool name.
+fn title(title: Option<&JsString>, tool_name: &JsString) -> OwnedValue {
+    title.unwrap_or(tool_name).into()
+}
+
+/// The ACP kind, see [`map_tool_kind`].
+fn kind(tool_name: &JsString, kind: Option<&JsString>) -> OwnedValue {
+    map_tool_kind(tool_name.escaped(), kind.map(JsString::escaped)).into()
 }
 
 /// docs/behaviour.md §6.2 "Discarded preparation": no title, kind, rawInput or rawOutput.
-fn discarded_frame(call_id: &str, tool_name: &str) -> SessionUpdate {
-    let mut f = Map::new();
-    f.insert("sessionUpdate".into(), "tool_call_update".into());
-    f.insert("toolCallId".into(), call_id.into());
-    f.insert("status".into(), "failed".into());
-    f.insert("content".into(), Value::Array(Vec::new()));
-    f.insert("_meta".into(), tool_meta(tool_name, true, true));
-    Value::Object(f)
+fn discarded_frame(call_id: &JsString, tool_name: &JsString) -> SessionUpdate {
+    OwnedValue::object([
+        ("sessionUpdate", "tool_call_update".into()),
+        ("toolCallId", call_id.into()),
+        ("status", "failed".into()),
+        ("content", OwnedValue::Arr(Vec::new())),
+        ("_meta", tool_meta(tool_name, true, true)),
+    ])
 }
 
 /// docs/behaviour.md §6.2 "Result" / "Error".
 fn result_frame(
-    call_id: &str,
-    tool_name: &str,
+    call_id: &JsString,
+    tool_name: &JsString,
     status: ResultStatus,
-    content: Vec<Value>,
-    raw_output: Option<Value>,
+    content: Vec<OwnedValue>,
+    raw_output: Option<OwnedValue>,
 ) -> SessionUpdate {
-    let mut f = Map::new();
-    f.insert("sessionUpdate".into(), "tool_call_update".into());
-    f.insert("toolCallId".into(), call_id.into());
-    f.insert("status".into(), status.as_str().into());
-    f.insert("content".into(), Value::Array(content));
-    f.insert("_meta".into(), tool_meta(tool_name, false, false));
+    let mut f = vec![
+        ("sessionUpdate", "tool_call_update".into()),
+        ("toolCallId", call_id.into()),
+        ("status", status.as_str().into()),
+        ("content", OwnedValue::Arr(content)),
+        ("_meta", tool_meta(tool_name, false, false)),
+    ];
     if let Some(raw) = raw_output {
-        f.insert("rawOutput".into(), raw);
+        f.push(("rawOutput", raw));
     }
-    Value::Object(f)
+    OwnedValue::object(f)
 }
 
 /// The cards of one ACP session.
 #[derive(Clone, Debug)]
 pub struct ToolCallCards {
-    suppressed_tools: Vec<String>,
+    suppressed_tools: Vec<JsString>,
     /// Open cards in the order they were opened (few at a time, so a Vec).
     open: Vec<OpenCard>,
 }
@@ -376,13 +423,9 @@ impl Default for ToolCallCards {
 impl ToolCallCards {
     /// `suppressed_tools: None` means [`DEFAULT_SUPPRESSED_TOOLS`]; an explicit
     /// list replaces it.
-    pub fn new(suppressed_tools: Option<Vec<String>>) -> Self {
-        let suppressed_tools = suppressed_tools.unwrap_or_else(|| {
-            DEFAULT_SUPPRESSED_TOOLS
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
-        });
+    pub fn new(suppressed_tools: Option<Vec<JsString>>) -> Self {
+        let suppressed_tools = suppressed_tools
+            .unwrap_or_else(|| DEFAULT_SUPPRESSED_TOOLS.iter().map(|&s| s.into()).collect());
         ToolCallCards {
             suppressed_tools,
             open: Vec::new(),
@@ -390,34 +433,38 @@ impl ToolCallCards {
     }
 
     /// docs/behaviour.md §6.3: a suppressed tool never gets a card.
-    pub fn is_suppressed(&self, tool_name: &str) -> bool {
-        self.suppressed_tools.iter().any(|t| t == tool_name)
+    pub fn is_suppressed(&self, tool_name: impl Into<JsString>) -> bool {
+        let tool_name = tool_name.into();
+        self.suppressed_tools.contains(&tool_name)
     }
 
     /// The phase of the open card for `call_id`, if one is open.
-    pub fn phase(&self, call_id: &str) -> Option<CardPhase> {
-        self.open
-            .iter()
-            .find(|c| c.call_id == call_id)
-            .map(|c| c.phase)
+    pub fn phase(&self, call_id: impl Into<JsString>) -> Option<CardPhase> {
+        let call_id = call_id.into();
+        self.card(&call_id).map(|c| c.phase)
     }
 
-    pub fn is_open(&self, call_id: &str) -> bool {
+    fn card(&self, call_id: &JsString) -> Option<&OpenCard> {
+        self.open.iter().find(|c| c.call_id == *call_id)
+    }
+
+    /// Whether a card is open for `call_id`.
+    pub fn is_open(&self, call_id: impl Into<JsString>) -> bool {
         self.phase(call_id).is_some()
     }
 
     /// Ids of the open cards, in the order they were opened.
-    pub fn open_ids(&self) -> impl Iterator<Item = &str> {
-        self.open.iter().map(|c| c.call_id.as_str())
+    pub fn open_ids(&self) -> impl Iterator<Item = &JsString> {
+        self.open.iter().map(|c| &c.call_id)
     }
 
     /// [`ToolCallCards::open_ids`] as a JSON array text.
     pub fn open_ids_json(&self) -> String {
-        Value::from(self.open_ids().collect::<Vec<_>>()).to_string()
+        OwnedValue::Arr(self.open_ids().map(OwnedValue::from).collect()).to_json()
     }
 
-    fn take(&mut self, call_id: &str) -> Option<OpenCard> {
-        let at = self.open.iter().position(|c| c.call_id == call_id)?;
+    fn take(&mut self, call_id: &JsString) -> Option<OpenCard> {
+        let at = self.open.iter().position(|c| c.call_id == *call_id)?;
         Some(self.open.remove(at))
     }
 
@@ -426,33 +473,35 @@ impl ToolCallCards {
     /// card is already open (the tracker then suppresses it, docs/behaviour.md §5.3).
     pub fn preparing(
         &mut self,
-        call_id: &str,
-        tool_name: &str,
-        title: Option<&str>,
-        kind: Option<&str>,
+        call_id: impl Into<JsString>,
+        tool_name: impl Into<JsString>,
+        title: Option<JsString>,
+        kind: Option<JsString>,
     ) -> Result<Option<SessionUpdate>> {
-        check_call_id(call_id, "preparing")?;
-        if self.is_suppressed(tool_name) || self.is_open(call_id) {
+        let (call_id, tool_name) = (call_id.into(), tool_name.into());
+        check_call_id(&call_id, "preparing")?;
+        if self.is_suppressed(&tool_name) || self.is_open(&call_id) {
             return Ok(None);
         }
+        let frame = OwnedValue::object([
+            ("sessionUpdate", "tool_call".into()),
+            ("toolCallId", (&call_id).into()),
+            ("status", "pending".into()),
+            ("title", self::title(title.as_ref(), &tool_name)),
+            ("content", OwnedValue::Arr(Vec::new())),
+            ("locations", OwnedValue::Arr(Vec::new())),
+            ("kind", self::kind(&tool_name, kind.as_ref())),
+            // Never partial arguments (design: "It never contains partial
+            // arguments").
+            ("rawInput", OwnedValue::Obj(Vec::new())),
+            ("_meta", tool_meta(&tool_name, true, false)),
+        ]);
         self.open.push(OpenCard {
-            call_id: call_id.to_string(),
-            tool_name: tool_name.to_string(),
+            call_id,
+            tool_name,
             phase: CardPhase::Preparing,
         });
-        let mut f = Map::new();
-        f.insert("sessionUpdate".into(), "tool_call".into());
-        f.insert("toolCallId".into(), call_id.into());
-        f.insert("status".into(), "pending".into());
-        f.insert("title".into(), title.unwrap_or(tool_name).into());
-        f.insert("content".into(), Value::Array(Vec::new()));
-        f.insert("locations".into(), Value::Array(Vec::new()));
-        f.insert("kind".into(), map_tool_kind(tool_name, kind).into());
-        // Never partial arguments (design: "It never contains partial
-        // arguments").
-        f.insert("rawInput".into(), Value::Object(Map::new()));
-        f.insert("_meta".into(), tool_meta(tool_name, true, false));
-        Ok(Some(Value::Object(f)))
+        Ok(Some(frame))
     }
 
     /// docs/behaviour.md §5.4 step 3 / §6.2 "Execution start": a `tool_call_update` with
@@ -487,32 +536,22 @@ impl ToolCallCards {
                 false
             }
         };
-        let locations = locations_json(&start.locations);
-        let mut f = Map::new();
-        f.insert(
-            "sessionUpdate".into(),
-            if update {
-                "tool_call_update"
-            } else {
-                "tool_call"
-            }
-            .into(),
-        );
-        f.insert("toolCallId".into(), start.call_id.clone().into());
-        f.insert("status".into(), start.status.as_str().into());
-        f.insert(
-            "title".into(),
-            start.title.as_deref().unwrap_or(&start.tool_name).into(),
-        );
-        f.insert("content".into(), Value::Array(Vec::new()));
-        f.insert("locations".into(), locations);
-        f.insert(
-            "kind".into(),
-            map_tool_kind(&start.tool_name, start.kind.as_deref()).into(),
-        );
-        f.insert("rawInput".into(), start.raw_input.clone());
-        f.insert("_meta".into(), tool_meta(&start.tool_name, false, false));
-        Ok(Some(Value::Object(f)))
+        let session_update = if update {
+            "tool_call_update"
+        } else {
+            "tool_call"
+        };
+        Ok(Some(OwnedValue::object([
+            ("sessionUpdate", session_update.into()),
+            ("toolCallId", (&start.call_id).into()),
+            ("status", start.status.as_str().into()),
+            ("title", title(start.title.as_ref(), &start.tool_name)),
+            ("content", OwnedValue::Arr(Vec::new())),
+            ("locations", locations_json(&start.locations)),
+            ("kind", kind(&start.tool_name, start.kind.as_ref())),
+            ("rawInput", start.raw_input.clone()),
+            ("_meta", tool_meta(&start.tool_name, false, false)),
+        ])))
     }
 
     /// The `toolCall` of a `session/request_permission` request, as Qwen
@@ -532,7 +571,7 @@ impl ToolCallCards {
     pub fn permission(
         &mut self,
         start: &ToolStart,
-        content: Vec<Value>,
+        content: Vec<OwnedValue>,
     ) -> Result<Option<SessionUpdate>> {
         check_call_id(&start.call_id, "permission")?;
         if !start.raw_input.is_object() {
@@ -552,24 +591,19 @@ impl ToolCallCards {
                 phase: CardPhase::Permission,
             }),
         }
-        let mut meta = Map::new();
-        meta.insert("toolName".into(), start.tool_name.clone().into());
-        let mut f = Map::new();
-        f.insert("toolCallId".into(), start.call_id.clone().into());
-        f.insert("status".into(), "pending".into());
-        f.insert(
-            "title".into(),
-            start.title.as_deref().unwrap_or(&start.tool_name).into(),
-        );
-        f.insert("content".into(), Value::Array(content));
-        f.insert("locations".into(), locations_json(&start.locations));
-        f.insert(
-            "kind".into(),
-            map_tool_kind(&start.tool_name, start.kind.as_deref()).into(),
-        );
-        f.insert("rawInput".into(), start.raw_input.clone());
-        f.insert("_meta".into(), Value::Object(meta));
-        Ok(Some(Value::Object(f)))
+        Ok(Some(OwnedValue::object([
+            ("toolCallId", (&start.call_id).into()),
+            ("status", "pending".into()),
+            ("title", title(start.title.as_ref(), &start.tool_name)),
+            ("content", OwnedValue::Arr(content)),
+            ("locations", locations_json(&start.locations)),
+            ("kind", kind(&start.tool_name, start.kind.as_ref())),
+            ("rawInput", start.raw_input.clone()),
+            (
+                "_meta",
+                OwnedValue::object([("toolName", (&start.tool_name).into())]),
+            ),
+        ])))
     }
 
     /// docs/behaviour.md §6.2 "Result": the terminal `tool_call_update`. `None` when no
@@ -578,17 +612,18 @@ impl ToolCallCards {
     /// `plan` instead (see [`plan_update`]).
     pub fn finished(
         &mut self,
-        call_id: &str,
-        tool_name: &str,
+        call_id: impl Into<JsString>,
+        tool_name: impl Into<JsString>,
         result: ToolResult,
     ) -> Result<Option<SessionUpdate>> {
-        check_call_id(call_id, "finished")?;
-        if self.take(call_id).is_none() {
+        let call_id = call_id.into();
+        check_call_id(&call_id, "finished")?;
+        if self.take(&call_id).is_none() {
             return Ok(None);
         }
         Ok(Some(result_frame(
-            call_id,
-            tool_name,
+            &call_id,
+            &tool_name.into(),
             result.status,
             result.content,
             result.raw_output,
@@ -597,20 +632,25 @@ impl ToolCallCards {
 
     /// docs/behaviour.md §5.4 `emitPreparationDiscarded` / §6.2 "Discarded preparation".
     /// A no-op for ids without an open card, so for suppressed tools too.
-    pub fn discarded(&mut self, call_id: &str, tool_name: &str) -> Result<Option<SessionUpdate>> {
-        check_call_id(call_id, "discarded")?;
-        if self.take(call_id).is_none() {
+    pub fn discarded(
+        &mut self,
+        call_id: impl Into<JsString>,
+        tool_name: impl Into<JsString>,
+    ) -> Result<Option<SessionUpdate>> {
+        let call_id = call_id.into();
+        check_call_id(&call_id, "discarded")?;
+        if self.take(&call_id).is_none() {
             return Ok(None);
         }
-        Ok(Some(discarded_frame(call_id, tool_name)))
+        Ok(Some(discarded_frame(&call_id, &tool_name.into())))
     }
 
     /// Terminal frames for every open card, in the order they were opened
     /// (end of turn, cancel). A card still preparing is discarded (its call
     /// never reached execution); a started one, or one awaiting permission,
     /// fails with `message`.
-    pub fn close_all(&mut self, message: Option<&str>) -> Vec<SessionUpdate> {
-        let message = message.unwrap_or(DEFAULT_CLOSE_MESSAGE);
+    pub fn close_all(&mut self, message: Option<JsString>) -> Vec<SessionUpdate> {
+        let message = message.unwrap_or_else(|| DEFAULT_CLOSE_MESSAGE.into());
         std::mem::take(&mut self.open)
             .into_iter()
             .map(|card| match card.phase {
@@ -619,7 +659,7 @@ impl ToolCallCards {
                     &card.call_id,
                     &card.tool_name,
                     ResultStatus::Failed,
-                    vec![text_content(message)],
+                    vec![text_content(&message)],
                     None,
                 ),
             })
@@ -628,31 +668,32 @@ impl ToolCallCards {
 }
 
 /// `normalizeTodos`: keep objects with a string `content` and a plan status.
-fn normalize_todos(values: &[Value]) -> Vec<(String, String)> {
+fn normalize_todos(values: &[OwnedValue]) -> Vec<(JsString, JsString)> {
     values
         .iter()
         .filter_map(|v| {
-            let obj = v.as_object()?;
-            let content = obj.get("content")?.as_str()?;
-            let status = obj.get("status")?.as_str()?;
-            matches!(status, "pending" | "in_progress" | "completed")
-                .then(|| (content.to_string(), status.to_string()))
+            let content = v.get("content")?.as_str()?;
+            let status = v.get("status")?.as_str()?;
+            ["pending", "in_progress", "completed"]
+                .contains(&status.escaped())
+                .then(|| (content.clone(), status.clone()))
         })
         .collect()
 }
 
-fn todos_from_display(display: &Value) -> Option<Vec<(String, String)>> {
-    let todo_list = |v: &Value| -> Option<Option<Vec<(String, String)>>> {
-        let obj = v.as_object()?;
-        (obj.get("type")?.as_str()? == "todo_list").then(|| {
-            obj.get("todos")
-                .and_then(Value::as_array)
-                .map(|t| normalize_todos(t))
+fn todos_from_display(display: &OwnedValue) -> Option<Vec<(JsString, JsString)>> {
+    let todo_list = |v: &OwnedValue| -> Option<Option<Vec<(JsString, JsString)>>> {
+        (*v.get("type")?.as_str()? == "todo_list").then(|| {
+            v.get("todos")
+                .and_then(OwnedValue::as_array)
+                .map(normalize_todos)
         })
     };
     match display {
-        Value::String(text) => {
-            let parsed = super::parse_json(text, "plan").ok()?;
+        // `JSON.parse(text)`: a lone surrogate inside a string literal of
+        // the text stays one.
+        OwnedValue::Str(text) => {
+            let parsed = super::parse_json(&text.json_text(), "plan").ok()?;
             todo_list(&parsed).flatten()
         }
         other => todo_list(other).flatten(),
@@ -663,11 +704,16 @@ fn todos_from_display(display: &Value) -> Option<Vec<(String, String)>> {
 /// Todos come from a `{type:'todo_list', todos}` result display (object or
 /// JSON text), else from `args.todos`; the plan is sent when todos were
 /// found, or empty when `args.todos` is an array; otherwise `None`.
-pub fn plan_update(args: Option<&Value>, result_display: Option<&Value>) -> Option<SessionUpdate> {
-    let args_todos = args.and_then(|a| a.get("todos")).and_then(Value::as_array);
+pub fn plan_update(
+    args: Option<&OwnedValue>,
+    result_display: Option<&OwnedValue>,
+) -> Option<SessionUpdate> {
+    let args_todos = args
+        .and_then(|a| a.get("todos"))
+        .and_then(OwnedValue::as_array);
     let todos = result_display
         .and_then(todos_from_display)
-        .or_else(|| args_todos.map(|t| normalize_todos(t)));
+        .or_else(|| args_todos.map(normalize_todos));
     let entries = match todos {
         Some(todos) if !todos.is_empty() => todos,
         _ if args_todos.is_some() => Vec::new(),
@@ -676,23 +722,23 @@ pub fn plan_update(args: Option<&Value>, result_display: Option<&Value>) -> Opti
     let entries = entries
         .into_iter()
         .map(|(content, status)| {
-            let mut e = Map::new();
-            e.insert("content".into(), content.into());
-            e.insert("priority".into(), "medium".into());
-            e.insert("status".into(), status.into());
-            Value::Object(e)
+            OwnedValue::object([
+                ("content", content.into()),
+                ("priority", "medium".into()),
+                ("status", status.into()),
+            ])
         })
         .collect();
-    let mut f = Map::new();
-    f.insert("sessionUpdate".into(), "plan".into());
-    f.insert("entries".into(), Value::Array(entries));
-    Some(Value::Object(f))
+    Some(OwnedValue::object([
+        ("sessionUpdate", "plan".into()),
+        ("entries", OwnedValue::Arr(entries)),
+    ]))
 }
 
 /// [`plan_update`] over JSON texts (the binding's form): `None` for an
 /// absent argument; the result is the frame's JSON text or `null`.
 pub fn plan_update_json(args: Option<&str>, result_display: Option<&str>) -> Result<String> {
-    let parse = |text: Option<&str>, what: &str| -> Result<Option<Value>> {
+    let parse = |text: Option<&str>, what: &str| -> Result<Option<OwnedValue>> {
         text.map(|t| super::parse_json(t, &format!("plan: {what}")))
             .transpose()
     };

@@ -4,17 +4,21 @@
 //! preparation and its complete call share one `toolCallId` ([`ids`]).
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
-//! `serde_json::Value` trees with insertion-ordered keys so the key order of
-//! docs/behaviour.md §6.2 survives to the wire, where only `JSON.parse`
-//! reads them. JSON that comes *in* is read by the converters' parser
-//! ([`parse_json`], `crate::json`), not by serde_json: one set of JSON
-//! semantics for everything that crosses from JS. Nothing here knows about
-//! napi or JS.
+//! [`OwnedValue`]s of the core's own JSON module (`crate::json`), with
+//! insertion-ordered keys so the key order of docs/behaviour.md §6.2
+//! survives to the wire, and written by [`frame_json`] / [`frames_json`]
+//! exactly as `JSON.stringify` writes them. JSON that comes *in* is read by
+//! the converters' parser ([`parse_json`]). There is no second JSON stack:
+//! every string from JS (ids, tool names, titles, kinds, paths, plan
+//! entries, messages) is a [`JsString`], which keeps a lone UTF-16
+//! surrogate, so a frame gives back exactly what `JSON.parse(JSON.stringify(x))`
+//! gives. Nothing here knows about napi or JS.
 
 pub mod cards;
 pub mod ids;
 pub mod tracker;
 
+pub use crate::json::{JsString, OwnedValue};
 pub use cards::{
     map_tool_kind, plan_update, plan_update_json, tool_content_from_json, tool_provenance,
     CardPhase, Location, Provenance, ResultStatus, StartStatus, ToolCallCards, ToolResult,
@@ -26,7 +30,7 @@ pub use tracker::{Preparation, PreparationTracker};
 use crate::error::{Error, ErrorCode};
 
 /// An ACP `session/update` payload: the value of `params.update`.
-pub type SessionUpdate = serde_json::Value;
+pub type SessionUpdate = OwnedValue;
 
 /// Bad input from the caller: the core's one error type, code
 /// `INVALID_ARGUMENT` (the JS `Error.code`).
@@ -34,54 +38,25 @@ pub(crate) fn invalid(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidArgument, message)
 }
 
+/// The result of every fallible ledger call: errors are the core's one
+/// [`Error`] type.
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// A JSON text from JS, read with the converters' semantics (`crate::json`:
 /// `JSON.parse`'s grammar, the last duplicate key wins in the first one's
-/// place), as a frame-tree value. As everywhere in the core, a lone UTF-16
-/// surrogate in a string (which a Rust string cannot hold) becomes U+FFFD;
-/// a number is what `JSON.stringify(JSON.parse(text))` writes (`-0` is `0`,
-/// out-of-range is `null`). Values JS passes through untouched (`rawInput`,
-/// tool content, `rawOutput`) never cross (lib/acp.js), so they keep their
-/// exact strings and any nesting.
-pub(crate) fn parse_json(text: &str, what: &str) -> Result<serde_json::Value> {
-    let dom = crate::json::parse(text).map_err(|e| invalid(format!("{what}: {}", e.message)))?;
-    Ok(to_tree(&dom))
-}
-
-fn to_tree(v: &crate::json::Value<'_>) -> serde_json::Value {
-    use crate::json::Value as J;
-    use serde_json::Value as T;
-    match v {
-        J::Null => T::Null,
-        J::Bool(b) => T::Bool(*b),
-        J::Num(_) => number(v.as_f64().unwrap_or(f64::NAN)),
-        J::Str(s) => T::String(s.value().into_owned()),
-        J::Arr(items) => T::Array(items.iter().map(to_tree).collect()),
-        J::Obj(entries) => {
-            let mut map = serde_json::Map::new();
-            for (k, item) in entries {
-                // serde_json's ordered insert keeps an existing key's place.
-                map.insert(k.value().into_owned(), to_tree(item));
-            }
-            T::Object(map)
-        }
-    }
-}
-
-/// A JS number as `JSON.stringify` writes it: integers as integers.
-fn number(n: f64) -> serde_json::Value {
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        serde_json::Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, serde_json::Value::Number)
-    }
+/// place), as an owned value. Strings keep lone UTF-16 surrogates
+/// ([`JsString`]); a number is what `JSON.stringify(JSON.parse(text))`
+/// writes (`-0` is `0`, out-of-range is `null`). Values JS passes through
+/// untouched (`rawInput`, tool content, `rawOutput`) never cross
+/// (lib/acp.js), so native code never limits their nesting.
+pub(crate) fn parse_json(text: &str, what: &str) -> Result<OwnedValue> {
+    OwnedValue::parse(text).map_err(|e| invalid(format!("{what}: {}", e.message)))
 }
 
 /// One optional frame as JSON text (`null` for none): the binding returns
 /// this so JS does a single `JSON.parse`.
 pub fn frame_json(frame: Option<&SessionUpdate>) -> String {
-    frame.map_or_else(|| "null".to_string(), SessionUpdate::to_string)
+    frame.map_or_else(|| "null".to_string(), SessionUpdate::to_json)
 }
 
 /// Frames as one JSON array text.
@@ -91,7 +66,7 @@ pub fn frames_json(frames: &[SessionUpdate]) -> String {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&f.to_string());
+        f.write(&mut out);
     }
     out.push(']');
     out
@@ -108,10 +83,11 @@ mod tests {
             "t",
         )
         .unwrap();
-        // The last duplicate wins, in the first one's place.
+        // The last duplicate wins, in the first one's place; a lone
+        // surrogate stays what it is.
         assert_eq!(
-            v.to_string(),
-            r#"{"b":3,"a":2,"s":"x�y","n":[1,0,null,0.5]}"#
+            v.to_json(),
+            r#"{"b":3,"a":2,"s":"x\ud800y","n":[1,0,null,0.5]}"#
         );
         let deep = format!("{}{}", "[".repeat(400), "]".repeat(400));
         assert!(

@@ -7,22 +7,25 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
-use super::{invalid, Result, SessionUpdate, ToolCallCards};
+use super::{invalid, JsString, OwnedValue, Result, SessionUpdate, ToolCallCards};
 
 /// One preparation of a response chunk (docs/behaviour.md §5.1), with the card title and
 /// kind the caller resolved for its tool (`describe()` runs in JS).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preparation {
-    pub call_id: String,
-    pub tool_name: String,
-    pub title: Option<String>,
-    pub kind: Option<String>,
+    /// The final (normalised) tool-call id: the card's `toolCallId`.
+    pub call_id: JsString,
+    /// The tool's name, as the model gave it.
+    pub tool_name: JsString,
+    /// The card title; `None` shows the tool name.
+    pub title: Option<JsString>,
+    /// A Qwen `Kind` or ACP kind, mapped by [`super::map_tool_kind`].
+    pub kind: Option<JsString>,
 }
 
 impl Preparation {
-    pub fn new(call_id: impl Into<String>, tool_name: impl Into<String>) -> Self {
+    /// A preparation without a described title or kind.
+    pub fn new(call_id: impl Into<JsString>, tool_name: impl Into<JsString>) -> Self {
         Preparation {
             call_id: call_id.into(),
             tool_name: tool_name.into(),
@@ -33,20 +36,19 @@ impl Preparation {
 
     /// Parses `[{callId, toolName, title?, kind?}, …]` (JSON text from JS).
     pub fn list_from_json(json: &str) -> Result<Vec<Preparation>> {
-        let items = match super::parse_json(json, "observe")? {
-            Value::Array(items) => items,
-            _ => return Err(invalid("observe: preparations must be an array")),
-        };
-        items.iter().map(Preparation::from_value).collect()
+        match super::parse_json(json, "observe")? {
+            OwnedValue::Arr(items) => items.iter().map(Preparation::from_value).collect(),
+            _ => Err(invalid("observe: preparations must be an array")),
+        }
     }
 
-    fn from_value(item: &Value) -> Result<Preparation> {
+    fn from_value(item: &OwnedValue) -> Result<Preparation> {
         if !item.is_object() {
             return Err(invalid("observe: each preparation must be an object"));
         }
         let text = |key: &str| match item.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
+            None | Some(OwnedValue::Null) => Ok(None),
+            Some(OwnedValue::Str(s)) => Ok(Some(s.clone())),
             Some(_) => Err(invalid(format!(
                 "observe: preparation {key} must be a string"
             ))),
@@ -63,23 +65,26 @@ impl Preparation {
     }
 }
 
+/// What one model stream has shown: pending, suppressed and resolved
+/// preparations (docs/behaviour.md §5.3).
 #[derive(Clone, Debug, Default)]
 pub struct PreparationTracker {
     /// Calls whose preparing frame was built, in observation order.
-    pending: Vec<(String, String)>,
+    pending: Vec<(JsString, JsString)>,
     /// Calls the ledger refused a card (suppressed tool or already open);
     /// never retried, and kept across `discard` (docs/behaviour.md §5.3).
-    suppressed: HashSet<String>,
+    suppressed: HashSet<JsString>,
     /// Pending calls whose complete `functionCall` arrived.
-    resolved: HashSet<String>,
+    resolved: HashSet<JsString>,
 }
 
 impl PreparationTracker {
+    /// A tracker for a new model stream.
     pub fn new() -> Self {
         PreparationTracker::default()
     }
 
-    fn is_pending(&self, call_id: &str) -> bool {
+    fn is_pending(&self, call_id: &JsString) -> bool {
         self.pending.iter().any(|(id, _)| id == call_id)
     }
 
@@ -99,12 +104,7 @@ impl PreparationTracker {
             if self.is_pending(&p.call_id) || self.suppressed.contains(&p.call_id) {
                 continue;
             }
-            match cards.preparing(
-                &p.call_id,
-                &p.tool_name,
-                p.title.as_deref(),
-                p.kind.as_deref(),
-            )? {
+            match cards.preparing(&p.call_id, &p.tool_name, p.title.clone(), p.kind.clone())? {
                 Some(frame) => {
                     self.pending.push((p.call_id.clone(), p.tool_name.clone()));
                     frames.push(frame);
@@ -119,10 +119,14 @@ impl PreparationTracker {
 
     /// docs/behaviour.md §5.3 `resolve`: calls with a non-empty id that is pending become
     /// resolved; missing or empty ids resolve nothing.
-    pub fn resolve<'a>(&mut self, call_ids: impl IntoIterator<Item = Option<&'a str>>) {
-        for id in call_ids.into_iter().flatten() {
-            if !id.is_empty() && self.is_pending(id) {
-                self.resolved.insert(id.to_string());
+    pub fn resolve<I, S>(&mut self, call_ids: I)
+    where
+        I: IntoIterator<Item = Option<S>>,
+        S: Into<JsString>,
+    {
+        for id in call_ids.into_iter().flatten().map(Into::into) {
+            if !id.is_empty() && self.is_pending(&id) {
+                self.resolved.insert(id);
             }
         }
     }
@@ -150,7 +154,7 @@ impl PreparationTracker {
     }
 
     /// Ids with a preparing card that this stream still tracks.
-    pub fn pending_ids(&self) -> impl Iterator<Item = &str> {
-        self.pending.iter().map(|(id, _)| id.as_str())
+    pub fn pending_ids(&self) -> impl Iterator<Item = &JsString> {
+        self.pending.iter().map(|(id, _)| id)
     }
 }

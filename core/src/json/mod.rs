@@ -14,18 +14,27 @@
 //!   verbatim.
 //! - [`stringify`](mod@stringify): `JSON.stringify` output, byte for byte
 //!   (integer-like keys first, shortest round-trip numbers, minimal escapes).
+//! - [`js_string`]: [`JsString`], a JS string owned on the Rust side with its
+//!   lone UTF-16 surrogates, held as the text `JSON.stringify` writes for it.
+//! - [`owned`]: [`OwnedValue`], an owned value of those strings, built by the
+//!   core (the ACP frames) or read from JS, written as `JSON.stringify`
+//!   writes it. The core has no second JSON stack: no `serde_json`.
 //!
 //! JavaScript's string semantics that are not JSON (`String(v)`, `trim`,
 //! UTF-16 lengths) live in [`crate::js_text`].
 #![warn(missing_docs)]
 
 pub mod dom;
+pub mod js_string;
+pub mod owned;
 pub mod scan;
 pub mod stringify;
 pub mod validate;
 
 pub use dom::{get, parse, parse_number, JStr, Value};
+pub use js_string::JsString;
+pub use owned::OwnedValue;
 pub(crate) use scan::find_stop;
 pub use scan::{scan_json_text_into, scan_string};
-pub use stringify::{stringify, to_json_string, write_number, write_str};
+pub use stringify::{stringify, to_json_string, write_number, write_str, write_str_content};
 pub use validate::{validate, Kind};

@@ -262,6 +262,33 @@ pub(super) fn decode_into(raw: &str, out: &mut String, keep_lone: bool) {
     v.extend_from_slice(&b[i.min(b.len())..]);
 }
 
+/// Writes validated string content (escapes included) as `JSON.stringify`
+/// writes the string it stands for: every escape decoded and written again
+/// with `JSON.stringify`'s minimal escapes, a lone UTF-16 surrogate kept as
+/// its lowercase `\uXXXX` escape (`JSON.stringify('\uD800')` is
+/// `"\ud800"`). Plain runs are already in that form: valid content holds no
+/// raw `"`, `\\` or control character.
+pub(super) fn write_canonical(raw: &str, out: &mut String) {
+    let b = raw.as_bytes();
+    let mut one = Vec::with_capacity(8);
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr(b'\\', &b[i..]) {
+        out.push_str(&raw[i..i + rel]);
+        one.clear();
+        // Validated content: every escape decodes.
+        i = decode_escape(b, i + rel, &mut one, true).unwrap_or(b.len());
+        // One character (1 to 4 bytes), or a lone surrogate kept as the six
+        // ASCII bytes of its escape.
+        let text = std::str::from_utf8(&one).unwrap_or("\u{FFFD}");
+        if one.len() == 6 {
+            out.push_str(text);
+        } else {
+            super::stringify::write_str_content(out, text);
+        }
+    }
+    out.push_str(&raw[i.min(b.len())..]);
+}
+
 /// [`scan_string`] and [`JStr::append_json_text_to`] in one pass: scans the
 /// string content of `s` from `i` (after the opening quote) and appends its
 /// value to `out`, lone surrogates kept as escapes. Returns the index of the

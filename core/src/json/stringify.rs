@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::dom::{parse_number, Value};
-use super::scan::find_stop;
+use super::dom::{parse_number, JStr, Value};
+use super::scan::{find_stop, write_canonical};
 
 /// Writes `s` as a JSON string literal exactly as `JSON.stringify` does. The
 /// bytes it escapes (`"`, `\\`, controls) are the stop bytes of the string
@@ -13,6 +13,12 @@ use super::scan::find_stop;
 pub fn write_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
+    write_str_content(out, s);
+    out.push('"');
+}
+
+/// [`write_str`] without the quotes: the escaped content alone.
+pub fn write_str_content(out: &mut String, s: &str) {
     let b = s.as_bytes();
     let mut start = 0;
     while let Some(k) = find_stop(&b[start..]) {
@@ -35,7 +41,6 @@ pub fn write_str(out: &mut String, s: &str) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
-    out.push('"');
 }
 
 /// Writes a number value as `JSON.stringify` would (non-finite → `null`).
@@ -50,7 +55,9 @@ pub fn write_number(out: &mut String, v: f64) {
 
 /// `JSON.stringify(JSON.parse(text))` for a parsed value: key order as JS
 /// objects keep it (array-index keys ascending first, then insertion order;
-/// a duplicate key keeps its first position and its last value).
+/// a duplicate key keeps its first position and its last value), and a lone
+/// UTF-16 surrogate, in a value or a key, written as its `\uXXXX` escape
+/// (as `JSON.stringify` writes the lone surrogate `JSON.parse` kept).
 pub fn stringify(v: &Value<'_>, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
@@ -63,7 +70,11 @@ pub fn stringify(v: &Value<'_>, out: &mut String) {
             out.push_str(s.raw);
             out.push('"');
         }
-        Value::Str(s) => write_str(out, &s.value()),
+        Value::Str(s) => {
+            out.push('"');
+            write_canonical(s.raw, out);
+            out.push('"');
+        }
         Value::Arr(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -77,7 +88,7 @@ pub fn stringify(v: &Value<'_>, out: &mut String) {
         Value::Obj(entries) => {
             let mut keys: Vec<(Cow<'_, str>, &Value<'_>)> = Vec::with_capacity(entries.len());
             for (k, val) in entries {
-                let k = k.value();
+                let k = escaped_key(k);
                 if let Some(slot) = keys.iter_mut().find(|(existing, _)| *existing == k) {
                     slot.1 = val;
                 } else {
@@ -99,13 +110,25 @@ pub fn stringify(v: &Value<'_>, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_str(out, &keys[pos].0);
-                out.push(':');
+                out.push('"');
+                out.push_str(&keys[pos].0);
+                out.push_str("\":");
                 stringify(keys[pos].1, out);
             }
             out.push('}');
         }
     }
+}
+
+/// A key as `JSON.stringify` writes it, without the quotes: one text per JS
+/// string, so equal keys compare equal.
+fn escaped_key<'a>(k: &JStr<'a>) -> Cow<'a, str> {
+    if !k.escaped {
+        return Cow::Borrowed(k.raw);
+    }
+    let mut out = String::with_capacity(k.raw.len());
+    write_canonical(k.raw, &mut out);
+    Cow::Owned(out)
 }
 
 /// `JSON.stringify(value)` of a parsed value, as a new string.
@@ -117,7 +140,7 @@ pub fn to_json_string(v: &Value<'_>) -> String {
 
 /// A canonical array index (`"0"`, `"17"`, up to 2^32 − 2), which JS orders
 /// before every other property key.
-fn array_index(k: &str) -> Option<u32> {
+pub(super) fn array_index(k: &str) -> Option<u32> {
     if k.is_empty() || k.len() > 10 || (k.len() > 1 && k.starts_with('0')) {
         return None;
     }
@@ -149,6 +172,14 @@ mod tests {
             "[1,0,1e+21,1e-7,1.2345678901234568e+29]"
         );
         assert_eq!(roundtrip("1e400"), "null");
+        // Lone surrogates stay (values and keys, two keys that differ only
+        // in one stay two); escapes JSON.stringify does not write go.
+        assert_eq!(
+            roundtrip(
+                r#"{"p":"a\ud800b","q\uDC00":["\ud83d","\u0078"],"r\ud800":1,"r\ud801":2,"r\ud800":3}"#
+            ),
+            r#"{"p":"a\ud800b","q\udc00":["\ud83d","x"],"r\ud800":3,"r\ud801":2}"#
+        );
         assert_eq!(
             roundtrip(r#""\u0041\u00e9\ud83d\ude00\n\u001f/""#),
             "\"Aé😀\\n\\u001f/\""
