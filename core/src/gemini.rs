@@ -30,15 +30,31 @@ pub enum Part {
     ThoughtSignature(String),
     /// `{functionCall: {id, name, args}}`. `id` / `name` / `args` hold JSON
     /// text (`None` = the key is absent, as JS `undefined` is); `args` is
-    /// text that `JSON.parse` accepts, handed to JS verbatim.
+    /// text that `JSON.parse` accepts, handed to JS verbatim; shared, so
+    /// the OpenAI parser's buffer of a large call is not copied for it.
     FunctionCall {
         id: Option<String>,
         name: Option<String>,
-        args: String,
+        args: Arc<String>,
     },
 }
 
 impl Part {
+    /// About how many bytes the part takes in a batch (its payload; escapes
+    /// and keys aside).
+    pub fn size_hint(&self) -> usize {
+        32 + match self {
+            Part::Text { text, .. } | Part::Reasoning(text) | Part::ThoughtSignature(text) => {
+                text.len()
+            }
+            Part::FunctionCall { id, name, args } => {
+                args.len()
+                    + id.as_ref().map_or(0, String::len)
+                    + name.as_ref().map_or(0, String::len)
+            }
+        }
+    }
+
     pub fn text(text: impl Into<String>) -> Part {
         Part::Text {
             text: text.into(),
