@@ -52,6 +52,21 @@ const tasks = {
     for (const u8 of st.reads) each(c.pushBytes(u8));
     each(c.end());
   },
+  ...(provider === 'openai' && {
+    // What Qwen's pipeline (the peer) yields from: the empty responses are
+    // never built (OpenAIConverter's dropEmptyResponses).
+    'public API, dropEmptyResponses': () => {
+      const c = new Converter({ dropEmptyResponses: true });
+      for (const u8 of st.reads) each(c.pushBytes(u8));
+      each(c.end());
+    },
+    'native calls alone, dropEmptyResponses': () => {
+      const h = new native.ConverterHandle(provider, undefined, undefined, undefined, { dropEmptyResponses: true });
+      let n = 0;
+      for (const u8 of st.reads) n += String(native.converterPushBytes(h.slot, u8)).length;
+      return n + String(native.converterEnd(h.slot)).length;
+    },
+  }),
   'native calls alone (core + batch text + N-API + JS string)': () => {
     const h = new native.ConverterHandle(provider, undefined, undefined);
     let n = 0;

@@ -4,6 +4,7 @@
 //! reason, see [`crate::deferred_calls`]), plus SSE framing with the
 //! Anthropic SDK's event handling (§2.1).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::deferred_calls::{Closed, DeferredCalls};
@@ -370,7 +371,7 @@ impl AnthropicStream {
             let part = Part::FunctionCall {
                 id: block.id,
                 name: block.name,
-                args: "{}".to_owned(),
+                args: Arc::new("{}".to_owned()),
             };
             let chunk = self.chunk(Some(part));
             out.push(chunk);
@@ -533,7 +534,7 @@ impl AnthropicStream {
                 let Some(pos) = self.blocks.iter().position(|b| b.key == key) else {
                     return Ok(());
                 };
-                let block = self.blocks.remove(pos);
+                let mut block = self.blocks.remove(pos);
                 self.buffered_args -= block.input_json.len();
                 if block.kind == "tool_use" && self.profile == Profile::Qwen024 {
                     if let Closed::Call(args) = self.deferred.close(&block.input_json) {
@@ -545,7 +546,7 @@ impl AnthropicStream {
                         let part = Part::FunctionCall {
                             id: block.id,
                             name: block.name,
-                            args,
+                            args: Arc::new(args),
                         };
                         let chunk = self.chunk(Some(part));
                         self.deferred.hold(chunk, empty, bytes);
@@ -556,14 +557,17 @@ impl AnthropicStream {
                     } else {
                         block.input_json.as_str()
                     };
-                    let args = match safe_json_parse(source, self.limits.max_repair_depth)? {
-                        Some((text, _)) => text.into_owned(),
-                        None => "{}".to_owned(),
+                    let repaired = match safe_json_parse(source, self.limits.max_repair_depth)? {
+                        // Valid as gathered: the buffer itself is handed out.
+                        Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => None,
+                        Some((text, _)) => Some(text.into_owned()),
+                        None => Some("{}".to_owned()),
                     };
+                    let args = repaired.unwrap_or_else(|| std::mem::take(&mut block.input_json));
                     let part = Part::FunctionCall {
                         id: block.id,
                         name: block.name,
-                        args,
+                        args: Arc::new(args),
                     };
                     let chunk = self.chunk(Some(part));
                     out.push(chunk);

@@ -42,7 +42,8 @@ pub enum Part {
     ThoughtSignature(String),
     /// `{functionCall: {id, name, args}}`. `id` / `name` / `args` hold JSON
     /// text (`None` = the key is absent, as JS `undefined` is); `args` is
-    /// text that `JSON.parse` accepts, handed to JS verbatim.
+    /// text that `JSON.parse` accepts, handed to JS verbatim; shared, so
+    /// the OpenAI parser's buffer of a large call is not copied for it.
     FunctionCall {
         /// `functionCall.id` as JSON text: Anthropic `content_block.id`
         /// whatever JSON value it held (`None` when the block had no `id`
@@ -52,12 +53,28 @@ pub enum Part {
         /// `functionCall.name` as JSON text, the same way (Anthropic
         /// `content_block.name`; OpenAI the trimmed function name).
         name: Option<String>,
-        /// `functionCall.args`: the text of a JSON object.
-        args: String,
+        /// `functionCall.args`: the text of a JSON object, shared (the
+        /// OpenAI parser's buffer of a large call is not copied for it).
+        args: Arc<String>,
     },
 }
 
 impl Part {
+    /// About how many bytes the part takes in a batch (its payload; escapes
+    /// and keys aside).
+    pub fn size_hint(&self) -> usize {
+        32 + match self {
+            Part::Text { text, .. } | Part::Reasoning(text) | Part::ThoughtSignature(text) => {
+                text.len()
+            }
+            Part::FunctionCall { id, name, args } => {
+                args.len()
+                    + id.as_ref().map_or(0, String::len)
+                    + name.as_ref().map_or(0, String::len)
+            }
+        }
+    }
+
     /// A visible text part, `{text}`.
     pub(crate) fn text(text: impl Into<String>) -> Part {
         Part::Text {

@@ -5,7 +5,6 @@
 
 #![warn(missing_docs)]
 
-#[allow(missing_docs)] // documented by the ACP rewrite (issue 12)
 pub mod acp;
 pub mod anthropic;
 pub mod deferred_calls;

@@ -199,7 +199,14 @@ pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Opt
     if responses.is_empty() && error.is_none() {
         return None;
     }
-    let mut text = String::with_capacity(responses.len() * 256 + 64);
+    // Sized once for what the batch will hold: a batch with a large call
+    // grows to its size without a chain of reallocations.
+    let parts: usize = responses
+        .iter()
+        .flat_map(|r| r.parts())
+        .map(Part::size_hint)
+        .sum();
+    let mut text = String::with_capacity(responses.len() * 256 + parts + 64);
     write_batch(responses, error, state, &mut text);
     Some(text)
 }

@@ -966,10 +966,18 @@ impl OpenAIStream {
     /// `text_ready`, and the `budget` of argument bytes that can be gathered
     /// before a limit could fail: no call holds more than all of them
     /// together, so `max_call_bytes` less the parser's buffered bytes is a
-    /// lower bound for every call.
-    pub fn wire_state(&self) -> crate::wire::State {
+    /// lower bound for every call. A finished converter first lets go of
+    /// what only more input could use (the argument buffers and templates),
+    /// so a converter that is done holds no large buffer until it is
+    /// collected; what its state word says is kept.
+    pub fn wire_state(&mut self) -> crate::wire::State {
         let tag_closing = self.closing_tag_pending();
         if self.feed.is_finished() {
+            if self.parser.buffered() > 0 || !self.templates.is_empty() {
+                self.parser = ToolCallParser::default();
+                self.templates = Templates::default();
+                self.scratch = String::new();
+            }
             return crate::wire::State {
                 tag_closing,
                 ..crate::wire::State::FINISHED

@@ -78,6 +78,11 @@ pub struct Templates {
 }
 
 impl Templates {
+    /// No template is kept.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// The template that a chunk at the start of `text` fits, the chunk
     /// followed by text that `rest_ok` accepts (`str::is_empty`: the chunk is
     /// all of `text`), and the chunk's length; the value of the string in its

@@ -8,6 +8,7 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
@@ -18,7 +19,10 @@ use crate::repair::safe_json_parse;
 #[derive(Debug, Default)]
 struct Slot {
     index: u64,
-    buffer: String,
+    /// Shared with the `functionCall` part that hands the arguments out
+    /// (`completed_tool_calls`), so a large call is not copied; a later
+    /// chunk for the slot copies it only while that part still lives.
+    buffer: Arc<String>,
     depth: i64,
     in_string: bool,
     escape: bool,
@@ -91,8 +95,8 @@ pub struct CompletedCall {
     /// The slot's (trimmed, non-empty) function name.
     pub name: String,
     /// The arguments as JSON object text (`{}` when they were blank or not
-    /// an object).
-    pub args: String,
+    /// an object), shared with the slot's buffer when they are that buffer.
+    pub args: Arc<String>,
     /// The slot's index (after collision remapping).
     pub index: u64,
 }
@@ -280,7 +284,7 @@ impl ToolCallParser {
                 slot.name = Some(n.to_owned());
             }
         }
-        slot.buffer.push_str(chunk);
+        Arc::make_mut(&mut slot.buffer).push_str(chunk);
         // Depth/string scan (step 9): the structural characters are ASCII,
         // so a byte scan equals the reference's code-point scan.
         let (mut depth, mut in_string, mut escape) = (slot.depth, slot.in_string, slot.escape);
@@ -391,16 +395,20 @@ impl ToolCallParser {
                 emitted.push(id);
             }
             let args = if slot.blank() {
-                "{}".to_owned()
+                empty_object()
             } else if let Some(kind) = slot.parse() {
-                object_or_empty(&slot.buffer, kind)
+                if kind == Kind::Object {
+                    Arc::clone(&slot.buffer)
+                } else {
+                    empty_object()
+                }
             } else {
                 let closed = slot.in_string.then(|| format!("{}\"", slot.buffer));
                 match closed.as_deref().and_then(|c| validate(c).map(|k| (c, k))) {
                     Some((text, kind)) => object_or_empty(text, kind),
                     None => match safe_json_parse(&slot.buffer, max_repair_depth)? {
                         Some((text, kind)) => object_or_empty(&text, kind),
-                        None => "{}".to_owned(),
+                        None => empty_object(),
                     },
                 }
             };
@@ -444,12 +452,16 @@ impl ToolCallParser {
 }
 
 /// Non-object arguments collapse to `{}` (docs/behaviour.md §3.3.5 step 5).
-fn object_or_empty(text: &str, kind: Kind) -> String {
+fn object_or_empty(text: &str, kind: Kind) -> Arc<String> {
     if kind == Kind::Object {
-        text.to_owned()
+        Arc::new(text.to_owned())
     } else {
-        "{}".to_owned()
+        empty_object()
     }
+}
+
+fn empty_object() -> Arc<String> {
+    Arc::new("{}".to_owned())
 }
 
 #[cfg(test)]
