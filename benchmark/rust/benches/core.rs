@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::wire::{write_batch, State};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::sse::SseDecoder;
+use toolcall_stream_core::wire::{write_batch, State};
 use toolcall_stream_core::Error;
 
 const READ: usize = 16 * 1024;
@@ -62,20 +62,34 @@ fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
         body.push_str(data);
         body.push_str("\n\n");
     };
-    event("message_start", r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"cache_creation_input_tokens":0,"cache_read_input_tokens":1024,"output_tokens":1}}}"#);
-    event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"write_file","input":{}}}"#);
+    event(
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"cache_creation_input_tokens":0,"cache_read_input_tokens":1024,"output_tokens":1}}}"#,
+    );
+    event(
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"write_file","input":{}}}"#,
+    );
     let chars: Vec<char> = args.chars().collect();
     let mut events = 2;
     for piece in chars.chunks(50) {
         let piece: String = piece.iter().collect();
-        let mut data = String::from(r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"#);
+        let mut data = String::from(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"#,
+        );
         escape(&mut data, &piece);
         data.push_str("}}");
         event("content_block_delta", &data);
         events += 1;
     }
-    event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#);
-    event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":26000}}"#);
+    event(
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":0}"#,
+    );
+    event(
+        "message_delta",
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":26000}}"#,
+    );
     event("message_stop", r#"{"type":"message_stop"}"#);
     (body.into_bytes(), events + 3)
 }
@@ -94,7 +108,10 @@ fn openai_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
         body.push_str("}]}\n\n");
     };
     chunk(r#"{"role":"assistant","content":null}"#, "null");
-    chunk(r#"{"tool_calls":[{"index":0,"id":"call_q8NvWbJ0pT0Xk2","type":"function","function":{"name":"write_file","arguments":""}}]}"#, "null");
+    chunk(
+        r#"{"tool_calls":[{"index":0,"id":"call_q8NvWbJ0pT0Xk2","type":"function","function":{"name":"write_file","arguments":""}}]}"#,
+        "null",
+    );
     let chars: Vec<char> = args.chars().collect();
     let mut events = 2;
     for piece in chars.chunks(50) {
@@ -114,7 +131,18 @@ fn openai_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
 /// Prose in token-sized pieces (4–27 characters), like streams.mjs `proseDeltas`.
 fn prose_deltas(chars: usize) -> Vec<String> {
     const WORDS: [&str; 12] = [
-        "The", "converter", "reads", "the", "stream", "and", "keeps", "\"path\"", "`write_file`", "ünïcødé", "→", "tests.",
+        "The",
+        "converter",
+        "reads",
+        "the",
+        "stream",
+        "and",
+        "keeps",
+        "\"path\"",
+        "`write_file`",
+        "ünïcødé",
+        "→",
+        "tests.",
     ];
     let mut seed: u32 = 21;
     let mut pick = |n: usize| {
@@ -152,17 +180,31 @@ fn anthropic_text(chars: usize) -> (Vec<u8>, usize) {
         body.push_str(data);
         body.push_str("\n\n");
     };
-    event("message_start", r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"output_tokens":1}}}"#);
-    event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#);
+    event(
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"output_tokens":1}}}"#,
+    );
+    event(
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    );
     let deltas = prose_deltas(chars);
     for piece in &deltas {
-        let mut data = String::from(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"#);
+        let mut data = String::from(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"#,
+        );
         escape(&mut data, piece);
         data.push_str("}}");
         event("content_block_delta", &data);
     }
-    event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#);
-    event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":9000}}"#);
+    event(
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":0}"#,
+    );
+    event(
+        "message_delta",
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":9000}}"#,
+    );
     event("message_stop", r#"{"type":"message_stop"}"#);
     (body.into_bytes(), deltas.len() + 5)
 }
@@ -238,11 +280,27 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
 
 // Named entry points: callgrind.mjs collects from these.
 fn convert(body: &[u8], write: bool) -> usize {
-    drive(AnthropicStream::new(AnthropicOptions::default()), body, write)
+    drive(
+        AnthropicStream::new(AnthropicOptions::default()),
+        body,
+        write,
+    )
 }
 
 fn convert_openai(body: &[u8], write: bool) -> usize {
     drive(OpenAIStream::new(OpenAIOptions::default()), body, write)
+}
+
+/// The pipeline's output: the empty responses are never built.
+fn convert_openai_dropped(body: &[u8], write: bool) -> usize {
+    drive(
+        OpenAIStream::new(OpenAIOptions {
+            drop_empty: true,
+            ..OpenAIOptions::default()
+        }),
+        body,
+        write,
+    )
 }
 
 fn median_ms(iterations: usize, mut f: impl FnMut() -> usize) -> f64 {
@@ -261,7 +319,10 @@ fn median_ms(iterations: usize, mut f: impl FnMut() -> usize) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     if args.first().map(String::as_str) == Some("profile") {
         let kb: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
         let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20);
@@ -290,17 +351,53 @@ fn main() {
     }
     println!("| stream | SSE / events | memchr scan ms | SSE framing ms | convert ms | convert + JSON text ms |");
     println!("|---|---|---:|---:|---:|---:|");
-    let streams: [(&str, usize, usize, fn(usize) -> (Vec<u8>, usize), fn(&[u8], bool) -> usize); 6] = [
+    let streams: [(
+        &str,
+        usize,
+        usize,
+        fn(usize) -> (Vec<u8>, usize),
+        fn(&[u8], bool) -> usize,
+    ); 8] = [
         ("Anthropic 100 KB", 100, 400, anthropic_write_file, convert),
         ("Anthropic 1 MB", 1024, 40, anthropic_write_file, convert),
         ("OpenAI 100 KB", 100, 200, openai_write_file, convert_openai),
         ("OpenAI 1 MB", 1024, 20, openai_write_file, convert_openai),
-        ("Anthropic text 33 KB (P7)", 33, 200, anthropic_text, convert),
-        ("OpenAI text 33 KB (P7)", 33, 200, openai_text, convert_openai),
+        (
+            "OpenAI 100 KB, drop_empty",
+            100,
+            200,
+            openai_write_file,
+            convert_openai_dropped,
+        ),
+        (
+            "OpenAI 1 MB, drop_empty",
+            1024,
+            20,
+            openai_write_file,
+            convert_openai_dropped,
+        ),
+        (
+            "Anthropic text 33 KB (P7)",
+            33,
+            200,
+            anthropic_text,
+            convert,
+        ),
+        (
+            "OpenAI text 33 KB (P7)",
+            33,
+            200,
+            openai_text,
+            convert_openai,
+        ),
     ];
     for (label, kb, iterations, make, convert) in streams {
         let (body, events) = make(kb * 1024);
-        let scan = median_ms(iterations, || body.chunks(READ).map(|r| memchr::memchr(0, r).unwrap_or(0)).sum());
+        let scan = median_ms(iterations, || {
+            body.chunks(READ)
+                .map(|r| memchr::memchr(0, r).unwrap_or(0))
+                .sum()
+        });
         let framing = median_ms(iterations, || {
             let mut sse = SseDecoder::new(usize::MAX);
             let mut n = 0;
