@@ -17,7 +17,7 @@ import { record } from './helpers/oracle-lines.mjs';
 import { rng } from './helpers/random.mjs';
 
 const require = createRequire(import.meta.url);
-const { convertOpenAIStream, OpenAIConverter } = require('../index.js');
+const { convertOpenAIStream, OpenAIConverter, ToolCallStreamError } = require('../index.js');
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'pipeline-errors');
 const cases = JSON.parse(fs.readFileSync(path.join(dir, 'cases.json'), 'utf8'));
@@ -194,6 +194,11 @@ test('options.signal must be an AbortSignal', async () => {
   assert.throws(
     () => new OpenAIConverter({ throwOnErrorFinish: 'yes' }),
     (err) => err.code === 'INVALID_ARGUMENT',
+  );
+  assert.throws(
+    () => new OpenAIConverter({ dropEmptyResponses: 1 }),
+    (err) =>
+      err instanceof ToolCallStreamError && err.code === 'INVALID_ARGUMENT' && /dropEmptyResponses/.test(err.message),
   );
 });
 

@@ -173,6 +173,10 @@ async function streams(): Promise<void> {
   const streamOptions: OpenAIStreamOptions = { profile: 'qwen-0.24', signal: abort.signal };
   for await (const r of convertOpenAIStream([new Uint8Array(0)], streamOptions)) void r;
   void new OpenAIConverter({ throwOnErrorFinish: true });
+  const pipelineBytes: GenerateContentResponse[] = new OpenAIConverter({ dropEmptyResponses: true }).pushBytes('');
+  void pipelineBytes;
+  // @ts-expect-error dropEmptyResponses is a boolean
+  void new OpenAIConverter({ dropEmptyResponses: 'yes' });
   const held: GenerateContentResponse[] = new AnthropicConverter({ profile: 'qwen-0.24' }).upstreamFailed(
     new Error('x'),
     {
