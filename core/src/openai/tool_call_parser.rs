@@ -109,6 +109,9 @@ pub struct ToolCallParser {
     /// Slots in creation order (JS Map insertion order).
     slots: Vec<Slot>,
     by_index: HashMap<u64, usize, BuildHasherDefault<IndexHasher>>,
+    /// The last `(index, position)` looked up: a call's chunks come one
+    /// after another, and slots are never removed, so positions stay valid.
+    last: Cell<Option<(u64, usize)>>,
     id_to_index: HashMap<String, u64>,
     pending_remaps: HashMap<u64, u64, BuildHasherDefault<IndexHasher>>,
     next_available: u64,
@@ -129,13 +132,25 @@ pub enum ProviderIndex {
 }
 
 impl ToolCallParser {
+    /// The position of the slot for `index`, if there is one.
+    fn position(&self, index: u64) -> Option<usize> {
+        if let Some((last, pos)) = self.last.get() {
+            if last == index {
+                return Some(pos);
+            }
+        }
+        let pos = *self.by_index.get(&index)?;
+        self.last.set(Some((index, pos)));
+        Some(pos)
+    }
+
     fn slot(&self, index: u64) -> Option<&Slot> {
-        self.by_index.get(&index).map(|&i| &self.slots[i])
+        self.position(index).map(|i| &self.slots[i])
     }
 
     fn slot_mut(&mut self, index: u64) -> &mut Slot {
-        let pos = match self.by_index.get(&index) {
-            Some(&pos) => pos,
+        let pos = match self.position(index) {
+            Some(pos) => pos,
             None => {
                 self.slots.push(Slot::new(index));
                 self.by_index.insert(index, self.slots.len() - 1);
@@ -332,7 +347,7 @@ impl ToolCallParser {
     /// here since the id was set; marks them handed out. Preparations are
     /// per id and never undone, so a slot needs looking at only once per id.
     pub fn unannounced_meta(&mut self, index: u64) -> Option<(&str, &str)> {
-        let pos = *self.by_index.get(&index)?;
+        let pos = self.position(index)?;
         let slot = &mut self.slots[pos];
         if slot.announced {
             return None;
