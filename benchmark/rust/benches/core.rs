@@ -29,7 +29,6 @@ fn escape(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// The same shape as streams.mjs `anthropicWriteFile`: ~50-char input_json_delta events.
 /// `{"file_path": …, "content": <TypeScript-like source>}` as JSON text.
 fn write_file_arguments(content_bytes: usize) -> String {
     let mut content = String::new();
@@ -51,9 +50,17 @@ fn write_file_arguments(content_bytes: usize) -> String {
     args
 }
 
-fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
-    let args = write_file_arguments(content_bytes);
-
+/// One Anthropic Messages stream of a single content block: `block` is
+/// its `content_block`, each piece one `content_block_delta` whose delta has
+/// type `delta_type` and carries the piece under `key`. Returns the body and
+/// its number of events.
+fn anthropic_stream(
+    start_usage: &str,
+    block: &str,
+    (delta_type, key): (&str, &str),
+    pieces: &[String],
+    end: &str,
+) -> (Vec<u8>, usize) {
     let mut body = String::new();
     let mut event = |ty: &str, data: &str| {
         body.push_str("event: ");
@@ -64,68 +71,81 @@ fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
     };
     event(
         "message_start",
-        r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"cache_creation_input_tokens":0,"cache_read_input_tokens":1024,"output_tokens":1}}}"#,
+        &format!(
+            r#"{{"type":"message_start","message":{{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{start_usage}}}}}"#
+        ),
     );
     event(
         "content_block_start",
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"write_file","input":{}}}"#,
+        &format!(r#"{{"type":"content_block_start","index":0,"content_block":{block}}}"#),
     );
-    let chars: Vec<char> = args.chars().collect();
-    let mut events = 2;
-    for piece in chars.chunks(50) {
-        let piece: String = piece.iter().collect();
-        let mut data = String::from(
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"#,
+    for piece in pieces {
+        let mut data = format!(
+            r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"{delta_type}","{key}":"#
         );
-        escape(&mut data, &piece);
+        escape(&mut data, piece);
         data.push_str("}}");
         event("content_block_delta", &data);
-        events += 1;
     }
     event(
         "content_block_stop",
         r#"{"type":"content_block_stop","index":0}"#,
     );
-    event(
-        "message_delta",
-        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":26000}}"#,
-    );
+    event("message_delta", end);
     event("message_stop", r#"{"type":"message_stop"}"#);
-    (body.into_bytes(), events + 3)
+    (body.into_bytes(), pieces.len() + 5)
+}
+
+/// ~50-character pieces of `text`.
+fn pieces_of(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(50).map(|p| p.iter().collect()).collect()
+}
+
+/// The same shape as streams.mjs `anthropicWriteFile`: ~50-char input_json_delta events.
+fn anthropic_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
+    anthropic_stream(
+        r#"{"input_tokens":1843,"cache_creation_input_tokens":0,"cache_read_input_tokens":1024,"output_tokens":1}"#,
+        r#"{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"write_file","input":{}}"#,
+        ("input_json_delta", "partial_json"),
+        &pieces_of(&write_file_arguments(content_bytes)),
+        r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":26000}}"#,
+    )
+}
+
+/// The header every OpenAI chunk of these streams repeats, up to its delta.
+const OPENAI_HEAD: &str = r#"{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[{"index":0,"delta":"#;
+
+/// One OpenAI `data:` event: the header, `delta`, `finish` (JSON text).
+fn openai_chunk(body: &mut String, delta: &str, finish: &str) {
+    body.push_str("data: ");
+    body.push_str(OPENAI_HEAD);
+    body.push_str(delta);
+    body.push_str(",\"logprobs\":null,\"finish_reason\":");
+    body.push_str(finish);
+    body.push_str("}]}\n\n");
 }
 
 /// The same shape as streams.mjs `openaiWriteFile`: ~50-char argument fragments.
 fn openai_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
-    let args = write_file_arguments(content_bytes);
-    const HEAD: &str = r#"{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[{"index":0,"delta":"#;
     let mut body = String::new();
-    let mut chunk = |delta: &str, finish: &str| {
-        body.push_str("data: ");
-        body.push_str(HEAD);
-        body.push_str(delta);
-        body.push_str(",\"logprobs\":null,\"finish_reason\":");
-        body.push_str(finish);
-        body.push_str("}]}\n\n");
-    };
-    chunk(r#"{"role":"assistant","content":null}"#, "null");
-    chunk(
+    openai_chunk(&mut body, r#"{"role":"assistant","content":null}"#, "null");
+    openai_chunk(
+        &mut body,
         r#"{"tool_calls":[{"index":0,"id":"call_q8NvWbJ0pT0Xk2","type":"function","function":{"name":"write_file","arguments":""}}]}"#,
         "null",
     );
-    let chars: Vec<char> = args.chars().collect();
-    let mut events = 2;
-    for piece in chars.chunks(50) {
-        let piece: String = piece.iter().collect();
+    let pieces = pieces_of(&write_file_arguments(content_bytes));
+    for piece in &pieces {
         let mut delta = String::from(r#"{"tool_calls":[{"index":0,"function":{"arguments":"#);
-        escape(&mut delta, &piece);
+        escape(&mut delta, piece);
         delta.push_str("}}]}");
-        chunk(&delta, "null");
-        events += 1;
+        openai_chunk(&mut body, &delta, "null");
     }
-    chunk("{}", "\"tool_calls\"");
+    openai_chunk(&mut body, "{}", "\"tool_calls\"");
     body.push_str(r#"data: {"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[],"usage":{"prompt_tokens":1843,"completion_tokens":26000,"total_tokens":27843,"prompt_tokens_details":{"cached_tokens":1024}}}"#);
     body.push_str("\n\ndata: [DONE]\n\n");
-    (body.into_bytes(), events + 2)
+    (body.into_bytes(), pieces.len() + 4)
 }
 
 /// Prose in token-sized pieces (4–27 characters), like streams.mjs `proseDeltas`.
@@ -172,64 +192,27 @@ fn prose_deltas(chars: usize) -> Vec<String> {
 
 /// Anthropic text-heavy (P7): one text block of `text_delta` events.
 fn anthropic_text(chars: usize) -> (Vec<u8>, usize) {
-    let mut body = String::new();
-    let mut event = |ty: &str, data: &str| {
-        body.push_str("event: ");
-        body.push_str(ty);
-        body.push_str("\ndata: ");
-        body.push_str(data);
-        body.push_str("\n\n");
-    };
-    event(
-        "message_start",
-        r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1843,"output_tokens":1}}}"#,
-    );
-    event(
-        "content_block_start",
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-    );
-    let deltas = prose_deltas(chars);
-    for piece in &deltas {
-        let mut data = String::from(
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"#,
-        );
-        escape(&mut data, piece);
-        data.push_str("}}");
-        event("content_block_delta", &data);
-    }
-    event(
-        "content_block_stop",
-        r#"{"type":"content_block_stop","index":0}"#,
-    );
-    event(
-        "message_delta",
+    anthropic_stream(
+        r#"{"input_tokens":1843,"output_tokens":1}"#,
+        r#"{"type":"text","text":""}"#,
+        ("text_delta", "text"),
+        &prose_deltas(chars),
         r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":9000}}"#,
-    );
-    event("message_stop", r#"{"type":"message_stop"}"#);
-    (body.into_bytes(), deltas.len() + 5)
+    )
 }
 
 /// OpenAI text-heavy (P7): `content` deltas.
 fn openai_text(chars: usize) -> (Vec<u8>, usize) {
-    const HEAD: &str = r#"{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_eb9dce56a8","choices":[{"index":0,"delta":"#;
     let mut body = String::new();
-    let mut chunk = |delta: &str, finish: &str| {
-        body.push_str("data: ");
-        body.push_str(HEAD);
-        body.push_str(delta);
-        body.push_str(",\"logprobs\":null,\"finish_reason\":");
-        body.push_str(finish);
-        body.push_str("}]}\n\n");
-    };
-    chunk(r#"{"role":"assistant","content":""}"#, "null");
+    openai_chunk(&mut body, r#"{"role":"assistant","content":""}"#, "null");
     let deltas = prose_deltas(chars);
     for piece in &deltas {
         let mut delta = String::from(r#"{"content":"#);
         escape(&mut delta, piece);
         delta.push('}');
-        chunk(&delta, "null");
+        openai_chunk(&mut body, &delta, "null");
     }
-    chunk("{}", "\"stop\"");
+    openai_chunk(&mut body, "{}", "\"stop\"");
     body.push_str("data: [DONE]\n\n");
     (body.into_bytes(), deltas.len() + 2)
 }
