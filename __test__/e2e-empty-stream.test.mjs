@@ -17,7 +17,7 @@ import path from 'node:path';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
-import { workspaces, assertCardInvariants, trafficOf, framesOf, shape, assertWireValid } from './helpers/e2e.mjs';
+import { workspaces, framesOf, shape, closeChecked, runScenario } from './helpers/e2e.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-empty-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
@@ -78,29 +78,18 @@ for (const providerKind of ['anthropic', 'openai']) {
         extraArgs: ['--approve=always'],
       });
     });
-    after(async () => {
-      assertWireValid(agent);
-      const exit = await agent?.close();
-      await provider?.close();
-      assert.equal(exit?.code, 0, `agent exit code (stderr: ${agent?.stderr})`);
-    });
+    // Every message the agent wrote, responses and errors included, is valid ACP v1.
+    after(() => closeChecked(agent, provider));
 
+    /** A scenario's outcome, plus everything the agent said in its message chunks. */
     async function run(name) {
-      const cwd = await workspace();
-      const sessionId = await agent.newSession(cwd);
-      const outcome = await agent.prompt(sessionId, scenarios[name].prompt).then(
-        (response) => ({ response }),
-        (error) => ({ error }),
-      );
-      assertCardInvariants(trafficOf(agent, sessionId));
-      const requests = provider.requests.filter((r) => r.scenario === name && JSON.stringify(r.body).includes(cwd));
-      const updates = agent.updates(sessionId);
-      const said = updates
+      const result = await runScenario(agent, provider, scenarios, name, await workspace());
+      const said = result.updates
         .map((e) => e.update)
         .filter((u) => u.sessionUpdate === 'agent_message_chunk')
         .map((u) => u.content.text)
         .join('');
-      return { ...outcome, requests, updates, said };
+      return { ...result, said };
     }
 
     if (providerKind === 'anthropic') {

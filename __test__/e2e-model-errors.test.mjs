@@ -14,7 +14,7 @@ import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
 import { scenarios, FALLBACK_MODEL } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
-import { workspaces, assertCardInvariants, trafficOf, framesOf, shape, assertWireValid } from './helpers/e2e.mjs';
+import { workspaces, framesOf, shape, closeChecked, runScenario } from './helpers/e2e.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-model-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
@@ -48,24 +48,10 @@ for (const providerKind of ['anthropic', 'openai']) {
         ],
       });
     });
-    after(async () => {
-      assertWireValid(agent);
-      const exit = await agent?.close();
-      await provider?.close();
-      assert.equal(exit?.code, 0, `agent exit code (stderr: ${agent?.stderr})`);
-    });
+    // Every message the agent wrote, responses and errors included, is valid ACP v1.
+    after(() => closeChecked(agent, provider));
 
-    async function run(name) {
-      const cwd = await workspace();
-      const sessionId = await agent.newSession(cwd);
-      const outcome = await agent.prompt(sessionId, scenarios[name].prompt).then(
-        (response) => ({ response }),
-        (error) => ({ error }),
-      );
-      assertCardInvariants(trafficOf(agent, sessionId));
-      const requests = provider.requests.filter((r) => r.scenario === name && JSON.stringify(r.body).includes(cwd));
-      return { cwd, sessionId, ...outcome, updates: agent.updates(sessionId), requests };
-    }
+    const run = async (name) => runScenario(agent, provider, scenarios, name, await workspace());
 
     it('a usage frame after each stream: an empty agent_message_chunk with _meta.usage and durationMs', async () => {
       const { response, updates, requests } = await run('permission-write');

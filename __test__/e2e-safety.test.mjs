@@ -14,7 +14,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
-import { assertWireValid } from './helpers/e2e.mjs';
+import { closeChecked } from './helpers/e2e.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
 
@@ -181,13 +181,8 @@ for (const providerKind of ['anthropic', 'openai']) {
         extraArgs: ['--approve=always'],
       });
     });
-    after(async () => {
-      // Every message the agent wrote, responses and errors included, is valid ACP v1.
-      if (agent) assertWireValid(agent);
-      const exit = await agent?.close();
-      await provider?.close();
-      assert.equal(exit?.code, 0, `agent exit code (stderr: ${agent?.stderr})`);
-    });
+    // Every message the agent wrote, responses and errors included, is valid ACP v1.
+    after(() => closeChecked(agent, provider));
 
     /** Runs a scenario in `sessionId`: its response, tool frames per call, and what the model was told. */
     async function run(sessionId, name, expectedStop = 'end_turn') {

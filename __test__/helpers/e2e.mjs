@@ -84,3 +84,27 @@ export function assertWireValid(agent) {
     assert.equal(errors, null, `invalid agent message ${JSON.stringify(msg).slice(0, 300)}`);
   }
 }
+
+/** After a suite: every message the agent wrote was valid ACP v1, and the agent and provider close with exit code 0. */
+export async function closeChecked(agent, provider) {
+  if (agent) assertWireValid(agent);
+  const exit = await agent?.close();
+  await provider?.close();
+  assert.equal(exit?.code, 0, `agent exit code (stderr: ${agent?.stderr})`);
+}
+
+/**
+ * Prompts scenario `name` in a new session of `cwd`: the response or error,
+ * the session's updates and the provider requests of that prompt; the card
+ * invariants are checked on the session's traffic.
+ */
+export async function runScenario(agent, provider, scenarios, name, cwd) {
+  const sessionId = await agent.newSession(cwd);
+  const outcome = await agent.prompt(sessionId, scenarios[name].prompt).then(
+    (response) => ({ response }),
+    (error) => ({ error }),
+  );
+  assertCardInvariants(trafficOf(agent, sessionId));
+  const requests = provider.requests.filter((r) => r.scenario === name && JSON.stringify(r.body).includes(cwd));
+  return { cwd, sessionId, ...outcome, updates: agent.updates(sessionId), requests };
+}
