@@ -39,16 +39,7 @@ pub fn validate(text: &str) -> Option<Kind> {
                 } else {
                     stack.push(true);
                     top.get_or_insert(Kind::Object);
-                    // Expect a key.
-                    if s.get(i) != Some(&b'"') {
-                        return None;
-                    }
-                    let (end, _) = scan_string(s, i + 1)?;
-                    i = skip_ws(s, end + 1);
-                    if s.get(i) != Some(&b':') {
-                        return None;
-                    }
-                    i = skip_ws(s, i + 1);
+                    i = after_key(s, i)?;
                     continue 'value;
                 }
             }
@@ -95,15 +86,7 @@ pub fn validate(text: &str) -> Option<Kind> {
                     b',' => {
                         i = skip_ws(s, i + 1);
                         if is_obj {
-                            if s.get(i) != Some(&b'"') {
-                                return None;
-                            }
-                            let (end, _) = scan_string(s, i + 1)?;
-                            i = skip_ws(s, end + 1);
-                            if s.get(i) != Some(&b':') {
-                                return None;
-                            }
-                            i = skip_ws(s, i + 1);
+                            i = after_key(s, i)?;
                         }
                         continue 'value;
                     }
@@ -120,6 +103,21 @@ pub fn validate(text: &str) -> Option<Kind> {
             }
         }
     }
+}
+
+/// An object key at `i` (a string, then `:`): the index of the value after
+/// it, whitespace skipped; `None` when there is no such key.
+#[inline]
+fn after_key(s: &[u8], i: usize) -> Option<usize> {
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let (end, _) = scan_string(s, i + 1)?;
+    let i = skip_ws(s, end + 1);
+    if s.get(i) != Some(&b':') {
+        return None;
+    }
+    Some(skip_ws(s, i + 1))
 }
 
 fn skip_ws(s: &[u8], mut i: usize) -> usize {
