@@ -65,22 +65,31 @@ const BLOCK: usize = 16;
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn first_stop_in_block(block: &[u8; BLOCK]) -> usize {
+    (block_stops(block) | 1 << BLOCK).trailing_zeros() as usize
+}
+
+/// Bit `j` set when byte `j` of `block` is a stop byte. SSE2 (part of the
+/// x86_64 baseline, so no runtime detection): three byte compares and a
+/// movemask.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block_stops(block: &[u8]) -> u32 {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
+    assert!(block.len() >= BLOCK);
     // SAFETY: SSE2 is always available on x86_64; the unaligned load reads
-    // exactly the 16 bytes of `block`.
-    let mask = unsafe {
+    // the first 16 bytes of `block`, which has at least that many.
+    unsafe {
         let v = _mm_loadu_si128(block.as_ptr().cast());
         let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
         let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
         // Unsigned `v <= 0x1f`: max(v, 0x1f) == 0x1f.
         let low = _mm_set1_epi8(0x1f);
         let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
-    };
-    (mask | 1 << BLOCK).trailing_zeros() as usize
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32 & 0xffff
+    }
 }
 
 /// The portable version: [`first_stop_swar`], eight bytes at a time (SWAR: a byte is flagged when
@@ -314,25 +323,11 @@ const WINDOW: usize = 64;
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn stop_mask(w: &[u8; WINDOW]) -> u64 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    let mut mask = 0;
-    for (j, block) in w.chunks_exact(BLOCK).enumerate() {
-        // SAFETY: SSE2 is always available on x86_64; the unaligned load
-        // reads exactly the 16 bytes of `block`.
-        let m = unsafe {
-            let v = _mm_loadu_si128(block.as_ptr().cast());
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            let low = _mm_set1_epi8(0x1f);
-            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
-        };
-        mask |= u64::from(m & 0xffff) << (j * BLOCK);
-    }
-    mask
+    w.chunks_exact(BLOCK)
+        .enumerate()
+        .fold(0, |mask, (j, block)| {
+            mask | u64::from(block_stops(block)) << (j * BLOCK)
+        })
 }
 
 /// The portable version of [`stop_mask`]: a byte at a time.
