@@ -15,7 +15,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startProvider } from '../demo/provider.mjs';
-import { AGENT_PATH } from '../demo/harness.mjs';
+import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { agentMessageErrors } from '../demo/schema.mjs';
@@ -78,13 +78,7 @@ for (const providerKind of ['anthropic', 'openai']) {
     async function acpx(scenario, cwd, flags, exitCode = 0) {
       const agent = [
         process.execPath,
-        AGENT_PATH,
-        '--provider',
-        providerKind,
-        '--base-url',
-        providerKind === 'openai' ? `${provider.url}/v1` : provider.url,
-        '--retry-delay-ms',
-        '20',
+        ...agentArgs({ provider: providerKind, providerUrl: provider.url, retryDelayMs: 20 }),
       ]
         .map((a) => JSON.stringify(a))
         .join(' ');

@@ -18,26 +18,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
-import { AGENT_PATH } from '../demo/harness.mjs';
+import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE, FALLBACK_MODEL } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
 import { agentMessageErrors } from '../demo/schema.mjs';
-import { workspaces, assertCardInvariants, shape } from './helpers/e2e.mjs';
+import { workspaces, assertCardInvariants, shape, FRAME_SCENARIOS } from './helpers/e2e.mjs';
 import { ensurePythonAcp, PYTHON_ACP_VERSION } from './helpers/python-acp.mjs';
 import { UPDATES, BAD_STOP_REASON } from './helpers/malformed-agent.mjs';
 
 const CLIENT = fileURLToPath(new URL('./python/acp_client.py', import.meta.url));
-/** Scenarios run only for the strict parse of their frames (one session each). */
-const MORE_FRAMES = [
-  'overloaded-retry',
-  'outside-cwd',
-  'todo-plan',
-  'reused-id',
-  'http-529',
-  'fallback-model',
-  'cut-after-call',
-  'stall-mid-arguments',
-];
 
 /** The text of an embedded resource the client attaches to a prompt. */
 const EMBEDDED = 'embedded-resource-body-7f3a';
@@ -117,7 +106,7 @@ for (const providerKind of ['anthropic', 'openai']) {
 
     before(async () => {
       provider = await startProvider({ speed: 20, scenarioSpeed: { 'large-write': 4 } });
-      for (const name of ['write', 'allow', 'reject', 'cancel', 'fsAlways', ...MORE_FRAMES])
+      for (const name of ['write', 'allow', 'reject', 'cancel', 'fsAlways', ...FRAME_SCENARIOS])
         cwd[name] = await workspace();
       const prompt = (session, scenario, more = {}) => ({
         op: 'prompt',
@@ -129,15 +118,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       const plan = {
         agent: {
           command: process.execPath,
-          args: [
-            AGENT_PATH,
-            '--provider',
-            providerKind,
-            '--base-url',
-            providerKind === 'openai' ? `${provider.url}/v1` : provider.url,
-            '--retry-delay-ms',
-            '20',
-          ],
+          args: agentArgs({ provider: providerKind, providerUrl: provider.url, retryDelayMs: 20 }),
           // The SDK passes only these on top of a trimmed environment (HOME, PATH, ...).
           env: { ANTHROPIC_API_KEY: 'sk-ant-replay', OPENAI_API_KEY: 'sk-replay' },
         },
@@ -193,7 +174,7 @@ for (const providerKind of ['anthropic', 'openai']) {
               '--stall-timeout-ms',
               '400',
             ],
-            steps: MORE_FRAMES.flatMap((name) => [
+            steps: FRAME_SCENARIOS.flatMap((name) => [
               { op: 'new_session', session: name, cwd: cwd[name] },
               // Anthropic: the call was complete when the socket was cut, so no retry: the prompt fails.
               prompt(name, name, { expectError: name === 'cut-after-call' && providerKind === 'anthropic' }),
@@ -260,7 +241,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       const steps = stepsOf(run.record, 'more-frames').filter((x) => x.op === 'prompt');
       assert.deepEqual(
         steps.map((x) => x.name),
-        MORE_FRAMES,
+        FRAME_SCENARIOS,
       );
       for (const x of steps) {
         assertCardInvariants(x.wire.filter((w) => w.dir === 'in'));

@@ -20,10 +20,10 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
-import { AGENT_PATH } from '../demo/harness.mjs';
+import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE, FALLBACK_MODEL } from '../demo/scenarios.mjs';
 import { openaiCallId } from '../demo/wire.mjs';
-import { workspaces, assertCardInvariants, framesOf, shape } from './helpers/e2e.mjs';
+import { workspaces, assertCardInvariants, framesOf, shape, FRAME_SCENARIOS } from './helpers/e2e.mjs';
 import { ensureNpmPackage } from './helpers/npm-cache.mjs';
 
 const ZED_SDK_VERSION = '0.4.5';
@@ -91,16 +91,7 @@ function schemaFor(msg, requestMethod) {
 async function launch(providerKind, providerUrl, { fsCapability, answers, extraArgs = [] }) {
   const child = spawn(
     process.execPath,
-    [
-      AGENT_PATH,
-      '--provider',
-      providerKind,
-      '--base-url',
-      providerKind === 'openai' ? `${providerUrl}/v1` : providerUrl,
-      '--retry-delay-ms',
-      '20',
-      ...extraArgs,
-    ],
+    agentArgs({ provider: providerKind, providerUrl, retryDelayMs: 20, extraArgs }),
     {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-replay', OPENAI_API_KEY: 'sk-replay' },
@@ -296,16 +287,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         ],
       });
       const kinds = new Set();
-      for (const name of [
-        'overloaded-retry',
-        'outside-cwd',
-        'todo-plan',
-        'reused-id',
-        'http-529',
-        'fallback-model',
-        'cut-after-call',
-        'stall-mid-arguments',
-      ]) {
+      for (const name of FRAME_SCENARIOS) {
         const { sessionId } = await client.connection.newSession({ cwd: await workspace(), mcpServers: [] });
         const outcome = await prompt(client, sessionId, name).then(
           (response) => ({ response }),

@@ -30,6 +30,21 @@ function answerPermission(answer, params) {
  *   answers every `session/request_permission` (an option kind, or a function of the request).
  *   `fs` is the client capability offered at initialize, served by `onReadTextFile` / `onWriteTextFile`.
  */
+/** The agent's command-line arguments (after `node`) for a provider replay server at `providerUrl`. */
+export function agentArgs({ provider, providerUrl, retryDelayMs = 200, model, extraArgs = [] }) {
+  const args = [
+    AGENT_PATH,
+    '--provider',
+    provider,
+    '--base-url',
+    provider === 'openai' ? `${providerUrl}/v1` : providerUrl,
+    '--retry-delay-ms',
+    String(retryDelayMs),
+  ];
+  if (model) args.push('--model', model);
+  return [...args, ...extraArgs];
+}
+
 export async function launchAgent({
   provider,
   providerUrl,
@@ -41,17 +56,7 @@ export async function launchAgent({
   onWriteTextFile,
   onReadTextFile,
 }) {
-  const args = [
-    AGENT_PATH,
-    '--provider',
-    provider,
-    '--base-url',
-    provider === 'openai' ? `${providerUrl}/v1` : providerUrl,
-    '--retry-delay-ms',
-    String(retryDelayMs),
-  ];
-  if (model) args.push('--model', model);
-  args.push(...extraArgs);
+  const args = agentArgs({ provider, providerUrl, retryDelayMs, model, extraArgs });
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-replay', OPENAI_API_KEY: 'sk-replay' },

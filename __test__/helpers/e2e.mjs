@@ -85,6 +85,23 @@ export function assertWireValid(agent) {
   }
 }
 
+/**
+ * Scenarios of demo/provider.mjs that third-party clients run only for the
+ * strict check of their frames (one session each): retries, an outside
+ * path, a plan, a reused id, HTTP 529, the fallback model, a cut and a
+ * stalled stream.
+ */
+export const FRAME_SCENARIOS = [
+  'overloaded-retry',
+  'outside-cwd',
+  'todo-plan',
+  'reused-id',
+  'http-529',
+  'fallback-model',
+  'cut-after-call',
+  'stall-mid-arguments',
+];
+
 /** After a suite: every message the agent wrote was valid ACP v1, and the agent and provider close with exit code 0. */
 export async function closeChecked(agent, provider) {
   if (agent) assertWireValid(agent);
