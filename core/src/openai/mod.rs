@@ -126,15 +126,9 @@ pub struct OpenAIStream {
     error_finish_throws: bool,
     /// See [`OpenAIOptions::drop_empty`].
     drop_empty: bool,
-}
-
-/// What the argument-only fast path made of a chunk.
-enum Fast {
-    /// The chunk fits no template (or the state does not allow the path).
-    Miss,
-    /// Converted: its response, or `None` when it is one the pipeline
-    /// drops and `drop_empty` is on (nothing was built).
-    Hit(Option<Response>),
+    /// Where `convert_text` takes a fast-path response from (kept, so the
+    /// path allocates nothing per chunk).
+    fast_out: Vec<Response>,
 }
 
 impl SseConsumer for OpenAIStream {
@@ -166,14 +160,13 @@ impl SseConsumer for OpenAIStream {
                 break;
             };
             let Some((len, result)) =
-                self.fast_argument_prefix(data, build, |rest| rest.starts_with(END))
+                self.fast_argument_prefix(data, build, |rest| rest.starts_with(END), out)
             else {
                 break;
             };
             taken += DATA.len() + len + END.len();
-            match result {
-                Ok(response) => out.extend(response),
-                Err(e) => return (taken, Err(e)),
+            if let Err(e) = result {
+                return (taken, Err(*e));
             }
         }
         (taken, Ok(()))
@@ -219,6 +212,7 @@ impl OpenAIStream {
             fast_chunks: 0,
             error_finish_throws: options.throw_on_error_finish,
             drop_empty: options.drop_empty,
+            fast_out: Vec::new(),
         }
     }
 
@@ -312,11 +306,8 @@ impl OpenAIStream {
             self.yield_sse(response, out);
             return Ok(());
         }
-        if self.drop_empty && self.is_quiet() {
-            if let Fast::Hit(response) = self.fast_argument_chunk(e.data, false)? {
-                out.extend(response);
-                return Ok(());
-            }
+        if self.drop_empty && self.is_quiet() && self.fast_argument_chunk(e.data, false, out)? {
+            return Ok(());
         }
         let response = self.convert_text(e.data, true)?;
         self.yield_sse(response, out);
@@ -337,7 +328,11 @@ impl OpenAIStream {
     /// applies in every form when it is on.
     fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
-            if let Fast::Hit(Some(response)) = self.fast_argument_chunk(text, true)? {
+            let mut one = std::mem::take(&mut self.fast_out);
+            let hit = self.fast_argument_chunk(text, true, &mut one);
+            let response = one.pop();
+            self.fast_out = one;
+            if let (true, Some(response)) = (hit?, response) {
                 return Ok(response);
             }
         }
@@ -391,25 +386,35 @@ impl OpenAIStream {
     /// candidate is pending: of `convertOpenAIChunkToGemini`'s steps only
     /// the tool-call delta can act (no content, no reasoning, no finish, no
     /// usage; the thinking-tag guard sees no visible text; holding moves no
-    /// part, as there is none), so that is all this does. `build`: build
-    /// the response even when the pipeline would drop it (else it is
-    /// `Hit(None)`; `build` is always on when `drop_empty` is off).
-    fn fast_argument_chunk(&mut self, text: &str, build: bool) -> Result<Fast, Error> {
-        match self.fast_argument_prefix(text, build, str::is_empty) {
-            None => Ok(Fast::Miss),
-            Some((_, result)) => result.map(Fast::Hit),
+    /// part, as there is none), so that is all this does. Its response goes
+    /// to `out`; `build`: build it even when the pipeline would drop it
+    /// (else nothing is built; `build` is always on when `drop_empty` is
+    /// off). Whether the chunk took the fast path.
+    fn fast_argument_chunk(
+        &mut self,
+        text: &str,
+        build: bool,
+        out: &mut Vec<Response>,
+    ) -> Result<bool, Error> {
+        match self.fast_argument_prefix(text, build, str::is_empty, out) {
+            None => Ok(false),
+            Some((_, result)) => result.map(|()| true).map_err(|e| *e),
         }
     }
 
     /// [`Self::fast_argument_chunk`] on a chunk at the start of `text` that
     /// ends where `rest_ok` accepts what follows it: the chunk's length and
-    /// its outcome; `None` when no template fits.
+    /// its outcome; `None` when no template fits. The outcome is two words
+    /// (the response goes to `out`, the error is boxed): a large value
+    /// returned through the raw event loop spilled to the stack and stalled
+    /// on store forwarding at every chunk.
     fn fast_argument_prefix(
         &mut self,
         text: &str,
         build: bool,
         rest_ok: impl Fn(&str) -> bool,
-    ) -> Option<(usize, Result<Option<Response>, Error>)> {
+        out: &mut Vec<Response>,
+    ) -> Option<(usize, Result<(), Box<Error>>)> {
         let templates = std::mem::take(&mut self.templates);
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
@@ -425,15 +430,15 @@ impl OpenAIStream {
                     f.name.as_deref(),
                     &mut preparations,
                 );
-                let converted = fed.map(|()| {
+                let converted = fed.map_err(Box::new).map(|()| {
                     self.fast_chunks += 1;
                     if !build && preparations.is_empty() {
                         // Dropped unseen with its sanitisation note, as the
                         // pipeline drops it.
                         self.sanitized = None;
-                        return None;
+                        return;
                     }
-                    Some(Response {
+                    out.push(Response {
                         flavor: Flavor::OpenAI,
                         response_id: f.response_id.clone(),
                         create_time: f
@@ -448,7 +453,7 @@ impl OpenAIStream {
                         usage: None,
                         preparations,
                         sanitized: self.sanitized.take(),
-                    })
+                    });
                 });
                 (len, converted)
             });
