@@ -16,6 +16,7 @@ pub mod json;
 pub mod limits;
 pub mod nonstream;
 pub mod openai;
+pub(crate) mod prefix;
 pub mod profile;
 pub mod repair;
 pub mod sse;
