@@ -15,8 +15,19 @@ const after = require(path.resolve(afterDir, 'index.js'));
 const cases = {
   // [stream, converter class, options]
   'P1 Anthropic 100 KB': [streams.anthropicWriteFile(100 * 1024), 'AnthropicConverter', {}],
+  'P1 Anthropic 1 MB': [streams.anthropicWriteFile(1024 * 1024), 'AnthropicConverter', {}],
   'P1 OpenAI 100 KB': [streams.openaiWriteFile(100 * 1024), 'OpenAIConverter', {}],
+  'P1 OpenAI 100 KB, dropEmptyResponses': [
+    streams.openaiWriteFile(100 * 1024),
+    'OpenAIConverter',
+    { dropEmptyResponses: true },
+  ],
   'P1 OpenAI 1 MB': [streams.openaiWriteFile(1024 * 1024), 'OpenAIConverter', {}],
+  'P1 OpenAI 1 MB, dropEmptyResponses': [
+    streams.openaiWriteFile(1024 * 1024),
+    'OpenAIConverter',
+    { dropEmptyResponses: true },
+  ],
   'P7 OpenAI tool-heavy': [streams.openaiToolHeavy(100 * 1024), 'OpenAIConverter', {}],
   'P7 Anthropic text-heavy': [streams.anthropicTextHeavy(33 * 1024), 'AnthropicConverter', {}],
   'P7 OpenAI text-heavy': [streams.openaiTextHeavy(33 * 1024), 'OpenAIConverter', {}],

@@ -309,7 +309,12 @@ fn main() {
     if args.first().map(String::as_str) == Some("profile") {
         let kb: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
         let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20);
-        if args.get(3).map(String::as_str) == Some("openai") {
+        if args.get(3).map(String::as_str) == Some("openai-drop") {
+            let (body, _) = openai_write_file(kb * 1024);
+            for _ in 0..n {
+                black_box(convert_openai_dropped(&body, true));
+            }
+        } else if args.get(3).map(String::as_str) == Some("openai") {
             let (body, _) = openai_write_file(kb * 1024);
             for _ in 0..n {
                 black_box(convert_openai(&body, true));
