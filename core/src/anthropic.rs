@@ -5,7 +5,7 @@
 //! Anthropic SDK's event handling (§2.1).
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
@@ -114,8 +114,8 @@ pub struct AnthropicOptions {
 
 /// One request's stream state (docs/behaviour.md §2.2).
 pub struct AnthropicStream {
-    message_id: Option<Arc<str>>,
-    model: Option<Arc<str>>,
+    message_id: Option<Rc<str>>,
+    model: Option<Rc<str>>,
     usage: Usage,
     message_start_usage_pending: bool,
     finish_reason: Option<String>,
@@ -372,7 +372,7 @@ impl AnthropicStream {
             let part = Part::FunctionCall {
                 id: block.id,
                 name: block.name,
-                args: Arc::new("{}".to_owned()),
+                args: Rc::new("{}".to_owned()),
             };
             let chunk = self.chunk(Some(part));
             out.push(chunk);
@@ -547,7 +547,7 @@ impl AnthropicStream {
                         let part = Part::FunctionCall {
                             id: block.id,
                             name: block.name,
-                            args: Arc::new(args),
+                            args: Rc::new(args),
                         };
                         let chunk = self.chunk(Some(part));
                         self.deferred.hold(chunk, empty, bytes);
@@ -568,7 +568,7 @@ impl AnthropicStream {
                     let part = Part::FunctionCall {
                         id: block.id,
                         name: block.name,
-                        args: Arc::new(args),
+                        args: Rc::new(args),
                     };
                     let chunk = self.chunk(Some(part));
                     out.push(chunk);

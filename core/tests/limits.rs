@@ -298,7 +298,7 @@ fn anthropic_held_arguments_budget_and_limits() {
         [toolcall_stream_core::gemini::Part::FunctionCall {
             id: Some("\"toolu_2\"".into()),
             name: Some("\"write_file\"".into()),
-            args: std::sync::Arc::new("{}".to_owned()),
+            args: std::rc::Rc::new("{}".to_owned()),
         }]
     );
     assert!(!s.stop_with_held_args("1", 1, &mut out).unwrap(), "closed");

@@ -11,7 +11,7 @@ mod tool_call_parser;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
@@ -266,7 +266,7 @@ impl OpenAIStream {
                 out.push(Response {
                     flavor: Flavor::Bare,
                     response_id: None,
-                    create_time: Arc::from(""),
+                    create_time: Rc::from(""),
                     model_version: None,
                     candidate: Some(Candidate {
                         parts,

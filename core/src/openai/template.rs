@@ -13,7 +13,7 @@
 //! Which chunks qualify and what the converter's state must be for the fast
 //! path to give exactly the long way's response is decided in `mod.rs`.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::json::{self, JStr};
 
@@ -41,11 +41,11 @@ pub struct Fields {
     pub id: Option<String>,
     pub name: Option<String>,
     /// Header fields of the response, as JSON text (`None` = absent).
-    pub response_id: Option<Arc<str>>,
-    pub model_version: Option<Arc<str>>,
+    pub response_id: Option<Rc<str>>,
+    pub model_version: Option<Rc<str>>,
     /// `String(created)`; `None` when `created` is falsy (the response then
     /// takes `Date.now()` each time, as the long way does).
-    pub create_time: Option<Arc<str>>,
+    pub create_time: Option<Rc<str>>,
 }
 
 /// The `arguments` value's position in a chunk's text, in bytes.

@@ -8,7 +8,7 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
@@ -22,7 +22,7 @@ struct Slot {
     /// Shared with the `functionCall` part that hands the arguments out
     /// (`completed_tool_calls`), so a large call is not copied; a later
     /// chunk for the slot copies it only while that part still lives.
-    buffer: Arc<String>,
+    buffer: Rc<String>,
     depth: i64,
     in_string: bool,
     escape: bool,
@@ -96,7 +96,7 @@ pub struct CompletedCall {
     pub name: String,
     /// The arguments as JSON object text (`{}` when they were blank or not
     /// an object), shared with the slot's buffer when they are that buffer.
-    pub args: Arc<String>,
+    pub args: Rc<String>,
     /// The slot's index (after collision remapping).
     pub index: u64,
 }
@@ -299,7 +299,7 @@ impl ToolCallParser {
                 slot.name = Some(n.to_owned());
             }
         }
-        Arc::make_mut(&mut slot.buffer).push_str(chunk);
+        Rc::make_mut(&mut slot.buffer).push_str(chunk);
         // Depth/string scan (step 9): the structural characters are ASCII,
         // so a byte scan equals the reference's code-point scan.
         let (mut depth, mut in_string, mut escape) = (slot.depth, slot.in_string, slot.escape);
@@ -413,7 +413,7 @@ impl ToolCallParser {
                 empty_object()
             } else if let Some(kind) = slot.parse() {
                 if kind == Kind::Object {
-                    Arc::clone(&slot.buffer)
+                    Rc::clone(&slot.buffer)
                 } else {
                     empty_object()
                 }
@@ -467,16 +467,16 @@ impl ToolCallParser {
 }
 
 /// Non-object arguments collapse to `{}` (docs/behaviour.md §3.3.5 step 5).
-fn object_or_empty(text: &str, kind: Kind) -> Arc<String> {
+fn object_or_empty(text: &str, kind: Kind) -> Rc<String> {
     if kind == Kind::Object {
-        Arc::new(text.to_owned())
+        Rc::new(text.to_owned())
     } else {
         empty_object()
     }
 }
 
-fn empty_object() -> Arc<String> {
-    Arc::new("{}".to_owned())
+fn empty_object() -> Rc<String> {
+    Rc::new("{}".to_owned())
 }
 
 #[cfg(test)]
@@ -525,6 +525,18 @@ mod tests {
                 0
             )]
         );
+    }
+
+    /// The arguments handed out are the slot's text, without a copy.
+    #[test]
+    fn handed_out_arguments_share_the_slot_text() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{\"a\":1}", None, None);
+        let first = p.completed_tool_calls(512).unwrap().remove(0).args;
+        let again = p.completed_tool_calls(512).unwrap().remove(0).args;
+        assert!(Rc::ptr_eq(&first, &again));
+        assert_eq!(*first, "{\"a\":1}");
     }
 
     #[test]
