@@ -3,7 +3,7 @@
 //! error, after which every call is `FINISHED`).
 
 use crate::error::{Error, ErrorCode};
-use crate::gemini::Response;
+use crate::gemini::{CallClock, Response};
 use crate::sse::{Bom, SseDecoder, SseEvent, SseSink};
 
 /// The byte-input decoder and the finished flag of one converter.
@@ -78,6 +78,7 @@ pub trait SseConsumer: Sized {
     /// Raw bytes of the SSE body, split anywhere.
     fn push_sse(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed().check_open()?;
+        let _clock = CallClock::start();
         // The decoder calls back into the converter, so it is taken out of it
         // for the duration of the call.
         let mut sse = std::mem::take(&mut self.feed().sse);
@@ -90,6 +91,7 @@ pub trait SseConsumer: Sized {
     /// as the SDKs drop it. Finished afterwards.
     fn finish_sse(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.feed().check_open()?;
+        let _clock = CallClock::start();
         let mut sse = std::mem::take(&mut self.feed().sse);
         let result = sse.finish_to(&mut Sink { to: self, out });
         self.feed().sse = sse;
