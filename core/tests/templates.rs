@@ -1,12 +1,13 @@
-//! The OpenAI argument-only fast path (`openai/template.rs`) against the
-//! long way. Giving every chunk its own amount of trailing whitespace keeps
-//! its text from ever fitting an earlier chunk's template (the bytes after
-//! the `arguments` string differ) without changing what it parses to, so
-//! the same stream converts once with the fast path and once without it;
-//! responses, preparations and errors must be identical. Over every
-//! OpenAI fixture stream and over generated streams built to hit the fast
-//! path in every converter state (held parts, nameless calls, thinking-tag
-//! candidates, limits, lone surrogates split across chunks, …).
+//! The OpenAI fast paths (`openai/template.rs`: argument-only and
+//! content-only chunks) against the long way. Giving every chunk its own
+//! amount of trailing whitespace keeps its text from ever fitting an earlier
+//! chunk's template (the bytes after the varying string differ) without
+//! changing what it parses to, so the same stream converts once with the
+//! fast paths and once without them; responses, preparations and errors
+//! must be identical. Over every OpenAI fixture stream and over generated
+//! streams built to hit the fast paths in every converter state (held
+//! parts, nameless calls, thinking-tag candidates, limits, lone surrogates
+//! split across chunks, each response-parsing switch and profile, …).
 
 mod common;
 
@@ -17,8 +18,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::limits::Limits;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::Error;
+use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::{Error, Profile};
 
 /// What a run gave, masked; and how many chunks took the fast path.
 #[derive(Debug, Default)]
@@ -38,21 +39,20 @@ fn record(lines: &mut Vec<Value>, ids: &mut HashMap<String, usize>, r: &Response
 /// `push_chunk_text` (`bytes` false) or as one SSE body through `push_bytes`
 /// (with `drop_empty` as given).
 fn run(chunks: &[String], limits: Limits, bytes: bool, pad: impl Fn(usize) -> usize) -> Run {
-    run_with(chunks, limits, bytes, false, pad)
+    let options = OpenAIOptions {
+        limits,
+        ..Default::default()
+    };
+    run_with(chunks, &options, bytes, pad)
 }
 
 fn run_with(
     chunks: &[String],
-    limits: Limits,
+    options: &OpenAIOptions,
     bytes: bool,
-    drop_empty: bool,
     pad: impl Fn(usize) -> usize,
 ) -> Run {
-    let mut s = OpenAIStream::new(OpenAIOptions {
-        limits,
-        drop_empty,
-        ..Default::default()
-    });
+    let mut s = OpenAIStream::new(options.clone());
     let mut ids = HashMap::new();
     let mut lines = Vec::new();
     let padded: Vec<String> = chunks
@@ -116,10 +116,23 @@ fn run_with(
 /// Fast path on (no padding) and off (unique padding): same outcome, both
 /// input paths. Returns how many chunks took the fast path.
 fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
+    let options = OpenAIOptions {
+        limits,
+        ..Default::default()
+    };
+    check_with(chunks, &options)
+}
+
+/// [`check`] with every option given (`drop_empty` is tried both ways).
+fn check_with(chunks: &[String], options: &OpenAIOptions) -> Result<u64, TestCaseError> {
     let mut fast = 0;
+    let kept_all = OpenAIOptions {
+        drop_empty: false,
+        ..options.clone()
+    };
     for bytes in [false, true] {
-        let with = run(chunks, limits, bytes, |_| 0);
-        let without = run(chunks, limits, bytes, |i| i + 1);
+        let with = run_with(chunks, &kept_all, bytes, |_| 0);
+        let without = run_with(chunks, &kept_all, bytes, |i| i + 1);
         prop_assert_eq!(without.fast, 0, "unique padding never fits a template");
         prop_assert_eq!(&with.lines, &without.lines, "bytes: {}", bytes);
         fast = fast.max(with.fast);
@@ -127,8 +140,12 @@ fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
             // `drop_empty` leaves out exactly what Qwen's pipeline drops,
             // whether the fast path builds nothing or the long way filters.
             let kept: Vec<Value> = with.lines.into_iter().filter(kept_by_pipeline).collect();
+            let dropping = OpenAIOptions {
+                drop_empty: true,
+                ..options.clone()
+            };
             for pad in [|_| 0, |i| i + 1] as [fn(usize) -> usize; 2] {
-                let dropped = run_with(chunks, limits, true, true, pad);
+                let dropped = run_with(chunks, &dropping, true, pad);
                 prop_assert_eq!(&dropped.lines, &kept, "drop_empty");
             }
         }
@@ -397,6 +414,121 @@ proptest! {
         let limits = Limits { max_call_bytes, max_buffered_bytes, ..Limits::default() };
         check(&chunks, limits)?;
     }
+}
+
+fn parsing() -> impl Strategy<Value = (ResponseParsing, Profile)> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just(Profile::Qwen021), Just(Profile::Qwen024)],
+    )
+        .prop_map(|(content_only, tagged, after_reasoning, profile)| {
+            let parsing = ResponseParsing {
+                content_only_tag_leaks: content_only,
+                tagged_thinking: tagged,
+                tagged_thinking_after_reasoning: after_reasoning,
+            };
+            (parsing, profile)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Every response-parsing switch and profile: the content fast path is
+    /// taken only while the normaliser alone decides a content-only chunk.
+    #[test]
+    fn generated_streams_convert_the_same_with_every_response_parsing(
+        chunks in stream(),
+        (parsing, profile) in parsing(),
+    ) {
+        let options = OpenAIOptions { parsing, profile, ..Default::default() };
+        check_with(&chunks, &options)?;
+    }
+}
+
+/// A provider's real serialisation of streamed text: every content chunk
+/// after the first of its kind is converted without building a tree, while
+/// the converter is ready for plain text; thinking tags, escapes, a split
+/// surrogate pair and empty deltas convert as the long way does.
+#[test]
+fn an_openai_text_stream_takes_the_fast_path_after_its_first_content_chunk() {
+    let head = r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1741570283,"model":"qwen-plus","choices":[{"index":0,"delta":"#;
+    let chunk =
+        |delta: &str, finish: &str| format!(r#"{head}{delta},"finish_reason":{finish}}}]}}"#);
+    let texts = [
+        "Hello",
+        ", wor",
+        "ld.\n",
+        "Use \"quotes\" and \\ back",
+        "slashes <think>",
+        " x</think>",
+        "\u{e9}\u{1F600}",
+        "",
+        "\t",
+        "@HI@",
+        "@LO@ done",
+    ];
+    let mut chunks = vec![chunk(r#"{"role":"assistant","content":""}"#, "null")];
+    for t in texts {
+        let delta = json!({ "content": t }).to_string();
+        chunks.push(
+            chunk(&delta, "null")
+                .replace("@HI@", "\\ud83d")
+                .replace("@LO@", "\\ude00"),
+        );
+    }
+    chunks.push(chunk("{}", r#""stop""#));
+    check(&chunks, Limits::default()).unwrap();
+    let run = run(&chunks, Limits::default(), true, |_| 0);
+    // The role chunk has a `role` key, so the first plain content chunk
+    // converts the long way and is kept; all the others fit it.
+    assert_eq!(run.fast, texts.len() as u64 - 1);
+    let text: String = run
+        .lines
+        .iter()
+        .filter_map(|l| l["r"]["candidates"][0]["content"]["parts"][0]["text"].as_str())
+        .collect();
+    assert!(
+        text.starts_with(
+            "Hello, world.\nUse \"quotes\" and \\ backslashes <think> x</think>\u{e9}\u{1F600}\t"
+        ),
+        "{text:?}"
+    );
+    // With the content-only leak guard on (DashScope), nothing is plain text
+    // until visible content was seen, and both paths still agree.
+    let guarded = OpenAIOptions {
+        parsing: ResponseParsing {
+            content_only_tag_leaks: true,
+            ..ResponseParsing::default()
+        },
+        ..Default::default()
+    };
+    check_with(&chunks, &guarded).unwrap();
+}
+
+/// Visible content first seen on the content fast path counts as the long
+/// way counts it: a thinking tag after later reasoning is then text, not a
+/// tag candidate (the generated streams reach this order only rarely).
+#[test]
+fn visible_content_first_seen_on_the_fast_path_is_remembered() {
+    let style = Style {
+        created: Some(1),
+        usage: None,
+        content: None,
+        call_type: false,
+        empty_id: false,
+    };
+    let chunks = vec![
+        chunk_text(&style, json!({ "content": " " }), None),
+        chunk_text(&style, json!({ "content": "x" }), None),
+        chunk_text(&style, json!({ "reasoning_content": "r" }), None),
+        chunk_text(&style, json!({ "content": "<think>y" }), None),
+        chunk_text(&style, json!({}), Some("stop")),
+    ];
+    // `x` and, once visible content was seen, `<think>y` take the fast path.
+    assert_eq!(check(&chunks, Limits::default()).unwrap(), 2);
 }
 
 /// The generated streams do reach the fast path, in quiet and held states.

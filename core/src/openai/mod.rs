@@ -25,7 +25,7 @@ use crate::profile::Profile;
 use crate::sse::{Bom, SseEvent};
 use tagged::TaggedThinkingParser;
 use tags::*;
-use template::{Fields, Hole, Templates};
+use template::{Fields, Header, Hole, Templates};
 use text_delta::{estimate_token_units, TextDeltaState};
 use tool_call_parser::{ProviderIndex, ToolCallParser};
 
@@ -116,7 +116,9 @@ pub struct OpenAIStream {
     limits: Limits,
     rng: u64,
     /// Argument-only chunks seen, for the fast path (`template.rs`).
-    templates: Templates,
+    templates: Templates<Fields>,
+    /// Content-only chunks seen, for the text fast path (`template.rs`).
+    content_templates: Templates<Header>,
     /// Reused for the argument text of a fast-path chunk.
     scratch: String,
     fast_chunks: u64,
@@ -160,7 +162,7 @@ impl SseConsumer for OpenAIStream {
                 break;
             };
             let Some((len, result)) =
-                self.fast_argument_prefix(data, build, |rest| rest.starts_with(END), out)
+                self.fast_prefix(data, build, |rest| rest.starts_with(END), out)
             else {
                 break;
             };
@@ -208,6 +210,7 @@ impl OpenAIStream {
             limits: options.limits,
             rng: seed | 1,
             templates: Templates::default(),
+            content_templates: Templates::default(),
             scratch: String::new(),
             fast_chunks: 0,
             error_finish_throws: options.throw_on_error_finish,
@@ -306,7 +309,7 @@ impl OpenAIStream {
             self.yield_sse(response, out);
             return Ok(());
         }
-        if self.drop_empty && self.is_quiet() && self.fast_argument_chunk(e.data, false, out)? {
+        if self.drop_empty && self.is_quiet() && self.fast_chunk(e.data, false, out)? {
             return Ok(());
         }
         let response = self.convert_text(e.data, true)?;
@@ -329,7 +332,7 @@ impl OpenAIStream {
     fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
             let mut one = std::mem::take(&mut self.fast_out);
-            let hit = self.fast_argument_chunk(text, true, &mut one);
+            let hit = self.fast_chunk(text, true, &mut one);
             let response = one.pop();
             self.fast_out = one;
             if let (true, Some(response)) = (hit?, response) {
@@ -383,28 +386,86 @@ impl OpenAIStream {
     }
 
     /// A chunk that fits a template, while no part is held and no tag
-    /// candidate is pending: of `convertOpenAIChunkToGemini`'s steps only
-    /// the tool-call delta can act (no content, no reasoning, no finish, no
-    /// usage; the thinking-tag guard sees no visible text; holding moves no
-    /// part, as there is none), so that is all this does. Its response goes
-    /// to `out`; `build`: build it even when the pipeline would drop it
-    /// (else nothing is built; `build` is always on when `drop_empty` is
-    /// off). Whether the chunk took the fast path.
-    fn fast_argument_chunk(
+    /// candidate is pending. An argument-only chunk: of
+    /// `convertOpenAIChunkToGemini`'s steps only the tool-call delta can act
+    /// (no content, no reasoning, no finish, no usage; the thinking-tag
+    /// guard sees no visible text; holding moves no part, as there is none),
+    /// so that is all this does. A content-only chunk, while
+    /// [`Self::is_text_ready`]: only the text normaliser acts
+    /// ([`Self::push_plain_text`]). Its response goes to `out`; `build`:
+    /// build it even when the pipeline would drop it (else nothing is built;
+    /// `build` is always on when `drop_empty` is off). Whether the chunk took
+    /// the fast path.
+    fn fast_chunk(
         &mut self,
         text: &str,
         build: bool,
         out: &mut Vec<Response>,
     ) -> Result<bool, Error> {
-        match self.fast_argument_prefix(text, build, str::is_empty, out) {
+        match self.fast_prefix(text, build, str::is_empty, out) {
             None => Ok(false),
             Some((_, result)) => result.map(|()| true).map_err(|e| *e),
         }
     }
 
-    /// [`Self::fast_argument_chunk`] on a chunk at the start of `text` that
-    /// ends where `rest_ok` accepts what follows it: the chunk's length and
-    /// its outcome; `None` when no template fits. The outcome is two words
+    /// [`Self::fast_chunk`] on a chunk at the start of `text` that ends
+    /// where `rest_ok` accepts what follows it: the chunk's length and its
+    /// outcome; `None` when no template fits.
+    fn fast_prefix(
+        &mut self,
+        text: &str,
+        build: bool,
+        rest_ok: impl Fn(&str) -> bool,
+        out: &mut Vec<Response>,
+    ) -> Option<(usize, Result<(), Box<Error>>)> {
+        if let Some(taken) = self.fast_argument_prefix(text, build, &rest_ok, out) {
+            return Some(taken);
+        }
+        if self.content_templates.is_empty() || !self.is_text_ready() {
+            return None;
+        }
+        let (template, content, len) = self.content_templates.find_hole(text, rest_ok)?;
+        let header = &template.fields;
+        let (response_id, model_version, create_time) = (
+            header.response_id.clone(),
+            header.model_version.clone(),
+            header.create_time.clone(),
+        );
+        // `push_plain_text`'s state change, as the long way makes it.
+        let normalized = self.text_state.normalize(&content.value()).to_owned();
+        if !self.has_visible_content && has_non_whitespace(&normalized) {
+            self.has_visible_content = true;
+        }
+        self.fast_chunks += 1;
+        if normalized.is_empty() && !build {
+            // Dropped unseen with its sanitisation note, as the pipeline
+            // drops it.
+            self.sanitized = None;
+            return Some((len, Ok(())));
+        }
+        let parts = if normalized.is_empty() {
+            Vec::new()
+        } else {
+            vec![Part::text(normalized)]
+        };
+        out.push(Response {
+            flavor: Flavor::OpenAI,
+            response_id,
+            create_time: create_time.unwrap_or_else(|| now_ms_string().into()),
+            model_version,
+            candidate: Some(Candidate {
+                parts,
+                finish_reason: None,
+            }),
+            usage: None,
+            preparations: Vec::new(),
+            sanitized: self.sanitized.take(),
+        });
+        Some((len, Ok(())))
+    }
+
+    /// [`Self::fast_prefix`] for argument-only chunks: the chunk's length and
+    /// its outcome; `None` when no argument template fits. The outcome is two words
     /// (the response goes to `out`, the error is boxed): a large value
     /// returned through the raw event loop spilled to the stack and stalled
     /// on store forwarding at every chunk.
@@ -440,12 +501,13 @@ impl OpenAIStream {
                     }
                     out.push(Response {
                         flavor: Flavor::OpenAI,
-                        response_id: f.response_id.clone(),
+                        response_id: f.header.response_id.clone(),
                         create_time: f
+                            .header
                             .create_time
                             .clone()
                             .unwrap_or_else(|| now_ms_string().into()),
-                        model_version: f.model_version.clone(),
+                        model_version: f.header.model_version.clone(),
                         candidate: Some(Candidate {
                             parts: Vec::new(),
                             finish_reason: None,
@@ -462,9 +524,12 @@ impl OpenAIStream {
         result
     }
 
-    /// Keeps a converted chunk as a template when the fast path can
-    /// reproduce its conversion: one tool call with a string `arguments`,
-    /// and nothing that yields a part, a finish, usage or an error.
+    /// Keeps a converted chunk as a template when a fast path can reproduce
+    /// its conversion: one tool call with a string `arguments`, and nothing
+    /// that yields a part, a finish, usage or an error; or a string
+    /// `content` and nothing else that converts (no reasoning, no tool
+    /// calls, no finish, no usage, no error: `plainContent` in
+    /// lib/fast-paths.js).
     fn keep_template(&mut self, text: &str, chunk: &Value<'_>, response: &Response) {
         if chunk.at("usage").truthy() || chunk.at("error").truthy() {
             return;
@@ -477,6 +542,25 @@ impl OpenAIStream {
             Some(v) => v,
             None => delta.at("reasoning"),
         };
+        let header = || Header {
+            response_id: response.response_id.clone(),
+            model_version: response.model_version.clone(),
+            create_time: chunk
+                .at("created")
+                .truthy()
+                .then(|| response.create_time.clone()),
+        };
+        if let Some(content) = delta.at("content").as_jstr() {
+            if !choice.at("finish_reason").truthy()
+                && !reasoning.truthy()
+                && delta.get("tool_calls").is_none_or(Value::is_null)
+            {
+                if let Some(hole) = Hole::of(text, content) {
+                    self.content_templates.keep(text, hole, header);
+                }
+                return;
+            }
+        }
         // An empty `content` normalises to nothing and moves no state.
         if choice.at("finish_reason").truthy()
             || delta.at("content").as_jstr().is_some_and(|c| !c.is_empty())
@@ -502,12 +586,7 @@ impl OpenAIStream {
             index: provider_index(call.get("index")),
             id: id_text(call.at("id")),
             name: function.at("name").as_str().map(Cow::into_owned),
-            response_id: response.response_id.clone(),
-            model_version: response.model_version.clone(),
-            create_time: chunk
-                .at("created")
-                .truthy()
-                .then(|| response.create_time.clone()),
+            header: header(),
         });
     }
 
@@ -978,9 +1057,13 @@ impl OpenAIStream {
     pub fn wire_state(&mut self) -> crate::wire::State {
         let tag_closing = self.closing_tag_pending();
         if self.feed.is_finished() {
-            if self.parser.buffered() > 0 || !self.templates.is_empty() {
+            if self.parser.buffered() > 0
+                || !self.templates.is_empty()
+                || !self.content_templates.is_empty()
+            {
                 self.parser = ToolCallParser::default();
                 self.templates = Templates::default();
+                self.content_templates = Templates::default();
                 self.scratch = String::new();
             }
             return crate::wire::State {

@@ -1,17 +1,19 @@
-//! The fast path for argument-only chunks, the bulk of a streamed tool call.
+//! The fast paths for the bulk of a stream: argument-only chunks of a
+//! streamed tool call, and content-only chunks of streamed text.
 //!
-//! A provider serialises every argument-only chunk of a call the same way:
-//! the same id, `created`, model and fingerprint, the same keys in the same
-//! order, and only the `arguments` string differs. After converting such a
-//! chunk the long way, its text is kept as a template: the bytes before the
-//! `arguments` string and the bytes after it. A later chunk that is exactly
-//! `before`, valid JSON string content, `after` parses to the same tree with
-//! only that string changed (the scanner stops at the first unescaped quote,
-//! so the string cannot swallow or shift any structure), so it converts the
-//! same way with only its argument text fed to the parser: no tree is built.
+//! A provider serialises every such chunk of a response the same way: the
+//! same id, `created`, model and fingerprint, the same keys in the same
+//! order, and only one string differs (`arguments`, or `content`). After
+//! converting such a chunk the long way, its text is kept as a template: the
+//! bytes before that string and the bytes after it. A later chunk that is
+//! exactly `before`, valid JSON string content, `after` parses to the same
+//! tree with only that string changed (the scanner stops at the first
+//! unescaped quote, so the string cannot swallow or shift any structure), so
+//! it converts the same way with only its string handed on: no tree is
+//! built.
 //!
 //! Which chunks qualify and what the converter's state must be for the fast
-//! path to give exactly the long way's response is decided in `mod.rs`.
+//! paths to give exactly the long way's response is decided in `mod.rs`.
 
 use std::rc::Rc;
 
@@ -23,29 +25,36 @@ use super::tool_call_parser::ProviderIndex;
 /// enough; beyond that the oldest is replaced.
 const MAX_TEMPLATES: usize = 8;
 
-/// An argument-only chunk's text around its `arguments` string, and what the
-/// long way read from the rest of it.
+/// A chunk's text around its varying string, and what the long way read
+/// from the rest of it (`F`).
 #[derive(Debug)]
-pub struct Template {
+pub struct Template<F> {
     /// Up to and including the string's opening quote.
     before: Box<str>,
     /// From the string's closing quote to the end.
     after: Box<str>,
-    pub fields: Fields,
+    pub fields: F,
 }
 
-/// What the long way read from a template's chunk besides the arguments.
+/// The response header the long way made of a template's chunk.
 #[derive(Debug)]
-pub struct Fields {
-    pub index: ProviderIndex,
-    pub id: Option<String>,
-    pub name: Option<String>,
+pub struct Header {
     /// Header fields of the response, as JSON text (`None` = absent).
     pub response_id: Option<Rc<str>>,
     pub model_version: Option<Rc<str>>,
     /// `String(created)`; `None` when `created` is falsy (the response then
     /// takes `Date.now()` each time, as the long way does).
     pub create_time: Option<Rc<str>>,
+}
+
+/// What the long way read from an argument-only chunk besides the
+/// arguments.
+#[derive(Debug)]
+pub struct Fields {
+    pub index: ProviderIndex,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub header: Header,
 }
 
 /// The `arguments` value's position in a chunk's text, in bytes.
@@ -70,14 +79,23 @@ impl Hole {
     }
 }
 
-#[derive(Debug, Default)]
-pub struct Templates {
-    list: Vec<Template>,
+#[derive(Debug)]
+pub struct Templates<F> {
+    list: Vec<Template<F>>,
     /// The slot the next template replaces once the list is full.
     next: usize,
 }
 
-impl Templates {
+impl<F> Default for Templates<F> {
+    fn default() -> Self {
+        Templates {
+            list: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+impl<F> Templates<F> {
     /// No template is kept.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
@@ -93,7 +111,7 @@ impl Templates {
         text: &str,
         arguments: &mut String,
         rest_ok: impl Fn(&str) -> bool,
-    ) -> Option<(&Template, usize)> {
+    ) -> Option<(&Template<F>, usize)> {
         self.list.iter().find_map(|t| {
             if text.len() < t.before.len() + t.after.len() || !text.starts_with(&*t.before) {
                 return None;
@@ -114,9 +132,32 @@ impl Templates {
         })
     }
 
-    /// Keeps `text` (with its `arguments` string at `hole`) as a template,
+    /// The template that a chunk at the start of `text` fits (as
+    /// [`Self::find_prefix`]), the string in its hole, still escaped, and the
+    /// chunk's length.
+    pub fn find_hole<'t>(
+        &self,
+        text: &'t str,
+        rest_ok: impl Fn(&str) -> bool,
+    ) -> Option<(&Template<F>, JStr<'t>, usize)> {
+        self.list.iter().find_map(|t| {
+            if text.len() < t.before.len() + t.after.len() || !text.starts_with(&*t.before) {
+                return None;
+            }
+            let start = t.before.len();
+            let (end, escaped) = json::scan_string(text.as_bytes(), start)?;
+            (text[end..].starts_with(&*t.after) && rest_ok(&text[end + t.after.len()..])).then(
+                || {
+                    let value = JStr::from_scanned(&text[start..end], escaped);
+                    (t, value, end + t.after.len())
+                },
+            )
+        })
+    }
+
+    /// Keeps `text` (with its varying string at `hole`) as a template,
     /// unless the same template is already kept.
-    pub fn keep(&mut self, text: &str, hole: Hole, fields: impl FnOnce() -> Fields) {
+    pub fn keep(&mut self, text: &str, hole: Hole, fields: impl FnOnce() -> F) {
         let (before, after) = (&text[..hole.start], &text[hole.end..]);
         if self
             .list
