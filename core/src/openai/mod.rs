@@ -424,18 +424,11 @@ impl OpenAIStream {
         if self.content_templates.is_empty() || !self.is_text_ready() {
             return None;
         }
-        let (template, content, len) = self.content_templates.find_hole(text, rest_ok)?;
-        let header = &template.fields;
-        let (response_id, model_version, create_time) = (
-            header.response_id.clone(),
-            header.model_version.clone(),
-            header.create_time.clone(),
-        );
-        // `push_plain_text`'s state change, as the long way makes it.
-        let normalized = self.text_state.normalize(&content.value()).to_owned();
-        if !self.has_visible_content && has_non_whitespace(&normalized) {
-            self.has_visible_content = true;
-        }
+        let (header, content, len) = self
+            .content_templates
+            .find_hole(text, rest_ok)
+            .map(|(template, content, len)| (template.fields.clone(), content, len))?;
+        let normalized = self.plain_text(&content.value());
         self.fast_chunks += 1;
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
@@ -448,19 +441,7 @@ impl OpenAIStream {
         } else {
             vec![Part::text(normalized)]
         };
-        out.push(Response {
-            flavor: Flavor::OpenAI,
-            response_id,
-            create_time: create_time.unwrap_or_else(|| now_ms_string().into()),
-            model_version,
-            candidate: Some(Candidate {
-                parts,
-                finish_reason: None,
-            }),
-            usage: None,
-            preparations: Vec::new(),
-            sanitized: self.sanitized.take(),
-        });
+        out.push(header.response(parts, Vec::new(), self.sanitized.take()));
         Some((len, Ok(())))
     }
 
@@ -499,23 +480,10 @@ impl OpenAIStream {
                         self.sanitized = None;
                         return;
                     }
-                    out.push(Response {
-                        flavor: Flavor::OpenAI,
-                        response_id: f.header.response_id.clone(),
-                        create_time: f
-                            .header
-                            .create_time
-                            .clone()
-                            .unwrap_or_else(|| now_ms_string().into()),
-                        model_version: f.header.model_version.clone(),
-                        candidate: Some(Candidate {
-                            parts: Vec::new(),
-                            finish_reason: None,
-                        }),
-                        usage: None,
-                        preparations,
-                        sanitized: self.sanitized.take(),
-                    });
+                    out.push(
+                        f.header
+                            .response(Vec::new(), preparations, self.sanitized.take()),
+                    );
                 });
                 (len, converted)
             });
@@ -1039,11 +1007,18 @@ impl OpenAIStream {
                 "the converter is not ready for a plain text delta",
             ));
         }
+        Ok(self.plain_text(content))
+    }
+
+    /// A content-only delta's text while ready for plain text: normalised,
+    /// and noted as visible content (the state change the full conversion
+    /// makes for it).
+    fn plain_text(&mut self, content: &str) -> String {
         let normalized = self.text_state.normalize(content).to_owned();
         if !self.has_visible_content && has_non_whitespace(&normalized) {
             self.has_visible_content = true;
         }
-        Ok(normalized)
+        normalized
     }
 
     /// The state the JS fast paths depend on (`wire::State`): `quiet`,

@@ -17,6 +17,7 @@
 
 use std::rc::Rc;
 
+use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, JStr};
 
 use super::tool_call_parser::ProviderIndex;
@@ -37,7 +38,7 @@ pub struct Template<F> {
 }
 
 /// The response header the long way made of a template's chunk.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Header {
     /// Header fields of the response, as JSON text (`None` = absent).
     pub response_id: Option<Rc<str>>,
@@ -45,6 +46,35 @@ pub struct Header {
     /// `String(created)`; `None` when `created` is falsy (the response then
     /// takes `Date.now()` each time, as the long way does).
     pub create_time: Option<Rc<str>>,
+}
+
+impl Header {
+    /// The response of a chunk with this header and no finish or usage,
+    /// as the long way builds it (`createTime` is `Date.now()` when the
+    /// chunk's `created` was falsy).
+    pub fn response(
+        &self,
+        parts: Vec<Part>,
+        preparations: Vec<Preparation>,
+        sanitized: Option<(&'static str, usize)>,
+    ) -> Response {
+        Response {
+            flavor: Flavor::OpenAI,
+            response_id: self.response_id.clone(),
+            create_time: self
+                .create_time
+                .clone()
+                .unwrap_or_else(|| now_ms_string().into()),
+            model_version: self.model_version.clone(),
+            candidate: Some(Candidate {
+                parts,
+                finish_reason: None,
+            }),
+            usage: None,
+            preparations,
+            sanitized,
+        }
+    }
 }
 
 /// What the long way read from an argument-only chunk besides the
