@@ -87,7 +87,8 @@ pub struct Fields {
     pub header: Header,
 }
 
-/// The `arguments` value's position in a chunk's text, in bytes.
+/// The varying string's position in a chunk's text (`arguments` or
+/// `content`), in bytes.
 pub struct Hole {
     pub start: usize,
     pub end: usize,
