@@ -49,7 +49,9 @@ const openaiChunk = fc.oneof(
       index: fc.integer({ min: 0, max: 2 }),
       id: fc.constantFrom(undefined, 'call_a', 'call_b'),
       name: fc.constantFrom(undefined, 'read_file', ' shell '),
-      args: fc.constantFrom('', '{"a":', '1}', '"x', '{}', '[]', ' '),
+      // The halves of a surrogate pair: one fragment may end and the next
+      // begin inside a character.
+      args: fc.constantFrom('', '{"a":', '1}', '"x', '{}', '[]', ' ', '"\ud83d', '\ude00"'),
     })
     .map(({ index, id, name, args }) => ({
       tool_calls: [{ index, ...(id ? { id } : {}), function: { ...(name ? { name } : {}), arguments: args } }],
@@ -109,6 +111,30 @@ test('Anthropic: a surrogate pair split between two fragments is joined on the o
   const c = new AnthropicConverter();
   const call = events.flatMap((e) => c.pushEvent(e)).find((r) => r.candidates[0].content.parts[0]?.functionCall);
   assert.deepEqual(call.candidates[0].content.parts[0].functionCall.args, { s: 'x\ud83d\ude00' });
+});
+
+test('OpenAI: a surrogate pair split between two argument fragments is joined on the object path, as the reference joins strings', () => {
+  const chunk = (delta, finish_reason = null) => ({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason }],
+  });
+  const fragment = (args) => chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] });
+  const chunks = [
+    chunk({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'f', arguments: '' } }] }),
+    // Gathered in JS (argument-only deltas), handed to native as JSON text.
+    fragment('{"s": "x\ud83d'),
+    fragment('\ude00"}'),
+    chunk({}, 'tool_calls'),
+  ];
+  for (const form of [(c) => c, (c) => JSON.stringify(c)]) {
+    const c = new OpenAIConverter();
+    const out = [...chunks.map((ch) => c.pushChunk(form(ch))), ...c.end()];
+    const call = out.flatMap((r) => r.candidates?.[0]?.content?.parts ?? []).find((p) => p.functionCall);
+    assert.deepEqual(call.functionCall.args, { s: 'x\ud83d\ude00' });
+  }
 });
 
 test('Anthropic: a lone surrogate in arguments held to the stop counts as its 6-byte escape at a limit', () => {

@@ -966,7 +966,14 @@ impl OpenAIStream {
             let mut preparations = Vec::new();
             for pair in items.chunks(2) {
                 let [index, fragment] = pair else { break };
-                let fragment = fragment.as_str().unwrap_or_default();
+                // A lone surrogate stays an escape, as `tool_call_delta`
+                // keeps it: a pair split between two chunks rejoins in the
+                // arguments' text, as the reference's string concatenation
+                // joins it (U+FFFD here lost both halves).
+                let fragment = fragment
+                    .as_jstr()
+                    .map(|s| s.json_text())
+                    .unwrap_or_default();
                 self.feed(
                     provider_index(Some(index)),
                     &fragment,
