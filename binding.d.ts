@@ -105,16 +105,16 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
  * the budget the state word gave). `json_encoded`: sent as a JSON string
  * literal (text with lone surrogates).
  */
-export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number
+export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number | Array<string>
 
 /**
  * The JS layer yielded a text or thought chunk it built itself (the header
  * fast path): a batch (its state word has `payload` set).
  */
-export declare function anthropicNotePayload(slot: number): string | number
+export declare function anthropicNotePayload(slot: number): string | number | Array<string>
 
 /** One Anthropic SDK event as JSON text. */
-export declare function anthropicPushEvent(slot: number, event: string): string | number
+export declare function anthropicPushEvent(slot: number, event: string): string | number | Array<string>
 
 /**
  * `content_block_stop` for a tool_use block whose arguments (`argBytes`
@@ -122,7 +122,7 @@ export declare function anthropicPushEvent(slot: number, event: string): string 
  * has `{}` for the arguments, for the JS layer to fill in; `undefined` when
  * the block is not such a block (nothing changed: take the long way).
  */
-export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | number | null
+export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | number | Array<string> | null
 
 /**
  * The source of the events failed, with what the JS layer classified as a
@@ -130,10 +130,10 @@ export declare function anthropicStopHeld(slot: number, index: string, argBytes:
  * yields before it rethrows (none under `qwen-0.21`). Finishes the
  * converter.
  */
-export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | number
+export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | number | Array<string>
 
 /** End of input for either converter. */
-export declare function converterEnd(slot: number): string | number
+export declare function converterEnd(slot: number): string | number | Array<string>
 
 /**
  * Releases a converter's state at once (its stream was abandoned): every
@@ -148,10 +148,10 @@ export declare function converterFree(slot: number): number
  * Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
  * napi reference to create and delete, unlike `Uint8Array`).
  */
-export declare function converterPushBytes(slot: number, data: Uint8Array): string | number
+export declare function converterPushBytes(slot: number, data: Uint8Array): string | number | Array<string>
 
 /** Raw SSE text into either converter. */
-export declare function converterPushText(slot: number, data: string): string | number
+export declare function converterPushText(slot: number, data: string): string | number | Array<string>
 
 /**
  * A non-streaming body as the HTTP body's bytes, read as the SDK's
@@ -195,14 +195,14 @@ export interface NativeResponseParsing {
 }
 
 /** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
-export declare function openaiPushChunk(slot: number, chunk: string): string | number
+export declare function openaiPushChunk(slot: number, chunk: string): string | number | Array<string>
 
 /**
  * Argument-only tool-call deltas the JS layer gathered (the quiet fast
  * path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
  * the parser in order.
  */
-export declare function openaiPushFragments(slot: number, fragments: string): string | number
+export declare function openaiPushFragments(slot: number, fragments: string): string | number | Array<string>
 
 /**
  * The content of a content-only delta, only while the state word says

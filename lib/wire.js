@@ -8,6 +8,10 @@
 //   items are header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
 //   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
 //   after the responses converted before it, and the state word last.
+//   When a call's large string arguments were lifted out of the text
+//   (core/src/wire/lift.rs), the batch is an array: the text, then the
+//   lifted strings, in the order the full items' `x` lists them (`[part
+//   index, key]`); each goes back into its call's `args` at its key.
 // - The error encoding is one object `{code, name, message, type?, offset?,
 //   providerError?, providerEvent?, fatal}`: a batch's error item, or the message of the
 //   napi `GenericFailure` thrown by every entry that returns no batch
@@ -86,6 +90,12 @@ function decode(link, batch, sanitized, host) {
     link.state = batch;
     return NOTHING;
   }
+  let lifted;
+  let nextLifted = 1;
+  if (typeof batch !== 'string') {
+    lifted = batch;
+    batch = batch[0];
+  }
   const items = JSON.parse(batch);
   const last = items.length - 1;
   link.state = items[last];
@@ -119,6 +129,7 @@ function decode(link, batch, sanitized, host) {
       const e = item.error;
       throw new ToolCallStreamError(e.message, { ...e, responses: out });
     }
+    if (item.x) nextLifted = putBack(item.r, item.x, lifted, nextLifted);
     const response = toResponse(item.r, host);
     if (item.p) {
       setToolCallPreparations(response, item.p);
@@ -132,6 +143,19 @@ function decode(link, batch, sanitized, host) {
   out.length = n;
   noteHeader(link, out);
   return n === 0 ? NOTHING : out;
+}
+
+/**
+ * Puts a full item's lifted string arguments back: `places` lists `[part
+ * index, key]` in the order the strings follow the batch text from `next`.
+ * The key is already in `args` (its value a placeholder), so it keeps the
+ * place `JSON.parse` of the whole text would have given it. Returns the
+ * index of the next string.
+ */
+function putBack(response, places, strings, next) {
+  const parts = response.candidates[0].content.parts;
+  for (const [at, key] of places) parts[at].functionCall.args[key] = strings[next++];
+  return next;
 }
 
 /** The header of the last yielded response (what the HEADER bit vouches for). */

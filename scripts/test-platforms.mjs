@@ -57,6 +57,7 @@ const CORE_FILES = [
   'pipeline-errors.test.mjs',
   'input-forms.test.mjs',
   'bodies.test.mjs',
+  'lifted-arguments.test.mjs',
 ];
 
 /** Skipped on every emulated platform, with the reason. */

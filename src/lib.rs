@@ -18,7 +18,7 @@ mod wire;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::Either;
+use napi::bindgen_prelude::Either3;
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
@@ -201,7 +201,7 @@ impl Drop for ConverterHandle {
 fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
-) -> Either<String, f64> {
+) -> Either3<String, f64, Vec<String>> {
     CONVERTERS
         .with(slot, |entry| {
             step(&mut entry.converter, &mut entry.closed, f, Converter::state)
@@ -222,7 +222,7 @@ fn wrong_kind(expected: &str) -> Error {
 /// Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
 /// napi reference to create and delete, unlike `Uint8Array`).
 #[napi]
-pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either<String, f64> {
+pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data, out),
         Converter::OpenAI(s) => s.push_bytes(data, out),
@@ -231,7 +231,7 @@ pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either<String, f64> {
 
 /// Raw SSE text into either converter.
 #[napi]
-pub fn converter_push_text(slot: f64, data: String) -> Either<String, f64> {
+pub fn converter_push_text(slot: f64, data: String) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
         Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
@@ -240,7 +240,7 @@ pub fn converter_push_text(slot: f64, data: String) -> Either<String, f64> {
 
 /// End of input for either converter.
 #[napi]
-pub fn converter_end(slot: f64) -> Either<String, f64> {
+pub fn converter_end(slot: f64) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
@@ -276,7 +276,7 @@ pub fn converter_free(slot: f64) -> f64 {
 
 /// One Anthropic SDK event as JSON text.
 #[napi]
-pub fn anthropic_push_event(slot: f64, event: String) -> Either<String, f64> {
+pub fn anthropic_push_event(slot: f64, event: String) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_event_text(&event, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -293,7 +293,7 @@ pub fn anthropic_append_input(
     index: String,
     fragments: String,
     json_encoded: bool,
-) -> Either<String, f64> {
+) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, _| match c {
         Converter::Anthropic(s) => s.append_input(&index, &fragments, json_encoded),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -309,7 +309,7 @@ pub fn anthropic_stop_held(
     slot: f64,
     index: String,
     arg_bytes: f64,
-) -> Option<Either<String, f64>> {
+) -> Option<Either3<String, f64, Vec<String>>> {
     let mut applies = true;
     let batch = on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => {
@@ -331,7 +331,7 @@ pub fn anthropic_stop_held(
 /// yields before it rethrows (none under `qwen-0.21`). Finishes the
 /// converter.
 #[napi]
-pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Either<String, f64> {
+pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.upstream_failed(retryable, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -341,7 +341,7 @@ pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Either<String, f
 /// The JS layer yielded a text or thought chunk it built itself (the header
 /// fast path): a batch (its state word has `payload` set).
 #[napi]
-pub fn anthropic_note_payload(slot: f64) -> Either<String, f64> {
+pub fn anthropic_note_payload(slot: f64) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, _| {
         if let Converter::Anthropic(s) = c {
             s.note_payload();
@@ -352,7 +352,7 @@ pub fn anthropic_note_payload(slot: f64) -> Either<String, f64> {
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi]
-pub fn openai_push_chunk(slot: f64, chunk: String) -> Either<String, f64> {
+pub fn openai_push_chunk(slot: f64, chunk: String) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, out| match c {
         Converter::OpenAI(s) => {
             out.push(s.push_chunk_text(&chunk)?);
@@ -366,7 +366,7 @@ pub fn openai_push_chunk(slot: f64, chunk: String) -> Either<String, f64> {
 /// path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
 /// the parser in order.
 #[napi]
-pub fn openai_push_fragments(slot: f64, fragments: String) -> Either<String, f64> {
+pub fn openai_push_fragments(slot: f64, fragments: String) -> Either3<String, f64, Vec<String>> {
     on_converter(slot, |c, _| match c {
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),

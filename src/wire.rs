@@ -3,7 +3,9 @@
 //!
 //! - every converter call returns a [`Batch`]: the state word alone (a JS
 //!   number) when nothing was converted and nothing failed, else the batch's
-//!   JSON array text, the state word last;
+//!   JSON array text, the state word last, or (when a call's large string
+//!   arguments were lifted out of it) an array of that text and the lifted
+//!   strings;
 //! - every other entry (constructors, the ACP classes, the helpers, the
 //!   OpenAI text fast path) throws [`js_error`]: a napi `GenericFailure`
 //!   whose message is the same error object as a batch's error item;
@@ -12,19 +14,24 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::Either;
+use napi::bindgen_prelude::Either3;
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::wire::{self, State};
 use toolcall_stream_core::{Error, ErrorCode};
 
-/// What a converter call returns: the batch's JSON text, or the state word.
-pub type Batch = Either<String, f64>;
+/// What a converter call returns: the batch's JSON text, the state word,
+/// or the text followed by the string arguments lifted out of it.
+pub type Batch = Either3<String, f64, Vec<String>>;
 
 /// The outcome of a call, with the state after it, as one batch.
 pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Batch {
     match wire::batch(responses, error, state) {
-        Some(text) => Either::A(text),
-        None => Either::B(state.encode()),
+        None => Either3::B(state.encode()),
+        Some(b) if b.strings.is_empty() => Either3::A(b.text),
+        Some(mut b) => {
+            b.strings.insert(0, b.text);
+            Either3::C(b.strings)
+        }
     }
 }
 

@@ -298,6 +298,13 @@ impl Response {
     /// provenance>, "t": [<indexes of reasoning parts>]}`: the response as
     /// the reference's `JSON.stringify` shows it, and its out-of-band metadata.
     pub fn write_item(&self, out: &mut String) {
+        self.write_item_open(out);
+        out.push('}');
+    }
+
+    /// [`Response::write_item`] without the closing brace, for a caller that
+    /// adds a key.
+    pub(crate) fn write_item_open(&self, out: &mut String) {
         out.push_str("{\"r\":");
         self.write_response(out);
         if !self.preparations.is_empty() {
@@ -328,7 +335,6 @@ impl Response {
             .filter(|(_, p)| matches!(p, Part::Reasoning(_)))
             .map(|(i, _)| i);
         crate::wire::write_annotations(self.usage.as_ref().map(|u| &u.provenance), reasoning, out);
-        out.push('}');
     }
 
     /// The response alone, as JSON text.
@@ -536,7 +542,13 @@ mod tests {
 
     fn batch(responses: &[Response]) -> String {
         let mut out = String::new();
-        crate::wire::write_batch(responses, None, crate::wire::State::default(), &mut out);
+        crate::wire::write_batch(
+            responses,
+            None,
+            crate::wire::State::default(),
+            &mut out,
+            &mut Vec::new(),
+        );
         out
     }
 

@@ -246,13 +246,15 @@ impl Bytes for OpenAIStream {
 fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
     let mut out = Vec::new();
     let mut text = String::new();
+    let mut strings = Vec::new();
     let mut n = 0;
     for read in body.chunks(READ) {
         stream.push(read, &mut out).expect("valid stream");
         if write {
             text.clear();
-            write_batch(&out, None, State::default(), &mut text);
-            n += text.len();
+            strings.clear();
+            write_batch(&out, None, State::default(), &mut text, &mut strings);
+            n += text.len() + strings.iter().map(String::len).sum::<usize>();
         }
         n += out.len();
         out.clear();

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::scan::{decode_into, scan_number, scan_string};
+use super::scan::{decode_into, scan_number, scan_string, Lone};
 use crate::error::{Error, ErrorCode};
 
 /// Nesting limit of [`parse`]. Provider events are shallow; the limit only
@@ -37,7 +37,7 @@ impl<'a> JStr<'a> {
             return Cow::Borrowed(self.raw);
         }
         let mut out = String::with_capacity(self.raw.len());
-        decode_into(self.raw, &mut out, false);
+        decode_into(self.raw, &mut out, Lone::Replace);
         Cow::Owned(out)
     }
 
@@ -47,7 +47,7 @@ impl<'a> JStr<'a> {
     /// the whole text, as it does in the reference.
     pub fn append_json_text_to(&self, out: &mut String) {
         if self.escaped {
-            decode_into(self.raw, out, true);
+            decode_into(self.raw, out, Lone::Escape);
         } else {
             out.push_str(self.raw);
         }

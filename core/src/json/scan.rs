@@ -211,11 +211,24 @@ fn hex4(b: &[u8]) -> Option<u32> {
     })
 }
 
+/// What decoding does with a lone UTF-16 surrogate escape (`"\ud800"`),
+/// which a JS string holds and a Rust string cannot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lone {
+    /// U+FFFD, as a value read on the Rust side.
+    Replace,
+    /// Kept as its lowercase `\uXXXX` escape: JSON text being accumulated,
+    /// where a pair split across two fragments rejoins when JS parses it.
+    Escape,
+    /// The decoding fails: the exact value is wanted or nothing.
+    Refuse,
+}
+
 /// Decodes the escape whose backslash is `b[at]` into `out` and returns
-/// where the content goes on; `None` when it is not a valid JSON escape. A
-/// surrogate pair of escapes becomes its character; a lone surrogate
-/// becomes U+FFFD, or stays an escape with `keep_lone`.
-fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, keep_lone: bool) -> Option<usize> {
+/// where the content goes on; `None` when it is not a valid JSON escape, or
+/// is a lone surrogate and `lone` is [`Lone::Refuse`]. A surrogate pair of
+/// escapes becomes its character.
+fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
     let push = |out: &mut Vec<u8>, c: char| {
         out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
     };
@@ -238,12 +251,13 @@ fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, keep_lone: bool) -> Opt
                     }
                 }
             }
-            match char::from_u32(hi) {
-                Some(c) => push(out, c),
-                None if keep_lone => {
+            match (char::from_u32(hi), lone) {
+                (Some(c), _) => push(out, c),
+                (None, Lone::Escape) => {
                     let _ = write!(out, "\\u{hi:04x}");
                 }
-                None => push(out, '\u{FFFD}'),
+                (None, Lone::Replace) => push(out, '\u{FFFD}'),
+                (None, Lone::Refuse) => return None,
             }
             Some(next)
         }
@@ -266,9 +280,9 @@ static SIMPLE_ESCAPE: [u8; 256] = {
     t
 };
 
-/// Decodes validated string content (escapes included) into `out`. A lone
-/// surrogate escape becomes U+FFFD, or stays an escape with `keep_lone`.
-pub(super) fn decode_into(raw: &str, out: &mut String, keep_lone: bool) {
+/// Decodes validated string content (escapes included) into `out`, a lone
+/// surrogate escape as `lone` says (not [`Lone::Refuse`]).
+pub(super) fn decode_into(raw: &str, out: &mut String, lone: Lone) {
     let b = raw.as_bytes();
     // SAFETY: only whole runs of `raw` that end before an ASCII backslash
     // (or at its end) and whole decoded characters are appended.
@@ -277,7 +291,7 @@ pub(super) fn decode_into(raw: &str, out: &mut String, keep_lone: bool) {
     while let Some(rel) = memchr::memchr(b'\\', &b[i..]) {
         v.extend_from_slice(&b[i..i + rel]);
         // Validated content: every escape decodes.
-        i = decode_escape(b, i + rel, v, keep_lone).unwrap_or(b.len());
+        i = decode_escape(b, i + rel, v, lone).unwrap_or(b.len());
     }
     v.extend_from_slice(&b[i.min(b.len())..]);
 }
@@ -296,7 +310,7 @@ pub(super) fn write_canonical(raw: &str, out: &mut String) {
         out.push_str(&raw[i..i + rel]);
         one.clear();
         // Validated content: every escape decodes.
-        i = decode_escape(b, i + rel, &mut one, true).unwrap_or(b.len());
+        i = decode_escape(b, i + rel, &mut one, Lone::Escape).unwrap_or(b.len());
         // One character (1 to 4 bytes), or a lone surrogate kept as the six
         // ASCII bytes of its escape.
         let text = std::str::from_utf8(&one).unwrap_or("\u{FFFD}");
@@ -315,12 +329,25 @@ pub(super) fn write_canonical(raw: &str, out: &mut String) {
 /// closing quote; `None`, with `out` unchanged, when the content is not a
 /// valid JSON string.
 pub fn scan_json_text_into(s: &str, i: usize, out: &mut String) -> Option<usize> {
+    scan_decode_into(s, i, out, Lone::Escape)
+}
+
+/// Scans the string content of `s` from `i` (after the opening quote) and
+/// appends the exact value JS gets for it to `out`, in the same pass.
+/// Returns the index of the closing quote; `None`, with `out` unchanged,
+/// when the content is not a valid JSON string or its value holds a lone
+/// surrogate (which a Rust string cannot).
+pub fn scan_value_into(s: &str, i: usize, out: &mut String) -> Option<usize> {
+    scan_decode_into(s, i, out, Lone::Refuse)
+}
+
+fn scan_decode_into(s: &str, i: usize, out: &mut String, lone: Lone) -> Option<usize> {
     // SAFETY: `scan_into` leaves `v` valid UTF-8 when it returns `Some`
     // (whole runs of `s` ending before an ASCII stop byte, and whole decoded
     // characters); on `None` it is cut back to `mark`, a character boundary.
     let v = unsafe { out.as_mut_vec() };
     let mark = v.len();
-    let end = scan_into_windows(s.as_bytes(), i, v);
+    let end = scan_into_windows(s.as_bytes(), i, v, lone);
     if end.is_none() {
         v.truncate(mark);
     }
@@ -356,7 +383,7 @@ fn stop_mask(w: &[u8; WINDOW]) -> u64 {
 /// hold JSON text, one escape every few bytes) does not run at the latency
 /// of one SIMD compare per escape. Short runs are copied 16 bytes at a time
 /// into spare capacity. The last 64 bytes go to [`scan_into`].
-fn scan_into_windows(b: &[u8], mut i: usize, out: &mut Vec<u8>) -> Option<usize> {
+fn scan_into_windows(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
     while let Some(window) = b.get(i..i + WINDOW) {
         let mut w = [0; WINDOW];
         w.copy_from_slice(window);
@@ -397,21 +424,21 @@ fn scan_into_windows(b: &[u8], mut i: usize, out: &mut Vec<u8>) -> Option<usize>
                         out.push(simple);
                         i = stop + 2;
                     } else {
-                        i = decode_escape(b, stop, out, true)?;
+                        i = decode_escape(b, stop, out, lone)?;
                     }
                 }
                 _ => return None,
             }
         }
     }
-    scan_into(b, i, out)
+    scan_into(b, i, out, lone)
 }
 
 /// A block at a time: each block is copied whole into `out`'s spare
 /// capacity and `out` keeps the part before its first stop byte, so a run
 /// costs no copy call of its own. Between stops `out` may end inside a
 /// character (a block can cut one); it never does at a stop.
-fn scan_into(b: &[u8], mut i: usize, out: &mut Vec<u8>) -> Option<usize> {
+fn scan_into(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
     loop {
         let k = match b.get(i..i + BLOCK) {
             Some(block) => {
@@ -451,7 +478,7 @@ fn scan_into(b: &[u8], mut i: usize, out: &mut Vec<u8>) -> Option<usize> {
                     out.push(simple);
                     i += 2;
                 } else {
-                    i = decode_escape(b, i, out, true)?;
+                    i = decode_escape(b, i, out, lone)?;
                 }
             }
             _ => return None,
@@ -557,18 +584,54 @@ mod tests {
             let mut want = String::from("prefix");
             let scanned = scan_string(s.as_bytes(), 0);
             if let Some((end, _)) = scanned {
-                decode_into(&s[..end], &mut want, true);
+                decode_into(&s[..end], &mut want, Lone::Escape);
             }
             prop_assert_eq!(end, scanned.map(|(end, _)| end));
             prop_assert_eq!(&got, &want);
             // The window walk and the block walk agree, from every start.
             for from in 0..s.len() {
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                let ea = scan_into_windows(s.as_bytes(), from, &mut a);
-                let eb = scan_into(s.as_bytes(), from, &mut b);
+                let ea = scan_into_windows(s.as_bytes(), from, &mut a, Lone::Escape);
+                let eb = scan_into(s.as_bytes(), from, &mut b, Lone::Escape);
                 prop_assert_eq!(ea, eb);
                 if ea.is_some() {
                     prop_assert_eq!(&a, &b);
+                }
+            }
+        }
+
+        /// `scan_value_into` gives the exact value or nothing: what decoding
+        /// with U+FFFD for a lone surrogate gives when that replaced
+        /// nothing (keeping lone surrogates as escapes gives the same text),
+        /// else `None` with `out` unchanged.
+        #[test]
+        fn scan_value_into_is_the_exact_value_or_nothing(
+            pieces in prop::collection::vec(prop_oneof![
+                Just("a"), Just("é"), Just("😀"), Just("\\\\"), Just("\\\\u"), Just("\\n"),
+                Just("\\u0041"), Just("\\ud83d"), Just("\\uDE00"), Just("\\ud83d\\ude00"),
+                Just("\\uDBFF\\uDFFF"), Just("\\uFFFD"), Just("\\x"), Just("\""),
+                Just("a longer run of plain text, more than one window of sixty-four bytes"),
+            ], 0..40),
+        ) {
+            let s: String = pieces.concat();
+            let mut got = String::from("prefix");
+            let end = scan_value_into(&s, 0, &mut got);
+            match scan_string(s.as_bytes(), 0) {
+                Some((at, _)) => {
+                    let (mut replaced, mut escaped) = (String::new(), String::new());
+                    decode_into(&s[..at], &mut replaced, Lone::Replace);
+                    decode_into(&s[..at], &mut escaped, Lone::Escape);
+                    if replaced == escaped {
+                        prop_assert_eq!(end, Some(at));
+                        prop_assert_eq!(got, format!("prefix{replaced}"));
+                    } else {
+                        prop_assert_eq!(end, None);
+                        prop_assert_eq!(got, "prefix");
+                    }
+                }
+                None => {
+                    prop_assert_eq!(end, None);
+                    prop_assert_eq!(got, "prefix");
                 }
             }
         }

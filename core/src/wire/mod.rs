@@ -13,16 +13,21 @@
 //!     `[2, n]`: a run of n > 1 such part-less chunks; `[3, text]`: one
 //!     OpenAI reasoning thought part (marked as such in JS);
 //!   - `{"r": response, "p"?: preparations, "s"?: sanitized, "u"?: usage
-//!     provenance, "t"?: reasoning part indexes}`: any other response, as
+//!     provenance, "t"?: reasoning part indexes, "x"?: lifted arguments}`:
+//!     any other response, as
 //!     the reference's `JSON.stringify` shows it, with its out-of-band
 //!     tool-call preparations, the OpenAI pipeline's sanitisation note, the
 //!     provenance of its `usageMetadata` and which parts are OpenAI
-//!     reasoning thoughts ([`write_annotations`]); a non-streaming body's
+//!     reasoning thoughts ([`write_annotations`]), and the call arguments
+//!     lifted out of it (`"x"`, [`lift`]); a non-streaming body's
 //!     response is the same item ([`write_body_item`]);
 //!   - `{"error": {code, name, message, type?, offset?, providerError?,
 //!     providerEvent?, fatal}}`: the call failed (at most one, after every response the call
 //!     converted before the error);
-//!   - the state word.
+//!   - the state word;
+//! - or, when a call's large string arguments were lifted out of that text
+//!   ([`lift`]), an array: the text, then the lifted strings in the order
+//!   the full items list them (`"x": [[part index, key], …]`).
 //!
 //! **The error encoding** is [`write_error`]'s object. Calls that return
 //! something else than a batch (constructors, the ACP classes, the helpers,
@@ -33,6 +38,8 @@
 //! **The state word** ([`State`]) is the converter state the JS fast paths
 //! (`lib/fast-paths.js`) depend on, as it is after the call, error batches
 //! included; the JS layer keeps no other copy of native state.
+
+pub mod lift;
 
 use crate::error::Error;
 use crate::gemini::{Flavor, Part, Response, UsageProvenance};
@@ -193,9 +200,19 @@ pub fn write_body_item(body: &BodyResponse, out: &mut String) {
     out.push('}');
 }
 
+/// A batch in its array form: the text, and the large string arguments
+/// lifted out of it ([`lift`]), in the order its items list them.
+#[derive(Debug, PartialEq)]
+pub struct Batch {
+    /// The JSON array text.
+    pub text: String,
+    /// The lifted values (none for most batches).
+    pub strings: Vec<String>,
+}
+
 /// A call's outcome as one batch: `None` when there is nothing but the state
-/// (the number form), else the array text.
-pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Option<String> {
+/// (the number form), else the array form.
+pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Option<Batch> {
     if responses.is_empty() && error.is_none() {
         return None;
     }
@@ -207,12 +224,20 @@ pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Opt
         .map(Part::size_hint)
         .sum();
     let mut text = String::with_capacity(responses.len() * 256 + parts + 64);
-    write_batch(responses, error, state, &mut text);
-    Some(text)
+    let mut strings = Vec::new();
+    write_batch(responses, error, state, &mut text, &mut strings);
+    Some(Batch { text, strings })
 }
 
-/// Writes the array form of a batch (see the module documentation).
-pub fn write_batch(responses: &[Response], error: Option<&Error>, state: State, out: &mut String) {
+/// Writes the array form of a batch (see the module documentation), the
+/// lifted string arguments to `strings`.
+pub fn write_batch(
+    responses: &[Response],
+    error: Option<&Error>,
+    state: State,
+    out: &mut String,
+    strings: &mut Vec<String>,
+) {
     out.push('[');
     let mut header: Option<&Response> = None;
     let mut rest = responses;
@@ -261,7 +286,7 @@ pub fn write_batch(responses: &[Response], error: Option<&Error>, state: State, 
                     }
                 }
             }
-            None => r.write_item(out),
+            None => lift::write_item_lifting(r, out, strings),
         }
         out.push(',');
     }
@@ -396,7 +421,7 @@ mod tests {
             empty("2"),
         ];
         let mut out = String::new();
-        write_batch(&batch, None, State::default(), &mut out);
+        write_batch(&batch, None, State::default(), &mut out, &mut Vec::new());
         let h = |t: &str| format!(r#"{{"h":{{"f":1,"createTime":"{t}","responseId":"id"}}}}"#);
         assert_eq!(
             out,
@@ -433,7 +458,7 @@ mod tests {
     fn an_error_batch_ends_with_the_error_then_the_state() {
         let e = Error::new(ErrorCode::Finished, "done \u{1}");
         let mut out = String::new();
-        write_batch(&[], Some(&e), State::FINISHED, &mut out);
+        write_batch(&[], Some(&e), State::FINISHED, &mut out, &mut Vec::new());
         assert_eq!(
             out,
             "[{\"error\":{\"code\":\"FINISHED\",\"name\":\"Error\",\"message\":\"done \\u0001\",\"fatal\":true}},1]"

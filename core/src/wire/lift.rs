@@ -1,0 +1,309 @@
+//! Large string arguments handed to JS beside the batch text, not inside it
+//! (issue 14): a `write_file` call's `content` crossed as JSON text inside
+//! the batch costs V8 a string the size of the call for the batch, then
+//! `JSON.parse` a second one for the value; lifted, the value is decoded
+//! here in the pass that finds its end and becomes a JS string once.
+//!
+//! A call whose arguments are at least [`LIFT_MIN`] bytes of JSON text has
+//! each top-level string member of at least [`LIFT_MIN`] bytes (escaped)
+//! replaced by `0` in its text; the item lists the members (`"x": [[part
+//! index, key], …]`) and the batch carries the values after its text, in
+//! that order. `lib/wire.js` puts each value back where `JSON.parse` of the
+//! original text would have put it: the key keeps its place (it is in the
+//! text), and the value is the same JS string.
+//!
+//! Only members whose value is exactly what `JSON.parse` gives are lifted:
+//! not a value holding a lone surrogate (a Rust string cannot hold it), not
+//! a key that occurs twice (`JSON.parse` keeps the last value, at the first
+//! key's place), not `__proto__`. Anything else stays in the text.
+
+use std::rc::Rc;
+
+use crate::gemini::{Part, Response};
+use crate::json::{scan_string, scan_value_into, JStr, JsString};
+
+/// The size, in bytes of JSON text, from which a call's arguments and a
+/// string member of them are lifted. Below it a separate JS string costs
+/// more than the copy it saves.
+pub const LIFT_MIN: usize = 8 * 1024;
+
+/// Top-level members looked at: lifting is for calls with a few large
+/// values (files, edits); an object with more members stays in the text.
+const MAX_MEMBERS: usize = 64;
+
+/// A call's arguments with their large string members taken out.
+#[derive(Debug, PartialEq)]
+pub struct Lifted {
+    /// The arguments' JSON text with `0` for each lifted value.
+    pub text: String,
+    /// The lifted members in text order: each key as JSON string content
+    /// (as it appears in the arguments) and the value.
+    pub members: Vec<(String, String)>,
+}
+
+/// The arguments `args` (JSON text `JSON.parse` accepts) with their large
+/// top-level string members lifted; `None` when nothing is lifted.
+pub fn lift_args(args: &str) -> Option<Lifted> {
+    if args.len() < LIFT_MIN {
+        return None;
+    }
+    let b = args.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    // Every member's key; the large string values with their spans
+    // (opening quote to closing quote, inclusive).
+    let mut keys: Vec<JStr<'_>> = Vec::new();
+    let mut large: Vec<(usize, usize, usize, String)> = Vec::new();
+    if b.get(i) == Some(&b'}') {
+        return None;
+    }
+    loop {
+        if keys.len() == MAX_MEMBERS || b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (key_end, escaped) = scan_string(b, i + 1)?;
+        keys.push(JStr::from_scanned(&args[i + 1..key_end], escaped));
+        i = skip_ws(b, key_end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let value_end = if b.get(i) == Some(&b'"') {
+            let mut value = String::new();
+            match scan_value_into(args, i + 1, &mut value) {
+                Some(end) => {
+                    if end - (i + 1) >= LIFT_MIN {
+                        large.push((keys.len() - 1, i, end, value));
+                    }
+                    end + 1
+                }
+                // A lone surrogate: not lifted, skipped.
+                None => scan_string(b, i + 1)?.0 + 1,
+            }
+        } else {
+            skip_value(b, i)?
+        };
+        i = skip_ws(b, value_end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    let exact: Vec<JsString> = keys.iter().map(|k| JsString::from_jstr(*k)).collect();
+    large.retain(|(k, ..)| {
+        let key = &exact[*k];
+        key.escaped() != "__proto__" && exact.iter().filter(|other| *other == key).count() == 1
+    });
+    if large.is_empty() {
+        return None;
+    }
+    let mut text =
+        String::with_capacity(args.len() - large.iter().map(|l| l.2 - l.1).sum::<usize>());
+    let mut from = 0;
+    let mut members = Vec::with_capacity(large.len());
+    for (k, open, close, value) in large {
+        text.push_str(&args[from..open]);
+        text.push('0');
+        from = close + 1;
+        members.push((keys[k].raw().to_owned(), value));
+    }
+    text.push_str(&args[from..]);
+    Some(Lifted { text, members })
+}
+
+/// Writes `r` as a full item ([`Response::write_item`]) with its calls'
+/// large string arguments lifted: their values go to `strings`, and the
+/// item lists where they belong (`"x": [[part index, key], …]`).
+pub(super) fn write_item_lifting(r: &Response, out: &mut String, strings: &mut Vec<String>) {
+    let large = |p: &Part| matches!(p, Part::FunctionCall { args, .. } if args.len() >= LIFT_MIN);
+    if !r.parts().iter().any(large) {
+        return r.write_item(out);
+    }
+    let mut lifted = r.clone();
+    let mut places = Vec::new();
+    if let Some(c) = lifted.candidate.as_mut() {
+        for (at, part) in c.parts.iter_mut().enumerate() {
+            let Part::FunctionCall { args, .. } = part else {
+                continue;
+            };
+            let Some(l) = lift_args(args) else {
+                continue;
+            };
+            *args = Rc::new(l.text);
+            for (key, value) in l.members {
+                places.push((at, key));
+                strings.push(value);
+            }
+        }
+    }
+    if places.is_empty() {
+        return r.write_item(out);
+    }
+    lifted.write_item_open(out);
+    out.push_str(",\"x\":[");
+    for (n, (at, key)) in places.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        out.push_str(&at.to_string());
+        out.push_str(",\"");
+        out.push_str(key);
+        out.push_str("\"]");
+    }
+    out.push_str("]}");
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// Where the value at `i` of valid JSON text ends: after its closing
+/// bracket, or (a number or literal) at the `,` or `}` that follows it.
+fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(i)? {
+            b'"' => i = scan_string(b, i + 1)?.0 + 1,
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b',' | b'}' | b']' if depth == 0 => return Some(i),
+            _ => i += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, write_str, Value};
+
+    fn big(c: char) -> String {
+        std::iter::repeat_n(c, LIFT_MIN).collect()
+    }
+
+    /// `JSON.stringify(JSON.parse(original))`, from the lifted text and
+    /// members as the JS side puts them back.
+    fn put_back(l: &Lifted) -> String {
+        let quoted: Vec<String> = l.members.iter().map(|(_, v)| stringified(v)).collect();
+        let mut v = parse(&l.text).unwrap();
+        let Value::Obj(entries) = &mut v else {
+            panic!("not an object")
+        };
+        for ((key, _), text) in l.members.iter().zip(&quoted) {
+            let slot = entries
+                .iter_mut()
+                .find(|(k, _)| k.raw() == key)
+                .map(|(_, v)| v)
+                .unwrap();
+            assert!(matches!(slot, Value::Num("0")), "placeholder");
+            *slot = Value::Str(JStr::from_scanned(text, true));
+        }
+        crate::json::to_json_string(&v)
+    }
+
+    /// `JSON.stringify(value)` without the quotes.
+    fn stringified(value: &str) -> String {
+        let mut s = String::new();
+        write_str(&mut s, value);
+        s[1..s.len() - 1].to_owned()
+    }
+
+    fn same_as_parse(args: &str) -> Lifted {
+        let l = lift_args(args).expect("lifted");
+        assert_eq!(
+            put_back(&l),
+            crate::json::to_json_string(&parse(args).unwrap())
+        );
+        l
+    }
+
+    #[test]
+    fn lifts_large_top_level_strings_in_place() {
+        let content = format!("line \\\"one\\\"\\n{}\\u00e9\\ud83d\\ude00", big('x'));
+        let args = format!(
+            "{{\"file_path\":\"/a\",\"content\":\"{content}\",\"n\":[1,{{\"k\":\"}}\"}}]}}"
+        );
+        let l = same_as_parse(&args);
+        assert_eq!(
+            l.text,
+            "{\"file_path\":\"/a\",\"content\":0,\"n\":[1,{\"k\":\"}\"}]}"
+        );
+        assert_eq!(l.members.len(), 1);
+        assert_eq!(l.members[0].0, "content");
+        assert_eq!(l.members[0].1, format!("line \"one\"\n{}é😀", big('x')));
+    }
+
+    #[test]
+    fn lifts_several_with_whitespace_and_escaped_keys() {
+        let args = format!(
+            " {{ \"old\\u005fstring\" : \"{}\" ,\n\"b\":true, \"new\":\"{}\" }} ",
+            big('a'),
+            big('b')
+        );
+        let l = same_as_parse(&args);
+        assert_eq!(
+            l.text,
+            " { \"old\\u005fstring\" : 0 ,\n\"b\":true, \"new\":0 } "
+        );
+        assert_eq!(l.members[0].0, "old\\u005fstring");
+        assert_eq!(l.members[1].1, big('b'));
+    }
+
+    #[test]
+    fn leaves_what_is_not_exactly_a_js_string_or_is_not_unique() {
+        let x = big('x');
+        for args in [
+            // Too small in total, or the large part is not a string.
+            "{\"content\":\"short\"}".to_owned(),
+            format!("{{\"content\":[\"{x}\"]}}"),
+            format!("[\"{x}\"]"),
+            // A lone surrogate, which a Rust string cannot hold.
+            format!("{{\"content\":\"{x}\\ud800\"}}"),
+            // A duplicate key (JSON.parse keeps the last value at the first place).
+            format!("{{\"content\":\"{x}\",\"content\":\"y\"}}"),
+            format!("{{\"content\":\"{x}\",\"c\\u006fntent\":\"y\"}}"),
+            // __proto__ is a plain own key in JSON.parse's result.
+            format!("{{\"__proto__\":\"{x}\"}}"),
+            format!("{{\"__pro\\u0074o__\":\"{x}\"}}"),
+        ] {
+            assert_eq!(lift_args(&args), None, "{args}");
+        }
+        // A member over the limit of members: nothing lifted.
+        let many: Vec<String> = (0..MAX_MEMBERS).map(|n| format!("\"k{n}\":{n}")).collect();
+        assert_eq!(
+            lift_args(&format!("{{{},\"content\":\"{x}\"}}", many.join(","))),
+            None
+        );
+        // Only the member that is not a duplicate is lifted.
+        let l = same_as_parse(&format!("{{\"a\":\"{x}\",\"b\":\"{x}\",\"a\":1}}"));
+        assert_eq!(l.members.len(), 1);
+        assert_eq!(l.members[0].0, "b");
+    }
+
+    #[test]
+    fn skips_every_kind_of_value() {
+        let x = big('x');
+        let args = format!(
+            "{{\"n\":-1.5e3,\"t\":true,\"f\":false,\"z\":null,\"s\":\"\\\"]}}\",\"o\":{{\"a\":[{{}},[]]}},\"e\":[],\"content\":\"{x}\"}}"
+        );
+        let l = same_as_parse(&args);
+        assert_eq!(l.members[0].0, "content");
+    }
+}
