@@ -208,7 +208,7 @@ fn on_converter(
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
-            batch(&[], Some(&e), State::FINISHED)
+            batch(&mut [], Some(&e), State::FINISHED)
         })
 }
 

@@ -24,7 +24,7 @@ use toolcall_stream_core::{Error, ErrorCode};
 pub type Batch = Either3<String, f64, Vec<String>>;
 
 /// The outcome of a call, with the state after it, as one batch.
-pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Batch {
+pub fn batch(responses: &mut [Response], error: Option<&Error>, state: State) -> Batch {
     match wire::batch(responses, error, state) {
         None => Either3::B(state.encode()),
         Some(b) if b.strings.is_empty() => Either3::A(b.text),
@@ -85,7 +85,7 @@ pub fn step<S>(
             State::FINISHED
         })
     };
-    batch(&out, error.as_ref(), state)
+    batch(&mut out, error.as_ref(), state)
 }
 
 pub const AFTER_PANIC: &str = "the converter is finished after an internal error";

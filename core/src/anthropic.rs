@@ -20,6 +20,7 @@ use crate::prefix;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::{Bom, SseEvent};
+use crate::wire::lift::{lift_args, lift_checked};
 use crate::wire::{State, MAX_GATHER_INDEX};
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).
@@ -373,6 +374,7 @@ impl AnthropicStream {
                 id: block.id,
                 name: block.name,
                 args: Rc::new("{}".to_owned()),
+                lifted: None,
             };
             let chunk = self.chunk(Some(part));
             out.push(chunk);
@@ -544,10 +546,12 @@ impl AnthropicStream {
                         // reason: the bytes just released are taken back.
                         let bytes = block.input_json.len();
                         self.buffered_args += bytes;
+                        let lifted = lift_args(&args).map(Rc::new);
                         let part = Part::FunctionCall {
                             id: block.id,
                             name: block.name,
                             args: Rc::new(args),
+                            lifted,
                         };
                         let chunk = self.chunk(Some(part));
                         self.deferred.hold(chunk, empty, bytes);
@@ -558,17 +562,31 @@ impl AnthropicStream {
                     } else {
                         block.input_json.as_str()
                     };
-                    let repaired = match safe_json_parse(source, self.limits.max_repair_depth)? {
-                        // Valid as gathered: the buffer itself is handed out.
-                        Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => None,
-                        Some((text, _)) => Some(text.into_owned()),
-                        None => Some("{}".to_owned()),
+                    // Large arguments are validated in the pass that lifts
+                    // their large strings (an object it accepts is valid as
+                    // gathered); the rest, and what that pass does not
+                    // decide, as `safeJsonParse` does.
+                    let (repaired, lifted) = match lift_checked(source) {
+                        Some(lifted) => (None, lifted.map(Rc::new)),
+                        None => {
+                            let repaired =
+                                match safe_json_parse(source, self.limits.max_repair_depth)? {
+                                    // Valid as gathered: the buffer itself is handed out.
+                                    Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => {
+                                        None
+                                    }
+                                    Some((text, _)) => Some(text.into_owned()),
+                                    None => Some("{}".to_owned()),
+                                };
+                            (repaired, None)
+                        }
                     };
                     let args = repaired.unwrap_or_else(|| std::mem::take(&mut block.input_json));
                     let part = Part::FunctionCall {
                         id: block.id,
                         name: block.name,
                         args: Rc::new(args),
+                        lifted,
                     };
                     let chunk = self.chunk(Some(part));
                     out.push(chunk);

@@ -56,6 +56,9 @@ pub enum Part {
         /// `functionCall.args`: the text of a JSON object, shared (the
         /// OpenAI parser's buffer of a large call is not copied for it).
         args: Rc<String>,
+        /// The same arguments with their large string members lifted out,
+        /// for the batch ([`crate::wire::lift`]); `None` when none are.
+        lifted: Option<Rc<crate::wire::lift::Lifted>>,
     },
 }
 
@@ -67,7 +70,7 @@ impl Part {
             Part::Text { text, .. } | Part::Reasoning(text) | Part::ThoughtSignature(text) => {
                 text.len()
             }
-            Part::FunctionCall { id, name, args } => {
+            Part::FunctionCall { id, name, args, .. } => {
                 args.len()
                     + id.as_ref().map_or(0, String::len)
                     + name.as_ref().map_or(0, String::len)
@@ -135,7 +138,7 @@ impl Part {
                 write_str(out, sig);
                 out.push('}');
             }
-            Part::FunctionCall { id, name, args } => {
+            Part::FunctionCall { id, name, args, .. } => {
                 write_function_call(out, id.as_deref(), name.as_deref(), args)
             }
         }
@@ -543,7 +546,7 @@ mod tests {
     fn batch(responses: &[Response]) -> String {
         let mut out = String::new();
         crate::wire::write_batch(
-            responses,
+            &mut responses.to_vec(),
             None,
             crate::wire::State::default(),
             &mut out,

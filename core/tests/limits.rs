@@ -299,6 +299,7 @@ fn anthropic_held_arguments_budget_and_limits() {
             id: Some("\"toolu_2\"".into()),
             name: Some("\"write_file\"".into()),
             args: std::rc::Rc::new("{}".to_owned()),
+            lifted: None,
         }]
     );
     assert!(!s.stop_with_held_args("1", 1, &mut out).unwrap(), "closed");

@@ -24,7 +24,13 @@ pub enum Kind {
 /// one valid JSON value (surrounding JSON whitespace allowed).
 pub fn validate(text: &str) -> Option<Kind> {
     let s = text.as_bytes();
-    let mut i = skip_ws(s, 0);
+    let (end, kind) = validate_value(s, skip_ws(s, 0))?;
+    (end == s.len()).then_some(kind)
+}
+
+/// One valid JSON value at `i` of `s`: where the JSON whitespace after it
+/// ends, and its kind; `None` when there is no valid value at `i`.
+pub(crate) fn validate_value(s: &[u8], mut i: usize) -> Option<(usize, Kind)> {
     // Container stack: true = object, false = array.
     let mut stack: Vec<bool> = Vec::new();
     let mut top: Option<Kind> = None;
@@ -81,7 +87,7 @@ pub fn validate(text: &str) -> Option<Kind> {
         loop {
             i = skip_ws(s, i);
             match stack.last() {
-                None => return if i == s.len() { top } else { None },
+                None => return Some((i, top?)),
                 Some(&is_obj) => match s.get(i)? {
                     b',' => {
                         i = skip_ws(s, i + 1);

@@ -2,7 +2,7 @@
 //! (issue 14): a `write_file` call's `content` crossed as JSON text inside
 //! the batch costs V8 a string the size of the call for the batch, then
 //! `JSON.parse` a second one for the value; lifted, the value is decoded
-//! here in the pass that finds its end and becomes a JS string once.
+//! here and becomes a JS string once.
 //!
 //! A call whose arguments are at least [`LIFT_MIN`] bytes of JSON text has
 //! each top-level string member of at least [`LIFT_MIN`] bytes (escaped)
@@ -16,10 +16,15 @@
 //! not a value holding a lone surrogate (a Rust string cannot hold it), not
 //! a key that occurs twice (`JSON.parse` keeps the last value, at the first
 //! key's place), not `__proto__`. Anything else stays in the text.
+//!
+//! The converters lift when they make the call's part ([`lift_args`]);
+//! Anthropic's stop validates the arguments in the same pass
+//! ([`lift_checked`]) instead of validating them first.
 
 use std::rc::Rc;
 
 use crate::gemini::{Part, Response};
+use crate::json::validate::validate_value;
 use crate::json::{scan_string, scan_value_into, JStr, JsString};
 
 /// The size, in bytes of JSON text, from which a call's arguments and a
@@ -32,7 +37,7 @@ pub const LIFT_MIN: usize = 8 * 1024;
 const MAX_MEMBERS: usize = 64;
 
 /// A call's arguments with their large string members taken out.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lifted {
     /// The arguments' JSON text with `0` for each lifted value.
     pub text: String,
@@ -44,6 +49,15 @@ pub struct Lifted {
 /// The arguments `args` (JSON text `JSON.parse` accepts) with their large
 /// top-level string members lifted; `None` when nothing is lifted.
 pub fn lift_args(args: &str) -> Option<Lifted> {
+    lift_checked(args).flatten()
+}
+
+/// Whether `args` is one valid JSON object (`JSON.parse` accepts it),
+/// decided in the pass that lifts its large string members: `Some` when it
+/// is, holding what was lifted (`None` when no member was large); `None`
+/// when this pass does not decide (text under [`LIFT_MIN`], not an object,
+/// more than 64 members, not valid): the caller validates as usual.
+pub fn lift_checked(args: &str) -> Option<Option<Lifted>> {
     if args.len() < LIFT_MIN {
         return None;
     }
@@ -57,41 +71,43 @@ pub fn lift_args(args: &str) -> Option<Lifted> {
     // (opening quote to closing quote, inclusive).
     let mut keys: Vec<JStr<'_>> = Vec::new();
     let mut large: Vec<(usize, usize, usize, String)> = Vec::new();
-    if b.get(i) == Some(&b'}') {
-        return None;
-    }
-    loop {
-        if keys.len() == MAX_MEMBERS || b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let (key_end, escaped) = scan_string(b, i + 1)?;
-        keys.push(JStr::from_scanned(&args[i + 1..key_end], escaped));
-        i = skip_ws(b, key_end + 1);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
-        let value_end = if b.get(i) == Some(&b'"') {
-            let mut value = String::new();
-            match scan_value_into(args, i + 1, &mut value) {
-                Some(end) => {
-                    if end - (i + 1) >= LIFT_MIN {
-                        large.push((keys.len() - 1, i, end, value));
-                    }
-                    end + 1
-                }
-                // A lone surrogate: not lifted, skipped.
-                None => scan_string(b, i + 1)?.0 + 1,
+    if b.get(i) != Some(&b'}') {
+        loop {
+            if keys.len() == MAX_MEMBERS || b.get(i) != Some(&b'"') {
+                return None;
             }
-        } else {
-            skip_value(b, i)?
-        };
-        i = skip_ws(b, value_end);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => break,
-            _ => return None,
+            let (key_end, escaped) = scan_string(b, i + 1)?;
+            keys.push(JStr::from_scanned(&args[i + 1..key_end], escaped));
+            i = skip_ws(b, key_end + 1);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = skip_ws(b, i + 1);
+            i = if b.get(i) == Some(&b'"') {
+                let mut value = String::new();
+                let end = match scan_value_into(args, i + 1, &mut value) {
+                    Some(end) => {
+                        if end - (i + 1) >= LIFT_MIN {
+                            large.push((keys.len() - 1, i, end, value));
+                        }
+                        end
+                    }
+                    // Not valid, or a lone surrogate (valid, not lifted).
+                    None => scan_string(b, i + 1)?.0,
+                };
+                skip_ws(b, end + 1)
+            } else {
+                validate_value(b, i)?.0
+            };
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(b'}') => break,
+                _ => return None,
+            }
         }
+    }
+    if skip_ws(b, i + 1) != b.len() {
+        return None;
     }
     let exact: Vec<JsString> = keys.iter().map(|k| JsString::from_jstr(*k)).collect();
     large.retain(|(k, ..)| {
@@ -99,7 +115,7 @@ pub fn lift_args(args: &str) -> Option<Lifted> {
         key.escaped() != "__proto__" && exact.iter().filter(|other| *other == key).count() == 1
     });
     if large.is_empty() {
-        return None;
+        return Some(None);
     }
     let mut text =
         String::with_capacity(args.len() - large.iter().map(|l| l.2 - l.1).sum::<usize>());
@@ -112,38 +128,45 @@ pub fn lift_args(args: &str) -> Option<Lifted> {
         members.push((keys[k].raw().to_owned(), value));
     }
     text.push_str(&args[from..]);
-    Some(Lifted { text, members })
+    Some(Some(Lifted { text, members }))
 }
 
 /// Writes `r` as a full item ([`Response::write_item`]) with its calls'
-/// large string arguments lifted: their values go to `strings`, and the
-/// item lists where they belong (`"x": [[part index, key], …]`).
-pub(super) fn write_item_lifting(r: &Response, out: &mut String, strings: &mut Vec<String>) {
-    let large = |p: &Part| matches!(p, Part::FunctionCall { args, .. } if args.len() >= LIFT_MIN);
-    if !r.parts().iter().any(large) {
+/// lifted arguments: each lifted call's text in place of its arguments,
+/// its values moved to `strings`, and the item listing where they belong
+/// (`"x": [[part index, key], …]`). The calls keep their full arguments.
+pub(super) fn write_item_lifting(r: &mut Response, out: &mut String, strings: &mut Vec<String>) {
+    let lifted = |p: &Part| {
+        matches!(
+            p,
+            Part::FunctionCall {
+                lifted: Some(_),
+                ..
+            }
+        )
+    };
+    if !r.parts().iter().any(lifted) {
         return r.write_item(out);
     }
-    let mut lifted = r.clone();
     let mut places = Vec::new();
-    if let Some(c) = lifted.candidate.as_mut() {
+    let mut full = Vec::new();
+    if let Some(c) = r.candidate.as_mut() {
         for (at, part) in c.parts.iter_mut().enumerate() {
-            let Part::FunctionCall { args, .. } = part else {
+            let Part::FunctionCall { args, lifted, .. } = part else {
                 continue;
             };
-            let Some(l) = lift_args(args) else {
+            let Some(l) = lifted.take() else {
                 continue;
             };
-            *args = Rc::new(l.text);
+            let l = Rc::try_unwrap(l).unwrap_or_else(|shared| (*shared).clone());
+            full.push((at, std::mem::replace(args, Rc::new(l.text))));
             for (key, value) in l.members {
                 places.push((at, key));
                 strings.push(value);
             }
         }
     }
-    if places.is_empty() {
-        return r.write_item(out);
-    }
-    lifted.write_item_open(out);
+    r.write_item_open(out);
     out.push_str(",\"x\":[");
     for (n, (at, key)) in places.iter().enumerate() {
         if n > 0 {
@@ -156,6 +179,13 @@ pub(super) fn write_item_lifting(r: &Response, out: &mut String, strings: &mut V
         out.push_str("\"]");
     }
     out.push_str("]}");
+    if let Some(c) = r.candidate.as_mut() {
+        for (at, args) in full {
+            if let Part::FunctionCall { args: a, .. } = &mut c.parts[at] {
+                *a = args;
+            }
+        }
+    }
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -163,30 +193,6 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// Where the value at `i` of valid JSON text ends: after its closing
-/// bracket, or (a number or literal) at the `,` or `}` that follows it.
-fn skip_value(b: &[u8], mut i: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    loop {
-        match *b.get(i)? {
-            b'"' => i = scan_string(b, i + 1)?.0 + 1,
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
-                i += 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            b',' | b'}' | b']' if depth == 0 => return Some(i),
-            _ => i += 1,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -305,5 +311,88 @@ mod tests {
         );
         let l = same_as_parse(&args);
         assert_eq!(l.members[0].0, "content");
+    }
+
+    /// What the walk decides is what `validate` decides: every text it
+    /// accepts is a valid JSON object, and a valid object of up to 64
+    /// members is always accepted (with its large, exact, unique members
+    /// lifted and put back to the same value).
+    #[test]
+    fn decides_validity_as_validate_does() {
+        let x = big('x');
+        let valid = [
+            format!("{{\"content\":\"{x}\"}}"),
+            format!(" {{\"a\" : [1, {{\"b\": \"}}\"}}], \"c\":\"{x}\\ud800\"}} \n"),
+            format!("{{\"a\":{{}},\"b\":[],\"c\":-0.5e3,\"d\":\"{x}\"}}"),
+            format!("{{\"a\":\"{x}\",\"a\":\"{x}\"}}"),
+            format!(
+                "{{\"deep\":{}{}}}",
+                "[".repeat(LIFT_MIN),
+                "]".repeat(LIFT_MIN)
+            ),
+        ];
+        for text in &valid {
+            assert_eq!(crate::json::validate(text), Some(crate::json::Kind::Object));
+            assert!(lift_checked(text).is_some(), "{}", &text[..40]);
+        }
+        let invalid = [
+            format!("{{\"content\":\"{x}\",}}"),
+            format!("{{\"content\" \"{x}\"}}"),
+            format!("{{\"content\":\"{x}\"}} x"),
+            format!("{{\"content\":\"{x}\\q\"}}"),
+            format!("{{\"content\":\"{x}\t\"}}"),
+            format!("{{\"a\":[1,],\"content\":\"{x}\"}}"),
+            format!("{{\"content\":\"{x}\""),
+            format!("{{\"content\":\"{x}"),
+            format!("{{\"n\":01,\"content\":\"{x}\"}}"),
+            format!("{{content:\"{x}\"}}"),
+        ];
+        for text in &invalid {
+            assert_eq!(crate::json::validate(text), None, "{}", &text[..20]);
+            assert_eq!(lift_checked(text), None, "{}", &text[..20]);
+        }
+    }
+
+    proptest::proptest! {
+        /// Random objects with one byte changed: accepted exactly when
+        /// `validate` accepts them (all have few members), and what is
+        /// lifted puts back to `JSON.parse`'s value.
+        #[test]
+        fn accepts_exactly_what_validate_accepts(
+            members in proptest::collection::vec((0usize..4, 0usize..6), 1..5),
+            edit in proptest::option::of((0usize..1_000_000, 0usize..8)),
+        ) {
+            let key = ["\"content\"", "\"a\"", "\"__proto__\"", "\"c\\u006fntent\""];
+            let value = [
+                format!("\"{}\"", "ab\\n\\\"é😀\\ud83d\\ude00".repeat(LIFT_MIN / 8)),
+                format!("\"{}\\ud800\"", big('y')),
+                "[1,{\"k\":\"v\"}]".to_owned(),
+                "\"short\"".to_owned(),
+                "-1.5e3".to_owned(),
+                " null ".to_owned(),
+            ];
+            let body: Vec<String> = members
+                .iter()
+                .map(|&(k, v)| format!("{}:{}", key[k], value[v]))
+                .collect();
+            let mut text = format!("{{{}}}", body.join(","));
+            if let Some((at, byte)) = edit {
+                let at = at % text.len();
+                if text.is_char_boundary(at) {
+                    let with = ["", ",", "\"", "\\", "}", "x", " ", "\t"][byte];
+                    let end = at + text[at..].chars().next().map_or(0, char::len_utf8);
+                    text.replace_range(at..end, with);
+                }
+            }
+            let valid = crate::json::validate(&text) == Some(crate::json::Kind::Object);
+            let checked = lift_checked(&text);
+            proptest::prop_assert_eq!(checked.is_some(), valid && text.len() >= LIFT_MIN);
+            if let Some(Some(l)) = checked {
+                proptest::prop_assert_eq!(
+                    put_back(&l),
+                    crate::json::to_json_string(&parse(&text).unwrap())
+                );
+            }
+        }
     }
 }

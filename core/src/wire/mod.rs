@@ -212,7 +212,7 @@ pub struct Batch {
 
 /// A call's outcome as one batch: `None` when there is nothing but the state
 /// (the number form), else the array form.
-pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Option<Batch> {
+pub fn batch(responses: &mut [Response], error: Option<&Error>, state: State) -> Option<Batch> {
     if responses.is_empty() && error.is_none() {
         return None;
     }
@@ -230,25 +230,26 @@ pub fn batch(responses: &[Response], error: Option<&Error>, state: State) -> Opt
 }
 
 /// Writes the array form of a batch (see the module documentation), the
-/// lifted string arguments to `strings`.
+/// lifted string arguments moved to `strings`.
 pub fn write_batch(
-    responses: &[Response],
+    responses: &mut [Response],
     error: Option<&Error>,
     state: State,
     out: &mut String,
     strings: &mut Vec<String>,
 ) {
     out.push('[');
-    let mut header: Option<&Response> = None;
-    let mut rest = responses;
-    while let Some((r, tail)) = rest.split_first() {
-        rest = tail;
+    // The header item last written, by position.
+    let mut header: Option<usize> = None;
+    let mut at = 0;
+    while at < responses.len() {
+        let r = &responses[at];
         match compact(r) {
             Some(item) => {
-                if !header.is_some_and(|h| same_header(h, r)) {
+                if !header.is_some_and(|h| same_header(&responses[h], r)) {
                     write_header_item(r, out);
                     out.push(',');
-                    header = Some(r);
+                    header = Some(at);
                 }
                 match item {
                     Compact::Text(t) => {
@@ -269,13 +270,13 @@ pub fn write_batch(
                     Compact::Empty => {
                         // A run of part-less chunks with this header (an
                         // OpenAI argument stream yields one a chunk).
-                        let run = 1 + rest
+                        let run = 1 + responses[at + 1..]
                             .iter()
                             .take_while(|n| {
                                 matches!(compact(n), Some(Compact::Empty)) && same_header(n, r)
                             })
                             .count();
-                        rest = &rest[run - 1..];
+                        at += run - 1;
                         if run == 1 {
                             out.push_str("[2]");
                         } else {
@@ -286,8 +287,9 @@ pub fn write_batch(
                     }
                 }
             }
-            None => lift::write_item_lifting(r, out, strings),
+            None => lift::write_item_lifting(&mut responses[at], out, strings),
         }
+        at += 1;
         out.push(',');
     }
     if let Some(e) = error {
@@ -411,7 +413,7 @@ mod tests {
     #[test]
     fn part_less_chunks_in_a_row_with_one_header_are_one_run() {
         let empty = |t| chunk(t, Vec::new());
-        let batch = [
+        let mut batch = [
             empty("1"),
             empty("1"),
             empty("1"),
@@ -421,7 +423,13 @@ mod tests {
             empty("2"),
         ];
         let mut out = String::new();
-        write_batch(&batch, None, State::default(), &mut out, &mut Vec::new());
+        write_batch(
+            &mut batch,
+            None,
+            State::default(),
+            &mut out,
+            &mut Vec::new(),
+        );
         let h = |t: &str| format!(r#"{{"h":{{"f":1,"createTime":"{t}","responseId":"id"}}}}"#);
         assert_eq!(
             out,
@@ -458,11 +466,17 @@ mod tests {
     fn an_error_batch_ends_with_the_error_then_the_state() {
         let e = Error::new(ErrorCode::Finished, "done \u{1}");
         let mut out = String::new();
-        write_batch(&[], Some(&e), State::FINISHED, &mut out, &mut Vec::new());
+        write_batch(
+            &mut [],
+            Some(&e),
+            State::FINISHED,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(
             out,
             "[{\"error\":{\"code\":\"FINISHED\",\"name\":\"Error\",\"message\":\"done \\u0001\",\"fatal\":true}},1]"
         );
-        assert_eq!(batch(&[], None, State::default()), None);
+        assert_eq!(batch(&mut [], None, State::default()), None);
     }
 }
