@@ -201,7 +201,7 @@ impl Drop for ConverterHandle {
 fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
-) -> Either3<String, f64, Vec<String>> {
+) -> Either3<String, f64, wire::TextAndStrings> {
     CONVERTERS
         .with(slot, |entry| {
             step(&mut entry.converter, &mut entry.closed, f, Converter::state)
@@ -221,8 +221,8 @@ fn wrong_kind(expected: &str) -> Error {
 
 /// Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
 /// napi reference to create and delete, unlike `Uint8Array`).
-#[napi]
-pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data, out),
         Converter::OpenAI(s) => s.push_bytes(data, out),
@@ -230,8 +230,8 @@ pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either3<String, f64, Vec<
 }
 
 /// Raw SSE text into either converter.
-#[napi]
-pub fn converter_push_text(slot: f64, data: String) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn converter_push_text(slot: f64, data: String) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
         Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
@@ -239,8 +239,8 @@ pub fn converter_push_text(slot: f64, data: String) -> Either3<String, f64, Vec<
 }
 
 /// End of input for either converter.
-#[napi]
-pub fn converter_end(slot: f64) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn converter_end(slot: f64) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
@@ -275,8 +275,11 @@ pub fn converter_free(slot: f64) -> f64 {
 }
 
 /// One Anthropic SDK event as JSON text.
-#[napi]
-pub fn anthropic_push_event(slot: f64, event: String) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn anthropic_push_event(
+    slot: f64,
+    event: String,
+) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_event_text(&event, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -287,13 +290,13 @@ pub fn anthropic_push_event(slot: f64, event: String) -> Either3<String, f64, Ve
 /// (its JS number text), in order, joined (the gathering fast path, within
 /// the budget the state word gave). `json_encoded`: sent as a JSON string
 /// literal (text with lone surrogates).
-#[napi]
+#[napi(ts_return_type = "string | number | Array<string>")]
 pub fn anthropic_append_input(
     slot: f64,
     index: String,
     fragments: String,
     json_encoded: bool,
-) -> Either3<String, f64, Vec<String>> {
+) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, _| match c {
         Converter::Anthropic(s) => s.append_input(&index, &fragments, json_encoded),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -304,12 +307,12 @@ pub fn anthropic_append_input(
 /// UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
 /// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
 /// the block is not such a block (nothing changed: take the long way).
-#[napi]
+#[napi(ts_return_type = "string | number | Array<string> | null")]
 pub fn anthropic_stop_held(
     slot: f64,
     index: String,
     arg_bytes: f64,
-) -> Option<Either3<String, f64, Vec<String>>> {
+) -> Option<Either3<String, f64, wire::TextAndStrings>> {
     let mut applies = true;
     let batch = on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => {
@@ -330,8 +333,11 @@ pub fn anthropic_stop_held(
 /// retryable stream transport error or not: the held calls that 0.24.4
 /// yields before it rethrows (none under `qwen-0.21`). Finishes the
 /// converter.
-#[napi]
-pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn anthropic_upstream_failed(
+    slot: f64,
+    retryable: bool,
+) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.upstream_failed(retryable, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -340,8 +346,8 @@ pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> Either3<String, 
 
 /// The JS layer yielded a text or thought chunk it built itself (the header
 /// fast path): a batch (its state word has `payload` set).
-#[napi]
-pub fn anthropic_note_payload(slot: f64) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn anthropic_note_payload(slot: f64) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, _| {
         if let Converter::Anthropic(s) = c {
             s.note_payload();
@@ -351,8 +357,8 @@ pub fn anthropic_note_payload(slot: f64) -> Either3<String, f64, Vec<String>> {
 }
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
-#[napi]
-pub fn openai_push_chunk(slot: f64, chunk: String) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn openai_push_chunk(slot: f64, chunk: String) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, out| match c {
         Converter::OpenAI(s) => {
             out.push(s.push_chunk_text(&chunk)?);
@@ -365,8 +371,11 @@ pub fn openai_push_chunk(slot: f64, chunk: String) -> Either3<String, f64, Vec<S
 /// Argument-only tool-call deltas the JS layer gathered (the quiet fast
 /// path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
 /// the parser in order.
-#[napi]
-pub fn openai_push_fragments(slot: f64, fragments: String) -> Either3<String, f64, Vec<String>> {
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn openai_push_fragments(
+    slot: f64,
+    fragments: String,
+) -> Either3<String, f64, wire::TextAndStrings> {
     on_converter(slot, |c, _| match c {
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),

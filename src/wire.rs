@@ -14,14 +14,15 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::Either3;
+use napi::bindgen_prelude::{Either3, ToNapiValue};
+use napi::{check_status, sys};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::wire::{self, State};
 use toolcall_stream_core::{Error, ErrorCode};
 
 /// What a converter call returns: the batch's JSON text, the state word,
 /// or the text followed by the string arguments lifted out of it.
-pub type Batch = Either3<String, f64, Vec<String>>;
+pub type Batch = Either3<String, f64, TextAndStrings>;
 
 /// The outcome of a call, with the state after it, as one batch.
 pub fn batch(responses: &mut [Response], error: Option<&Error>, state: State) -> Batch {
@@ -30,8 +31,35 @@ pub fn batch(responses: &mut [Response], error: Option<&Error>, state: State) ->
         Some(b) if b.strings.is_empty() => Either3::A(b.text),
         Some(mut b) => {
             b.strings.insert(0, b.text);
-            Either3::C(b.strings)
+            Either3::C(TextAndStrings(b.strings))
         }
+    }
+}
+
+/// A batch's text and the strings lifted out of it, as one JS array. An
+/// ASCII string (most file contents) is made as Latin-1, a plain copy,
+/// where V8 would scan UTF-8 for multi-byte sequences before copying it.
+pub struct TextAndStrings(Vec<String>);
+
+impl ToNapiValue for TextAndStrings {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        let mut array = std::ptr::null_mut();
+        check_status!(sys::napi_create_array_with_length(
+            env,
+            val.0.len(),
+            &mut array
+        ))?;
+        for (i, s) in val.0.iter().enumerate() {
+            let mut value = std::ptr::null_mut();
+            let (ptr, len) = (s.as_ptr().cast(), s.len() as isize);
+            if s.is_ascii() {
+                check_status!(sys::napi_create_string_latin1(env, ptr, len, &mut value))?;
+            } else {
+                check_status!(sys::napi_create_string_utf8(env, ptr, len, &mut value))?;
+            }
+            check_status!(sys::napi_set_element(env, array, i as u32, value))?;
+        }
+        Ok(array)
     }
 }
 
