@@ -23,7 +23,6 @@ use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::sse::{Bom, SseEvent};
-use crate::wire::lift::lift_args;
 use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Header, Hole, Templates};
@@ -882,12 +881,11 @@ impl OpenAIStream {
                 json::write_str(&mut id_json, &id);
                 let mut name_json = String::with_capacity(call.name.len() + 2);
                 json::write_str(&mut name_json, &call.name);
-                let lifted = lift_args(&call.args).map(Rc::new);
                 parts.push(Part::FunctionCall {
                     id: Some(id_json),
                     name: Some(name_json),
                     args: call.args,
-                    lifted,
+                    lifted: call.lifted.map(Rc::new),
                 });
             }
         }

@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
 use crate::json::{find_stop, validate, Kind};
 use crate::repair::safe_json_parse;
+use crate::wire::lift::{lift_checked, Lifted};
 
 /// One slot (docs/behaviour.md §3.3.1: buffers / depths / inStrings / escapes / meta).
 #[derive(Debug, Default)]
@@ -97,6 +98,9 @@ pub struct CompletedCall {
     /// The arguments as JSON object text (`{}` when they were blank or not
     /// an object), shared with the slot's buffer when they are that buffer.
     pub args: Rc<String>,
+    /// The arguments with their large string members lifted out (see
+    /// [`crate::wire::lift`]), when any were.
+    pub lifted: Option<Lifted>,
     /// The slot's index (after collision remapping).
     pub index: u64,
 }
@@ -409,8 +413,18 @@ impl ToolCallParser {
                 }
                 emitted.push(id);
             }
+            // Large arguments are validated in the pass that lifts their
+            // large strings (an object it accepts is valid as gathered);
+            // the rest, and what that pass does not decide, as the
+            // reference's `JSON.parse` probe and `safeJsonParse` do.
+            let mut lifted = None;
             let args = if slot.blank() {
                 empty_object()
+            } else if let Some(l) = lift_checked(&slot.buffer) {
+                slot.parsed
+                    .set(Some((slot.buffer.len(), Some(Kind::Object))));
+                lifted = l;
+                Rc::clone(&slot.buffer)
             } else if let Some(kind) = slot.parse() {
                 if kind == Kind::Object {
                     Rc::clone(&slot.buffer)
@@ -431,6 +445,7 @@ impl ToolCallParser {
                 id: slot.id.clone(),
                 name: name.clone(),
                 args,
+                lifted,
                 index: slot.index,
             });
         }

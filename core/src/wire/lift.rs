@@ -17,9 +17,10 @@
 //! a key that occurs twice (`JSON.parse` keeps the last value, at the first
 //! key's place), not `__proto__`. Anything else stays in the text.
 //!
-//! The converters lift when they make the call's part ([`lift_args`]);
-//! Anthropic's stop validates the arguments in the same pass
-//! ([`lift_checked`]) instead of validating them first.
+//! The converters lift when they make the call's part, and validate large
+//! arguments in the same pass ([`lift_checked`]: Anthropic's block stop,
+//! the OpenAI parser's completed calls) instead of validating them first;
+//! arguments validated elsewhere are lifted with [`lift_args`].
 
 use std::rc::Rc;
 
@@ -37,7 +38,7 @@ pub const LIFT_MIN: usize = 8 * 1024;
 const MAX_MEMBERS: usize = 64;
 
 /// A call's arguments with their large string members taken out.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lifted {
     /// The arguments' JSON text with `0` for each lifted value.
     pub text: String,
