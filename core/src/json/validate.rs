@@ -126,7 +126,8 @@ fn after_key(s: &[u8], i: usize) -> Option<usize> {
     Some(skip_ws(s, i + 1))
 }
 
-fn skip_ws(s: &[u8], mut i: usize) -> usize {
+/// Where the JSON whitespace at `i` of `s` ends.
+pub(crate) fn skip_ws(s: &[u8], mut i: usize) -> usize {
     while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;
     }

@@ -25,7 +25,7 @@
 use std::rc::Rc;
 
 use crate::gemini::{Part, Response};
-use crate::json::validate::validate_value;
+use crate::json::validate::{skip_ws, validate_value};
 use crate::json::{scan_string, scan_value_into, JStr, JsString};
 
 /// The size, in bytes of JSON text, from which a call's arguments and a
@@ -135,7 +135,8 @@ pub fn lift_checked(args: &str) -> Option<Option<Lifted>> {
 /// Writes `r` as a full item ([`Response::write_item`]) with its calls'
 /// lifted arguments: each lifted call's text in place of its arguments,
 /// its values moved to `strings`, and the item listing where they belong
-/// (`"x": [[part index, key], …]`). The calls keep their full arguments.
+/// (`"x": [[part index, key], …]`). The calls keep their full arguments;
+/// their lifted form is used up.
 pub(super) fn write_item_lifting(r: &mut Response, out: &mut String, strings: &mut Vec<String>) {
     let lifted = |p: &Part| {
         matches!(
@@ -187,13 +188,6 @@ pub(super) fn write_item_lifting(r: &mut Response, out: &mut String, strings: &m
             }
         }
     }
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
 }
 
 #[cfg(test)]

@@ -14,13 +14,12 @@
 //!     OpenAI reasoning thought part (marked as such in JS);
 //!   - `{"r": response, "p"?: preparations, "s"?: sanitized, "u"?: usage
 //!     provenance, "t"?: reasoning part indexes, "x"?: lifted arguments}`:
-//!     any other response, as
-//!     the reference's `JSON.stringify` shows it, with its out-of-band
-//!     tool-call preparations, the OpenAI pipeline's sanitisation note, the
-//!     provenance of its `usageMetadata` and which parts are OpenAI
-//!     reasoning thoughts ([`write_annotations`]), and the call arguments
-//!     lifted out of it (`"x"`, [`lift`]); a non-streaming body's
-//!     response is the same item ([`write_body_item`]);
+//!     any other response, as the reference's `JSON.stringify` shows it,
+//!     with its out-of-band tool-call preparations, the OpenAI pipeline's
+//!     sanitisation note, the provenance of its `usageMetadata`, which
+//!     parts are OpenAI reasoning thoughts ([`write_annotations`]) and where
+//!     the string arguments lifted out of it go back (`"x"`, [`lift`]); a
+//!     non-streaming body's response is the same item ([`write_body_item`]);
 //!   - `{"error": {code, name, message, type?, offset?, providerError?,
 //!     providerEvent?, fatal}}`: the call failed (at most one, after every response the call
 //!     converted before the error);
