@@ -20,7 +20,7 @@ use crate::prefix;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::{Bom, SseEvent};
-use crate::wire::lift::{lift_args, lift_checked};
+use crate::wire::lift::lift_checked;
 use crate::wire::{State, MAX_GATHER_INDEX};
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).
@@ -540,18 +540,18 @@ impl AnthropicStream {
                 let mut block = self.blocks.remove(pos);
                 self.buffered_args -= block.input_json.len();
                 if block.kind == "tool_use" && self.profile == Profile::Qwen024 {
-                    if let Closed::Call(args) = self.deferred.close(&block.input_json) {
-                        let empty = block.input_json.is_empty();
+                    let empty = block.input_json.is_empty();
+                    let bytes = block.input_json.len();
+                    let closed = self.deferred.close(std::mem::take(&mut block.input_json));
+                    if let Closed::Call(args, lifted) = closed {
                         // Held arguments stay buffered data until the stop
                         // reason: the bytes just released are taken back.
-                        let bytes = block.input_json.len();
                         self.buffered_args += bytes;
-                        let lifted = lift_args(&args).map(Rc::new);
                         let part = Part::FunctionCall {
                             id: block.id,
                             name: block.name,
                             args: Rc::new(args),
-                            lifted,
+                            lifted: lifted.map(Rc::new),
                         };
                         let chunk = self.chunk(Some(part));
                         self.deferred.hold(chunk, empty, bytes);

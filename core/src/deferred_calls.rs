@@ -9,12 +9,14 @@
 use crate::error::{Error, ErrorCode};
 use crate::gemini::Response;
 use crate::json::{validate, Kind};
+use crate::wire::lift::{lift_checked, Lifted};
 
 /// What `content_block_stop` makes of a `tool_use` block's argument text.
 pub enum Closed {
     /// Valid JSON with an object root (`"{}"` for an empty buffer): the
-    /// arguments as JSON text.
-    Call(String),
+    /// arguments as JSON text, and their large string members lifted out
+    /// for the batch, if any ([`crate::wire::lift`]).
+    Call(String, Option<Lifted>),
     /// Not valid JSON, or a non-object root: no call, only a flag.
     Rejected,
 }
@@ -31,14 +33,18 @@ pub struct DeferredCalls {
 }
 
 impl DeferredCalls {
-    /// `parseToolCallArguments` on a closed block's buffer; the flags record
-    /// a rejected buffer.
-    pub fn close(&mut self, input_json: &str) -> Closed {
+    /// `parseToolCallArguments` on a closed block's buffer, taken; the
+    /// flags record a rejected buffer. Large arguments are validated in the
+    /// pass that lifts their large strings.
+    pub fn close(&mut self, input_json: String) -> Closed {
         if input_json.is_empty() {
-            return Closed::Call("{}".to_owned());
+            return Closed::Call("{}".to_owned(), None);
         }
-        match validate(input_json) {
-            Some(Kind::Object) => Closed::Call(input_json.to_owned()),
+        if let Some(lifted) = lift_checked(&input_json) {
+            return Closed::Call(input_json, lifted);
+        }
+        match validate(&input_json) {
+            Some(Kind::Object) => Closed::Call(input_json, None),
             Some(_) => {
                 self.has_non_object = true;
                 Closed::Rejected

@@ -18,9 +18,9 @@
 //! key's place), not `__proto__`. Anything else stays in the text.
 //!
 //! The converters lift when they make the call's part, and validate large
-//! arguments in the same pass ([`lift_checked`]: Anthropic's block stop,
-//! the OpenAI parser's completed calls) instead of validating them first;
-//! arguments validated elsewhere are lifted with [`lift_args`].
+//! arguments in the same pass ([`lift_checked`]: Anthropic's block stop in
+//! both profiles, the OpenAI parser's completed calls) instead of
+//! validating them first.
 
 use std::rc::Rc;
 
@@ -45,12 +45,6 @@ pub struct Lifted {
     /// The lifted members in text order: each key as JSON string content
     /// (as it appears in the arguments) and the value.
     pub members: Vec<(String, String)>,
-}
-
-/// The arguments `args` (JSON text `JSON.parse` accepts) with their large
-/// top-level string members lifted; `None` when nothing is lifted.
-pub fn lift_args(args: &str) -> Option<Lifted> {
-    lift_checked(args).flatten()
 }
 
 /// Whether `args` is one valid JSON object (`JSON.parse` accepts it),
@@ -194,6 +188,11 @@ pub(super) fn write_item_lifting(r: &mut Response, out: &mut String, strings: &m
 mod tests {
     use super::*;
     use crate::json::{parse, write_str, Value};
+
+    /// What is lifted from `args`, valid or not.
+    fn lift_args(args: &str) -> Option<Lifted> {
+        lift_checked(args).flatten()
+    }
 
     fn big(c: char) -> String {
         std::iter::repeat_n(c, LIFT_MIN).collect()
