@@ -18,7 +18,6 @@ mod wire;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::Either3;
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
@@ -201,7 +200,7 @@ impl Drop for ConverterHandle {
 fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
-) -> Either3<String, f64, wire::TextAndStrings> {
+) -> wire::Batch {
     CONVERTERS
         .with(slot, |entry| {
             step(&mut entry.converter, &mut entry.closed, f, Converter::state)
@@ -222,7 +221,7 @@ fn wrong_kind(expected: &str) -> Error {
 /// Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
 /// napi reference to create and delete, unlike `Uint8Array`).
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn converter_push_bytes(slot: f64, data: &[u8]) -> wire::Batch {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data, out),
         Converter::OpenAI(s) => s.push_bytes(data, out),
@@ -231,7 +230,7 @@ pub fn converter_push_bytes(slot: f64, data: &[u8]) -> Either3<String, f64, wire
 
 /// Raw SSE text into either converter.
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn converter_push_text(slot: f64, data: String) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn converter_push_text(slot: f64, data: String) -> wire::Batch {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
         Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
@@ -240,7 +239,7 @@ pub fn converter_push_text(slot: f64, data: String) -> Either3<String, f64, wire
 
 /// End of input for either converter.
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn converter_end(slot: f64) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn converter_end(slot: f64) -> wire::Batch {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
@@ -276,10 +275,7 @@ pub fn converter_free(slot: f64) -> f64 {
 
 /// One Anthropic SDK event as JSON text.
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_push_event(
-    slot: f64,
-    event: String,
-) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn anthropic_push_event(slot: f64, event: String) -> wire::Batch {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.push_event_text(&event, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -296,7 +292,7 @@ pub fn anthropic_append_input(
     index: String,
     fragments: String,
     json_encoded: bool,
-) -> Either3<String, f64, wire::TextAndStrings> {
+) -> wire::Batch {
     on_converter(slot, |c, _| match c {
         Converter::Anthropic(s) => s.append_input(&index, &fragments, json_encoded),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -308,11 +304,7 @@ pub fn anthropic_append_input(
 /// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
 /// the block is not such a block (nothing changed: take the long way).
 #[napi(ts_return_type = "string | number | Array<string> | null")]
-pub fn anthropic_stop_held(
-    slot: f64,
-    index: String,
-    arg_bytes: f64,
-) -> Option<Either3<String, f64, wire::TextAndStrings>> {
+pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<wire::Batch> {
     let mut applies = true;
     let batch = on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => {
@@ -334,10 +326,7 @@ pub fn anthropic_stop_held(
 /// yields before it rethrows (none under `qwen-0.21`). Finishes the
 /// converter.
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_upstream_failed(
-    slot: f64,
-    retryable: bool,
-) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
     on_converter(slot, |c, out| match c {
         Converter::Anthropic(s) => s.upstream_failed(retryable, out),
         Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
@@ -347,7 +336,7 @@ pub fn anthropic_upstream_failed(
 /// The JS layer yielded a text or thought chunk it built itself (the header
 /// fast path): a batch (its state word has `payload` set).
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_note_payload(slot: f64) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn anthropic_note_payload(slot: f64) -> wire::Batch {
     on_converter(slot, |c, _| {
         if let Converter::Anthropic(s) = c {
             s.note_payload();
@@ -358,7 +347,7 @@ pub fn anthropic_note_payload(slot: f64) -> Either3<String, f64, wire::TextAndSt
 
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn openai_push_chunk(slot: f64, chunk: String) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {
     on_converter(slot, |c, out| match c {
         Converter::OpenAI(s) => {
             out.push(s.push_chunk_text(&chunk)?);
@@ -372,10 +361,7 @@ pub fn openai_push_chunk(slot: f64, chunk: String) -> Either3<String, f64, wire:
 /// path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
 /// the parser in order.
 #[napi(ts_return_type = "string | number | Array<string>")]
-pub fn openai_push_fragments(
-    slot: f64,
-    fragments: String,
-) -> Either3<String, f64, wire::TextAndStrings> {
+pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
     on_converter(slot, |c, _| match c {
         Converter::OpenAI(s) => s.push_fragments_text(&fragments),
         Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
