@@ -329,7 +329,38 @@ pub(super) fn write_canonical(raw: &str, out: &mut String) {
 /// closing quote; `None`, with `out` unchanged, when the content is not a
 /// valid JSON string.
 pub fn scan_json_text_into(s: &str, i: usize, out: &mut String) -> Option<usize> {
-    scan_decode_into(s, i, out, Lone::Escape)
+    scan_decode_into(s, i, out, Lone::Escape, &mut ())
+}
+
+/// [`scan_json_text_into`] that shows `follow` the text it appends, as it
+/// appends it: the OpenAI tool-call parser tracks the depth of the
+/// arguments it accumulates in the same pass
+/// (`ToolCallParser::append_string`). On `None`, `out` is unchanged but
+/// `follow` may have seen part of the text.
+pub fn scan_json_text_following<F: Follow>(
+    s: &str,
+    i: usize,
+    out: &mut String,
+    follow: &mut F,
+) -> Option<usize> {
+    scan_decode_into(s, i, out, Lone::Escape, follow)
+}
+
+/// What a decoding pass shows of the text it appends, in order.
+pub trait Follow {
+    /// Content copied as it is: it holds no `"`, `\\` or control
+    /// character (those are where a run stops).
+    fn plain(&mut self, run: &[u8]);
+    /// The bytes one escape decoded to.
+    fn decoded(&mut self, bytes: &[u8]);
+}
+
+/// Following nothing: the plain decoders.
+impl Follow for () {
+    #[inline(always)]
+    fn plain(&mut self, _: &[u8]) {}
+    #[inline(always)]
+    fn decoded(&mut self, _: &[u8]) {}
 }
 
 /// Scans the string content of `s` from `i` (after the opening quote) and
@@ -338,16 +369,22 @@ pub fn scan_json_text_into(s: &str, i: usize, out: &mut String) -> Option<usize>
 /// when the content is not a valid JSON string or its value holds a lone
 /// surrogate (which a Rust string cannot).
 pub fn scan_value_into(s: &str, i: usize, out: &mut String) -> Option<usize> {
-    scan_decode_into(s, i, out, Lone::Refuse)
+    scan_decode_into(s, i, out, Lone::Refuse, &mut ())
 }
 
-fn scan_decode_into(s: &str, i: usize, out: &mut String, lone: Lone) -> Option<usize> {
+fn scan_decode_into<F: Follow>(
+    s: &str,
+    i: usize,
+    out: &mut String,
+    lone: Lone,
+    follow: &mut F,
+) -> Option<usize> {
     // SAFETY: `scan_into` leaves `v` valid UTF-8 when it returns `Some`
     // (whole runs of `s` ending before an ASCII stop byte, and whole decoded
     // characters); on `None` it is cut back to `mark`, a character boundary.
     let v = unsafe { out.as_mut_vec() };
     let mark = v.len();
-    let end = scan_into_windows(s.as_bytes(), i, v, lone);
+    let end = scan_into_windows(s.as_bytes(), i, v, lone, follow);
     if end.is_none() {
         v.truncate(mark);
     }
@@ -383,7 +420,13 @@ fn stop_mask(w: &[u8; WINDOW]) -> u64 {
 /// hold JSON text, one escape every few bytes) does not run at the latency
 /// of one SIMD compare per escape. Short runs are copied 16 bytes at a time
 /// into spare capacity. The last 64 bytes go to [`scan_into`].
-fn scan_into_windows(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
+fn scan_into_windows<F: Follow>(
+    b: &[u8],
+    mut i: usize,
+    out: &mut Vec<u8>,
+    lone: Lone,
+    follow: &mut F,
+) -> Option<usize> {
     while let Some(window) = b.get(i..i + WINDOW) {
         let mut w = [0; WINDOW];
         w.copy_from_slice(window);
@@ -394,6 +437,7 @@ fn scan_into_windows(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> O
             let ahead = mask >> (i - base);
             if ahead == 0 {
                 out.extend_from_slice(&b[i..end]);
+                follow.plain(&b[i..end]);
                 i = end;
                 break;
             }
@@ -413,32 +457,55 @@ fn scan_into_windows(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> O
                     );
                     out.set_len(len + run);
                 }
+            } else if run <= WINDOW && b.len() - i >= WINDOW {
+                // The same for a run that ends within the window.
+                out.reserve(WINDOW);
+                let len = out.len();
+                // SAFETY: as above, with WINDOW bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        b.as_ptr().add(i),
+                        out.as_mut_ptr().add(len),
+                        WINDOW,
+                    );
+                    out.set_len(len + run);
+                }
             } else {
                 out.extend_from_slice(&b[i..stop]);
             }
+            follow.plain(&b[i..stop]);
             match b[stop] {
                 b'"' => return Some(stop),
                 b'\\' => {
                     let simple = SIMPLE_ESCAPE[usize::from(*b.get(stop + 1)?)];
                     if simple != 0 {
                         out.push(simple);
+                        follow.decoded(&[simple]);
                         i = stop + 2;
                     } else {
+                        let len = out.len();
                         i = decode_escape(b, stop, out, lone)?;
+                        follow.decoded(&out[len..]);
                     }
                 }
                 _ => return None,
             }
         }
     }
-    scan_into(b, i, out, lone)
+    scan_into(b, i, out, lone, follow)
 }
 
 /// A block at a time: each block is copied whole into `out`'s spare
 /// capacity and `out` keeps the part before its first stop byte, so a run
 /// costs no copy call of its own. Between stops `out` may end inside a
 /// character (a block can cut one); it never does at a stop.
-fn scan_into(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
+fn scan_into<F: Follow>(
+    b: &[u8],
+    mut i: usize,
+    out: &mut Vec<u8>,
+    lone: Lone,
+    follow: &mut F,
+) -> Option<usize> {
     loop {
         let k = match b.get(i..i + BLOCK) {
             Some(block) => {
@@ -465,6 +532,7 @@ fn scan_into(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> Option<us
                 k
             }
         };
+        follow.plain(&b[i..i + k]);
         i += k;
         if k == BLOCK {
             continue;
@@ -476,9 +544,12 @@ fn scan_into(b: &[u8], mut i: usize, out: &mut Vec<u8>, lone: Lone) -> Option<us
                 let simple = SIMPLE_ESCAPE[usize::from(*b.get(i + 1)?)];
                 if simple != 0 {
                     out.push(simple);
+                    follow.decoded(&[simple]);
                     i += 2;
                 } else {
+                    let len = out.len();
                     i = decode_escape(b, i, out, lone)?;
+                    follow.decoded(&out[len..]);
                 }
             }
             _ => return None,
@@ -591,8 +662,8 @@ mod tests {
             // The window walk and the block walk agree, from every start.
             for from in 0..s.len() {
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                let ea = scan_into_windows(s.as_bytes(), from, &mut a, Lone::Escape);
-                let eb = scan_into(s.as_bytes(), from, &mut b, Lone::Escape);
+                let ea = scan_into_windows(s.as_bytes(), from, &mut a, Lone::Escape, &mut ());
+                let eb = scan_into(s.as_bytes(), from, &mut b, Lone::Escape, &mut ());
                 prop_assert_eq!(ea, eb);
                 if ea.is_some() {
                     prop_assert_eq!(&a, &b);
