@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
-use crate::json::{find_stop, validate, Kind};
+use crate::json::{find_stop, scan_json_text_following, validate, Follow, Kind};
 use crate::repair::safe_json_parse;
 use crate::wire::lift::{lift_checked, Lifted};
 
@@ -24,9 +24,7 @@ struct Slot {
     /// (`completed_tool_calls`), so a large call is not copied; a later
     /// chunk for the slot copies it only while that part still lives.
     buffer: Rc<String>,
-    depth: i64,
-    in_string: bool,
-    escape: bool,
+    scan: Scan,
     id: Option<String>,
     name: Option<String>,
     nameless: bool,
@@ -63,6 +61,98 @@ impl Slot {
 
     fn blank(&self) -> bool {
         is_blank(&self.buffer)
+    }
+}
+
+/// A buffer's depth/string scan (docs/behaviour.md §3.3.2 step 9):
+/// `addChunk` walks every character of a chunk, counting brackets outside
+/// strings and toggling the string state at unescaped quotes. The
+/// structural characters are ASCII, so a byte scan of the UTF-8 text
+/// equals the reference's scan of its UTF-16 code units.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scan {
+    depth: i64,
+    in_string: bool,
+    escape: bool,
+}
+
+impl Scan {
+    /// One character of the walk, as the reference takes it.
+    #[inline(always)]
+    fn byte(&mut self, c: u8) {
+        if !self.in_string {
+            match c {
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => self.depth -= 1,
+                _ => {}
+            }
+        }
+        if c == b'"' && !self.escape {
+            self.in_string = !self.in_string;
+        }
+        self.escape = c == b'\\' && !self.escape;
+    }
+
+    /// The walk over a chunk's text.
+    fn text(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.in_string && !self.escape {
+                // String content other than `"` and `\\` changes nothing
+                // here (control bytes, where the search also stops, neither).
+                match find_stop(&bytes[i..]) {
+                    Some(at) => i += at,
+                    None => break,
+                }
+            }
+            self.byte(bytes[i]);
+            i += 1;
+        }
+    }
+}
+
+/// The walk done as the arguments are decoded from a chunk's JSON text
+/// ([`ToolCallParser::append_string`]): the decoder stops at every quote
+/// and backslash of the text it appends (they can only come from escapes),
+/// so a plain run between two stops holds neither.
+impl Follow for Scan {
+    #[inline(always)]
+    fn plain(&mut self, run: &[u8]) {
+        let Some(_) = run.first() else { return };
+        // No quote in the run, so the string state holds through it; no
+        // backslash, so an escape ends at its first byte.
+        if !self.in_string {
+            for &c in run {
+                match c {
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => self.depth -= 1,
+                    _ => {}
+                }
+            }
+        }
+        self.escape = false;
+    }
+
+    #[inline(always)]
+    fn decoded(&mut self, bytes: &[u8]) {
+        for &c in bytes {
+            self.byte(c);
+        }
+    }
+}
+
+/// What [`ToolCallParser::append_string`] changed, to take it back.
+#[derive(Clone, Copy, Debug)]
+pub struct Appended {
+    pos: usize,
+    len: usize,
+    scan: Scan,
+}
+
+impl Appended {
+    /// The slot's position (of [`ToolCallParser::continuing`]).
+    pub fn pos(&self) -> usize {
+        self.pos
     }
 }
 
@@ -206,7 +296,7 @@ impl ToolCallParser {
         if id.is_none() && valid_name.is_none() && is_blank(chunk) {
             match self.slot(index) {
                 None => return None,
-                Some(s) if s.depth == 0 && !s.in_string => return None,
+                Some(s) if s.scan.depth == 0 && !s.scan.in_string => return None,
                 Some(_) => {}
             }
         }
@@ -229,7 +319,7 @@ impl ToolCallParser {
                 if let Some(existing) = self.slot(index) {
                     if existing.id.as_deref().is_some_and(|e| e != id) {
                         let complete =
-                            existing.depth == 0 && (existing.blank() || existing.parses());
+                            existing.scan.depth == 0 && (existing.blank() || existing.parses());
                         if complete {
                             let unnamed = existing.name.is_none();
                             actual = 0;
@@ -250,12 +340,12 @@ impl ToolCallParser {
             if let Some(&remapped) = self.pending_remaps.get(&index) {
                 actual = remapped;
                 if let Some(s) = self.slot(actual) {
-                    if s.depth == 0 && !s.blank() && s.parses() {
+                    if s.scan.depth == 0 && !s.blank() && s.parses() {
                         actual = self.most_recent_incomplete();
                     }
                 }
             } else if let Some(s) = self.slot(index) {
-                if s.depth > 0 || s.blank() {
+                if s.scan.depth > 0 || s.blank() {
                     actual = index;
                 } else if s.parses() {
                     actual = self.most_recent_incomplete();
@@ -285,7 +375,7 @@ impl ToolCallParser {
         // Replay guard (step 6).
         if known_id {
             let slot = self.slot_mut(actual);
-            if slot.depth == 0 && !slot.blank() && slot.parses() {
+            if slot.scan.depth == 0 && !slot.blank() && slot.parses() {
                 return Some(actual);
             }
         }
@@ -304,37 +394,7 @@ impl ToolCallParser {
             }
         }
         Rc::make_mut(&mut slot.buffer).push_str(chunk);
-        // Depth/string scan (step 9): the structural characters are ASCII,
-        // so a byte scan equals the reference's code-point scan.
-        let (mut depth, mut in_string, mut escape) = (slot.depth, slot.in_string, slot.escape);
-        let bytes = chunk.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            if in_string && !escape {
-                // String content other than `"` and `\\` changes nothing
-                // here (control bytes, where the search also stops, neither).
-                match find_stop(&bytes[i..]) {
-                    Some(at) => i += at,
-                    None => break,
-                }
-            }
-            let c = bytes[i];
-            i += 1;
-            if !in_string {
-                match c {
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => depth -= 1,
-                    _ => {}
-                }
-            }
-            if c == b'"' && !escape {
-                in_string = !in_string;
-            }
-            escape = c == b'\\' && !escape;
-        }
-        slot.depth = depth;
-        slot.in_string = in_string;
-        slot.escape = escape;
+        slot.scan.text(chunk.as_bytes());
         let nameless = slot.name.is_none() && (slot.id.is_some() || !is_blank(&slot.buffer));
         self.buffered += chunk.len();
         if conflict {
@@ -345,6 +405,75 @@ impl ToolCallParser {
         }
         self.set_nameless(actual, nameless);
         Some(actual)
+    }
+
+    /// The slot a chunk with no id and no name continues at `index` when
+    /// `addChunk` routes it without looking at its text, and appending the
+    /// text is all it does (docs/behaviour.md §3.3.2): the slot is inside a
+    /// value (`depth > 0`, so neither a phantom nor a complete call), no
+    /// remap is pending for the index, and it is named (it stays named) and
+    /// announced (nothing to prepare). The bulk of a streamed call.
+    pub fn continuing(&self, index: u64) -> Option<usize> {
+        let pos = self.position(index)?;
+        let slot = &self.slots[pos];
+        (slot.scan.depth > 0
+            && slot.name.is_some()
+            && !slot.nameless
+            && (slot.announced || slot.id.is_none())
+            && (self.pending_remaps.is_empty() || !self.pending_remaps.contains_key(&index)))
+        .then_some(pos)
+    }
+
+    /// `addChunk` of a [`Self::continuing`] slot, its chunk given as the
+    /// JSON string content of `text` from `start`: the value is decoded
+    /// straight into the slot's buffer (lone surrogates kept as escapes,
+    /// as [`crate::json::scan_json_text_into`] keeps them) and walked in
+    /// the same pass. The closing quote's index and what to give
+    /// [`Self::take_back`]; `None`, with nothing changed, when the content
+    /// is not a valid JSON string.
+    pub fn append_string(
+        &mut self,
+        pos: usize,
+        text: &str,
+        start: usize,
+    ) -> Option<(usize, Appended)> {
+        let slot = &mut self.slots[pos];
+        // The buffer is shared only while a part of a finished call holds it.
+        let buffer = match Rc::get_mut(&mut slot.buffer) {
+            Some(buffer) => buffer,
+            None => Rc::make_mut(&mut slot.buffer),
+        };
+        let appended = Appended {
+            pos,
+            len: buffer.len(),
+            scan: slot.scan,
+        };
+        let Some(end) = scan_json_text_following(text, start, buffer, &mut slot.scan) else {
+            slot.scan = appended.scan;
+            return None;
+        };
+        self.buffered += buffer.len() - appended.len;
+        Some((end, appended))
+    }
+
+    /// The slot at `pos` (of [`Self::continuing`]) still continues after
+    /// [`Self::append_string`]: appending changes only its depth.
+    #[inline]
+    pub fn still_continuing(&self, pos: usize) -> bool {
+        self.slots[pos].scan.depth > 0
+    }
+
+    /// Undoes an [`Self::append_string`] (its chunk did not fit after all).
+    pub fn take_back(&mut self, appended: Appended) {
+        let slot = &mut self.slots[appended.pos];
+        self.buffered -= slot.buffer.len() - appended.len;
+        Rc::make_mut(&mut slot.buffer).truncate(appended.len);
+        slot.scan = appended.scan;
+    }
+
+    /// Bytes of arguments held by the slot at `pos` (of [`Self::continuing`]).
+    pub fn len_at(&self, pos: usize) -> usize {
+        self.slots[pos].buffer.len()
     }
 
     /// The slot's id and name when both are known and were not handed out
@@ -395,7 +524,7 @@ impl ToolCallParser {
     pub fn has_incomplete_tool_calls(&self) -> bool {
         self.slots
             .iter()
-            .any(|s| s.name.is_some() && (s.depth > 0 || s.in_string))
+            .any(|s| s.name.is_some() && (s.scan.depth > 0 || s.scan.in_string))
     }
 
     /// `getCompletedToolCalls()` (docs/behaviour.md §3.3.5).
@@ -432,7 +561,7 @@ impl ToolCallParser {
                     empty_object()
                 }
             } else {
-                let closed = slot.in_string.then(|| format!("{}\"", slot.buffer));
+                let closed = slot.scan.in_string.then(|| format!("{}\"", slot.buffer));
                 match closed.as_deref().and_then(|c| validate(c).map(|k| (c, k))) {
                     Some((text, kind)) => object_or_empty(text, kind),
                     None => match safe_json_parse(&slot.buffer, max_repair_depth)? {
@@ -457,7 +586,7 @@ impl ToolCallParser {
             .slots
             .iter()
             .filter(|s| {
-                (s.id.is_some() && (s.depth > 0 || (s.blank() && s.name.is_none())))
+                (s.id.is_some() && (s.scan.depth > 0 || (s.blank() && s.name.is_none())))
                     || (!s.blank() && !s.parses())
             })
             .map(|s| s.index)
@@ -470,7 +599,8 @@ impl ToolCallParser {
 
     fn next_available(&mut self) -> u64 {
         while let Some(s) = self.slot(self.next_available) {
-            if s.name.is_none() || s.depth > 0 || s.id.is_none() || (!s.blank() && !s.parses()) {
+            if s.name.is_none() || s.scan.depth > 0 || s.id.is_none() || (!s.blank() && !s.parses())
+            {
                 return self.next_available;
             }
             self.next_available += 1;
@@ -674,5 +804,123 @@ mod tests {
         p.add_chunk(Valid(1), "", Some("b"), Some("g"));
         // A new id on index 0 collides with a complete no-argument call.
         assert_eq!(p.add_chunk(Valid(0), "", Some("c"), Some("h")), Some(2));
+    }
+
+    /// A slot's buffer text and walk state, and the parser's byte count.
+    fn state(p: &ToolCallParser, index: u64) -> (String, i64, bool, bool, usize) {
+        let s = p.slot(index).unwrap();
+        let Scan {
+            depth,
+            in_string,
+            escape,
+        } = s.scan;
+        (s.buffer.to_string(), depth, in_string, escape, p.buffered())
+    }
+
+    /// Argument fragments as a provider escapes them into a chunk:
+    /// brackets, quotes, backslashes, escapes of every kind, multi-byte
+    /// characters, and lone surrogate escapes.
+    fn escaped_fragment() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                3 => Just("a"),
+                2 => Just("{"),
+                2 => Just("}"),
+                1 => Just("["),
+                1 => Just("]"),
+                3 => Just("\\\""),
+                2 => Just("\\\\"),
+                1 => Just("\\n"),
+                1 => Just("\\u0022"),
+                1 => Just("\\u005c"),
+                1 => Just("\\u007b"),
+                1 => Just("\\ud800"),
+                1 => Just("\\udc00"),
+                1 => Just("é"),
+                1 => Just("a run of plain text longer than sixteen bytes"),
+            ],
+            0..24,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Decoding a chunk's string straight into a continuing slot gives
+        /// the buffer and walk state of `addChunk` with the decoded text,
+        /// and taking an append back restores them.
+        #[test]
+        fn append_string_is_add_chunk_of_the_decoded_text(
+            fragments in prop::collection::vec(escaped_fragment(), 1..12),
+            taken_back in prop::collection::vec(any::<bool>(), 12),
+        ) {
+            let mut long = ToolCallParser::default();
+            let mut direct = ToolCallParser::default();
+            for p in [&mut long, &mut direct] {
+                p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
+                p.add_chunk(Valid(0), "{\"a\":[", None, None);
+                p.unannounced_meta(0);
+            }
+            for (fragment, back) in fragments.iter().zip(taken_back) {
+                let text = format!("\"{fragment}\"}}");
+                let mut decoded = String::new();
+                let end = crate::json::scan_json_text_into(&text, 1, &mut decoded).unwrap();
+                let Some(pos) = direct.continuing(0) else {
+                    // The walk left the value: the next chunk goes the long way.
+                    prop_assert!(long.slot(0).unwrap().scan.depth <= 0);
+                    break;
+                };
+                let before = state(&direct, 0);
+                let (direct_end, appended) = direct.append_string(pos, &text, 1).unwrap();
+                prop_assert_eq!(direct_end, end);
+                if back {
+                    direct.take_back(appended);
+                    prop_assert_eq!(state(&direct, 0), before);
+                    direct.append_string(pos, &text, 1).unwrap();
+                }
+                long.add_chunk(Valid(0), &decoded, None, None);
+                prop_assert_eq!(state(&direct, 0), state(&long, 0));
+                prop_assert_eq!(direct.still_continuing(pos), direct.continuing(0).is_some());
+            }
+        }
+    }
+
+    /// Invalid string content leaves a continuing slot as it was.
+    #[test]
+    fn an_invalid_string_appends_nothing() {
+        let mut p = ToolCallParser::default();
+        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{\"a\":\"", None, None);
+        p.unannounced_meta(0);
+        let pos = p.continuing(0).unwrap();
+        let before = state(&p, 0);
+        for text in [
+            "\"ab\\x\"",
+            "\"ab\\u12\"",
+            "\"ab\u{1}\"",
+            "\"no closing quote",
+        ] {
+            assert!(p.append_string(pos, text, 1).is_none(), "{text}");
+            assert_eq!(state(&p, 0), before);
+        }
+    }
+
+    /// Only a named, announced slot inside a value with no pending remap
+    /// continues without routing.
+    #[test]
+    fn continuing_needs_a_named_announced_slot_inside_a_value() {
+        let mut p = ToolCallParser::default();
+        assert_eq!(p.continuing(0), None, "no slot");
+        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{", None, None);
+        assert_eq!(p.continuing(0), None, "not announced");
+        p.unannounced_meta(0);
+        assert!(p.continuing(0).is_some());
+        p.add_chunk(Valid(0), "}", None, None);
+        assert_eq!(p.continuing(0), None, "the value is complete");
+        p.add_chunk(Valid(1), "", Some("call_2"), None);
+        p.add_chunk(Valid(1), "{", None, None);
+        assert_eq!(p.continuing(1), None, "nameless");
     }
 }
