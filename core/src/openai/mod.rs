@@ -25,9 +25,9 @@ use crate::profile::Profile;
 use crate::sse::{Bom, SseEvent};
 use tagged::TaggedThinkingParser;
 use tags::*;
-use template::{Fields, Header, Hole, Templates};
+use template::{Fields, Fill, Header, Hole, Templates};
 use text_delta::{estimate_token_units, TextDeltaState};
-use tool_call_parser::{ProviderIndex, ToolCallParser};
+use tool_call_parser::{Appended, ProviderIndex, ToolCallParser};
 
 const MAX_TAG_CANDIDATE_LENGTH: usize = 128;
 const TOKEN_ESTIMATE_UNITS_PER_TOKEN: f64 = 20.0;
@@ -158,6 +158,11 @@ impl SseConsumer for OpenAIStream {
         let build = !self.drop_empty;
         let mut taken = 0;
         while !self.done && self.is_quiet() {
+            let (run, result) = self.argument_run(&text[taken..], build, out);
+            taken += run;
+            if let Err(e) = result {
+                return (taken, Err(*e));
+            }
             let Some(data) = text[taken..].strip_prefix(DATA) else {
                 break;
             };
@@ -458,38 +463,111 @@ impl OpenAIStream {
         out: &mut Vec<Response>,
     ) -> Option<(usize, Result<(), Box<Error>>)> {
         let templates = std::mem::take(&mut self.templates);
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        let result = templates
-            .find_prefix(text, &mut scratch, rest_ok)
-            .map(|(template, len)| {
-                let f = &template.fields;
-                let mut preparations = Vec::new();
-                let fed = self.feed(
+        let mut hole = ArgumentHole {
+            parser: &mut self.parser,
+            scratch: std::mem::take(&mut self.scratch),
+        };
+        hole.scratch.clear();
+        let found = templates.find_prefix(text, &mut hole, rest_ok);
+        let scratch = hole.scratch;
+        let result = found.map(|(template, len, kept)| {
+            let f = &template.fields;
+            let mut preparations = Vec::new();
+            let fed = match kept {
+                // `addChunk` is done: what `feed` does after it is to
+                // check the limits (nothing is left to prepare).
+                Kept::Appended(appended) => {
+                    self.check_limits(Some(self.parser.len_at(appended.pos())))
+                }
+                Kept::Scratch => self.feed(
                     f.index,
                     &scratch,
                     f.id.as_deref(),
                     f.name.as_deref(),
                     &mut preparations,
+                ),
+            };
+            let converted = fed.map_err(Box::new).map(|()| {
+                self.fast_chunks += 1;
+                if !build && preparations.is_empty() {
+                    // Dropped unseen with its sanitisation note, as the
+                    // pipeline drops it.
+                    self.sanitized = None;
+                    return;
+                }
+                out.push(
+                    f.header
+                        .response(Vec::new(), preparations, self.sanitized.take()),
                 );
-                let converted = fed.map_err(Box::new).map(|()| {
-                    self.fast_chunks += 1;
-                    if !build && preparations.is_empty() {
-                        // Dropped unseen with its sanitisation note, as the
-                        // pipeline drops it.
-                        self.sanitized = None;
-                        return;
-                    }
-                    out.push(
-                        f.header
-                            .response(Vec::new(), preparations, self.sanitized.take()),
-                    );
-                });
-                (len, converted)
             });
+            (len, converted)
+        });
         self.templates = templates;
         self.scratch = scratch;
         result
+    }
+
+    /// The run of argument-chunk events at the start of `text` that continue
+    /// one call through one template ([`ToolCallParser::continuing`]), each
+    /// added to the call as its string is decoded: the bulk of a streamed
+    /// call, taken in one loop instead of one template search a chunk. How
+    /// many bytes it took, and the outcome (an error ends the run after the
+    /// chunk that caused it, as [`Self::fast_argument_prefix`] does).
+    fn argument_run(
+        &mut self,
+        text: &str,
+        build: bool,
+        out: &mut Vec<Response>,
+    ) -> (usize, Result<(), Box<Error>>) {
+        let templates = std::mem::take(&mut self.templates);
+        let run = templates.iter().find_map(|t| {
+            let (ProviderIndex::Valid(index), None, None) =
+                (t.fields.index, &t.fields.id, &t.fields.name)
+            else {
+                return None;
+            };
+            if !text.starts_with(t.event_before()) {
+                return None;
+            }
+            self.parser.continuing(index).map(|pos| (t, pos))
+        });
+        let mut taken = 0;
+        let mut result = Ok(());
+        if let Some((t, pos)) = run {
+            let (head, tail, between) = (t.event_before(), t.event_after(), t.between_events());
+            let mut start = head.len();
+            while let Some((end, appended)) = self.parser.append_string(pos, text, start) {
+                // One comparison to the next event's string, most of the time.
+                let next = text[end..].starts_with(between);
+                if !next && !text[end..].starts_with(tail) {
+                    self.parser.take_back(appended);
+                    break;
+                }
+                taken = end + tail.len();
+                if let Err(e) = self.check_limits(Some(self.parser.len_at(pos))) {
+                    result = Err(Box::new(e));
+                    break;
+                }
+                self.fast_chunks += 1;
+                if build {
+                    let response =
+                        t.fields
+                            .header
+                            .response(Vec::new(), Vec::new(), self.sanitized.take());
+                    out.push(response);
+                } else {
+                    // Dropped unseen with its sanitisation note, as the
+                    // pipeline drops it.
+                    self.sanitized = None;
+                }
+                if !next || !self.parser.still_continuing(pos) {
+                    break;
+                }
+                start = end + between.len();
+            }
+        }
+        self.templates = templates;
+        (taken, result)
     }
 
     /// Keeps a converted chunk as a template when a fast path can reproduce
@@ -1086,7 +1164,30 @@ impl OpenAIStream {
         preparations: &mut Vec<Preparation>,
     ) -> Result<(), Error> {
         let routed = self.parser.add_chunk(index, chunk, id, name);
-        if routed.is_some_and(|slot| self.parser.buffer_len(slot) > self.limits.max_call_bytes) {
+        self.check_limits(routed.map(|slot| self.parser.buffer_len(slot)))?;
+        let slot = match (routed, index) {
+            (Some(slot), _) => Some(slot),
+            (None, ProviderIndex::Valid(i)) => Some(i),
+            (None, ProviderIndex::Invalid) => None,
+        };
+        if let Some(slot) = slot {
+            if let Some((id, name)) = self.parser.unannounced_meta(slot) {
+                if !self.prepared.contains(id) {
+                    self.prepared.insert(id.to_owned());
+                    preparations.push(Preparation {
+                        call_id: id.to_owned(),
+                        tool_name: name.to_owned(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The limits after a chunk was added: `call_len`, the bytes of the
+    /// call it went to (if any), and all the bytes held.
+    fn check_limits(&self, call_len: Option<usize>) -> Result<(), Error> {
+        if call_len.is_some_and(|len| len > self.limits.max_call_bytes) {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
@@ -1103,22 +1204,6 @@ impl OpenAIStream {
                     self.limits.max_buffered_bytes
                 ),
             ));
-        }
-        let slot = match (routed, index) {
-            (Some(slot), _) => Some(slot),
-            (None, ProviderIndex::Valid(i)) => Some(i),
-            (None, ProviderIndex::Invalid) => None,
-        };
-        if let Some(slot) = slot {
-            if let Some((id, name)) = self.parser.unannounced_meta(slot) {
-                if !self.prepared.contains(id) {
-                    self.prepared.insert(id.to_owned());
-                    preparations.push(Preparation {
-                        call_id: id.to_owned(),
-                        tool_name: name.to_owned(),
-                    });
-                }
-            }
         }
         Ok(())
     }
@@ -1201,6 +1286,48 @@ impl OpenAIStream {
 
 /// `toolCall.index ?? 0`, checked as the parser does (`Number.isSafeInteger`
 /// and non-negative).
+/// Where an argument chunk's string goes as the templates are tried: a
+/// chunk that continues a call ([`ToolCallParser::continuing`]) is added
+/// to it as it is decoded, the rest decoded into `scratch` for `feed`.
+struct ArgumentHole<'p> {
+    parser: &'p mut ToolCallParser,
+    scratch: String,
+}
+
+/// What an [`ArgumentHole`] kept of a chunk's string.
+enum Kept {
+    /// Added to the call it continues.
+    Appended(Appended),
+    /// Decoded into the scratch string, to be fed.
+    Scratch,
+}
+
+impl Fill<Fields> for ArgumentHole<'_> {
+    type Kept = Kept;
+
+    fn fill(&mut self, fields: &Fields, text: &str, start: usize) -> Option<(usize, Kept)> {
+        let continuing = match (fields.index, &fields.id, &fields.name) {
+            (ProviderIndex::Valid(index), None, None) => self.parser.continuing(index),
+            _ => None,
+        };
+        match continuing {
+            Some(pos) => self
+                .parser
+                .append_string(pos, text, start)
+                .map(|(end, appended)| (end, Kept::Appended(appended))),
+            None => json::scan_json_text_into(text, start, &mut self.scratch)
+                .map(|end| (end, Kept::Scratch)),
+        }
+    }
+
+    fn take_back(&mut self, kept: Kept) {
+        match kept {
+            Kept::Appended(appended) => self.parser.take_back(appended),
+            Kept::Scratch => self.scratch.clear(),
+        }
+    }
+}
+
 fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
     match v.filter(|v| !v.is_null()) {
         None => ProviderIndex::Valid(0),

@@ -34,7 +34,35 @@ pub struct Template<F> {
     before: Box<str>,
     /// From the string's closing quote to the end.
     after: Box<str>,
+    /// The chunk's `data:` event as the API writes it (`data: `, the
+    /// chunk, a blank line in `\n`): the bytes before its string and the
+    /// bytes after it.
+    event_before: Box<str>,
+    event_after: Box<str>,
+    /// `event_after` then `event_before`: from one event's string to the
+    /// next's, when both fit.
+    between_events: Box<str>,
     pub fields: F,
+}
+
+impl<F> Template<F> {
+    /// The chunk's `data:` event up to and including its string's opening
+    /// quote.
+    pub fn event_before(&self) -> &str {
+        &self.event_before
+    }
+
+    /// The chunk's `data:` event from its string's closing quote to its
+    /// end.
+    pub fn event_after(&self) -> &str {
+        &self.event_after
+    }
+
+    /// [`Self::event_after`] then [`Self::event_before`]: what lies between
+    /// the strings of two events of this template one after the other.
+    pub fn between_events(&self) -> &str {
+        &self.between_events
+    }
 }
 
 /// The response header the long way made of a template's chunk.
@@ -110,6 +138,19 @@ impl Hole {
     }
 }
 
+/// What [`Templates::find_prefix`] does with the string in a chunk's hole.
+pub trait Fill<F> {
+    /// What a fill kept, to hand on or take back.
+    type Kept;
+    /// Decodes the string content of `text` from `start` (after its opening
+    /// quote) for a template whose long way read `fields`: the closing
+    /// quote's index; `None`, with nothing kept, when the content is not a
+    /// valid JSON string.
+    fn fill(&mut self, fields: &F, text: &str, start: usize) -> Option<(usize, Self::Kept)>;
+    /// Undoes a fill whose chunk did not fit the template after all.
+    fn take_back(&mut self, kept: Self::Kept);
+}
+
 #[derive(Debug)]
 pub struct Templates<F> {
     list: Vec<Template<F>>,
@@ -127,6 +168,11 @@ impl<F> Default for Templates<F> {
 }
 
 impl<F> Templates<F> {
+    /// The templates kept.
+    pub fn iter(&self) -> impl Iterator<Item = &Template<F>> {
+        self.list.iter()
+    }
+
     /// No template is kept.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
@@ -134,31 +180,25 @@ impl<F> Templates<F> {
 
     /// The template that a chunk at the start of `text` fits, the chunk
     /// followed by text that `rest_ok` accepts (`str::is_empty`: the chunk is
-    /// all of `text`), and the chunk's length; the value of the string in its
-    /// hole is appended to `arguments` (JSON text, lone surrogates kept as
-    /// escapes).
-    pub fn find_prefix(
+    /// all of `text`), the chunk's length, and what `hole` kept of the
+    /// string in its hole (decoded as the template's fields say); `hole`
+    /// takes back what it kept for a template that does not fit.
+    pub fn find_prefix<H: Fill<F>>(
         &self,
         text: &str,
-        arguments: &mut String,
+        hole: &mut H,
         rest_ok: impl Fn(&str) -> bool,
-    ) -> Option<(&Template<F>, usize)> {
+    ) -> Option<(&Template<F>, usize, H::Kept)> {
         self.list.iter().find_map(|t| {
             if text.len() < t.before.len() + t.after.len() || !text.starts_with(&*t.before) {
                 return None;
             }
-            let mark = arguments.len();
-            match json::scan_json_text_into(text, t.before.len(), arguments) {
-                Some(end)
-                    if text[end..].starts_with(&*t.after)
-                        && rest_ok(&text[end + t.after.len()..]) =>
-                {
-                    Some((t, end + t.after.len()))
-                }
-                _ => {
-                    arguments.truncate(mark);
-                    None
-                }
+            let (end, kept) = hole.fill(&t.fields, text, t.before.len())?;
+            if text[end..].starts_with(&*t.after) && rest_ok(&text[end + t.after.len()..]) {
+                Some((t, end + t.after.len(), kept))
+            } else {
+                hole.take_back(kept);
+                None
             }
         })
     }
@@ -200,6 +240,9 @@ impl<F> Templates<F> {
         let template = Template {
             before: before.into(),
             after: after.into(),
+            event_before: format!("data: {before}").into(),
+            event_after: format!("{after}\n\n").into(),
+            between_events: format!("{after}\n\ndata: {before}").into(),
             fields: fields(),
         };
         if self.list.len() < MAX_TEMPLATES {
