@@ -418,8 +418,9 @@ fn stop_mask(w: &[u8; WINDOW]) -> u64 {
 /// a shift and a count of the window's mask, not a load and compare that
 /// waits for the previous stop, so escape-dense text (argument fragments
 /// hold JSON text, one escape every few bytes) does not run at the latency
-/// of one SIMD compare per escape. Short runs are copied 16 bytes at a time
-/// into spare capacity. The last 64 bytes go to [`scan_into`].
+/// of one SIMD compare per escape. Runs are copied as a whole window into
+/// spare capacity, reserved once a window. The last 64 bytes go to
+/// [`scan_into`].
 fn scan_into_windows<F: Follow>(
     b: &[u8],
     mut i: usize,
@@ -433,6 +434,10 @@ fn scan_into_windows<F: Follow>(
         let mask = stop_mask(&w);
         let base = i;
         let end = base + WINDOW;
+        // What the window can add: its bytes (an escape that starts in it
+        // may run 11 bytes past it; none decodes longer than it is written)
+        // and a whole window copied past the last of them.
+        out.reserve(3 * WINDOW);
         while i < end {
             let ahead = mask >> (i - base);
             if ahead == 0 {
@@ -443,25 +448,11 @@ fn scan_into_windows<F: Follow>(
             }
             let stop = i + ahead.trailing_zeros() as usize;
             let run = stop - i;
-            if run <= BLOCK && b.len() - i >= BLOCK {
-                out.reserve(BLOCK);
+            if b.len() - i >= WINDOW {
                 let len = out.len();
-                // SAFETY: `reserve` made room for BLOCK bytes past `len` and
-                // `b` holds BLOCK bytes from `i`; only the `run` bytes
-                // before the stop become part of `out`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        b.as_ptr().add(i),
-                        out.as_mut_ptr().add(len),
-                        BLOCK,
-                    );
-                    out.set_len(len + run);
-                }
-            } else if run <= WINDOW && b.len() - i >= WINDOW {
-                // The same for a run that ends within the window.
-                out.reserve(WINDOW);
-                let len = out.len();
-                // SAFETY: as above, with WINDOW bytes.
+                // SAFETY: the window's `reserve` left room for WINDOW bytes
+                // past `len`, and `b` holds WINDOW bytes from `i`; only the
+                // `run` bytes before the stop become part of `out`.
                 unsafe {
                     std::ptr::copy_nonoverlapping(
                         b.as_ptr().add(i),
@@ -479,7 +470,12 @@ fn scan_into_windows<F: Follow>(
                 b'\\' => {
                     let simple = SIMPLE_ESCAPE[usize::from(*b.get(stop + 1)?)];
                     if simple != 0 {
-                        out.push(simple);
+                        let len = out.len();
+                        // SAFETY: within the window's `reserve`, as above.
+                        unsafe {
+                            *out.as_mut_ptr().add(len) = simple;
+                            out.set_len(len + 1);
+                        }
                         follow.decoded(&[simple]);
                         i = stop + 2;
                     } else {
