@@ -27,7 +27,7 @@ use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Fill, Header, Hole, Templates};
 use text_delta::{estimate_token_units, TextDeltaState};
-use tool_call_parser::{Appended, ProviderIndex, ToolCallParser};
+use tool_call_parser::{ProviderIndex, ToolCallParser};
 
 const MAX_TAG_CANDIDATE_LENGTH: usize = 128;
 const TOKEN_ESTIMATE_UNITS_PER_TOKEN: f64 = 20.0;
@@ -476,9 +476,7 @@ impl OpenAIStream {
             let fed = match kept {
                 // `addChunk` is done: what `feed` does after it is to
                 // check the limits (nothing is left to prepare).
-                Kept::Appended(appended) => {
-                    self.check_limits(Some(self.parser.len_at(appended.pos())))
-                }
+                Kept::Appended(pos) => self.check_limits(Some(self.parser.len_at(pos))),
                 Kept::Scratch => self.feed(
                     f.index,
                     &scratch,
@@ -536,11 +534,11 @@ impl OpenAIStream {
         if let Some((t, pos)) = run {
             let (head, tail, between) = (t.event_before(), t.event_after(), t.between_events());
             let mut start = head.len();
-            while let Some((end, appended)) = self.parser.append_string(pos, text, start) {
+            while let Some(end) = self.parser.append_string(pos, text, start) {
                 // One comparison to the next event's string, most of the time.
                 let next = text[end..].starts_with(between);
                 if !next && !text[end..].starts_with(tail) {
-                    self.parser.take_back(appended);
+                    self.parser.take_back();
                     break;
                 }
                 taken = end + tail.len();
@@ -1296,8 +1294,8 @@ struct ArgumentHole<'p> {
 
 /// What an [`ArgumentHole`] kept of a chunk's string.
 enum Kept {
-    /// Added to the call it continues.
-    Appended(Appended),
+    /// Added to the call it continues (at this slot position).
+    Appended(usize),
     /// Decoded into the scratch string, to be fed.
     Scratch,
 }
@@ -1314,7 +1312,7 @@ impl Fill<Fields> for ArgumentHole<'_> {
             Some(pos) => self
                 .parser
                 .append_string(pos, text, start)
-                .map(|(end, appended)| (end, Kept::Appended(appended))),
+                .map(|end| (end, Kept::Appended(pos))),
             None => json::scan_json_text_into(text, start, &mut self.scratch)
                 .map(|end| (end, Kept::Scratch)),
         }
@@ -1322,7 +1320,7 @@ impl Fill<Fields> for ArgumentHole<'_> {
 
     fn take_back(&mut self, kept: Kept) {
         match kept {
-            Kept::Appended(appended) => self.parser.take_back(appended),
+            Kept::Appended(_) => self.parser.take_back(),
             Kept::Scratch => self.scratch.clear(),
         }
     }

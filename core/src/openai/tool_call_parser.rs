@@ -141,19 +141,12 @@ impl Follow for Scan {
     }
 }
 
-/// What [`ToolCallParser::append_string`] changed, to take it back.
+/// What the last [`ToolCallParser::append_string`] changed, to take it back.
 #[derive(Clone, Copy, Debug)]
-pub struct Appended {
+struct Appended {
     pos: usize,
     len: usize,
     scan: Scan,
-}
-
-impl Appended {
-    /// The slot's position (of [`ToolCallParser::continuing`]).
-    pub fn pos(&self) -> usize {
-        self.pos
-    }
 }
 
 /// Slot indexes are small integers chosen by the provider: a multiplicative
@@ -214,6 +207,9 @@ pub struct ToolCallParser {
     invalid_index: bool,
     /// Bytes held in all buffers.
     buffered: usize,
+    /// What the last `append_string` changed (kept here, not returned: a
+    /// value of this size returned on every chunk went through memory).
+    appended: Option<Appended>,
 }
 
 /// The provider's `index` as the reference validates it.
@@ -428,15 +424,10 @@ impl ToolCallParser {
     /// JSON string content of `text` from `start`: the value is decoded
     /// straight into the slot's buffer (lone surrogates kept as escapes,
     /// as [`crate::json::scan_json_text_into`] keeps them) and walked in
-    /// the same pass. The closing quote's index and what to give
-    /// [`Self::take_back`]; `None`, with nothing changed, when the content
-    /// is not a valid JSON string.
-    pub fn append_string(
-        &mut self,
-        pos: usize,
-        text: &str,
-        start: usize,
-    ) -> Option<(usize, Appended)> {
+    /// the same pass. The closing quote's index ([`Self::take_back`] undoes
+    /// it); `None`, with nothing changed, when the content is not a valid
+    /// JSON string.
+    pub fn append_string(&mut self, pos: usize, text: &str, start: usize) -> Option<usize> {
         let slot = &mut self.slots[pos];
         // The buffer is shared only while a part of a finished call holds it.
         let buffer = match Rc::get_mut(&mut slot.buffer) {
@@ -453,7 +444,8 @@ impl ToolCallParser {
             return None;
         };
         self.buffered += buffer.len() - appended.len;
-        Some((end, appended))
+        self.appended = Some(appended);
+        Some(end)
     }
 
     /// The slot at `pos` (of [`Self::continuing`]) still continues after
@@ -463,8 +455,12 @@ impl ToolCallParser {
         self.slots[pos].scan.depth > 0
     }
 
-    /// Undoes an [`Self::append_string`] (its chunk did not fit after all).
-    pub fn take_back(&mut self, appended: Appended) {
+    /// Undoes the last [`Self::append_string`] (its chunk did not fit after
+    /// all).
+    pub fn take_back(&mut self) {
+        let Some(appended) = self.appended.take() else {
+            return;
+        };
         let slot = &mut self.slots[appended.pos];
         self.buffered -= slot.buffer.len() - appended.len;
         Rc::make_mut(&mut slot.buffer).truncate(appended.len);
@@ -872,10 +868,10 @@ mod tests {
                     break;
                 };
                 let before = state(&direct, 0);
-                let (direct_end, appended) = direct.append_string(pos, &text, 1).unwrap();
+                let direct_end = direct.append_string(pos, &text, 1).unwrap();
                 prop_assert_eq!(direct_end, end);
                 if back {
-                    direct.take_back(appended);
+                    direct.take_back();
                     prop_assert_eq!(state(&direct, 0), before);
                     direct.append_string(pos, &text, 1).unwrap();
                 }
