@@ -19,7 +19,7 @@ use crate::limits::Limits;
 use crate::prefix;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
-use crate::sse::{Bom, SseEvent};
+use crate::sse::{Bom, Rest, SseEvent};
 use crate::wire::lift::lift_checked;
 use crate::wire::{State, MAX_GATHER_INDEX};
 
@@ -152,10 +152,11 @@ impl SseConsumer for AnthropicStream {
     /// framing; anything else is left to the decoder.
     fn raw_sse_events(
         &mut self,
-        text: &str,
+        rest: &mut Rest<'_>,
         out: &mut Vec<Response>,
     ) -> (usize, Result<(), Error>) {
         const EVENT: &str = "event: content_block_delta\ndata: ";
+        let text = rest.text();
         const END: &str = "\n\n";
         let mut taken = 0;
         while let Some(data) = prefix::strip(&text[taken..], EVENT) {

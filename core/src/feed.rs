@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{CallClock, Response};
-use crate::sse::{Bom, SseDecoder, SseEvent, SseSink};
+use crate::sse::{Bom, Rest, SseDecoder, SseEvent, SseSink};
 
 /// The byte-input decoder and the finished flag of one converter.
 pub struct Feed {
@@ -69,7 +69,7 @@ pub trait SseConsumer: Sized {
     /// [`SseSink::raw_events`]); by default none.
     fn raw_sse_events(
         &mut self,
-        _text: &str,
+        _rest: &mut Rest<'_>,
         _out: &mut Vec<Response>,
     ) -> (usize, Result<(), Error>) {
         (0, Ok(()))
@@ -111,7 +111,7 @@ impl<C: SseConsumer> SseSink for Sink<'_, C> {
         self.to.sse_event(e, self.out)
     }
 
-    fn raw_events(&mut self, text: &str) -> (usize, Result<(), Error>) {
-        self.to.raw_sse_events(text, self.out)
+    fn raw_events(&mut self, rest: &mut Rest<'_>) -> (usize, Result<(), Error>) {
+        self.to.raw_sse_events(rest, self.out)
     }
 }

@@ -43,15 +43,81 @@ pub trait SseSink {
     /// One dispatched event.
     fn event(&mut self, e: SseEvent<'_>) -> Result<(), Error>;
 
-    /// Whole events at the start of `text` that the sink takes straight from
-    /// the bytes, with the same effect as their dispatch: `text` starts a
-    /// line, no event is begun, and it is valid UTF-8 (not necessarily all
-    /// of the input). Returns how many bytes were taken (whole events, each
-    /// through its blank line; 0: none) and the error of the last one taken.
-    fn raw_events(&mut self, _text: &str) -> (usize, Result<(), Error>) {
+    /// Whole events at the start of `rest` that the sink takes straight
+    /// from the bytes, with the same effect as their dispatch: `rest` starts
+    /// a line and no event is begun. What it takes must be valid UTF-8 (read
+    /// through [`Rest::text`] or [`Rest::text_between`], or compared byte
+    /// for byte with text that is, or validated by the sink). Returns how
+    /// many bytes were taken (whole events, each through its blank line; 0:
+    /// none) and the error of the last one taken.
+    fn raw_events(&mut self, _rest: &mut Rest<'_>) -> (usize, Result<(), Error>) {
         (0, Ok(()))
     }
 }
+
+/// The bytes of a push from the decoder's position on (a line start), for
+/// [`SseSink::raw_events`], with how far they are known to be UTF-8: a sink
+/// that recognises most of its events by comparing them with text it keeps
+/// need not have the push validated in a pass of its own.
+pub struct Rest<'b> {
+    bytes: &'b [u8],
+    /// `bytes[..valid]` is valid UTF-8 (or taken by the sink, which vouches
+    /// for it) and ends at a character boundary.
+    valid: usize,
+    /// `valid` is as far as the bytes are valid.
+    checked_all: bool,
+}
+
+impl<'b> Rest<'b> {
+    fn new(bytes: &'b [u8], valid: usize) -> Self {
+        Rest {
+            bytes,
+            valid: valid.min(bytes.len()),
+            checked_all: false,
+        }
+    }
+
+    /// The bytes, not validated.
+    pub fn bytes(&self) -> &'b [u8] {
+        self.bytes
+    }
+
+    /// The longest valid UTF-8 prefix of the bytes.
+    pub fn text(&mut self) -> &'b str {
+        if !self.checked_all {
+            self.valid += valid_prefix(&self.bytes[self.valid..]).len();
+            self.checked_all = true;
+        }
+        // SAFETY: `bytes[..valid]` was validated (by `valid_prefix` here or
+        // by the decoder that made this view).
+        unsafe { std::str::from_utf8_unchecked(&self.bytes[..self.valid]) }
+    }
+
+    /// The text from `from` as far as it is known valid, after validating
+    /// at least up to `to` (and [`NEAR`] bytes on) and, when it validates,
+    /// [`AHEAD`] bytes further, so a run of short lines or events costs few
+    /// calls: it ends before `to` only where the bytes are not valid UTF-8
+    /// (or the push ends). `from` lies at a character boundary, and every
+    /// byte before it is valid UTF-8 (known valid here, or taken by the
+    /// sink, which vouches for it).
+    pub fn text_from(&mut self, from: usize, to: usize) -> &'b str {
+        let from = from.min(self.bytes.len());
+        if !self.checked_all && self.valid < to.max(from + NEAR) {
+            let start = self.valid.max(from);
+            let end = self.bytes.len().min(to.max(start + AHEAD));
+            self.valid = start + valid_prefix(&self.bytes[start..end]).len();
+            self.checked_all = end == self.bytes.len();
+        }
+        // SAFETY: `bytes[from..valid]` lies within the validated part (or
+        // is empty), both ends at character boundaries.
+        unsafe { std::str::from_utf8_unchecked(&self.bytes[from..self.valid.max(from)]) }
+    }
+}
+
+/// How much text past where it is asked from [`Rest::text_from`] makes
+/// sure of, and how far it validates when it does.
+const NEAR: usize = 1024;
+const AHEAD: usize = 4096;
 
 /// A closure as a sink.
 struct FnSink<F>(F);
@@ -277,17 +343,22 @@ impl SseDecoder {
     {
         // The event's only `data:` line so far, not copied yet.
         let mut single: Option<&'b str> = None;
-        // UTF-8 is checked once for the whole push: lines inside `text`
-        // need no check of their own; the line holding an invalid sequence
-        // (or a character split at the end) is checked alone, for its offset.
-        let text = valid_prefix(bytes);
+        // UTF-8 is checked as the push is framed, each byte once: what the
+        // sink takes as whole events it has checked (or compared with text
+        // it keeps); lines are validated ahead in blocks ([`Rest`]); the line
+        // holding an invalid sequence is checked alone, for its offset.
+        // `bytes[start..valid]` is valid UTF-8.
+        let mut valid: usize = 0;
         let mut start = 0;
         let mut result = Ok(());
         loop {
-            if single.is_none() && self.fields.is_empty() && start < text.len() {
+            if single.is_none() && self.fields.is_empty() && start < bytes.len() {
                 // Between events: the sink may take whole events as they lie.
-                let (taken, taken_result) = sink.raw_events(&text[start..]);
+                let mut rest = Rest::new(&bytes[start..], valid.saturating_sub(start));
+                let (taken, taken_result) = sink.raw_events(&mut rest);
+                valid = valid.max(start + rest.valid);
                 start += taken;
+                valid = valid.max(start);
                 if taken_result.is_err() {
                     result = taken_result;
                     break;
@@ -299,7 +370,17 @@ impl SseDecoder {
             let end = start + rel;
             let (next, cr_at_end) = after_terminator(bytes, end);
             self.after_cr |= cr_at_end;
-            result = match text.get(start..end) {
+            let line = if end == start {
+                Some("")
+            } else if end - start > MAX_OTHER_LINE {
+                None
+            } else {
+                let mut rest = Rest::new(&bytes[start..], valid.saturating_sub(start));
+                let line = rest.text_from(0, end - start).get(..end - start);
+                valid = valid.max(start + rest.valid);
+                line
+            };
+            result = match line {
                 _ if bytes[start..end].len() > MAX_OTHER_LINE => {
                     check_other_line(&bytes[start..end], self.base + start)
                         .and_then(|()| self.apply_raw(&bytes[start..end], &mut single, sink))
@@ -640,5 +721,32 @@ mod tests {
         let mut d = SseDecoder::new(8);
         let err = d.push(b"data: 0123456789", |_| Ok(())).unwrap_err();
         assert_eq!(err.code, ErrorCode::LimitExceeded);
+    }
+
+    /// `Rest` hands out only validated text: as far as asked (and ahead),
+    /// never past an invalid sequence, never inside a character.
+    #[test]
+    fn rest_text_stops_at_invalid_bytes_and_whole_characters() {
+        // `é` (two bytes) straddles the end of the first window validated
+        // ahead; an invalid byte lies far beyond it.
+        let mut bytes = vec![b'a'; AHEAD - 1];
+        bytes.extend_from_slice("é".as_bytes());
+        bytes.extend_from_slice(&[b'b'; 3 * AHEAD]);
+        bytes.push(0xFF);
+        bytes.extend_from_slice(b"tail");
+        let invalid_at = bytes.len() - 5;
+        let mut rest = Rest::new(&bytes, 0);
+        let first = rest.text_from(0, 0);
+        assert_eq!(first.len(), AHEAD - 1, "stops before the cut character");
+        assert_eq!(rest.text_from(10, 10).len(), AHEAD - 1 - 10);
+        let on = rest.text_from(AHEAD - 1, AHEAD + 1);
+        assert!(on.starts_with('é'), "validates on from where it stopped");
+        assert_eq!(rest.text_from(0, bytes.len()).len(), invalid_at);
+        assert_eq!(rest.text().len(), invalid_at);
+        // A view that starts known valid takes that on trust, and an empty
+        // request past the end is empty.
+        let mut trusted = Rest::new(b"abc", 3);
+        assert_eq!(trusted.text_from(1, 1), "bc");
+        assert_eq!(trusted.text_from(9, 9), "");
     }
 }

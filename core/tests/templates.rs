@@ -58,7 +58,7 @@ fn run_with(
 /// [`run_with`], the SSE body pushed in reads of `read` bytes (cut anywhere:
 /// inside a chunk's string, its template text, a character).
 fn run_in_reads(
-    chunks: &[String],
+    chunks: &[impl AsRef<[u8]>],
     options: &OpenAIOptions,
     bytes: bool,
     read: usize,
@@ -67,10 +67,10 @@ fn run_in_reads(
     let mut s = OpenAIStream::new(options.clone());
     let mut ids = HashMap::new();
     let mut lines = Vec::new();
-    let padded: Vec<String> = chunks
+    let padded: Vec<Vec<u8>> = chunks
         .iter()
         .enumerate()
-        .map(|(i, c)| format!("{c}{}", " ".repeat(pad(i))))
+        .map(|(i, c)| [c.as_ref(), " ".repeat(pad(i)).as_bytes()].concat())
         .collect();
     // Records a step's responses and error; false once the stream failed.
     let mut step = |out: &mut Vec<Response>, r: Result<(), Error>| {
@@ -88,14 +88,14 @@ fn run_in_reads(
     let mut out = Vec::new();
     let mut open = true;
     if bytes {
-        let mut body = String::new();
+        let mut body = Vec::new();
         for c in &padded {
-            body.push_str("data: ");
-            body.push_str(c);
-            body.push_str("\n\n");
+            body.extend_from_slice(b"data: ");
+            body.extend_from_slice(c);
+            body.extend_from_slice(b"\n\n");
         }
-        body.push_str("data: [DONE]\n\n");
-        'reads: for read in body.as_bytes().chunks(read) {
+        body.extend_from_slice(b"data: [DONE]\n\n");
+        'reads: for read in body.chunks(read) {
             // A non-fatal error leaves the rest buffered: an empty push goes on.
             let mut input = read;
             loop {
@@ -113,7 +113,8 @@ fn run_in_reads(
         }
     } else {
         for c in &padded {
-            let r = s.push_chunk_text(c).map(|r| out.push(r));
+            let text = std::str::from_utf8(c).expect("chunk texts are UTF-8");
+            let r = s.push_chunk_text(text).map(|r| out.push(r));
             open = step(&mut out, r);
             if !open {
                 break;
@@ -622,4 +623,64 @@ fn an_openai_write_file_stream_takes_the_fast_path_after_its_first_argument_chun
 fn the_harness_reads_lone_surrogates_as_text() {
     let v = common::parse_output(r#"{"a":"\ud83d x \ud83d\ude00 \\ud800 \udc00"}"#);
     assert_eq!(v["a"], "\\ud83d x \u{1F600} \\ud800 \\udc00");
+}
+
+/// Argument chunks of one template whose strings hold invalid UTF-8 (a
+/// stray continuation byte, a cut sequence, an encoded surrogate, an
+/// overlong form) among valid multi-byte text, ASCII and escapes. A run of
+/// such chunks is compared with its template and its strings decoded
+/// without the push being validated first: an invalid string must leave
+/// the run, and its line be decoded as the SDKs decode it (U+FFFD), exactly
+/// as on the long way, in every read size.
+fn utf8_piece() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(
+        prop_oneof![
+            6 => Just(b"a".to_vec()),
+            2 => Just("é".as_bytes().to_vec()),
+            1 => Just("\u{1F600}".as_bytes().to_vec()),
+            2 => Just(b"\\\"".to_vec()),
+            1 => Just(b"\\n".to_vec()),
+            1 => Just(b"\xff".to_vec()),
+            1 => Just(b"\xc3".to_vec()),
+            1 => Just(b"\xed\xa0\x80".to_vec()),
+            1 => Just(b"\xc0\xaf".to_vec()),
+            1 => Just(b"a run of plain text longer than a block".to_vec()),
+        ],
+        0..12,
+    )
+    .prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn argument_runs_decode_invalid_utf8_as_the_long_way(
+        pieces in prop::collection::vec(utf8_piece(), 1..40),
+        read in prop_oneof![Just(usize::MAX), 5..400usize],
+    ) {
+        let head = r#"{"id":"chatcmpl-u","object":"chat.completion.chunk","created":1741570283,"model":"m","choices":[{"index":0,"delta":"#;
+        let chunk = |delta: &[u8], finish: &str| -> Vec<u8> {
+            [head.as_bytes(), delta, b",\"logprobs\":null,\"finish_reason\":", finish.as_bytes(), b"}]}"].concat()
+        };
+        let mut chunks = vec![chunk(
+            br#"{"tool_calls":[{"index":0,"id":"call_u","type":"function","function":{"name":"write_file","arguments":"{\"content\":\""}}]}"#,
+            "null",
+        )];
+        for p in &pieces {
+            let delta = [br#"{"tool_calls":[{"index":0,"function":{"arguments":""#.as_slice(), p, br#""}}]}"#].concat();
+            chunks.push(chunk(&delta, "null"));
+        }
+        chunks.push(chunk(br#"{"tool_calls":[{"index":0,"function":{"arguments":"\"}"}}]}"#, "null"));
+        chunks.push(chunk(b"{}", "\"tool_calls\""));
+        let options = OpenAIOptions::default();
+        let long_way = run_in_reads(&chunks, &options, true, usize::MAX, |i| i + 1);
+        prop_assert_eq!(long_way.fast, 0);
+        let fast = run_in_reads(&chunks, &options, true, read, |_| 0);
+        prop_assert_eq!(&fast.lines, &long_way.lines);
+        let dropping = OpenAIOptions { drop_empty: true, ..OpenAIOptions::default() };
+        let dropped = run_in_reads(&chunks, &dropping, true, read, |_| 0);
+        let kept: Vec<Value> = long_way.lines.into_iter().filter(kept_by_pipeline).collect();
+        prop_assert_eq!(&dropped.lines, &kept);
+    }
 }

@@ -36,7 +36,7 @@ pub use js_string::JsString;
 pub use owned::OwnedValue;
 pub(crate) use scan::find_stop;
 pub use scan::{
-    scan_json_text_following, scan_json_text_into, scan_string, scan_value_into, Follow,
+    scan_json_bytes_following, scan_json_text_into, scan_string, scan_value_into, Follow,
 };
 pub use stringify::{stringify, to_json_string, write_number, write_str, write_str_content};
 pub use validate::{validate, Kind};

@@ -332,18 +332,32 @@ pub fn scan_json_text_into(s: &str, i: usize, out: &mut String) -> Option<usize>
     scan_decode_into(s, i, out, Lone::Escape, &mut ())
 }
 
-/// [`scan_json_text_into`] that shows `follow` the text it appends, as it
-/// appends it: the OpenAI tool-call parser tracks the depth of the
-/// arguments it accumulates in the same pass
-/// (`ToolCallParser::append_string`). On `None`, `out` is unchanged but
-/// `follow` may have seen part of the text.
-pub fn scan_json_text_following<F: Follow>(
-    s: &str,
+/// [`scan_json_text_into`] over bytes not known to be UTF-8, showing
+/// `follow` the text it appends as it appends it (the OpenAI tool-call
+/// parser walks the arguments it accumulates in the same pass,
+/// `ToolCallParser::append_string`). `None`, with `out` unchanged, also
+/// when the string's raw text is not valid UTF-8 (escapes decode to whole
+/// characters; only the runs copied as they are need the check, made when
+/// a window of the walk holds a byte above ASCII); `follow` may then have
+/// seen part of the text.
+pub fn scan_json_bytes_following<F: Follow>(
+    b: &[u8],
     i: usize,
     out: &mut String,
     follow: &mut F,
 ) -> Option<usize> {
-    scan_decode_into(s, i, out, Lone::Escape, follow)
+    // SAFETY: `out` may hold invalid UTF-8 only between here and the check
+    // below, which cuts it back to `mark` (a character boundary) unless the
+    // raw text of the string, whose runs were appended, is valid.
+    let v = unsafe { out.as_mut_vec() };
+    let mark = v.len();
+    match scan_into_windows::<F, true>(b, i, v, Lone::Escape, follow) {
+        Some((end, high)) if !high || simdutf8::basic::from_utf8(&b[i..end]).is_ok() => Some(end),
+        _ => {
+            v.truncate(mark);
+            None
+        }
+    }
 }
 
 /// What a decoding pass shows of the text it appends, in order.
@@ -384,7 +398,7 @@ fn scan_decode_into<F: Follow>(
     // characters); on `None` it is cut back to `mark`, a character boundary.
     let v = unsafe { out.as_mut_vec() };
     let mark = v.len();
-    let end = scan_into_windows(s.as_bytes(), i, v, lone, follow);
+    let end = scan_into_windows::<F, false>(s.as_bytes(), i, v, lone, follow).map(|(end, _)| end);
     if end.is_none() {
         v.truncate(mark);
     }
@@ -421,17 +435,24 @@ fn stop_mask(w: &[u8; WINDOW]) -> u64 {
 /// of one SIMD compare per escape. Runs are copied as a whole window into
 /// spare capacity, reserved once a window. The last 64 bytes go to
 /// [`scan_into`].
-fn scan_into_windows<F: Follow>(
+fn scan_into_windows<F: Follow, const CHECK_HIGH: bool>(
     b: &[u8],
     mut i: usize,
     out: &mut Vec<u8>,
     lone: Lone,
     follow: &mut F,
-) -> Option<usize> {
+) -> Option<(usize, bool)> {
+    // With CHECK_HIGH: a window of the walk held a byte above ASCII. Every
+    // byte the walk copies lies in some window it loads (an escape that
+    // runs past one is ASCII).
+    let mut high = false;
     while let Some(window) = b.get(i..i + WINDOW) {
         let mut w = [0; WINDOW];
         w.copy_from_slice(window);
         let mask = stop_mask(&w);
+        if CHECK_HIGH {
+            high |= any_high(&w);
+        }
         let base = i;
         let end = base + WINDOW;
         // What the window can add: its bytes (an escape that starts in it
@@ -466,7 +487,7 @@ fn scan_into_windows<F: Follow>(
             }
             follow.plain(&b[i..stop]);
             match b[stop] {
-                b'"' => return Some(stop),
+                b'"' => return Some((stop, high)),
                 b'\\' => {
                     let simple = SIMPLE_ESCAPE[usize::from(*b.get(stop + 1)?)];
                     if simple != 0 {
@@ -488,7 +509,19 @@ fn scan_into_windows<F: Follow>(
             }
         }
     }
-    scan_into(b, i, out, lone, follow)
+    // The tail is not looked at byte by byte here.
+    scan_into(b, i, out, lone, follow).map(|end| (end, CHECK_HIGH))
+}
+
+/// A byte of `w` is above ASCII.
+#[inline(always)]
+fn any_high(w: &[u8; WINDOW]) -> bool {
+    let mut words = 0;
+    for k in 0..WINDOW / 8 {
+        let word: [u8; 8] = w[k * 8..k * 8 + 8].try_into().unwrap_or_default();
+        words |= u64::from_ne_bytes(word);
+    }
+    words & 0x8080_8080_8080_8080 != 0
 }
 
 /// A block at a time: each block is copied whole into `out`'s spare
@@ -658,7 +691,8 @@ mod tests {
             // The window walk and the block walk agree, from every start.
             for from in 0..s.len() {
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                let ea = scan_into_windows(s.as_bytes(), from, &mut a, Lone::Escape, &mut ());
+                let ea = scan_into_windows::<(), false>(s.as_bytes(), from, &mut a, Lone::Escape, &mut ())
+                    .map(|(end, _)| end);
                 let eb = scan_into(s.as_bytes(), from, &mut b, Lone::Escape, &mut ());
                 prop_assert_eq!(ea, eb);
                 if ea.is_some() {

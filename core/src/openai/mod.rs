@@ -22,7 +22,7 @@ use crate::js_text::{has_non_whitespace, js_trim_start};
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::profile::Profile;
-use crate::sse::{Bom, SseEvent};
+use crate::sse::{Bom, Rest, SseEvent};
 use tagged::TaggedThinkingParser;
 use tags::*;
 use template::{Fields, Fill, Header, Hole, Templates};
@@ -147,23 +147,31 @@ impl SseConsumer for OpenAIStream {
     /// taken without line framing while the fast path is open; anything
     /// else is left to the decoder. A chunk's text holds no line break (the
     /// template came from one `data:` line, and the scanned string stops at
-    /// control characters), so such a run is exactly these events.
+    /// control characters), so such a run is exactly these events. The bytes
+    /// are not validated beforehand: a run of one call's chunks compares
+    /// them with its template's text and validates the strings it decodes
+    /// ([`Self::argument_run`]); any other chunk is read from text validated
+    /// ahead of it ([`Rest::text_from`]).
     fn raw_sse_events(
         &mut self,
-        text: &str,
+        rest: &mut Rest<'_>,
         out: &mut Vec<Response>,
     ) -> (usize, Result<(), Error>) {
         const DATA: &str = "data: ";
         const END: &str = "\n\n";
+        let bytes = rest.bytes();
         let build = !self.drop_empty;
         let mut taken = 0;
         while !self.done && self.is_quiet() {
-            let (run, result) = self.argument_run(&text[taken..], build, out);
+            let (run, result) = self.argument_run(&bytes[taken..], build, out);
             taken += run;
             if let Err(e) = result {
                 return (taken, Err(*e));
             }
-            let Some(data) = text[taken..].strip_prefix(DATA) else {
+            if !bytes[taken..].starts_with(DATA.as_bytes()) {
+                break;
+            }
+            let Some(data) = rest.text_from(taken, taken).strip_prefix(DATA) else {
                 break;
             };
             let Some((len, result)) =
@@ -513,7 +521,7 @@ impl OpenAIStream {
     /// chunk that caused it, as [`Self::fast_argument_prefix`] does).
     fn argument_run(
         &mut self,
-        text: &str,
+        bytes: &[u8],
         build: bool,
         out: &mut Vec<Response>,
     ) -> (usize, Result<(), Box<Error>>) {
@@ -524,7 +532,7 @@ impl OpenAIStream {
             else {
                 return None;
             };
-            if !text.starts_with(t.event_before()) {
+            if !bytes.starts_with(t.event_before().as_bytes()) {
                 return None;
             }
             self.parser.continuing(index).map(|pos| (t, pos))
@@ -532,12 +540,18 @@ impl OpenAIStream {
         let mut taken = 0;
         let mut result = Ok(());
         if let Some((t, pos)) = run {
-            let (head, tail, between) = (t.event_before(), t.event_after(), t.between_events());
+            // The bytes between the strings are the template's text (valid
+            // UTF-8); the strings are validated as they are decoded.
+            let (head, tail, between) = (
+                t.event_before().as_bytes(),
+                t.event_after().as_bytes(),
+                t.between_events().as_bytes(),
+            );
             let mut start = head.len();
-            while let Some(end) = self.parser.append_string(pos, text, start) {
+            while let Some(end) = self.parser.append_string(pos, bytes, start) {
                 // One comparison to the next event's string, most of the time.
-                let next = text[end..].starts_with(between);
-                if !next && !text[end..].starts_with(tail) {
+                let next = bytes[end..].starts_with(between);
+                if !next && !bytes[end..].starts_with(tail) {
                     self.parser.take_back();
                     break;
                 }
@@ -1311,7 +1325,7 @@ impl Fill<Fields> for ArgumentHole<'_> {
         match continuing {
             Some(pos) => self
                 .parser
-                .append_string(pos, text, start)
+                .append_string(pos, text.as_bytes(), start)
                 .map(|end| (end, Kept::Appended(pos))),
             None => json::scan_json_text_into(text, start, &mut self.scratch)
                 .map(|end| (end, Kept::Scratch)),

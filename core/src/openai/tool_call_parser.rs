@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
-use crate::json::{find_stop, scan_json_text_following, validate, Follow, Kind};
+use crate::json::{find_stop, scan_json_bytes_following, validate, Follow, Kind};
 use crate::repair::safe_json_parse;
 use crate::wire::lift::{lift_checked, Lifted};
 
@@ -426,8 +426,8 @@ impl ToolCallParser {
     /// as [`crate::json::scan_json_text_into`] keeps them) and walked in
     /// the same pass. The closing quote's index ([`Self::take_back`] undoes
     /// it); `None`, with nothing changed, when the content is not a valid
-    /// JSON string.
-    pub fn append_string(&mut self, pos: usize, text: &str, start: usize) -> Option<usize> {
+    /// JSON string of valid UTF-8.
+    pub fn append_string(&mut self, pos: usize, text: &[u8], start: usize) -> Option<usize> {
         let slot = &mut self.slots[pos];
         // The buffer is shared only while a part of a finished call holds it.
         let buffer = match Rc::get_mut(&mut slot.buffer) {
@@ -439,7 +439,7 @@ impl ToolCallParser {
             len: buffer.len(),
             scan: slot.scan,
         };
-        let Some(end) = scan_json_text_following(text, start, buffer, &mut slot.scan) else {
+        let Some(end) = scan_json_bytes_following(text, start, buffer, &mut slot.scan) else {
             slot.scan = appended.scan;
             return None;
         };
@@ -868,12 +868,12 @@ mod tests {
                     break;
                 };
                 let before = state(&direct, 0);
-                let direct_end = direct.append_string(pos, &text, 1).unwrap();
+                let direct_end = direct.append_string(pos, text.as_bytes(), 1).unwrap();
                 prop_assert_eq!(direct_end, end);
                 if back {
                     direct.take_back();
                     prop_assert_eq!(state(&direct, 0), before);
-                    direct.append_string(pos, &text, 1).unwrap();
+                    direct.append_string(pos, text.as_bytes(), 1).unwrap();
                 }
                 long.add_chunk(Valid(0), &decoded, None, None);
                 prop_assert_eq!(state(&direct, 0), state(&long, 0));
@@ -891,14 +891,36 @@ mod tests {
         p.unannounced_meta(0);
         let pos = p.continuing(0).unwrap();
         let before = state(&p, 0);
-        for text in [
-            "\"ab\\x\"",
-            "\"ab\\u12\"",
-            "\"ab\u{1}\"",
-            "\"no closing quote",
-        ] {
-            assert!(p.append_string(pos, text, 1).is_none(), "{text}");
+        let long = "x".repeat(70);
+        let invalid_utf8: [&[u8]; 4] = [
+            b"\"ab\xff\"",
+            b"\"ab\xc3\"",
+            b"\"\xed\xa0\x80 a surrogate encoded in UTF-8 before a long run\"",
+            b"\"abc\xe9\"}]}, a window's worth of text after the string..........",
+        ];
+        let texts = [
+            "\"ab\\x\"".as_bytes(),
+            b"\"ab\\u12\"",
+            b"\"ab\x01\"",
+            b"\"no closing quote",
+        ];
+        for text in texts.into_iter().chain(invalid_utf8) {
+            assert!(
+                p.append_string(pos, text, 1).is_none(),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
             assert_eq!(state(&p, 0), before);
+            // The same after a long valid run (the window walk).
+            let longer = [b"\"", long.as_bytes(), &text[1..]].concat();
+            assert!(p.append_string(pos, &longer, 1).is_none());
+            assert_eq!(state(&p, 0), before);
+        }
+        // Valid multi-byte text is taken, in a window and in the tail.
+        for text in ["\"é\"", &format!("\"{long}é{long}\" and more")] {
+            let end = p.append_string(pos, text.as_bytes(), 1).unwrap();
+            assert_eq!(&text[end..end + 1], "\"");
+            p.take_back();
         }
     }
 
