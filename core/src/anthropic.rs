@@ -156,8 +156,8 @@ impl SseConsumer for AnthropicStream {
         out: &mut Vec<Response>,
     ) -> (usize, Result<(), Error>) {
         const EVENT: &str = "event: content_block_delta\ndata: ";
-        let text = rest.text();
         const END: &str = "\n\n";
+        let text = rest.text();
         let mut taken = 0;
         while let Some(data) = prefix::strip(&text[taken..], EVENT) {
             let ends = |rest: &str| rest.starts_with(END);

@@ -46,8 +46,8 @@ pub trait SseSink {
     /// Whole events at the start of `rest` that the sink takes straight
     /// from the bytes, with the same effect as their dispatch: `rest` starts
     /// a line and no event is begun. What it takes must be valid UTF-8 (read
-    /// through [`Rest::text`] or [`Rest::text_between`], or compared byte
-    /// for byte with text that is, or validated by the sink). Returns how
+    /// through [`Rest::text`] or [`Rest::text_from`], or compared byte for
+    /// byte with text that is, or validated by the sink). Returns how
     /// many bytes were taken (whole events, each through its blank line; 0:
     /// none) and the error of the last one taken.
     fn raw_events(&mut self, _rest: &mut Rest<'_>) -> (usize, Result<(), Error>) {
@@ -94,8 +94,8 @@ impl<'b> Rest<'b> {
     }
 
     /// The text from `from` as far as it is known valid, after validating
-    /// at least up to `to` (and [`NEAR`] bytes on) and, when it validates,
-    /// [`AHEAD`] bytes further, so a run of short lines or events costs few
+    /// at least up to `to` (and `NEAR` bytes on) and, when it validates,
+    /// `AHEAD` bytes further, so a run of short lines or events costs few
     /// calls: it ends before `to` only where the bytes are not valid UTF-8
     /// (or the push ends). `from` lies at a character boundary, and every
     /// byte before it is valid UTF-8 (known valid here, or taken by the

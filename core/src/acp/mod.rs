@@ -8,7 +8,7 @@
 //! insertion-ordered keys so the key order of docs/behaviour.md §6.2
 //! survives to the wire, and written by [`frame_json`] / [`frames_json`]
 //! exactly as `JSON.stringify` writes them. JSON that comes *in* is read by
-//! the converters' parser ([`parse_json`]). There is no second JSON stack:
+//! the converters' parser (`parse_json`). There is no second JSON stack:
 //! every string from JS (ids, tool names, titles, kinds, paths, plan
 //! entries, messages) is a [`JsString`], which keeps a lone UTF-16
 //! surrogate, so a frame gives back exactly what `JSON.parse(JSON.stringify(x))`

@@ -19,7 +19,7 @@ pub struct JStr<'a> {
 }
 
 impl<'a> JStr<'a> {
-    /// String content already validated by [`scan_string`](super::scan_string),
+    /// String content already validated by [`super::scan_string`],
     /// with its `escaped` flag.
     pub(crate) fn from_scanned(raw: &'a str, escaped: bool) -> Self {
         JStr { raw, escaped }

@@ -323,7 +323,7 @@ pub(super) fn write_canonical(raw: &str, out: &mut String) {
     out.push_str(&raw[i.min(b.len())..]);
 }
 
-/// [`scan_string`] and [`JStr::append_json_text_to`] in one pass: scans the
+/// [`scan_string`] and [`super::JStr::append_json_text_to`] in one pass: scans the
 /// string content of `s` from `i` (after the opening quote) and appends its
 /// value to `out`, lone surrogates kept as escapes. Returns the index of the
 /// closing quote; `None`, with `out` unchanged, when the content is not a

@@ -513,7 +513,7 @@ impl OpenAIStream {
         result
     }
 
-    /// The run of argument-chunk events at the start of `text` that continue
+    /// The run of argument-chunk events at the start of `bytes` that continue
     /// one call through one template ([`ToolCallParser::continuing`]), each
     /// added to the call as its string is decoded: the bulk of a streamed
     /// call, taken in one loop instead of one template search a chunk. How
@@ -1296,8 +1296,6 @@ impl OpenAIStream {
     }
 }
 
-/// `toolCall.index ?? 0`, checked as the parser does (`Number.isSafeInteger`
-/// and non-negative).
 /// Where an argument chunk's string goes as the templates are tried: a
 /// chunk that continues a call ([`ToolCallParser::continuing`]) is added
 /// to it as it is decoded, the rest decoded into `scratch` for `feed`.
@@ -1340,6 +1338,8 @@ impl Fill<Fields> for ArgumentHole<'_> {
     }
 }
 
+/// `toolCall.index ?? 0`, checked as the parser does (`Number.isSafeInteger`
+/// and non-negative).
 fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
     match v.filter(|v| !v.is_null()) {
         None => ProviderIndex::Valid(0),

@@ -118,7 +118,9 @@ impl Scan {
 impl Follow for Scan {
     #[inline(always)]
     fn plain(&mut self, run: &[u8]) {
-        let Some(_) = run.first() else { return };
+        if run.is_empty() {
+            return;
+        }
         // No quote in the run, so the string state holds through it; no
         // backslash, so an escape ends at its first byte.
         if !self.in_string {
