@@ -37,8 +37,10 @@ after(() => {
       assert.ok(lines.length >= 1, `a report line (${run.version} ${run.provider})`);
       for (const line of lines) {
         assert.equal(line.qwenVersion, run.version);
-        assert.equal(line.profile, run.version === '0.21.2' ? 'qwen-0.21' : 'qwen-0.24');
-        assert.equal(line.active, true, line.reason);
+        assert.deepEqual(line.providers[run.provider], {
+          served: true,
+          profile: run.version.startsWith('0.21.') ? 'qwen-0.21' : 'qwen-0.24',
+        });
       }
       const sum = (pick) => lines.reduce((n, line) => n + pick(line), 0);
       const report = {

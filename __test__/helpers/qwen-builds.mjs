@@ -8,8 +8,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
-/** The Qwen Code releases the host tests cover: the reference and the current one. */
-export const QWEN_VERSIONS = ['0.21.2', '0.24.4'];
+/**
+ * Every published Qwen Code release that carries the tool-call preparing
+ * seam: the host tests run each of them, stock and with the preload.
+ */
+export const QWEN_VERSIONS = [
+  '0.21.2',
+  '0.21.10',
+  '0.23.0',
+  '0.23.1',
+  '0.23.3',
+  '0.23.4',
+  '0.24.0',
+  '0.24.2',
+  '0.24.3',
+  '0.24.4',
+];
+
+/**
+ * The newest release of each code variant of the functions the preload
+ * replaces (lib/generated/qwen-known-code.mjs): 0.21.x; 0.23.0–0.23.3, whose
+ * Anthropic held calls are released only after a transport error; 0.23.4
+ * onward. The end-to-end and benchmark runs cover these.
+ */
+export const QWEN_VARIANT_RELEASES = ['0.21.10', '0.23.3', '0.24.4'];
 
 export function qwenOracleHome() {
   return process.env.QWEN_ORACLE_HOME || path.join(os.homedir(), '.cache', 'qwen-oracle');

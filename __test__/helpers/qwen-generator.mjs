@@ -6,7 +6,8 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { importHookPoints } from '../../lib/qwen/locate.mjs';
+import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
+import { findExporters } from '../../lib/qwen/inspect.mjs';
 import { install, newStats } from '../../lib/qwen/install.mjs';
 
 /**
@@ -62,9 +63,10 @@ export async function startQwenGenerators({ packageDir, mode, baseUrl }) {
   const stats = newStats();
   if (mode === 'native') {
     const outcome = await install({ dir: packageDir, version }, stats);
-    if (!outcome.active) throw new Error(`toolcall-stream/qwen not installed: ${outcome.reason}`);
+    for (const p of ['anthropic', 'openai'])
+      if (!outcome[p].served) throw new Error(`toolcall-stream/qwen does not serve ${p}: ${outcome[p].reason}`);
   }
-  const q = await importHookPoints(packageDir, version, [
+  const names = [
     'AnthropicContentGenerator',
     'createOpenAIContentGenerator',
     'GenerateContentResponse',
@@ -74,7 +76,8 @@ export async function startQwenGenerators({ packageDir, mode, baseUrl }) {
     'getThoughtSummary',
     'InvalidStreamError',
     'preloadRuntimeFetchModule',
-  ]);
+  ];
+  const q = await importHookPoints(findExporters(packageDir, names), names);
   if (q.preloadRuntimeFetchModule) await q.preloadRuntimeFetchModule();
 
   const loopback = baseUrl ? undefined : await startLoopbackProvider();

@@ -19,7 +19,7 @@ import { designDocument, longFixture } from '../../demo/scenarios.mjs';
 import { openaiCallId } from '../../demo/wire.mjs';
 import { sessionNotificationErrors } from '../../demo/schema.mjs';
 import { CardClient } from '../acp-helpers.mjs';
-import { QWEN_VERSIONS, qwenBuildOrSkip } from './qwen-builds.mjs';
+import { QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from './qwen-builds.mjs';
 import { launchQwen } from './qwen-acp.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -70,6 +70,8 @@ const MID_STREAM_ERROR = {
  */
 export const RETRIES_MID_STREAM_ERROR = {
   '0.21.2': { anthropic: false, openai: true },
+  '0.21.10': { anthropic: false, openai: true },
+  '0.23.3': { anthropic: true, openai: true },
   '0.24.4': { anthropic: true, openai: true },
 };
 
@@ -179,7 +181,7 @@ export function describeQwenHost({
   nodeOptions,
   execArgv,
   env,
-  versions = QWEN_VERSIONS,
+  versions = QWEN_VARIANT_RELEASES,
   providers = ['anthropic', 'openai'],
   extend,
 } = {}) {

@@ -38,22 +38,24 @@ const errorEvent = (err) =>
   `event: error\ndata: ${err.providerEvent ?? JSON.stringify({ type: 'error', error: err.providerError })}\n\n`;
 
 /** Checks the hook points; returns the function that patches them. */
-export function prepareAnthropicPatch(q, { profile, host, stats }) {
+export function prepareAnthropicPatch(q, { heldCallRelease }, { profile, host, stats }) {
   const proto = q.AnthropicContentGenerator.prototype;
   const originalGenerate = proto.generateContentStream;
   if (typeof proto.processStream !== 'function' || typeof originalGenerate !== 'function')
     throw new Error('AnthropicContentGenerator has no processStream / generateContentStream');
   if (Object.isFrozen(proto)) throw new Error('AnthropicContentGenerator.prototype is frozen');
 
-  // 0.24.4's processStream classifies a failed source with Qwen's own
-  // classifier before it yields the confirmed held calls.
-  const classify =
-    q.classifyRetryError && q.isRetryableStreamTransportError && q.isRetryableStatuslessUpstreamError
-      ? (error) => {
-          const c = q.classifyRetryError(error);
-          return q.isRetryableStreamTransportError(c) || q.isRetryableStatuslessUpstreamError(c);
-        }
-      : undefined;
+  // From 0.23.0, processStream classifies a failed source with Qwen's own
+  // classifier before it yields the confirmed held calls: a retryable
+  // transport error releases them, and from 0.23.4 a status-less upstream
+  // error too (anthropicContentGenerator.ts, processStream).
+  const releases = {
+    transport: (c) => q.isRetryableStreamTransportError(c),
+    'transport-or-statusless': (c) => q.isRetryableStreamTransportError(c) || q.isRetryableStatuslessUpstreamError(c),
+  }[heldCallRelease];
+  if (releases && typeof q.classifyRetryError !== 'function')
+    throw new Error("Qwen's retry classifier (classifyRetryError) is missing");
+  const classify = releases ? (error) => releases(q.classifyRetryError(error)) : undefined;
 
   return () => {
     proto.processStream = async function* processStream(stream, telemetryAttempt) {

@@ -1,31 +1,16 @@
-// Installing the Qwen Code hooks into the running CLI: find the cli.js this
-// process runs, check its version against the releases known here
-// (versions.mjs), import the chunks that export the hook points — the very
-// module instances cli.js uses — and patch them. Anything unexpected leaves
-// Qwen stock: the caller reports why.
-import fs from 'node:fs';
-import path from 'node:path';
+// Installing the hooks into the running Qwen Code: inspect.mjs decides, from
+// the bundle's code, what each provider is served with; the hook points are
+// imported from the very module instances cli.js uses, and each served
+// provider's patch is checked before any is applied. Anything unexpected
+// leaves that provider stock, and the caller reports why.
 import { createRequire } from 'node:module';
-import { importHookPoints } from './locate.mjs';
-import { VERSIONS, HOOK_POINTS } from './versions.mjs';
+import { inspectQwen, HOOK_POINTS, CLASSIFIER_HOOK_POINTS } from './inspect.mjs';
+import { importHookPoints } from './hook-points.mjs';
 import { qwenHost } from './host.mjs';
 import { prepareAnthropicPatch } from './anthropic.mjs';
 import { prepareOpenAIPatch } from './openai.mjs';
 
 const require = createRequire(import.meta.url);
-
-/** The Qwen Code package whose cli.js is `entry`, or undefined. */
-export function qwenPackageOf(entry) {
-  if (!entry || path.basename(entry) !== 'cli.js') return undefined;
-  let dir;
-  try {
-    dir = path.dirname(fs.realpathSync(entry));
-    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    return pkg.name === '@qwen-code/qwen-code' ? { dir, version: pkg.version } : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Counters for the report: streams converted from the raw body or from SDK objects. */
 export const newStats = () => ({
@@ -34,39 +19,57 @@ export const newStats = () => ({
   fallbacks: 0,
 });
 
+const stock = (reason) => ({ anthropic: { served: false, reason }, openai: { served: false, reason } });
+
 /**
  * Patches the Qwen Code in `pkg` (`{dir, version}`). Returns
- * `{active: true, profile}` or `{active: false, reason}`; never throws.
+ * `{anthropic, openai}`, each `{served: true, profile}` or
+ * `{served: false, reason}`; never throws.
  */
 export async function install(pkg, stats) {
-  const release = VERSIONS[pkg.version];
-  if (!release)
-    return {
-      active: false,
-      reason: `Qwen Code ${pkg.version} is not a supported release (${Object.keys(VERSIONS).join(', ')})`,
-    };
   const { checkAvailable } = require('../available.js');
   const status = checkAvailable();
-  if (!status.available)
-    return { active: false, profile: release.profile, reason: `the native binary does not load: ${status.reason}` };
+  if (!status.available) return stock(`the native binary does not load: ${status.reason}`);
+  const decision = inspectQwen(pkg);
+  const outcome = { anthropic: decision.anthropic, openai: decision.openai };
+  if (!outcome.anthropic.served && !outcome.openai.served) return outcome;
+
+  const wanted = [...HOOK_POINTS, ...(outcome.anthropic.heldCallRelease === 'none' ? [] : CLASSIFIER_HOOK_POINTS)];
   let q;
-  const wanted = [...HOOK_POINTS, ...(release.extraHookPoints ?? [])];
   try {
-    q = await importHookPoints(pkg.dir, pkg.version, wanted);
+    q = await importHookPoints(decision.hookPoints, wanted);
   } catch (err) {
-    return { active: false, profile: release.profile, reason: `the hook points could not be loaded: ${err.message}` };
+    return stock(`the hook points could not be loaded: ${err.message}`);
   }
-  const missing = wanted.filter((name) => q[name] === undefined);
-  if (missing.length)
-    return { active: false, profile: release.profile, reason: `missing hook points: ${missing.join(', ')}` };
-  const options = { profile: release.profile, host: qwenHost(q), stats };
-  // Both are checked before either is patched, so a failure leaves Qwen whole.
-  let patches;
-  try {
-    patches = [prepareAnthropicPatch(q, options), prepareOpenAIPatch(q, release, options)];
-  } catch (err) {
-    return { active: false, profile: release.profile, reason: err.message };
-  }
+  const missing = HOOK_POINTS.filter((name) => q[name] === undefined);
+  if (missing.length) return stock(`missing hook points: ${missing.join(', ')}`);
+  const host = qwenHost(q);
+
+  const patches = [];
+  const prepare = (provider, make) => {
+    if (!outcome[provider].served) return;
+    try {
+      patches.push(make({ profile: outcome[provider].profile, host, stats }));
+    } catch (err) {
+      outcome[provider] = { served: false, reason: err.message };
+    }
+  };
+  prepare('anthropic', (options) => prepareAnthropicPatch(q, outcome.anthropic, options));
+  prepare('openai', (options) => prepareOpenAIPatch(q, outcome.openai, options));
   for (const patch of patches) patch();
-  return { active: true, profile: release.profile };
+  return outcome;
+}
+
+/** One line saying what runs stock and why, or undefined when both providers are served. */
+export function stockLine(pkg, outcome) {
+  const a = outcome.anthropic;
+  const o = outcome.openai;
+  if (a.served && o.served) return undefined;
+  const head = `toolcall-stream/qwen: Qwen Code ${pkg.version}`;
+  if (!a.served && !o.served)
+    return a.reason === o.reason
+      ? `${head} runs stock: ${a.reason}`
+      : `${head} runs stock: Anthropic: ${a.reason}; OpenAI: ${o.reason}`;
+  const [name, p] = a.served ? ['OpenAI-compatible', o] : ['Anthropic', a];
+  return `${head}: ${name} streams run stock: ${p.reason}`;
 }

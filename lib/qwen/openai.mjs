@@ -90,9 +90,9 @@ function needsStock(context) {
 }
 
 /** Checks the hook points; returns the function that patches them. */
-export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
+export function prepareOpenAIPatch(q, { convertName, telemetryArg }, { profile, host, stats }) {
   const converters = q.OpenAIContentConverter;
-  const name = release.openaiConvert;
+  const name = convertName;
   const originalConvert = converters?.[name];
   const proto = q.ContentGenerationPipeline.prototype;
   const originalProcess = proto.processStreamWithLogging;
@@ -127,7 +127,7 @@ export function prepareOpenAIPatch(q, release, { profile, host, stats }) {
     };
 
     proto.processStreamWithLogging = function processStreamWithLogging(stream, context, ...rest) {
-      const telemetryAttempt = arguments[release.pipelineTelemetryArg];
+      const telemetryAttempt = arguments[telemetryArg];
       if (needsStock(context)) {
         stats.fallbacks++;
         return originalProcess.call(this, withoutHandshake(stream), context, ...rest);

@@ -1,0 +1,325 @@
+// Deciding what to serve from what a Qwen Code bundle's code is, not from its
+// version number. For each provider the preload replaces one of Qwen's
+// functions (with everything it reaches) and keeps the rest of Qwen's
+// pipeline around it:
+//
+//   anthropic  replaces AnthropicContentGenerator.processStream
+//              (packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts);
+//              keeps generateContentStream, which it wraps to get the raw body.
+//   openai     replaces the per-chunk converter the pipeline calls
+//              (OpenAIContentConverter.convertOpenAIChunkToGemini, renamed
+//              convertOpenAIChunkToLlm; openaiContentGenerator/converter.ts) and the
+//              StreamingToolCallParser the pipeline gives it
+//              (openaiContentGenerator/streamingToolCallParser.ts); keeps
+//              ContentGenerationPipeline.processStreamWithLogging and
+//              executeStream (pipeline.ts), which it wraps.
+//
+// A replaced function is served only when its fingerprint (fingerprint.mjs)
+// is one whose behaviour the native converters reproduce (lib/generated/qwen-known-code.mjs, written by scripts/qwen-known-code.mjs);
+// a kept function only when its contract — the parameters and names the
+// wrapper relies on — is as the wrapper expects. Each provider is decided on
+// its own: one whose code changed runs stock while the other is served.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Bundle, methodParams } from './fingerprint.mjs';
+import { KNOWN_CODE } from '../generated/qwen-known-code.mjs';
+import { readCache, writeCache } from './cache.mjs';
+
+/**
+ * The names the preload takes from Qwen's bundle: its own classes, stores
+ * and factories, which the native path calls instead of re-implementing.
+ * They are where a fingerprint stops.
+ */
+export const HOOK_POINTS = [
+  'AnthropicContentGenerator',
+  'ContentGenerationPipeline',
+  'OpenAIContentConverter',
+  'GenerateContentResponse',
+  'setToolCallPreparations',
+  'getToolCallPreparations',
+  'setGenAiUsageProvenance',
+  'createOpenAIReasoningThoughtPart',
+  'InvalidStreamError',
+  'reportAnthropicEvent',
+  'reportOpenAiChunk',
+];
+
+/**
+ * Qwen's retry classifier (utils/retryErrorClassification.ts,
+ * core/stream-transport-retry.ts), which the Anthropic processStream of
+ * 0.23.0 onward calls before it releases held calls after a failed source;
+ * the preload calls the same functions.
+ */
+export const CLASSIFIER_HOOK_POINTS = [
+  'classifyRetryError',
+  'isRetryableStreamTransportError',
+  'isRetryableStatuslessUpstreamError',
+];
+
+/** Names a fingerprint does not follow: the host functions the native path calls as Qwen's own. */
+const KEPT = new Set([...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser']);
+
+/** Every name looked up in the bundle's exports. */
+const WANTED = [...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser'];
+
+/** Text that marks a chunk worth parsing for its `export { … }` block. */
+const EXPORT_BLOCK = /\nexport \{([^}]*)\};?/g;
+
+/** The names a chunk's `export { … }` blocks export (`a as b` exports b). */
+function exportedNames(text) {
+  const names = [];
+  for (const m of text.matchAll(EXPORT_BLOCK)) {
+    for (const item of m[1].split(',')) {
+      const name = item
+        .trim()
+        .split(/\s+as\s+/)
+        .pop();
+      if (name) names.push(name);
+    }
+  }
+  return names;
+}
+
+/** `{name: chunk file}` for each wanted name some chunk of the bundle exports. */
+export function findExporters(packageDir, wanted) {
+  const chunksDir = path.join(packageDir, 'chunks');
+  const found = {};
+  const rest = new Set(wanted);
+  for (const f of fs.readdirSync(chunksDir).sort()) {
+    if (rest.size === 0) break;
+    if (!f.endsWith('.js')) continue;
+    const full = path.join(chunksDir, f);
+    for (const name of exportedNames(fs.readFileSync(full, 'utf8'))) if (rest.delete(name)) found[name] = full;
+  }
+  return found;
+}
+
+/** The local name a chunk exports as `exported`. */
+const localOf = (bundle, file, exported) => bundle.chunk(file).exports.get(exported) ?? exported;
+
+/** Walks an AST node, calling `f` on every node. */
+function walk(node, f) {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((n) => walk(n, f));
+  if (typeof node.type === 'string') f(node);
+  for (const key of Object.keys(node)) if (key !== 'type') walk(node[key], f);
+}
+
+/** The members of `objectName` a class method reads, as `objectName.member`. */
+function membersRead(bundle, file, className, method, objectName) {
+  const cls = bundle.chunk(file).classBody(className);
+  const m = cls?.body.body.find((d) => d.type === 'MethodDefinition' && d.key.name === method);
+  const names = new Set();
+  walk(m, (n) => {
+    if (
+      n.type === 'MemberExpression' &&
+      !n.computed &&
+      n.object.type === 'Identifier' &&
+      n.object.name.replace(/\d+$/, '') === objectName
+    )
+      names.add(n.property.name);
+  });
+  return [...names];
+}
+
+/** Where the function stored under `property` of an exported object literal is declared. */
+function propertyFunction(bundle, file, objectName, property) {
+  const chunk = bundle.chunk(file);
+  const d = chunk.declarations.get(objectName);
+  const init = d?.type === 'VariableDeclarator' ? d.init : undefined;
+  if (init?.type !== 'ObjectExpression') return undefined;
+  const prop = init.properties.find(
+    (p) => p.type === 'Property' && !p.computed && (p.key.name ?? p.key.value) === property,
+  );
+  return prop?.value.type === 'Identifier' ? prop.value.name : undefined;
+}
+
+/** The fingerprint's closest known variant, and the functions that differ from it. */
+function changedFunctions(kind, fp) {
+  let best;
+  let bestDiff;
+  for (const variant of KNOWN_CODE[kind]) {
+    const names = new Set([...Object.keys(variant.functions), ...Object.keys(fp.functions)]);
+    const diff = [...names].filter((n) => variant.functions[n] !== fp.functions[n]);
+    if (!bestDiff || diff.length < bestDiff.length) [best, bestDiff] = [variant, diff];
+  }
+  return { closest: best, changed: bestDiff ?? Object.keys(fp.functions) };
+}
+
+/** One line naming what changed: the replaced function and the functions of it that differ. */
+function changedReason(target, kind, fp) {
+  const { closest, changed } = changedFunctions(kind, fp);
+  const shown = changed.slice(0, 3).join(', ') + (changed.length > 3 ? `, +${changed.length - 3} more` : '');
+  const near = closest ? ` (closest known code: Qwen Code ${closest.seenIn}; differs in ${shown})` : '';
+  return `${target} is code this package does not know${near}`;
+}
+
+/** The served variant of `kind` with this fingerprint, or undefined. */
+const knownVariant = (kind, hash) => KNOWN_CODE[kind].find((v) => v.hash === hash);
+
+/**
+ * The Anthropic side's code: the kept contract it needs, and the fingerprint
+ * of what it replaces. Throws when the bundle is not shaped as expected.
+ */
+function readAnthropic(bundle, files) {
+  const file = files.AnthropicContentGenerator;
+  const className = localOf(bundle, file, 'AnthropicContentGenerator');
+  const params = methodParams(bundle, file, className, 'processStream');
+  if (!params) return { contract: 'AnthropicContentGenerator.processStream is missing' };
+  // Kept: generateContentStream asks this.client.messages for the stream.
+  if (!methodParams(bundle, file, className, 'generateContentStream'))
+    return { contract: 'AnthropicContentGenerator.generateContentStream is missing' };
+  // processStream(stream, telemetryAttempt): the wrapper reads the attempt.
+  if (params[1] !== 'telemetryAttempt')
+    return { contract: `AnthropicContentGenerator.processStream's parameters moved: (${params.join(', ')})` };
+  return { fingerprint: bundle.fingerprint({ file, className, name: 'processStream' }, { stop: KEPT }) };
+}
+
+/** The OpenAI side's code: its kept contract, and the fingerprints of what it replaces. */
+function readOpenAI(bundle, files) {
+  const pipelineFile = files.ContentGenerationPipeline;
+  const pipeline = localOf(bundle, pipelineFile, 'ContentGenerationPipeline');
+  const params = methodParams(bundle, pipelineFile, pipeline, 'processStreamWithLogging');
+  if (!params) return { contract: 'ContentGenerationPipeline.processStreamWithLogging is missing' };
+  if (!methodParams(bundle, pipelineFile, pipeline, 'executeStream'))
+    return { contract: 'ContentGenerationPipeline.executeStream is missing' };
+  // (stream, context, …, telemetryAttempt): the telemetry attempt moved from
+  // the 5th to the 6th parameter in 0.24.0; the wrapper reads it by position.
+  const telemetryArg = params.indexOf('telemetryAttempt');
+  if (params[0] !== 'stream' || params[1] !== 'context' || telemetryArg < 0)
+    return {
+      contract: `ContentGenerationPipeline.processStreamWithLogging's parameters moved: (${params.join(', ')})`,
+    };
+  // Which converter the pipeline calls, and so which one is replaced.
+  const converters = localOf(bundle, files.OpenAIContentConverter, 'OpenAIContentConverter');
+  const called = membersRead(
+    bundle,
+    pipelineFile,
+    pipeline,
+    'processStreamWithLogging',
+    converters.replace(/\d+$/, ''),
+  );
+  if (called.length !== 1)
+    return {
+      contract: `ContentGenerationPipeline.processStreamWithLogging calls ${called.length ? called.map((c) => `OpenAIContentConverter.${c}`).join(' and ') : 'no OpenAIContentConverter function'}`,
+    };
+  const convertName = called[0];
+  const local = propertyFunction(bundle, files.OpenAIContentConverter, converters, convertName);
+  if (!local) return { contract: `OpenAIContentConverter.${convertName} is not a function of the converter module` };
+  const parserFile = files.StreamingToolCallParser ?? pipelineFile;
+  return {
+    convertName,
+    telemetryArg,
+    fingerprint: bundle.fingerprint({ file: files.OpenAIContentConverter, name: local }, { stop: KEPT }),
+    parserFingerprint: bundle.fingerprint(
+      { file: parserFile, name: localOf(bundle, parserFile, 'StreamingToolCallParser') },
+      { stop: KEPT },
+    ),
+  };
+}
+
+function decideAnthropic(bundle, files) {
+  const code = readAnthropic(bundle, files);
+  if (code.contract) return { served: false, reason: code.contract };
+  const fp = code.fingerprint;
+  const variant = knownVariant('anthropic', fp.hash);
+  if (!variant)
+    return {
+      served: false,
+      fingerprint: fp.hash,
+      reason: changedReason('AnthropicContentGenerator.processStream', 'anthropic', fp),
+    };
+  return {
+    served: true,
+    fingerprint: fp.hash,
+    profile: variant.profile,
+    heldCallRelease: variant.heldCallRelease,
+    seenIn: variant.seenIn,
+  };
+}
+
+function decideOpenAI(bundle, files) {
+  const code = readOpenAI(bundle, files);
+  if (code.contract) return { served: false, reason: code.contract };
+  const fingerprint = `${code.fingerprint.hash}/${code.parserFingerprint.hash}`;
+  const convert = knownVariant('openai', code.fingerprint.hash);
+  const parser = knownVariant('openaiParser', code.parserFingerprint.hash);
+  if (!convert)
+    return {
+      served: false,
+      fingerprint,
+      reason: changedReason(`OpenAIContentConverter.${code.convertName}`, 'openai', code.fingerprint),
+    };
+  if (!parser || parser.profile !== convert.profile)
+    return {
+      served: false,
+      fingerprint,
+      reason: changedReason('StreamingToolCallParser', 'openaiParser', code.parserFingerprint),
+    };
+  return {
+    served: true,
+    fingerprint,
+    profile: convert.profile,
+    convertName: code.convertName,
+    telemetryArg: code.telemetryArg,
+    seenIn: convert.seenIn,
+  };
+}
+
+/**
+ * The fingerprints of what the preload replaces in the bundle at `pkg.dir`:
+ * `{anthropic, openai, openaiParser}`, each `{hash, functions}`. Throws when
+ * the bundle lacks them (scripts/qwen-known-code.mjs records them).
+ */
+export function fingerprintsOf(pkg) {
+  const files = findExporters(pkg.dir, WANTED);
+  const bundle = new Bundle(pkg.dir);
+  const a = readAnthropic(bundle, files);
+  const o = readOpenAI(bundle, files);
+  if (a.contract || o.contract) throw new Error(a.contract ?? o.contract);
+  return { anthropic: a.fingerprint, openai: o.fingerprint, openaiParser: o.parserFingerprint };
+}
+
+/** Runs `decide`, turning an unexpected shape of the bundle into a stock decision. */
+function guarded(decide, bundle, files) {
+  try {
+    return decide(bundle, files);
+  } catch (err) {
+    return { served: false, reason: `the bundle could not be read: ${err.message}` };
+  }
+}
+
+/**
+ * What to serve in the Qwen Code at `packageDir` (`{dir, version}` of its
+ * package): `{hookPoints: {name: file}, anthropic, openai}`, where each
+ * provider is `{served: true, profile, …}` or `{served: false, reason}`.
+ * Read from the cache when this bundle was inspected before by this version
+ * of the package. Never throws: an unreadable bundle serves nothing.
+ */
+export function inspectQwen(pkg, { cache = true } = {}) {
+  if (cache) {
+    const hit = readCache(pkg.dir);
+    if (hit) return hit;
+  }
+  let decision;
+  try {
+    const files = findExporters(pkg.dir, WANTED);
+    const missing = HOOK_POINTS.filter((n) => !files[n]);
+    if (missing.length) {
+      const reason = `the bundle does not export ${missing.join(', ')}`;
+      decision = { hookPoints: files, anthropic: { served: false, reason }, openai: { served: false, reason } };
+    } else {
+      const bundle = new Bundle(pkg.dir);
+      decision = {
+        hookPoints: files,
+        anthropic: guarded(decideAnthropic, bundle, files),
+        openai: guarded(decideOpenAI, bundle, files),
+      };
+    }
+  } catch (err) {
+    const reason = `the bundle could not be read: ${err.message}`;
+    decision = { hookPoints: {}, anthropic: { served: false, reason }, openai: { served: false, reason } };
+  }
+  if (cache) writeCache(pkg.dir, decision);
+  return decision;
+}
