@@ -10,7 +10,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
-import { importUnexported } from './helpers/qwen-unexported.mjs';
+import { importUnexported, unexportedSkip } from './helpers/qwen-unexported.mjs';
 import { importHookPoints } from '../lib/qwen/locate.mjs';
 
 const require = createRequire(import.meta.url);
@@ -242,82 +242,92 @@ const scenarios = [
 
 for (const version of QWEN_VERSIONS) {
   const build = qwenBuildOrSkip(version);
-  describe(`PreparationTracker with an emitter answers as Qwen Code ${version}'s tracker`, { skip: build.skip }, () => {
-    let qwen, ours, QwenEmitter;
-    before(async () => {
-      const QwenTracker = await importUnexported(build.dir, 'ToolCallPreparationTracker');
-      const hooks = await importHookPoints(build.dir, version, ['setToolCallPreparations', 'ToolCallEmitter']);
-      const setQwenPreparations = hooks.setToolCallPreparations;
-      QwenEmitter = hooks.ToolCallEmitter;
-      qwen = {
-        Tracker: QwenTracker,
-        tracker: (emitter) => new QwenTracker(emitter),
-        response: (preparations) => {
-          const response = {};
-          setQwenPreparations(response, preparations);
-          return response;
-        },
-      };
-      ours = {
-        cards: undefined,
-        // No tool is suppressed by name: the emitter alone decides, as in Qwen.
-        tracker(emitter) {
-          this.cards = new ToolCallCards({ suppressedTools: [] });
-          return new PreparationTracker(this.cards, { emitter });
-        },
-        response: (preparations) => {
-          const response = {};
-          setToolCallPreparations(response, preparations);
-          return response;
-        },
-      };
-    });
+  describe(
+    `PreparationTracker with an emitter answers as Qwen Code ${version}'s tracker`,
+    { skip: build.skip ?? unexportedSkip },
+    () => {
+      let qwen, ours, QwenEmitter;
+      before(async () => {
+        const QwenTracker = await importUnexported(build.dir, 'ToolCallPreparationTracker');
+        const hooks = await importHookPoints(build.dir, version, ['setToolCallPreparations', 'ToolCallEmitter']);
+        const setQwenPreparations = hooks.setToolCallPreparations;
+        QwenEmitter = hooks.ToolCallEmitter;
+        qwen = {
+          Tracker: QwenTracker,
+          tracker: (emitter) => new QwenTracker(emitter),
+          response: (preparations) => {
+            const response = {};
+            setQwenPreparations(response, preparations);
+            return response;
+          },
+        };
+        ours = {
+          cards: undefined,
+          // No tool is suppressed by name: the emitter alone decides, as in Qwen.
+          tracker(emitter) {
+            this.cards = new ToolCallCards({ suppressedTools: [] });
+            return new PreparationTracker(this.cards, { emitter });
+          },
+          response: (preparations) => {
+            const response = {};
+            setToolCallPreparations(response, preparations);
+            return response;
+          },
+        };
+      });
 
-    for (const scenario of scenarios) {
-      it(scenario.name, async () => {
-        const want = await run(qwen, { ...scenario, script: scenario.script() });
-        const shown = [];
-        const got = await run(ours, { ...scenario, script: scenario.script() }, shown);
-        assert.ok(
-          want.some((e) => e[0] === 'emitStart'),
-          'the scenario asks the emitter (Qwen read the preparations)',
+      for (const scenario of scenarios) {
+        it(scenario.name, async () => {
+          const want = await run(qwen, { ...scenario, script: scenario.script() });
+          const shown = [];
+          const got = await run(ours, { ...scenario, script: scenario.script() }, shown);
+          assert.ok(
+            want.some((e) => e[0] === 'emitStart'),
+            'the scenario asks the emitter (Qwen read the preparations)',
+          );
+          assert.deepEqual(got, want);
+          // The ledger holds exactly the cards the emitter showed and no discard ended.
+          assert.deepEqual([...ours.cards.openIds()].sort(), shownCards(got, shown));
+        });
+      }
+
+      it("with Qwen's own ToolCallEmitter, the client gets the same updates", async () => {
+        // What a Qwen maintainer gets by swapping the tracker and keeping the
+        // emitter: the emitter (packages/cli/src/acp-integration/session/
+        // emitters/ToolCallEmitter.ts) declines TodoWrite, which the default
+        // cards suppress by name as well, and sends its own frames.
+        const steps = async (side, tracker) => {
+          const prepared = [
+            ['a', 'read_file'],
+            ['b', 'todo_write'],
+            ['c', 'mcp__files__search'],
+          ];
+          await tracker.observe(side.response(preparationsOf(prepared)));
+          await tracker.observe(side.response(preparationsOf([...prepared, ['d', 'run_shell_command']])));
+          tracker.resolve([{ id: 'a' }, { id: 'b' }]);
+          await tracker.discard(true);
+          await tracker.observe(side.response(preparationsOf(prepared)));
+          tracker.resolve([{ id: 'c' }]);
+          await tracker.discard(false);
+        };
+        const want = [];
+        await steps(qwen, new qwen.Tracker(new QwenEmitter({ sendUpdate: async (update) => want.push(update) })));
+        const got = [];
+        const cards = new ToolCallCards();
+        await steps(
+          ours,
+          new PreparationTracker(cards, {
+            emitter: new QwenEmitter({ sendUpdate: async (update) => got.push(update) }),
+          }),
+        );
+        assert.equal(
+          want.filter((u) => u.status === 'pending').length,
+          5,
+          'Qwen showed a, c and d, then a and c again',
         );
         assert.deepEqual(got, want);
-        // The ledger holds exactly the cards the emitter showed and no discard ended.
-        assert.deepEqual([...ours.cards.openIds()].sort(), shownCards(got, shown));
+        assert.deepEqual(cards.openIds(), ['c'], 'the resolved card waits for its execution');
       });
-    }
-
-    it("with Qwen's own ToolCallEmitter, the client gets the same updates", async () => {
-      // What a Qwen maintainer gets by swapping the tracker and keeping the
-      // emitter: the emitter (packages/cli/src/acp-integration/session/
-      // emitters/ToolCallEmitter.ts) declines TodoWrite, which the default
-      // cards suppress by name as well, and sends its own frames.
-      const steps = async (side, tracker) => {
-        const prepared = [
-          ['a', 'read_file'],
-          ['b', 'todo_write'],
-          ['c', 'mcp__files__search'],
-        ];
-        await tracker.observe(side.response(preparationsOf(prepared)));
-        await tracker.observe(side.response(preparationsOf([...prepared, ['d', 'run_shell_command']])));
-        tracker.resolve([{ id: 'a' }, { id: 'b' }]);
-        await tracker.discard(true);
-        await tracker.observe(side.response(preparationsOf(prepared)));
-        tracker.resolve([{ id: 'c' }]);
-        await tracker.discard(false);
-      };
-      const want = [];
-      await steps(qwen, new qwen.Tracker(new QwenEmitter({ sendUpdate: async (update) => want.push(update) })));
-      const got = [];
-      const cards = new ToolCallCards();
-      await steps(
-        ours,
-        new PreparationTracker(cards, { emitter: new QwenEmitter({ sendUpdate: async (update) => got.push(update) }) }),
-      );
-      assert.equal(want.filter((u) => u.status === 'pending').length, 5, 'Qwen showed a, c and d, then a and c again');
-      assert.deepEqual(got, want);
-      assert.deepEqual(cards.openIds(), ['c'], 'the resolved card waits for its execution');
-    });
-  });
+    },
+  );
 }

@@ -10,7 +10,7 @@
 // the hook module (initialize / load, in the loader's thread).
 import fs from 'node:fs';
 import path from 'node:path';
-import { register } from 'node:module';
+import nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 // ---- loader thread ----------------------------------------------------------
@@ -37,6 +37,10 @@ export async function load(url, context, nextLoad) {
 
 // ---- test thread ------------------------------------------------------------
 
+/** Why importUnexported cannot run here, or `undefined` (loader hooks came in Node 20.6). */
+export const unexportedSkip =
+  typeof nodeModule.register === 'function' ? undefined : `module.register needs Node 20.6, this is ${process.version}`;
+
 /** The one chunk of the build in `packageDir` that defines `name` as a class or function. */
 function definingChunk(packageDir, name) {
   const chunks = path.join(packageDir, 'chunks');
@@ -55,7 +59,7 @@ function definingChunk(packageDir, name) {
 /** Qwen's own `name` from the build in `packageDir`, imported from the chunk that defines it. */
 export async function importUnexported(packageDir, name) {
   const url = pathToFileURL(definingChunk(packageDir, name)).href;
-  register(import.meta.url, { data: { url, name } });
+  nodeModule.register(import.meta.url, { data: { url, name } });
   const chunk = await import(url);
   if (!(name in chunk)) throw new Error(`${name}: the loader hook did not export it from ${url}`);
   return chunk[name];
