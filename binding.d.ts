@@ -39,6 +39,17 @@ export declare class NativePreparationTracker {
    * preparing frames, as a JSON array.
    */
   observe(cards: NativeToolCallCards, preparationsJson: string): string
+  /**
+   * `preparation_json`: `{callId, toolName, title?, kind?}`. The preparing
+   * frame to hand to the host's emitter (its card opened, the call
+   * awaiting `answer`), or `null` when there is nothing to ask.
+   */
+  offer(cards: NativeToolCallCards, preparationJson: string): string
+  /**
+   * Records the emitter's answer for an offered call: `"emitted"`,
+   * `"declined"` or `"failed"`.
+   */
+  answer(cards: NativeToolCallCards, callId: string, answer: string): void
   /** The non-empty ids of a chunk's complete calls. */
   resolve(callIds: Array<string>): void
   /** The discarded frames, as a JSON array. */

@@ -128,12 +128,51 @@ export interface PermissionToolCall {
   _meta: { toolName: string };
 }
 
-/** One model stream's preparations (docs/behaviour.md §5.3). */
-export declare class PreparationTracker {
-  constructor(cards: ToolCallCards);
-  observe(response: object): ToolCallFrame[];
+/** What `emitStart` receives first: the params Qwen Code's tracker passes to `ToolCallEmitter.emitStart`. */
+export interface PreparationStartParams {
+  callId: string;
+  toolName: string;
+  /** Never partial arguments. */
+  args: Record<string, never>;
+  status: 'pending';
+  phase: 'preparing';
+}
+
+/**
+ * A host's tool-call emitter, the shape of Qwen Code's `ToolCallEmitter`
+ * (packages/cli/src/acp-integration/session/emitters/ToolCallEmitter.ts): it
+ * shows the frames and decides whether a card is shown at all.
+ */
+export interface PreparationEmitter {
+  /**
+   * Shows a preparing card, or declines to. Truthy (e.g. `true`): shown, and
+   * discarded later unless its call resolves. Falsy (Qwen answers `false` for
+   * a suppressed tool): never shown, never discarded, never asked again in
+   * this stream. A throw or rejection records nothing and rejects `observe`.
+   * `frame` is this package's preparing `tool_call`, ready to send.
+   */
+  emitStart(params: PreparationStartParams, frame: ToolCallFrame): unknown;
+  /** Ends a shown card whose call never arrived; `frame` is the discarded-preparation update. */
+  emitPreparationDiscarded(callId: string, toolName: string, frame: ToolCallUpdateFrame): unknown;
+}
+
+export interface PreparationTrackerOptions<E extends PreparationEmitter | undefined = PreparationEmitter | undefined> {
+  /** Keeps Qwen's `ToolCallPreparationTracker` contract: the emitter shows the frames and answers for each card. */
+  emitter?: E;
+}
+
+/**
+ * One model stream's preparations (docs/behaviour.md §5.3). Without an emitter,
+ * `observe` and `discard` return the frames to send; with one, they call it
+ * and return promises, as Qwen Code's `ToolCallPreparationTracker` does.
+ */
+export declare class PreparationTracker<E extends PreparationEmitter | undefined = undefined> {
+  constructor(cards: ToolCallCards, options?: PreparationTrackerOptions<E>);
+  /** The new preparing frames; with an emitter, settles once it has answered for each. */
+  observe(response: object): E extends PreparationEmitter ? Promise<void> : ToolCallFrame[];
   resolve(functionCalls: ReadonlyArray<{ id?: string }> | null | undefined): void;
-  discard(includeResolved?: boolean): ToolCallUpdateFrame[];
+  /** The discarded frames; with an emitter, settles once each was handed to `emitPreparationDiscarded`. */
+  discard(includeResolved?: boolean): E extends PreparationEmitter ? Promise<void> : ToolCallUpdateFrame[];
 }
 
 /** One attempt's id normalisation (docs/behaviour.md §4.1). */

@@ -20,7 +20,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::{
     frame_json, frames_json, plan_update_json, tool_content_from_json, JsString, Preparation,
-    PreparationTracker, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
+    PreparationTracker, StartAnswer, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
 /// A JS string argument, lone surrogates kept.
@@ -267,6 +267,46 @@ impl NativePreparationTracker {
         self.with_cards(cards, |tracker, cards| {
             let preparations = Preparation::list_from_json(&preparations_json)?;
             Ok(frames_json(&tracker.observe(cards, &preparations)?))
+        })
+    }
+
+    /// `preparation_json`: `{callId, toolName, title?, kind?}`. The preparing
+    /// frame to hand to the host's emitter (its card opened, the call
+    /// awaiting `answer`), or `null` when there is nothing to ask.
+    #[napi]
+    pub fn offer(
+        &mut self,
+        cards: &mut NativeToolCallCards,
+        preparation_json: String,
+    ) -> Result<String, String> {
+        self.with_cards(cards, |tracker, cards| {
+            let preparation = Preparation::from_json(&preparation_json)?;
+            Ok(frame_json(tracker.offer(cards, &preparation)?.as_ref()))
+        })
+    }
+
+    /// Records the emitter's answer for an offered call: `"emitted"`,
+    /// `"declined"` or `"failed"`.
+    #[napi]
+    pub fn answer(
+        &mut self,
+        cards: &mut NativeToolCallCards,
+        call_id: Utf16String,
+        answer: String,
+    ) -> Result<(), String> {
+        self.with_cards(cards, |tracker, cards| {
+            let answer = match answer.as_str() {
+                "emitted" => StartAnswer::Emitted,
+                "declined" => StartAnswer::Declined,
+                "failed" => StartAnswer::Failed,
+                _ => {
+                    return Err(toolcall_stream_core::Error::new(
+                        toolcall_stream_core::ErrorCode::InvalidArgument,
+                        "answer: expected emitted, declined or failed",
+                    ))
+                }
+            };
+            tracker.answer(cards, js(&call_id), answer)
         })
     }
 

@@ -33,6 +33,8 @@ import type {
   Profile,
   GenerateContentResponse,
   PlanFrame,
+  PreparationEmitter,
+  PreparationStartParams,
   SessionUpdate,
   StreamBytes,
   StreamEvent,
@@ -283,6 +285,26 @@ const observed: ToolCallFrame[] = tracker.observe(one);
 tracker.resolve(one.functionCalls);
 tracker.resolve(null);
 const dropped: ToolCallUpdateFrame[] = tracker.discard(true);
+
+// With a host emitter (Qwen's ToolCallEmitter shape), observe and discard are async.
+const hostEmitter: PreparationEmitter = {
+  async emitStart(params: PreparationStartParams, frame: ToolCallFrame): Promise<boolean> {
+    return params.toolName !== 'todo_write' && frame.status === 'pending';
+  },
+  emitPreparationDiscarded(callId: string, toolName: string, frame: ToolCallUpdateFrame): void {
+    void [callId, toolName, frame];
+  },
+};
+const emitting = new PreparationTracker(cards, { emitter: hostEmitter });
+const observedThrough: Promise<void> = emitting.observe(one);
+emitting.resolve(one.functionCalls);
+const droppedThrough: Promise<void> = emitting.discard();
+// @ts-expect-error: with an emitter, observe returns no frames
+const notFrames: ToolCallFrame[] = emitting.observe(one);
+// @ts-expect-error: an emitter needs emitPreparationDiscarded
+new PreparationTracker(cards, { emitter: { emitStart: () => true } });
+const framesWithoutEmitter: ToolCallFrame[] = new PreparationTracker(cards, {}).observe(one);
+void [observedThrough, droppedThrough, notFrames, framesWithoutEmitter];
 
 const idMap = new ToolCallIds(['call_old']);
 new ToolCallIds();

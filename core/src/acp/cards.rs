@@ -504,6 +504,19 @@ impl ToolCallCards {
         Ok(Some(frame))
     }
 
+    /// Forgets a card [`preparing`](Self::preparing) opened when the host's
+    /// emitter did not show it (it answered `false`, or failed): the client
+    /// never saw the card, so it is closed without a frame. Only a card still
+    /// preparing is withdrawn: once a start or a permission request went out
+    /// for the id, the client has seen it and it ends with its own frame.
+    /// Whether a card was withdrawn.
+    pub(crate) fn withdraw(&mut self, call_id: &JsString) -> bool {
+        match self.card(call_id) {
+            Some(card) if card.phase == CardPhase::Preparing => self.take(call_id).is_some(),
+            _ => false,
+        }
+    }
+
     /// docs/behaviour.md §5.4 step 3 / §6.2 "Execution start": a `tool_call_update` with
     /// the full field set when the card is open (prepared), else a new
     /// `tool_call`. `None` for a suppressed tool without an open card (§6.3:

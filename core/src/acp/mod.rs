@@ -25,7 +25,7 @@ pub use cards::{
     ToolStart, DEFAULT_SUPPRESSED_TOOLS,
 };
 pub use ids::ToolCallIds;
-pub use tracker::{Preparation, PreparationTracker};
+pub use tracker::{Preparation, PreparationTracker, StartAnswer};
 
 use crate::error::{Error, ErrorCode};
 
