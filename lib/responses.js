@@ -34,7 +34,7 @@ function toResponse(plain, host) {
  * converted by the same call before the error (never lost).
  */
 class ToolCallStreamError extends Error {
-  constructor(message, { code, type, name, offset, providerError, providerEvent, fatal, responses } = {}) {
+  constructor(message, { code, type, name, offset, providerError, providerEvent, sseFrame, fatal, responses } = {}) {
     super(message);
     this.name = name && name !== 'Error' ? name : 'ToolCallStreamError';
     this.code = code;
@@ -43,6 +43,8 @@ class ToolCallStreamError extends Error {
     if (providerError !== undefined) this.providerError = providerError;
     // The in-band error event's whole payload text (internal: the Qwen preload replays it).
     if (providerEvent !== undefined) Object.defineProperty(this, 'providerEvent', { value: providerEvent });
+    // The SSE frame the SDK's decoder would have rejected (internal: the Qwen preload replays it).
+    if (sseFrame !== undefined) Object.defineProperty(this, 'sseFrame', { value: sseFrame });
     this.fatal = Boolean(fatal);
     this.responses = responses ?? [];
   }

@@ -408,6 +408,12 @@ impl AnthropicStream {
     /// parsed and yielded, `ping` is skipped, `error` throws; any other
     /// event, data-only ones included, yields nothing.
     fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        let (event, data) = (e.event, e.data);
+        self.sdk_event(e, out)
+            .map_err(|err| err.in_frame(event, data))
+    }
+
+    fn sdk_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         match e.event {
             Some(
                 "error"
@@ -944,7 +950,7 @@ fn stream_error(ev: &Value<'_>) -> Error {
     let mut provider = String::new();
     json::stringify(body, &mut provider);
     let mut err = Error::new(ErrorCode::StreamError, message);
-    err.provider_error = Some(provider);
+    err.provider_error = Some(provider.into());
     err
 }
 

@@ -71,15 +71,23 @@ pub struct Error {
     pub name: &'static str,
     /// The reference's `InvalidStreamError.type`, when it has one.
     pub kind: Option<&'static str>,
-    /// Byte offset into the caller's input where it helps.
-    pub offset: Option<usize>,
+    /// Byte offset into the caller's input where it helps (none past 4 GiB,
+    /// which no limit allows; `u32` keeps the error, and every `Result` of
+    /// the converters, small).
+    pub offset: Option<u32>,
     /// The provider's own error object, as JSON text (in-band errors).
-    pub provider_error: Option<String>,
+    pub provider_error: Option<Box<str>>,
     /// The whole in-band error event's payload as it arrived (its `data:`
     /// text, or the event's JSON text), so a host can hand its SDK exactly
     /// what the SDK would have decoded (top-level fields such as
     /// `request_id` included).
     pub provider_event: Option<Box<str>>,
+    /// The SSE frame the error is about, as the SDK's decoder reads it (its
+    /// `event:` line and one `data:` line per line of its data), for a frame
+    /// the SDK itself rejects or turns into an error: a payload that is not
+    /// JSON, or an in-band error event. A host replays it through its SDK to
+    /// throw exactly what the SDK throws (class, message and fields).
+    pub sse_frame: Option<Box<str>>,
     /// Whether the converter can take more input after this error.
     pub fatal: bool,
 }
@@ -115,13 +123,38 @@ impl Error {
             offset: None,
             provider_error: None,
             provider_event: None,
+            sse_frame: None,
             fatal,
         }
     }
 
+    /// Keeps the SSE frame `event` / `data` came in (see [`Error::sse_frame`])
+    /// on an error the SDK's decoder would have thrown for it.
+    pub(crate) fn in_frame(mut self, event: Option<&str>, data: &str) -> Self {
+        let from_decoder = self.code == ErrorCode::InvalidJson || self.provider_event.is_some();
+        if from_decoder && self.sse_frame.is_none() {
+            let mut frame = String::with_capacity(data.len() + 16);
+            if let Some(name) = event {
+                frame.push_str("event: ");
+                frame.push_str(name);
+                frame.push('\n');
+            }
+            // An `event:`-only block has no data line (its data is empty).
+            if !(data.is_empty() && event.is_some()) {
+                for line in data.split('\n') {
+                    frame.push_str("data: ");
+                    frame.push_str(line);
+                    frame.push('\n');
+                }
+            }
+            self.sse_frame = Some(frame.into());
+        }
+        self
+    }
+
     /// Sets the byte offset into the caller's input.
     pub(crate) fn with_offset(mut self, offset: usize) -> Self {
-        self.offset = Some(offset);
+        self.offset = u32::try_from(offset).ok();
         self
     }
 

@@ -648,10 +648,7 @@ proptest! {
     }
 }
 
-type Decoded = (
-    Vec<(Option<String>, String)>,
-    Option<(String, Option<usize>)>,
-);
+type Decoded = (Vec<(Option<String>, String)>, Option<(String, Option<u32>)>);
 
 fn decode(pieces: &[&[u8]]) -> Decoded {
     let mut d = SseDecoder::new(1 << 20);

@@ -33,10 +33,6 @@ async function* anthropicSource(stream, telemetryAttempt, q, seen) {
   }
 }
 
-/** The in-band error event the SDK would have decoded: its payload as it arrived. */
-const errorEvent = (err) =>
-  `event: error\ndata: ${err.providerEvent ?? JSON.stringify({ type: 'error', error: err.providerError })}\n\n`;
-
 /** Checks the hook points; returns the function that patches them. */
 export function prepareAnthropicPatch(q, { heldCallRelease }, { profile, host, stats }) {
   const proto = q.AnthropicContentGenerator.prototype;
@@ -60,18 +56,14 @@ export function prepareAnthropicPatch(q, { heldCallRelease }, { profile, host, s
   return () => {
     proto.processStream = async function* processStream(stream, telemetryAttempt) {
       const seen = { handshake: undefined, objects: false, sdkError: undefined };
-      // On the raw path an in-band provider error is the SDK's error, as
-      // Qwen would have received it from the SDK's decoder: replayed through
-      // it, classified by Qwen, and thrown.
+      // On the raw path, a frame the SDK's decoder would have rejected (a
+      // payload that is not JSON) or turned into an error (an in-band error
+      // event) throws what the SDK throws: the frame is replayed through the
+      // SDK's own decoder, and Qwen classifies and sees that error.
       const sdkErrorOf = async (err) => {
-        if (
-          seen.sdkError === undefined &&
-          seen.handshake &&
-          err?.code === 'STREAM_ERROR' &&
-          err.providerError !== undefined
-        ) {
+        if (seen.sdkError === undefined && seen.handshake && typeof err?.sseFrame === 'string') {
           try {
-            await seen.handshake.replayError(errorEvent(err));
+            await seen.handshake.replayError(`${err.sseFrame}\n`);
           } catch (replayed) {
             seen.sdkError = replayed;
           }

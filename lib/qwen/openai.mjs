@@ -59,8 +59,10 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
         yield errorFinishChunk(err.message);
         return;
       }
-      if (err?.code === 'STREAM_ERROR' && err.providerError !== undefined)
-        await handshake.replayError(`data: ${err.providerEvent ?? JSON.stringify({ error: err.providerError })}\n\n`);
+      // A frame the SDK's decoder would have rejected (a payload that is not
+      // JSON) or turned into an error (an in-band error) throws what the SDK
+      // throws: the frame is replayed through the SDK's own decoder.
+      if (typeof err?.sseFrame === 'string') await handshake.replayError(`${err.sseFrame}\n`);
       throw toHost(err);
     }
     for (let i = 0; i < out.length; i++) yield new Converted(out[i]);

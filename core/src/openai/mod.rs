@@ -301,6 +301,13 @@ impl OpenAIStream {
     }
 
     fn on_sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
+        let (event, data) = (e.event, e.data);
+        self.sdk_event(e, out)
+            .map_err(|err| err.in_frame(event, data))
+    }
+
+    /// One SSE event, as the OpenAI SDK that Qwen Code bundles hands it on.
+    fn sdk_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if self.done {
             return Ok(());
         }
@@ -1403,6 +1410,6 @@ fn stream_error(err: &Value<'_>) -> Error {
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
     let mut e = Error::new(ErrorCode::StreamError, message);
-    e.provider_error = Some(json::to_json_string(err));
+    e.provider_error = Some(json::to_json_string(err).into());
     e
 }

@@ -21,7 +21,7 @@
 //!     the string arguments lifted out of it go back (`"x"`, [`lift`]); a
 //!     non-streaming body's response is the same item ([`write_body_item`]);
 //!   - `{"error": {code, name, message, type?, offset?, providerError?,
-//!     providerEvent?, fatal}}`: the call failed (at most one, after every response the call
+//!     providerEvent?, sseFrame?, fatal}}`: the call failed (at most one, after every response the call
 //!     converted before the error);
 //!   - the state word;
 //! - or, when a call's large string arguments were lifted out of that text
@@ -147,6 +147,10 @@ pub fn write_error(e: &Error, out: &mut String) {
     if let Some(p) = &e.provider_event {
         out.push_str(",\"providerEvent\":");
         write_str(out, p);
+    }
+    if let Some(f) = &e.sse_frame {
+        out.push_str(",\"sseFrame\":");
+        write_str(out, f);
     }
     out.push_str(",\"fatal\":");
     out.push_str(if e.fatal { "true" } else { "false" });
