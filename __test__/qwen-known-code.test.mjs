@@ -32,6 +32,8 @@ test('every release that carries the seam is served, each provider by its code v
     assert.equal(d.openai.telemetryArg, version < '0.24.0' ? 4 : 5);
     const release = legacy ? 'none' : version < '0.23.4' ? 'transport' : 'transport-or-statusless';
     assert.equal(d.anthropic.heldCallRelease, release, version);
+    // The bundled Anthropic SDK holds a frame back until a byte follows it (lib/qwen/sdk-frames.mjs).
+    assert.equal(d.anthropic.lastFrameNeedsMoreBytes, true);
     seen.anthropic.add(d.anthropic.fingerprint);
     seen.openai.add(d.openai.fingerprint);
   }

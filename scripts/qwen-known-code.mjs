@@ -51,10 +51,27 @@ const BEHAVIOUR = {
     '0.21.2': { profile: 'qwen-0.21' },
     '0.23.0': { profile: 'qwen-0.24' },
   },
+  // The SDKs' SSE decoders, which the raw-body path replaces. The bundled
+  // Anthropic SDK's iterSSEChunks cuts a frame off only when a byte follows
+  // its blank line (findDoubleNewlineIndex stops two bytes short of the end):
+  // a frame that ends a read waits for the next read, and is lost when the
+  // connection drops there. The OpenAI SDK's does not.
+  anthropicDecoder: {
+    '0.21.2': { lastFrameNeedsMoreBytes: true },
+  },
+  openaiDecoder: {
+    '0.21.2': { lastFrameNeedsMoreBytes: false },
+  },
 };
 
 function collect() {
-  const variants = { anthropic: new Map(), openai: new Map(), openaiParser: new Map() };
+  const variants = {
+    anthropic: new Map(),
+    anthropicDecoder: new Map(),
+    openai: new Map(),
+    openaiParser: new Map(),
+    openaiDecoder: new Map(),
+  };
   for (const version of TESTED_RELEASES) {
     const fp = fingerprintsOf({ dir: ensureQwenBuild(version), version });
     for (const [kind, f] of Object.entries(fp)) {

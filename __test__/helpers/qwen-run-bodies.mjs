@@ -22,7 +22,7 @@ Math.random = () => {
 const qwen = await startQwenGenerators({ packageDir, mode });
 const plain = (v) => JSON.parse(JSON.stringify(v));
 for (const [name, pieces] of Object.entries(JSON.parse(fs.readFileSync(file, 'utf8')))) {
-  qwen.serve(pieces.map((p) => (typeof p === 'string' ? p : Buffer.from(p))));
+  qwen.serve(pieces.map((p) => (p === null || typeof p === 'string' ? p : Buffer.from(p))));
   const responses = [];
   let error;
   try {

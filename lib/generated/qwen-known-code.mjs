@@ -69,6 +69,37 @@ export const KNOWN_CODE = {
       }
     }
   ],
+  "anthropicDecoder": [
+    {
+      "hash": "1fcb8f8634eb5d5d",
+      "seenIn": "0.21.2, 0.21.10, 0.23.0, 0.23.1, 0.23.3, 0.23.4, 0.24.0, 0.24.2, 0.24.3, 0.24.4",
+      "lastFrameNeedsMoreBytes": true,
+      "functions": {
+        "Stream.fromSSEResponse": "f6968f7300074191",
+        "_iterSSEMessages": "107e093c920c2189",
+        "APIError": "b9e31c4d270a7816",
+        "createResponseHeaders": "8233f2d177b9e3ca",
+        "__name": "beb2b90ae86efe59",
+        "AnthropicError": "e4f544e43a797331",
+        "SSEDecoder": "f1864c01e238a329",
+        "LineDecoder": "9fa7cbb33698d0d9",
+        "ReadableStreamToAsyncIterable": "91e241f75d618486",
+        "iterSSEChunks": "102d1ca0e2cf1cde",
+        "APIConnectionError": "3a8e341081474703",
+        "castToError": "3a83b2d631a9b5a5",
+        "BadRequestError": "88a372b62b975b79",
+        "AuthenticationError": "27e3b4cb506a7d14",
+        "PermissionDeniedError": "5a5e0d559244efdb",
+        "NotFoundError": "1b0b5745a1eed122",
+        "ConflictError": "f11c161acf5e81dc",
+        "UnprocessableEntityError": "e8816c9aea2e15e3",
+        "RateLimitError": "b34673c67e4000d2",
+        "InternalServerError": "4224cf0b68a8fed5",
+        "partition": "2723948cabfdce59",
+        "findDoubleNewlineIndex": "410e0b3a012df7b7"
+      }
+    }
+  ],
   "openai": [
     {
       "hash": "017aa66d9e4e60bf",
@@ -185,6 +216,46 @@ export const KNOWN_CODE = {
         "isValidStringCharacter": "88a7c22b58177659",
         "removeAtIndex": "2a34926f79175620",
         "JSONRepairError": "5840e3a3e582158b"
+      }
+    }
+  ],
+  "openaiDecoder": [
+    {
+      "hash": "38f28bb51a501081",
+      "seenIn": "0.21.2, 0.21.10, 0.23.0, 0.23.1, 0.23.3, 0.23.4, 0.24.0, 0.24.2, 0.24.3, 0.24.4",
+      "lastFrameNeedsMoreBytes": false,
+      "functions": {
+        "Stream.fromSSEResponse": "2aea550ad3ded2d1",
+        "loggerFor": "1d02037e2902eb6e",
+        "OpenAIError": "e3d9e50e2c93a15f",
+        "_iterSSEMessages": "7121d60ff9df256a",
+        "APIError": "eab32b28c24381c7",
+        "isAbortError": "6212b6de63be22d6",
+        "__name": "beb2b90ae86efe59",
+        "makeLogFn": "95bcfb5e6d571070",
+        "SSEDecoder": "f1864c01e238a329",
+        "LineDecoder": "82d61c592c40dfd4",
+        "ReadableStreamToAsyncIterable": "91e241f75d618486",
+        "iterSSEChunks": "97c940da924b72f6",
+        "APIConnectionError": "3a8e341081474703",
+        "castToError": "3aac0e33d018ee53",
+        "BadRequestError": "88a372b62b975b79",
+        "AuthenticationError": "27e3b4cb506a7d14",
+        "PermissionDeniedError": "5a5e0d559244efdb",
+        "NotFoundError": "1b0b5745a1eed122",
+        "ConflictError": "f11c161acf5e81dc",
+        "UnprocessableEntityError": "e8816c9aea2e15e3",
+        "RateLimitError": "b34673c67e4000d2",
+        "InternalServerError": "4224cf0b68a8fed5",
+        "noop": "7e08b6b5c92535f6",
+        "partition": "2723948cabfdce59",
+        "__classPrivateFieldSet": "374a959afe55867d",
+        "encodeUTF": "7131b669a9afe608",
+        "concatBytes": "57cb08840b515378",
+        "__classPrivateFieldGet": "0607c52aee56c90c",
+        "findNewlineIndex": "b7c42a240ac41baf",
+        "decodeUTF": "6cef8c6c4035e391",
+        "findDoubleNewlineIndex": "950bd7217e6e36de"
       }
     }
   ]

@@ -34,7 +34,7 @@ async function* anthropicSource(stream, telemetryAttempt, q, seen) {
 }
 
 /** Checks the hook points; returns the function that patches them. */
-export function prepareAnthropicPatch(q, { heldCallRelease }, { profile, host, stats }) {
+export function prepareAnthropicPatch(q, { heldCallRelease, lastFrameNeedsMoreBytes }, { profile, host, stats }) {
   const proto = q.AnthropicContentGenerator.prototype;
   const originalGenerate = proto.generateContentStream;
   if (typeof proto.processStream !== 'function' || typeof originalGenerate !== 'function')
@@ -86,7 +86,7 @@ export function prepareAnthropicPatch(q, { heldCallRelease }, { profile, host, s
       }
     };
     proto.generateContentStream = function generateContentStream(...args) {
-      interceptStreams(this.client?.messages);
+      interceptStreams(this.client?.messages, { cutFrames: lastFrameNeedsMoreBytes === true });
       return originalGenerate.apply(this, args);
     };
   };

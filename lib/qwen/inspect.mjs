@@ -21,6 +21,7 @@
 // its own: one whose code changed runs stock while the other is served.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { Bundle, methodParams } from './fingerprint.mjs';
 import { KNOWN_CODE } from '../generated/qwen-known-code.mjs';
 import { readCache, writeCache } from './cache.mjs';
@@ -59,6 +60,9 @@ export const CLASSIFIER_HOOK_POINTS = [
 /** Names a fingerprint does not follow: the host functions the native path calls as Qwen's own. */
 const KEPT = new Set([...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser']);
 
+/** Which table of known code a cached decision was made with. */
+const KNOWN_CODE_HASH = createHash('sha256').update(JSON.stringify(KNOWN_CODE)).digest('hex').slice(0, 16);
+
 /** Every name looked up in the bundle's exports. */
 const WANTED = [...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser'];
 
@@ -80,18 +84,56 @@ function exportedNames(text) {
   return names;
 }
 
-/** `{name: chunk file}` for each wanted name some chunk of the bundle exports. */
+/**
+ * Where each provider SDK's SSE decoder (its `Stream.fromSSEResponse` and
+ * what that reaches) is bundled: esbuild marks each bundled module with a
+ * comment naming its path.
+ */
+const SDK_STREAMING = {
+  anthropic: /\/\/ node_modules\/\S*@anthropic-ai\/sdk\/(?:core\/)?streaming\.mjs\n/,
+  openai: /\/\/ node_modules\/\S*\bopenai\/(?:core\/)?streaming\.mjs\n/,
+};
+
+/**
+ * `{name: chunk file}` for each wanted name some chunk of the bundle exports,
+ * and `{provider: {file, at}}` for each SDK's streaming module.
+ */
 export function findExporters(packageDir, wanted) {
+  return scanBundle(packageDir, wanted).files;
+}
+
+function scanBundle(packageDir, wanted) {
   const chunksDir = path.join(packageDir, 'chunks');
-  const found = {};
+  const files = {};
+  const sdk = {};
   const rest = new Set(wanted);
   for (const f of fs.readdirSync(chunksDir).sort()) {
-    if (rest.size === 0) break;
+    if (rest.size === 0 && Object.keys(sdk).length === Object.keys(SDK_STREAMING).length) break;
     if (!f.endsWith('.js')) continue;
     const full = path.join(chunksDir, f);
-    for (const name of exportedNames(fs.readFileSync(full, 'utf8'))) if (rest.delete(name)) found[name] = full;
+    const text = fs.readFileSync(full, 'utf8');
+    for (const name of exportedNames(text)) if (rest.delete(name)) files[name] = full;
+    for (const [provider, marker] of Object.entries(SDK_STREAMING)) {
+      const m = sdk[provider] ? undefined : marker.exec(text);
+      if (m) sdk[provider] = { file: full, at: m.index };
+    }
   }
-  return found;
+  return { files, sdk };
+}
+
+/**
+ * The fingerprint of an SDK's SSE decoder: the first `Stream` class declared
+ * after its streaming module's marker, from `fromSSEResponse`.
+ */
+function sdkDecoderFingerprint(bundle, where) {
+  if (!where) return undefined;
+  const chunk = bundle.chunk(where.file);
+  for (const [name, d] of chunk.declarations) {
+    if (d.start < where.at || !/^Stream\d*$/.test(name)) continue;
+    if (!chunk.classBody(name)) continue;
+    return bundle.fingerprint({ file: where.file, className: name, name: 'fromSSEResponse' }, { stop: KEPT });
+  }
+  return undefined;
 }
 
 /** The local name a chunk exports as `exported`. */
@@ -161,7 +203,7 @@ const knownVariant = (kind, hash) => KNOWN_CODE[kind].find((v) => v.hash === has
  * The Anthropic side's code: the kept contract it needs, and the fingerprint
  * of what it replaces. Throws when the bundle is not shaped as expected.
  */
-function readAnthropic(bundle, files) {
+function readAnthropic(bundle, files, sdk) {
   const file = files.AnthropicContentGenerator;
   const className = localOf(bundle, file, 'AnthropicContentGenerator');
   const params = methodParams(bundle, file, className, 'processStream');
@@ -172,11 +214,14 @@ function readAnthropic(bundle, files) {
   // processStream(stream, telemetryAttempt): the wrapper reads the attempt.
   if (params[1] !== 'telemetryAttempt')
     return { contract: `AnthropicContentGenerator.processStream's parameters moved: (${params.join(', ')})` };
-  return { fingerprint: bundle.fingerprint({ file, className, name: 'processStream' }, { stop: KEPT }) };
+  return {
+    fingerprint: bundle.fingerprint({ file, className, name: 'processStream' }, { stop: KEPT }),
+    decoder: sdkDecoderFingerprint(bundle, sdk.anthropic),
+  };
 }
 
 /** The OpenAI side's code: its kept contract, and the fingerprints of what it replaces. */
-function readOpenAI(bundle, files) {
+function readOpenAI(bundle, files, sdk) {
   const pipelineFile = files.ContentGenerationPipeline;
   const pipeline = localOf(bundle, pipelineFile, 'ContentGenerationPipeline');
   const params = methodParams(bundle, pipelineFile, pipeline, 'processStreamWithLogging');
@@ -215,11 +260,23 @@ function readOpenAI(bundle, files) {
       { file: parserFile, name: localOf(bundle, parserFile, 'StreamingToolCallParser') },
       { stop: KEPT },
     ),
+    decoder: sdkDecoderFingerprint(bundle, sdk.openai),
   };
 }
 
-function decideAnthropic(bundle, files) {
-  const code = readAnthropic(bundle, files);
+/**
+ * The raw-body path replaces the SDK's SSE decoding too: a known decoder, or
+ * a reason. What the SDK's decoder does that the native one must follow is
+ * in its variant (`lastFrameNeedsMoreBytes`).
+ */
+function decoderVariant(kind, fp, sdkName) {
+  if (!fp) return { reason: `the ${sdkName} SDK's SSE decoder (Stream.fromSSEResponse) was not found in the bundle` };
+  const variant = knownVariant(kind, fp.hash);
+  return variant ?? { reason: changedReason(`the ${sdkName} SDK's Stream.fromSSEResponse`, kind, fp) };
+}
+
+function decideAnthropic(bundle, files, sdk) {
+  const code = readAnthropic(bundle, files, sdk);
   if (code.contract) return { served: false, reason: code.contract };
   const fp = code.fingerprint;
   const variant = knownVariant('anthropic', fp.hash);
@@ -229,17 +286,20 @@ function decideAnthropic(bundle, files) {
       fingerprint: fp.hash,
       reason: changedReason('AnthropicContentGenerator.processStream', 'anthropic', fp),
     };
+  const decoder = decoderVariant('anthropicDecoder', code.decoder, 'Anthropic');
+  if (decoder.reason) return { served: false, fingerprint: fp.hash, reason: decoder.reason };
   return {
     served: true,
     fingerprint: fp.hash,
     profile: variant.profile,
     heldCallRelease: variant.heldCallRelease,
+    lastFrameNeedsMoreBytes: decoder.lastFrameNeedsMoreBytes,
     seenIn: variant.seenIn,
   };
 }
 
-function decideOpenAI(bundle, files) {
-  const code = readOpenAI(bundle, files);
+function decideOpenAI(bundle, files, sdk) {
+  const code = readOpenAI(bundle, files, sdk);
   if (code.contract) return { served: false, reason: code.contract };
   const fingerprint = `${code.fingerprint.hash}/${code.parserFingerprint.hash}`;
   const convert = knownVariant('openai', code.fingerprint.hash);
@@ -256,6 +316,10 @@ function decideOpenAI(bundle, files) {
       fingerprint,
       reason: changedReason('StreamingToolCallParser', 'openaiParser', code.parserFingerprint),
     };
+  const decoder = decoderVariant('openaiDecoder', code.decoder, 'OpenAI');
+  if (decoder.reason) return { served: false, fingerprint, reason: decoder.reason };
+  if (decoder.lastFrameNeedsMoreBytes)
+    return { served: false, fingerprint, reason: "the OpenAI SDK's SSE decoder holds a frame back" };
   return {
     served: true,
     fingerprint,
@@ -272,18 +336,25 @@ function decideOpenAI(bundle, files) {
  * the bundle lacks them (scripts/qwen-known-code.mjs records them).
  */
 export function fingerprintsOf(pkg) {
-  const files = findExporters(pkg.dir, WANTED);
+  const { files, sdk } = scanBundle(pkg.dir, WANTED);
   const bundle = new Bundle(pkg.dir);
-  const a = readAnthropic(bundle, files);
-  const o = readOpenAI(bundle, files);
+  const a = readAnthropic(bundle, files, sdk);
+  const o = readOpenAI(bundle, files, sdk);
   if (a.contract || o.contract) throw new Error(a.contract ?? o.contract);
-  return { anthropic: a.fingerprint, openai: o.fingerprint, openaiParser: o.parserFingerprint };
+  if (!a.decoder || !o.decoder) throw new Error("a provider SDK's SSE decoder was not found");
+  return {
+    anthropic: a.fingerprint,
+    anthropicDecoder: a.decoder,
+    openai: o.fingerprint,
+    openaiParser: o.parserFingerprint,
+    openaiDecoder: o.decoder,
+  };
 }
 
 /** Runs `decide`, turning an unexpected shape of the bundle into a stock decision. */
-function guarded(decide, bundle, files) {
+function guarded(decide, bundle, files, sdk) {
   try {
-    return decide(bundle, files);
+    return decide(bundle, files, sdk);
   } catch (err) {
     return { served: false, reason: `the bundle could not be read: ${err.message}` };
   }
@@ -298,12 +369,12 @@ function guarded(decide, bundle, files) {
  */
 export function inspectQwen(pkg, { cache = true } = {}) {
   if (cache) {
-    const hit = readCache(pkg.dir);
+    const hit = readCache(pkg.dir, KNOWN_CODE_HASH);
     if (hit) return hit;
   }
   let decision;
   try {
-    const files = findExporters(pkg.dir, WANTED);
+    const { files, sdk } = scanBundle(pkg.dir, WANTED);
     const missing = HOOK_POINTS.filter((n) => !files[n]);
     if (missing.length) {
       const reason = `the bundle does not export ${missing.join(', ')}`;
@@ -312,14 +383,14 @@ export function inspectQwen(pkg, { cache = true } = {}) {
       const bundle = new Bundle(pkg.dir);
       decision = {
         hookPoints: files,
-        anthropic: guarded(decideAnthropic, bundle, files),
-        openai: guarded(decideOpenAI, bundle, files),
+        anthropic: guarded(decideAnthropic, bundle, files, sdk),
+        openai: guarded(decideOpenAI, bundle, files, sdk),
       };
     }
   } catch (err) {
     const reason = `the bundle could not be read: ${err.message}`;
     decision = { hookPoints: {}, anthropic: { served: false, reason }, openai: { served: false, reason } };
   }
-  if (cache) writeCache(pkg.dir, decision);
+  if (cache) writeCache(pkg.dir, KNOWN_CODE_HASH, decision);
   return decision;
 }

@@ -11,6 +11,8 @@
 // needs SDK objects (telemetry) — ignores the handshake and gets the SDK's
 // own events, from the SDK's own decoder.
 
+import { SdkFrameCutter } from './sdk-frames.mjs';
+
 /** One read of the HTTP body. */
 export class RawBytes {
   constructor(bytes) {
@@ -31,10 +33,12 @@ const isAbortError = (err) =>
 class RawBodyStream {
   #sdkStream;
   #response;
+  #cutFrames;
 
-  constructor(sdkStream, response) {
+  constructor(sdkStream, response, cutFrames) {
     this.#sdkStream = sdkStream;
     this.#response = response;
+    this.#cutFrames = cutFrames;
     this.controller = sdkStream.controller;
   }
 
@@ -53,14 +57,22 @@ class RawBodyStream {
     }
     const body = this.#response.body;
     if (!body) return;
+    // Where the SDK holds frames back (sdk-frames.mjs), so are they here:
+    // only at a normal end does the rest go through.
+    const cutter = this.#cutFrames ? new SdkFrameCutter() : undefined;
     try {
-      for await (const bytes of body) yield new RawBytes(bytes);
+      for await (const bytes of body) {
+        const frames = cutter ? cutter.push(bytes) : bytes;
+        if (frames.length > 0) yield new RawBytes(frames);
+      }
     } catch (err) {
       // The SDKs end an aborted stream quietly (Stream.fromSSEResponse); the
       // caller's abort signal tells the rest.
       if (isAbortError(err)) return;
       throw err;
     }
+    const rest = cutter?.end();
+    if (rest) yield new RawBytes(rest);
   }
 
   /**
@@ -81,7 +93,7 @@ class RawBodyStream {
  * request resolves to a RawBodyStream. The APIPromise's `withResponse()` and
  * plain `await` both work; errors (HTTP status, connection) are the SDK's own.
  */
-export function interceptStreams(resource) {
+export function interceptStreams(resource, { cutFrames = false } = {}) {
   const MARK = Symbol.for('toolcall-stream.qwen.raw-body');
   if (!resource || resource[MARK]) return;
   const original = resource.create;
@@ -91,7 +103,7 @@ export function interceptStreams(resource) {
     if (body?.stream !== true || typeof promise?.withResponse !== 'function') return promise;
     const withResponse = promise
       .withResponse()
-      .then((r) => (r.response?.body ? { ...r, data: new RawBodyStream(r.data, r.response) } : r));
+      .then((r) => (r.response?.body ? { ...r, data: new RawBodyStream(r.data, r.response, cutFrames) } : r));
     const data = withResponse.then((r) => r.data);
     data.catch(() => {}); // whichever of the two the caller awaits reports the error
     withResponse.catch(() => {});
