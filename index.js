@@ -14,7 +14,7 @@ const {
   ...converters
 } = require('./lib/converters.js');
 const bodies = require('./lib/bodies.js');
-const acp = require('./lib/acp.js');
+const acp = require('./lib/acp/index.js');
 const { liveHandles } = require('./lib/native.js');
 
 module.exports = {

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
 import { importUnexported, unexportedSkip } from './helpers/qwen-unexported.mjs';
-import { importHookPoints } from '../lib/qwen/locate.mjs';
+import { importHookPoints } from '../lib/qwen/hook-points.mjs';
+import { findExporters } from '../lib/qwen/inspect.mjs';
 
 const require = createRequire(import.meta.url);
 const { ToolCallCards, PreparationTracker, setToolCallPreparations } = require('../index.js');
@@ -249,7 +250,8 @@ for (const version of QWEN_VERSIONS) {
       let qwen, ours, QwenEmitter;
       before(async () => {
         const QwenTracker = await importUnexported(build.dir, 'ToolCallPreparationTracker');
-        const hooks = await importHookPoints(build.dir, version, ['setToolCallPreparations', 'ToolCallEmitter']);
+        const names = ['setToolCallPreparations', 'ToolCallEmitter'];
+        const hooks = await importHookPoints(findExporters(build.dir, names), names);
         const setQwenPreparations = hooks.setToolCallPreparations;
         QwenEmitter = hooks.ToolCallEmitter;
         qwen = {

@@ -1,0 +1,105 @@
+'use strict';
+// ToolCallIds: GeminiChat's per-attempt tool-call id normalisation, over the
+// native id table (core/src/acp/ids.rs).
+
+const { native } = require('../native.js');
+const { getToolCallPreparations, setToolCallPreparations } = require('../preparations.js');
+const { invalid, isObject } = require('./values.js');
+const { modelParts } = require('./response-parts.js');
+
+/** The provider's raw tool-call id, kept on a normalised `functionCall` (docs/behaviour.md §4.1). */
+const PROVIDER_TOOL_CALL_ID = Symbol('providerToolCallId');
+
+/** docs/behaviour.md §4.1 `syncFunctionCallsField`: shadow the SDK getter with the normalised calls. */
+function syncFunctionCallsField(response, parts) {
+  const calls = parts.map((part) => part && part.functionCall).filter(Boolean);
+  const value = calls.length > 0 ? calls : undefined;
+  let owner = response;
+  let descriptor;
+  while (owner && !descriptor) {
+    descriptor = Object.getOwnPropertyDescriptor(owner, 'functionCalls');
+    owner = Object.getPrototypeOf(owner);
+  }
+  if (descriptor && descriptor.set) {
+    response.functionCalls = value;
+    return;
+  }
+  if (!descriptor || descriptor.writable || descriptor.get) {
+    Object.defineProperty(response, 'functionCalls', { value, writable: true, configurable: true, enumerable: true });
+  }
+}
+
+function rawCallId(functionCall) {
+  return typeof functionCall.id === 'string' && functionCall.id !== '' ? functionCall.id : null;
+}
+
+/**
+ * GeminiChat's per-attempt id normalisation (docs/behaviour.md §4.1). One per attempt: a
+ * retry or fallback starts a new one from the same history.
+ */
+class ToolCallIds {
+  #native;
+
+  /** @param {Iterable<string>} [historyIds] every functionCall / functionResponse id in history */
+  constructor(historyIds = []) {
+    if (historyIds === null || typeof historyIds[Symbol.iterator] !== 'function') {
+      throw invalid('ToolCallIds: historyIds must be an iterable of strings');
+    }
+    const ids = [...historyIds];
+    if (!ids.every((id) => typeof id === 'string')) throw invalid('ToolCallIds: historyIds must be strings');
+    this.#native = new native.NativeToolCallIds(ids);
+  }
+
+  /**
+   * Rewrites the response in place: preparations first (reserved ids), then
+   * `functionCall` parts (same-attempt duplicates dropped, absent ids
+   * generated, the provider id kept under {@link getProviderToolCallId}),
+   * then `response.functionCalls` becomes an own property with the
+   * normalised calls. Non-string ids count as absent.
+   */
+  apply(response) {
+    if (!isObject(response)) throw invalid('ToolCallIds.apply: response must be an object');
+    const preparations = getToolCallPreparations(response);
+    const content = modelParts(response);
+    if (preparations.length === 0 && !content) return;
+    const parts = content ? content.parts : [];
+    const rawIds = [];
+    for (const part of parts) {
+      if (isObject(part) && isObject(part.functionCall)) rawIds.push(rawCallId(part.functionCall));
+    }
+    const out = JSON.parse(
+      this.#native.apply(JSON.stringify({ preparations: preparations.map((p) => p.callId), calls: rawIds })),
+    );
+    if (preparations.length > 0) {
+      setToolCallPreparations(
+        response,
+        preparations.map((p, i) => ({ ...p, callId: out.preparations[i] })),
+      );
+    }
+    if (!content) return;
+    const normalized = [];
+    let k = 0;
+    for (const part of parts) {
+      if (!(isObject(part) && isObject(part.functionCall))) {
+        normalized.push(part);
+        continue;
+      }
+      const id = out.calls[k];
+      const raw = rawIds[k];
+      k += 1;
+      if (id === null) continue; // a same-attempt duplicate
+      const functionCall = { ...part.functionCall, id };
+      if (raw !== null) Object.defineProperty(functionCall, PROVIDER_TOOL_CALL_ID, { value: raw, enumerable: false });
+      normalized.push({ ...part, functionCall });
+    }
+    content.parts = normalized;
+    syncFunctionCallsField(response, normalized);
+  }
+}
+
+/** The provider's raw id of a normalised `functionCall`, or `undefined`. */
+function getProviderToolCallId(functionCall) {
+  return isObject(functionCall) ? functionCall[PROVIDER_TOOL_CALL_ID] : undefined;
+}
+
+module.exports = { ToolCallIds, getProviderToolCallId };

@@ -1,0 +1,127 @@
+'use strict';
+// consumeModelStream: the stream loop of docs/behaviour.md §6.4, turning a
+// model stream's events into tool-card frames and the attempt's calls.
+
+const { unreadable } = require('../responses.js');
+const { invalid, isObject, isPlainObjectLike } = require('./values.js');
+const { ToolCallCards } = require('./cards.js');
+const { PreparationTracker } = require('./tracker.js');
+const { ToolCallIds } = require('./ids.js');
+const { modelParts, functionCallsOf } = require('./response-parts.js');
+const { sendAll } = require('./send-all.js');
+
+/** consumeModelStream's arguments, checked; `historyIds` copied. */
+function streamOptions(events, options) {
+  if (
+    !isObject(events) ||
+    (typeof events[Symbol.asyncIterator] !== 'function' && typeof events[Symbol.iterator] !== 'function')
+  ) {
+    throw invalid('consumeModelStream: events must be an (async) iterable');
+  }
+  if (!isPlainObjectLike(options)) throw invalid('consumeModelStream: options must be an object');
+  const { cards, send, signal, historyIds, onDiscardError } = options;
+  if (!(cards instanceof ToolCallCards)) throw invalid('consumeModelStream: options.cards must be a ToolCallCards');
+  if (typeof send !== 'function') throw invalid('consumeModelStream: options.send must be a function');
+  if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) {
+    throw invalid('consumeModelStream: options.signal must be an AbortSignal');
+  }
+  if (onDiscardError !== undefined && typeof onDiscardError !== 'function') {
+    throw invalid('consumeModelStream: options.onDiscardError must be a function');
+  }
+  return { cards, send, signal, history: historyIds === undefined ? undefined : [...historyIds], onDiscardError };
+}
+
+/**
+ * The one stream-loop body of docs/behaviour.md §6.4 (Qwen copies it into four paths).
+ * Per chunk: text / thought frames, then preparing cards, then call
+ * collection. `retry` / `model_fallback` discard every card of the abandoned
+ * attempt (resolved too) and clear the collected calls; `compressed` is
+ * ignored. A thrown stream error or an aborted signal discards everything; a
+ * normal end discards only cards whose call never arrived, leaving the rest
+ * open for execution. Discard failures never change the outcome.
+ *
+ * With `historyIds`, chunks are id-normalised here (a fresh
+ * {@link ToolCallIds} per attempt); leave it out if the stream already is.
+ *
+ * @param {AsyncIterable<{type: string, value?: object}> | Iterable<{type: string, value?: object}>} events
+ * @param {{ cards: ToolCallCards, send: (update: object) => unknown, signal?: AbortSignal, historyIds?: Iterable<string>, onDiscardError?: (error: unknown) => void }} options
+ * @returns {Promise<{ functionCalls: object[], usage?: object, cancelled?: true }>}
+ */
+async function consumeModelStream(events, options) {
+  let cards, send, signal, history, onDiscardError;
+  try {
+    ({ cards, send, signal, history, onDiscardError } = streamOptions(events, options));
+  } catch (err) {
+    throw unreadable(err, 'consumeModelStream');
+  }
+  const newAttemptIds = () => (history === undefined ? undefined : new ToolCallIds(history));
+
+  const tracker = new PreparationTracker(cards);
+  let ids = newAttemptIds();
+  let functionCalls = [];
+  let usage;
+  let streamFailed = false;
+
+  // Qwen's finalizeToolCallPreparations: discard, and swallow failures.
+  const finalize = async (includeResolved) => {
+    try {
+      await sendAll(tracker.discard(includeResolved), send);
+    } catch (err) {
+      if (onDiscardError) {
+        try {
+          onDiscardError(err);
+        } catch {
+          // A failing observer must not change the outcome either.
+        }
+      }
+    }
+  };
+
+  try {
+    for await (const event of events) {
+      if (signal && signal.aborted) break;
+      if (!isObject(event) || typeof event.type !== 'string') {
+        throw invalid('consumeModelStream: each event must be an object with a string type');
+      }
+      if (event.type === 'chunk') {
+        const response = event.value;
+        if (!isObject(response)) throw invalid('consumeModelStream: a chunk event needs a response value');
+        if (ids) ids.apply(response);
+        const content = modelParts(response);
+        if (content) {
+          for (const part of content.parts) {
+            if (isObject(part) && typeof part.text === 'string' && part.text !== '') {
+              await send({
+                sessionUpdate: part.thought ? 'agent_thought_chunk' : 'agent_message_chunk',
+                content: { type: 'text', text: part.text },
+              });
+            }
+          }
+        }
+        if (response.usageMetadata) usage = response.usageMetadata;
+        for (const frame of tracker.observe(response)) await send(frame);
+        const calls = functionCallsOf(response);
+        if (calls && calls.length > 0) {
+          tracker.resolve(calls);
+          functionCalls.push(...calls);
+        }
+      } else if (event.type === 'retry' || event.type === 'model_fallback') {
+        await finalize(true);
+        functionCalls = [];
+        ids = newAttemptIds();
+      }
+    }
+  } catch (err) {
+    streamFailed = true;
+    throw err;
+  } finally {
+    await finalize(streamFailed || Boolean(signal && signal.aborted));
+  }
+  if (signal && signal.aborted) {
+    // docs/behaviour.md §6.6: the collected calls are never executed.
+    return usage === undefined ? { functionCalls: [], cancelled: true } : { functionCalls: [], usage, cancelled: true };
+  }
+  return usage === undefined ? { functionCalls } : { functionCalls, usage };
+}
+
+module.exports = { consumeModelStream };

@@ -1,0 +1,157 @@
+'use strict';
+// PreparationTracker: one model stream's preparations (Qwen Code's
+// ToolCallPreparationTracker), over the native tracker (core/src/acp/tracker.rs).
+
+const { native } = require('../native.js');
+const { getToolCallPreparations } = require('../preparations.js');
+const { unreadable } = require('../responses.js');
+const { invalid, isObject, isPlainObjectLike } = require('./values.js');
+const { ToolCallCards, internalsOf, describeTool } = require('./cards.js');
+const { sendAll } = require('./send-all.js');
+
+/** The options of a PreparationTracker, checked; `emitter` kept as given. */
+function trackerOptions(options) {
+  if (options === undefined) return {};
+  if (!isPlainObjectLike(options)) throw invalid('PreparationTracker: options must be an object');
+  const { emitter } = options;
+  if (emitter === undefined) return {};
+  if (!isObject(emitter) && typeof emitter !== 'function') {
+    throw invalid('PreparationTracker: options.emitter must be an object');
+  }
+  for (const method of ['emitStart', 'emitPreparationDiscarded']) {
+    if (typeof emitter[method] !== 'function') {
+      throw invalid(`PreparationTracker: options.emitter.${method} must be a function`);
+    }
+  }
+  return { emitter };
+}
+
+/**
+ * One model stream's preparations (docs/behaviour.md §5.3): a preparing card per new
+ * preparation, resolution by complete `functionCall` ids, and discards on
+ * retry / fallback / cancel / error / normal end (docs/behaviour.md §5.5).
+ *
+ * Without an emitter, `observe` and `discard` return the frames for the
+ * caller to send, and the card ledger alone decides which tools get a card
+ * (`ToolCallCards` `suppressedTools`).
+ *
+ * With `{ emitter }`, the tracker keeps Qwen Code's
+ * `ToolCallPreparationTracker` contract
+ * (packages/cli/src/acp-integration/session/tool-call-preparation-tracker.ts):
+ * the host's emitter (Qwen's `ToolCallEmitter`, or any object with the same
+ * two methods) shows the frames and decides whether a card is shown at all.
+ * `observe` calls `emitter.emitStart(params, frame)` once per new
+ * preparation, one at a time, with Qwen's params
+ * `{callId, toolName, args: {}, status: 'pending', phase: 'preparing'}` and
+ * this package's preparing frame, and awaits the answer (a value or a
+ * promise). A truthy answer records the card as shown; a falsy one (Qwen's
+ * `emitStart` answers `false` for a suppressed tool) records the call as
+ * suppressed: it is never offered again in this stream, and no start or
+ * discard is ever built for it (its card is withdrawn from the ledger). If
+ * `emitStart` throws or rejects, nothing is recorded, the rest of the
+ * response's preparations wait for the next `observe`, and `observe` rejects
+ * with that same error. `discard` awaits
+ * `emitter.emitPreparationDiscarded(callId, toolName, frame)` for each card to
+ * discard, tries them all, and rejects with the first failure. Both then
+ * return promises that resolve to `undefined`; a preparation still awaiting
+ * its answer is neither discarded nor offered twice.
+ */
+class PreparationTracker {
+  #native = new native.NativePreparationTracker();
+  #cards;
+  #emitter;
+
+  /**
+   * @param {ToolCallCards} cards the session's cards
+   * @param {{ emitter?: { emitStart: (params: object, frame: object) => unknown, emitPreparationDiscarded: (callId: string, toolName: string, frame: object) => unknown } }} [options]
+   */
+  constructor(cards, options) {
+    if (!(cards instanceof ToolCallCards)) throw invalid('PreparationTracker: expected a ToolCallCards instance');
+    this.#cards = cards;
+    this.#emitter = trackerOptions(options).emitter;
+  }
+
+  /**
+   * Preparing frames for the response's new preparations (docs/behaviour.md §5.3
+   * observe); with an emitter, a promise that settles once the emitter has
+   * answered for each of them.
+   */
+  observe(response) {
+    if (this.#emitter) return this.#observeThroughEmitter(response);
+    const preparations = getToolCallPreparations(response);
+    if (preparations.length === 0) return [];
+    const state = internalsOf(this.#cards, 'observe');
+    const list = preparations.map((p) => ({
+      callId: p.callId,
+      toolName: p.toolName,
+      ...describeTool(state, p.toolName),
+    }));
+    return JSON.parse(this.#native.observe(state.native, JSON.stringify(list)));
+  }
+
+  // Qwen's `observe`: the emitter is asked one preparation at a time, and its
+  // failure passes through unchanged (it is the host's error, not bad input);
+  // every other failure is a ToolCallStreamError.
+  async #observeThroughEmitter(response) {
+    const emitter = this.#emitter;
+    for (const p of getToolCallPreparations(response)) {
+      let state, frame;
+      try {
+        state = internalsOf(this.#cards, 'observe');
+        const preparation = { callId: p.callId, toolName: p.toolName, ...describeTool(state, p.toolName) };
+        frame = JSON.parse(this.#native.offer(state.native, JSON.stringify(preparation)));
+      } catch (err) {
+        throw unreadable(err, 'PreparationTracker.observe');
+      }
+      if (frame === null) continue;
+      let emitted;
+      try {
+        emitted = await emitter.emitStart(
+          { callId: p.callId, toolName: p.toolName, args: {}, status: 'pending', phase: 'preparing' },
+          frame,
+        );
+      } catch (err) {
+        this.#native.answer(state.native, p.callId, 'failed');
+        throw err;
+      }
+      this.#native.answer(state.native, p.callId, emitted ? 'emitted' : 'declined');
+    }
+  }
+
+  /** Marks pending preparations whose complete call arrived (non-empty ids only). */
+  resolve(functionCalls) {
+    if (functionCalls == null) return;
+    if (typeof functionCalls[Symbol.iterator] !== 'function') throw invalid('resolve: functionCalls must be iterable');
+    const ids = [];
+    for (const call of functionCalls) {
+      if (isObject(call) && typeof call.id === 'string' && call.id !== '') ids.push(call.id);
+    }
+    if (ids.length > 0) this.#native.resolve(ids);
+  }
+
+  /**
+   * Discarded frames for the pending preparations; resolved ones too when
+   * `includeResolved` (retry, fallback, cancel, stream error). Clears first,
+   * so a second call returns `[]`. With an emitter, a promise that settles
+   * once `emitPreparationDiscarded` was awaited for each of them.
+   */
+  discard(includeResolved = false) {
+    if (this.#emitter) return this.#discardThroughEmitter(includeResolved);
+    return JSON.parse(this.#native.discard(internalsOf(this.#cards, 'discard').native, Boolean(includeResolved)));
+  }
+
+  // Qwen's `discard`: cleared before the first await, so a second discard
+  // meanwhile has nothing to do; every card is tried, the first failure wins.
+  async #discardThroughEmitter(includeResolved) {
+    let frames;
+    try {
+      frames = JSON.parse(this.#native.discard(internalsOf(this.#cards, 'discard').native, Boolean(includeResolved)));
+    } catch (err) {
+      throw unreadable(err, 'PreparationTracker.discard');
+    }
+    const emitter = this.#emitter;
+    await sendAll(frames, (frame) => emitter.emitPreparationDiscarded(frame.toolCallId, frame._meta.toolName, frame));
+  }
+}
+
+module.exports = { PreparationTracker };
