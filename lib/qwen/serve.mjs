@@ -3,13 +3,15 @@
 // runs stock and why, and, when TOOLCALL_STREAM_QWEN_REPORT names a file,
 // appends one JSON line at exit. Anywhere else it does nothing.
 import fs from 'node:fs';
-import { install, newStats, stockLine } from './install.mjs';
 import { qwenPackageOf } from './package.mjs';
 
 /** Serves the running Qwen Code; `say(line)` writes a line to stderr once per Qwen start. */
 export async function serve({ say }) {
   const pkg = qwenPackageOf(process.argv[1]);
   if (!pkg) return;
+  // Only now the converters and the bundle reader: any other program's
+  // cli.js that inherits NODE_OPTIONS from Qwen loads no more than this.
+  const { install, newStats, stockLine } = await import('./install.mjs');
   const stats = newStats();
   let outcome;
   try {
