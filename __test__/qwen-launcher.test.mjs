@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
 import { cmdShimTarget } from '../lib/qwen/find-qwen.mjs';
@@ -46,6 +47,7 @@ if (process.env.STANDIN_WAIT) {
   process.stdin.on('data', (d) => (stdin += d));
   process.stdin.on('end', () => {
     process.stdout.write(JSON.stringify({
+      self: process.argv[1],
       args: process.argv.slice(2),
       stdin,
       cwd: process.cwd(),
@@ -436,5 +438,47 @@ test(
       b.stderr,
       'toolcall-stream/qwen: the preload could not load, Qwen Code runs stock: a broken install\n',
     );
+  },
+);
+
+test(
+  "Qwen's own update of an npm install: --check reports on the release that runs, and it is the one that runs",
+  { skip: latest.skip },
+  () => {
+    const base = standIn('updated-base', { version: '0.24.4' });
+    const entry = path.join(base, 'cli-entry.js');
+    const qwenHome = path.join(tmp, 'updated-home');
+    // Where cli-entry.js looks (getManagedNpmInstallation): <QWEN_HOME>/updates/npm/<sha256(entry) 16>/.
+    const launcherRoot = path.join(
+      qwenHome,
+      'updates',
+      'npm',
+      createHash('sha256').update(fs.realpathSync(entry)).digest('hex').slice(0, 16),
+    );
+    const updated = path.join(launcherRoot, 'versions', '0.25.0', 'node_modules', '@qwen-code', 'qwen-code');
+    fs.mkdirSync(path.dirname(updated), { recursive: true });
+    fs.cpSync(standIn('updated-release', { version: '0.25.0' }), updated, { recursive: true });
+    const active = {
+      version: '0.25.0',
+      bootstrap: fs.realpathSync(entry),
+      baseVersion: '0.24.4',
+      bootstrapCtimeMs: fs.statSync(entry).ctimeMs,
+    };
+    fs.writeFileSync(path.join(launcherRoot, 'active.json'), JSON.stringify(active));
+    const env = { QWEN_HOME: qwenHome };
+
+    const c = launch(['--qwen', base, '--check'], { env });
+    assert.equal(c.status, 0, c.stderr);
+    assert.match(c.stdout, /^Qwen Code 0\.24\.4 in /m);
+    assert.ok(c.stdout.includes(`  runs Qwen Code's own update to 0.25.0 instead: ${updated}\n`), c.stdout);
+    const r = launch(['--qwen', base, '--acp'], { env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).self, path.join(updated, 'cli.js'), 'the update is what ran');
+    assert.match(r.stderr, /^toolcall-stream\/qwen: Qwen Code 0\.25\.0 runs stock/m, 'and what the preload decided on');
+
+    // An update made for another base release is not used, by Qwen or by --check.
+    fs.writeFileSync(path.join(launcherRoot, 'active.json'), JSON.stringify({ ...active, baseVersion: '0.24.3' }));
+    assert.doesNotMatch(launch(['--qwen', base, '--check'], { env }).stdout, /own update/);
+    assert.equal(JSON.parse(launch(['--qwen', base, '--acp'], { env }).stdout).self, path.join(base, 'cli.js'));
   },
 );

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inspectQwen } from './inspect.mjs';
+import { activeUpdateOf } from './qwen-update.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -24,12 +25,17 @@ export function checkReport(found, { preload, preloadProblem, env = process.env 
     lines.push(`Qwen Code: ${found.missing}`);
     return { lines, code: 1 };
   }
-  const { pkg, entry, how, from } = found;
-  lines.push(`Qwen Code ${pkg.version} in ${pkg.dir}`);
+  const { pkg: base, entry, how, from } = found;
+  lines.push(`Qwen Code ${base.version} in ${base.dir}`);
   lines.push(`  found through ${how}${how.startsWith('-') || how.startsWith('TOOLCALL') ? ' ' : ': '}${from}`);
   lines.push(
     `  runs ${path.basename(entry)}${path.basename(entry) === 'cli.js' ? ' with the preload' : ', which starts cli.js with the preload'}`,
   );
+
+  // Qwen's bin runs its own update of itself when it has one: that is what a start serves.
+  const update = path.basename(entry) === 'cli.js' ? undefined : activeUpdateOf(base, entry, env);
+  if (update) lines.push(`  runs Qwen Code's own update to ${update.version} instead: ${update.dir}`);
+  const pkg = update ?? base;
 
   const { checkAvailable } = require('../available.js');
   const binary = checkAvailable();
