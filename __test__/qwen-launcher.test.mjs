@@ -482,3 +482,33 @@ test(
     assert.equal(JSON.parse(launch(['--qwen', base, '--acp'], { env }).stdout).self, path.join(base, 'cli.js'));
   },
 );
+
+test(
+  "a local install: Qwen Code found beside toolcall-stream in the project's node_modules, from any directory",
+  { skip: latest.skip },
+  () => {
+    const modules = path.join(tmp, 'local-project', 'node_modules');
+    const own = path.join(modules, 'toolcall-stream');
+    fs.mkdirSync(own, { recursive: true });
+    fs.copyFileSync(path.join(root, 'package.json'), path.join(own, 'package.json'));
+    for (const d of ['lib', 'bin']) fs.cpSync(path.join(root, d), path.join(own, d), { recursive: true });
+    const qwen = path.join(modules, '@qwen-code', 'qwen-code');
+    fs.cpSync(standIn('local-qwen', { version: '1.0.5' }), qwen, { recursive: true });
+    const elsewhere = path.join(tmp, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+
+    const r = spawnSync(process.execPath, [path.join(own, 'bin', 'toolcall-stream-qwen.js'), '--acp'], {
+      cwd: elsewhere,
+      env: startEnv(),
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const got = JSON.parse(r.stdout);
+    assert.equal(got.self, path.join(qwen, 'cli.js'));
+    assert.equal(got.cwd, elsewhere);
+    assert.equal(got.preloaded, true);
+    // This copy has no binary beside it (and no acorn): Qwen runs stock, saying why in one line.
+    assert.equal(ownLines(r.stderr).length, 1, r.stderr);
+    assert.match(r.stderr, /^toolcall-stream\/qwen: .*runs stock/m);
+  },
+);
