@@ -7,9 +7,11 @@
 // helpers/qwen-host-suite.mjs), and the report file shows every stream
 // converted from the raw body. On the newest release of each code variant,
 // both providers; the first release is installed together with this package
-// (one `npm install -g`), the others each in a prefix of its own, found
-// through the `qwen` on PATH.
-import { after } from 'node:test';
+// (one `npm install -g`) and started as from a desktop, with neither npm's
+// bin folder nor a global root holding Qwen (found beside this package); the
+// others each in a prefix of its own, found through the `qwen` on PATH.
+import { test, after } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,13 +37,54 @@ try {
   process.stderr.write(`e2e-qwen-launcher: skipping: ${skip}\n`);
 }
 
-/** A project folder as an editor opens it: a README, no node_modules anywhere above it but the system's. */
+/** A project folder as an editor opens it: a README, and no node_modules in it or above it. */
 function projectFolder({ version, provider }) {
   const dir = path.join(tmp, `project-${version}-${provider}`);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'README.md'), '# sample-app\n');
+  for (let d = dir; path.dirname(d) !== d; d = path.dirname(d))
+    assert.equal(fs.existsSync(path.join(d, 'node_modules')), false, `${d} has node_modules`);
   return dir;
 }
+
+/** The environment of an editor's `agent_servers` entry for `version`, as the editor passes it. */
+function editorEnv(version) {
+  const [first] = QWEN_VARIANT_RELEASES;
+  const nodeDir = path.dirname(process.execPath);
+  if (version === first)
+    return {
+      PATH: [nodeDir, process.env.PATH].join(path.delimiter),
+      npm_config_prefix: path.join(tmp, 'empty-prefix'),
+    };
+  return { PATH: [binDir(installed.qwenPrefix[version]), nodeDir, process.env.PATH].join(path.delimiter) };
+}
+
+test(
+  'toolcall-stream-qwen --check from the global install: each release found and served',
+  { skip: skip ?? false },
+  () => {
+    for (const version of QWEN_VARIANT_RELEASES) {
+      const project = projectFolder({ version, provider: 'check' });
+      const r = spawnSync(launcherCommand(installed.prefix), ['--check'], {
+        cwd: project,
+        env: { ...process.env, ...editorEnv(version), XDG_CACHE_HOME: path.join(tmp, 'cache') },
+        encoding: 'utf8',
+        shell: process.platform === 'win32',
+      });
+      assert.equal(r.status, 0, r.stderr);
+      const profile = version.startsWith('0.21.') ? 'qwen-0.21' : 'qwen-0.24';
+      const how =
+        version === QWEN_VARIANT_RELEASES[0]
+          ? `toolcall-stream's node_modules: ${path.join(installed.prefix, ...(process.platform === 'win32' ? [] : ['lib']), 'node_modules')}`
+          : `PATH: ${path.join(binDir(installed.qwenPrefix[version]), 'qwen')}`;
+      assert.ok(r.stdout.includes(`\n  found through ${how}\n`), r.stdout);
+      assert.match(r.stdout, new RegExp(`^Qwen Code ${version.replaceAll('.', '\\.')} in `, 'm'));
+      assert.match(r.stdout, new RegExp(`^Anthropic: served, profile ${profile}$`, 'm'));
+      assert.match(r.stdout, new RegExp(`^OpenAI-compatible: served, profile ${profile}$`, 'm'));
+      assert.match(r.stdout, /^native binary: loads$/m);
+    }
+  },
+);
 
 describeQwenHost({
   label: 'toolcall-stream-qwen, global install, as Zed starts it',
@@ -51,13 +94,7 @@ describeQwenHost({
   scenarios: ['write', 'cancel'],
   env: (run) => {
     ran.push(run);
-    return {
-      // The editor's PATH: Node, and the npm bin folder holding this release's `qwen`.
-      PATH: [binDir(installed.qwenPrefix[run.version]), path.dirname(process.execPath), process.env.PATH].join(
-        path.delimiter,
-      ),
-      TOOLCALL_STREAM_QWEN_REPORT: reportOf(run),
-    };
+    return { ...editorEnv(run.version), TOOLCALL_STREAM_QWEN_REPORT: reportOf(run) };
   },
   extend: ({ version, provider, ...context }) => {
     after(() => {
