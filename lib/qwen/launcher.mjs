@@ -94,6 +94,8 @@ async function runQwen({ entry }, qwenArgs) {
     }
   }
   if (preload) process.env.NODE_OPTIONS = withPreload(process.env.NODE_OPTIONS, PRELOAD.href);
+  // A new start: what a Qwen that started this one (its shell tool) said is not said here yet (preload.mjs, say).
+  delete process.env.TOOLCALL_STREAM_QWEN_SAID;
   // Qwen reads its arguments from process.argv and finds itself by argv[1]
   // (cli-entry.js: the `qwen` it relaunches after an update).
   process.argv = [process.argv[0], entry, ...qwenArgs];
