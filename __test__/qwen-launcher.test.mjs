@@ -330,33 +330,60 @@ test(
   },
 );
 
-test(
-  '--check on a release with a changed replaced function: that provider runs stock, the function named; the other is served',
-  { skip: latest.skip },
-  () => {
-    // What inspect reads: package.json, cli.js and the chunks.
-    const dir = path.join(tmp, 'changed');
-    fs.mkdirSync(dir);
-    for (const f of ['package.json', 'cli.js', 'cli-entry.js'])
-      fs.copyFileSync(path.join(latest.dir, f), path.join(dir, f));
-    fs.cpSync(path.join(latest.dir, 'chunks'), path.join(dir, 'chunks'), { recursive: true });
-    const needle = 'function buildAnthropicUsageMetadata(parts) {';
-    const file = fs
-      .readdirSync(path.join(dir, 'chunks'))
-      .map((f) => path.join(dir, 'chunks', f))
-      .find((f) => fs.readFileSync(f, 'utf8').includes(needle));
-    fs.writeFileSync(
-      file,
-      fs.readFileSync(file, 'utf8').replace(needle, `${needle}\n  parts = { ...parts, inputTokens: 0 };`),
-    );
+/**
+ * 0.24.4 with one replaced function changed (what a future release might
+ * do): its own package.json, entries and chunks, the rest linked to the
+ * published release, so Qwen runs from it.
+ */
+function changedRelease() {
+  const dir = path.join(tmp, 'changed');
+  fs.mkdirSync(dir);
+  for (const f of fs.readdirSync(latest.dir)) {
+    if (['package.json', 'cli.js', 'cli-entry.js', 'chunks'].includes(f))
+      fs.cpSync(path.join(latest.dir, f), path.join(dir, f), { recursive: true });
+    else fs.symlinkSync(path.join(latest.dir, f), path.join(dir, f));
+  }
+  const needle = 'function buildAnthropicUsageMetadata(parts) {';
+  const file = fs
+    .readdirSync(path.join(dir, 'chunks'))
+    .map((f) => path.join(dir, 'chunks', f))
+    .find((f) => fs.readFileSync(f, 'utf8').includes(needle));
+  fs.writeFileSync(
+    file,
+    fs.readFileSync(file, 'utf8').replace(needle, `${needle}\n  parts = { ...parts, inputTokens: 0 };`),
+  );
+  return dir;
+}
 
-    const r = launch(['--qwen', dir, '--check']);
-    assert.equal(r.status, 0, r.stderr);
+test(
+  'a release with a changed replaced function: --check names the function; Qwen runs with that provider stock, saying so once though cli.js runs twice',
+  { skip: latest.skip ?? !posix },
+  () => {
+    const dir = changedRelease();
+    const c = launch(['--qwen', dir, '--check']);
+    assert.equal(c.status, 0, c.stderr);
     assert.match(
-      r.stdout,
+      c.stdout,
       /^Anthropic: runs stock: AnthropicContentGenerator\.processStream is code this package does not know .*differs in buildAnthropicUsageMetadata\)/m,
     );
-    assert.match(r.stdout, /^OpenAI-compatible: served, profile qwen-0\.24$/m);
+    assert.match(c.stdout, /^OpenAI-compatible: served, profile qwen-0\.24$/m);
+
+    // The real Qwen in ACP mode, its stdin at an end at once: it starts, relaunches cli.js, and exits.
+    const report = path.join(tmp, 'changed.ndjson');
+    const r = launch(['--qwen', dir, '--acp'], { env: { TOOLCALL_STREAM_QWEN_REPORT: report } });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = fs
+      .readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    for (const line of lines)
+      assert.deepEqual([line.providers.anthropic.served, line.providers.openai.served], [false, true]);
+    assert.deepEqual(
+      ownLines(r.stderr),
+      [`toolcall-stream/qwen: Qwen Code 0.24.4: Anthropic streams run stock: ${lines[0].providers.anthropic.reason}`],
+      `one line for ${lines.length} cli.js processes`,
+    );
   },
 );
 
