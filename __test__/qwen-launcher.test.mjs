@@ -317,7 +317,8 @@ test(
     assert.equal(r.stderr, '');
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0], /^toolcall-stream \S+, preload .*preload\.mjs$/);
-    assert.deepEqual(lines.slice(1), [
+    assert.match(lines[1], /^  by hand, from any folder: NODE_OPTIONS=--import=file:\/\/\S+\/preload\.mjs qwen$/);
+    assert.deepEqual(lines.slice(2), [
       `Qwen Code 0.24.4 in ${fs.realpathSync(latest.dir)}`,
       `  found through PATH: ${path.join(pathBin, 'qwen')}`,
       '  runs cli-entry.js, which starts cli.js with the preload',

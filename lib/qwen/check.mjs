@@ -20,7 +20,10 @@ const PROVIDERS = [
 /** The check as lines of text, and its exit code: 0 when Qwen was found (served or not), 1 when not. */
 export function checkReport(found, { preload, preloadProblem, env = process.env }) {
   const own = require('../../package.json').version;
-  const lines = [`toolcall-stream ${own}, preload ${fileURLToPath(preload)}`];
+  const lines = [
+    `toolcall-stream ${own}, preload ${fileURLToPath(preload)}`,
+    `  by hand, from any folder: NODE_OPTIONS=--import=${preload.href} qwen`,
+  ];
   if (found.missing) {
     lines.push(`Qwen Code: ${found.missing}`);
     return { lines, code: 1 };
