@@ -29,6 +29,7 @@ const ALLOWED = [
   /^binding\.(js|d\.ts)$/,
   /^lib\/[\w-]+\.(js|d\.ts)$/,
   /^lib\/qwen\/[\w-]+\.mjs$/,
+  /^lib\/generated\/[\w-]+\.mjs$/,
   /^bin\/[\w-]+\.js$/,
   /^agent\/[\w-]+\.js$/,
 ];
@@ -46,6 +47,12 @@ const REQUIRED = [
   'lib/acp.d.ts',
   'lib/available.js',
   'lib/qwen/preload.mjs',
+  'lib/qwen/serve.mjs',
+  'lib/qwen/launcher.mjs',
+  'lib/qwen/find-qwen.mjs',
+  'lib/qwen/check.mjs',
+  'lib/qwen/qwen-update.mjs',
+  'bin/toolcall-stream-qwen.js',
   'bin/agent.js',
   'agent/workspace.js',
   'agent/server.js',
@@ -138,7 +145,8 @@ test(
     const app = path.join(tmp, 'app');
     fs.mkdirSync(app);
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
-    // --offline: the tarball has no runtime dependencies (its one peer is optional).
+    // --offline: the one runtime dependency (acorn) is in npm's cache from this
+    // repository's own install; the peers are optional.
     npmRun(
       ['install', rootTarball.file, platformTarball.file, '--offline', '--ignore-scripts', '--no-audit', '--no-fund'],
       app,
@@ -147,7 +155,12 @@ test(
       .readdirSync(path.join(app, 'node_modules'))
       .filter((d) => !d.startsWith('.'))
       .sort();
-    assert.deepEqual(installed, ['toolcall-stream', `toolcall-stream-${platform}`], 'nothing else is installed');
+    // acorn: the one dependency (the preload reads Qwen's bundle with it).
+    assert.deepEqual(
+      installed,
+      ['acorn', 'toolcall-stream', `toolcall-stream-${platform}`],
+      'nothing else is installed',
+    );
 
     const sample = `
 const ev = (o) => 'event: ' + o.type + '\\ndata: ' + JSON.stringify(o) + '\\n\\n';

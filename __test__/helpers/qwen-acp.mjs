@@ -121,6 +121,8 @@ async function startOutboundTrap() {
  * @param {string} [options.model]
  * @param {string} [options.nodeOptions]      NODE_OPTIONS for the child, e.g. '--import=toolcall-stream/qwen'
  * @param {string[]} [options.execArgv]       Node flags placed before cli.js
+ * @param {string} [options.command]          start Qwen as an editor would: this executable with the
+ *   ACP flag as its one argument (e.g. the installed `toolcall-stream-qwen`), instead of `node cli.js`
  * @param {Record<string, string>} [options.env]  extra environment (wins over everything set here)
  * @param {string} [options.approvalMode]     Qwen's tools.approvalMode (default 'default')
  * @param {number} [options.retryInitialDelayMs]
@@ -135,6 +137,7 @@ export async function launchQwen({
   model,
   nodeOptions,
   execArgv = [],
+  command,
   env = {},
   approvalMode,
   retryInitialDelayMs,
@@ -170,8 +173,16 @@ export async function launchQwen({
     ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
     ...env,
   };
-  const args = [...execArgv, path.join(packageDir, 'cli.js'), acpFlag(packageDir)];
-  const child = spawn(process.execPath, args, { cwd: cwd ?? home, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const [file, args] = command
+    ? [command, [acpFlag(packageDir)]]
+    : [process.execPath, [...execArgv, path.join(packageDir, 'cli.js'), acpFlag(packageDir)]];
+  const child = spawn(file, args, {
+    cwd: cwd ?? home,
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // An npm bin is a .cmd on Windows, which Node runs only through a shell.
+    shell: process.platform === 'win32' && /\.cmd$/i.test(file),
+  });
   const spawned = new Promise((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', reject);

@@ -170,6 +170,9 @@ async function until(predicate) {
  * @param {string} [options.label]         shown in the test names (default 'stock')
  * @param {string} [options.nodeOptions]   NODE_OPTIONS for Qwen; bare specifiers resolve from the repository root (Qwen's cwd)
  * @param {string[]} [options.execArgv]    Node flags placed before cli.js
+ * @param {string} [options.command]       start Qwen through this executable (see launchQwen)
+ * @param {Function} [options.cwd]         ({version, provider}) => Qwen's working directory (default: the repository root)
+ * @param {string[]} [options.scenarios]   which of 'write', 'cancel', 'retry', 'error' run; the others are skipped (default: all)
  * @param {object|Function} [options.env]  extra environment, or ({version, provider}) => environment
  * @param {string[]} [options.versions]
  * @param {string[]} [options.providers]
@@ -180,7 +183,10 @@ export function describeQwenHost({
   label = 'stock',
   nodeOptions,
   execArgv,
+  command,
+  cwd,
   env,
+  scenarios: chosenScenarios = ['write', 'cancel', 'retry', 'error'],
   versions = QWEN_VARIANT_RELEASES,
   providers = ['anthropic', 'openai'],
   extend,
@@ -218,9 +224,10 @@ export function describeQwenHost({
             version,
             provider: providerKind,
             providerUrl: server.url,
-            cwd: REPO,
+            cwd: cwd ? cwd({ version, provider: providerKind }) : REPO,
             nodeOptions,
             execArgv,
+            command,
             env: typeof env === 'function' ? env({ version, provider: providerKind }) : env,
             // Rate-limit retries back off 60 s × 2^n by default.
             retryInitialDelayMs: 100,
@@ -282,7 +289,11 @@ export function describeQwenHost({
           return { complete, stop: () => server.events.off('frame', onFrame) };
         }
 
-        it('a large write_file: the preparing card arrives before the arguments end, then completes; the file is written', async () => {
+        /** Whether scenario `name` runs; else skips test `t`, saying why. */
+        const chosen = (name, t) => chosenScenarios.includes(name) || void t.skip('not one of the scenarios chosen');
+
+        it('a large write_file: the preparing card arrives before the arguments end, then completes; the file is written', async (t) => {
+          if (!chosen('write', t)) return;
           const id = idOf('write');
           const frames = watchFrames(id);
           let result;
@@ -338,7 +349,8 @@ export function describeQwenHost({
           assert.deepEqual(callsInHistory(requests[1].body.messages, id), { calls: 1, results: 1 });
         });
 
-        it('session/cancel while the arguments stream: the card ends failed and discarded, the turn is cancelled, nothing is written', async () => {
+        it('session/cancel while the arguments stream: the card ends failed and discarded, the turn is cancelled, nothing is written', async (t) => {
+          if (!chosen('cancel', t)) return;
           const id = idOf('cancel');
           const frames = watchFrames(id);
           let cancelledAt;
@@ -379,7 +391,8 @@ export function describeQwenHost({
           assert.equal(fs.existsSync(input.file_path), false, 'no file written');
         });
 
-        it('a stream cut off mid-arguments is retried: the abandoned card is discarded, the call runs once', async () => {
+        it('a stream cut off mid-arguments is retried: the abandoned card is discarded, the call runs once', async (t) => {
+          if (!chosen('retry', t)) return;
           const id = idOf('retry');
           const retryRequestAt = [];
           const onRequest = (record) =>
@@ -427,7 +440,8 @@ export function describeQwenHost({
         });
 
         const retried = RETRIES_MID_STREAM_ERROR[version]?.[providerKind] ?? true;
-        it(`a provider error event mid-arguments (${MID_STREAM_ERROR[providerKind].type}): ${retried ? 'retried; the abandoned card is discarded, the call runs once' : 'not retried; the card is discarded and the prompt fails'}`, async () => {
+        it(`a provider error event mid-arguments (${MID_STREAM_ERROR[providerKind].type}): ${retried ? 'retried; the abandoned card is discarded, the call runs once' : 'not retried; the card is discarded and the prompt fails'}`, async (t) => {
+          if (!chosen('error', t)) return;
           const id = idOf('error');
           const { response, updates, requests, permissions, input } = await run('error');
           const cardFrames = toolFrames(updates, id);

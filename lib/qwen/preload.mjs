@@ -2,51 +2,42 @@
 // native converters. `toolcall-stream-qwen` (bin/toolcall-stream-qwen.js)
 // gives it to Qwen by its absolute URL; by hand:
 //
-//   node --import "$(npm root -g)/toolcall-stream/lib/qwen/preload.mjs" <qwen>/cli.js --acp
+//   NODE_OPTIONS="--import=$(npm root -g)/toolcall-stream/lib/qwen/preload.mjs" qwen --acp
 //
 // TOOLCALL_STREAM_QWEN=off turns it off. TOOLCALL_STREAM_QWEN_REPORT=<file>
-// appends one JSON line per Qwen process at exit. It acts only in a process
-// whose entry is Qwen Code's cli.js (the `qwen` launcher relaunches cli.js in
-// a child process, which inherits NODE_OPTIONS); anywhere else it does nothing.
-import fs from 'node:fs';
-import { install, newStats, stockLine } from './install.mjs';
-import { qwenPackageOf } from './package.mjs';
+// appends one JSON line per Qwen process at exit.
+//
+// This entry is small on purpose. Through NODE_OPTIONS it loads into every
+// Node process Qwen starts (its own relaunch of cli.js, shell commands, MCP
+// servers), so it imports nothing unless the entry is a cli.js; and whatever
+// goes wrong in the real work (serve.mjs), even at import, Qwen runs stock
+// with one line saying why, never a failed start.
 
-const pkg = process.env.TOOLCALL_STREAM_QWEN === 'off' ? undefined : qwenPackageOf(process.argv[1]);
-if (pkg) {
-  const stats = newStats();
-  let outcome;
+// Once per process, even when two copies of the preload are given.
+const loaded = Symbol.for('toolcall-stream.qwen.preload');
+
+if (
+  !globalThis[loaded] &&
+  process.env.TOOLCALL_STREAM_QWEN !== 'off' &&
+  /(^|[\\/])cli\.js$/.test(process.argv[1] ?? '')
+) {
+  globalThis[loaded] = true;
   try {
-    outcome = await install(pkg, stats);
+    const { serve } = await import('./serve.mjs');
+    await serve({ say });
   } catch (err) {
-    // install() catches what it expects; this is for what it does not.
-    const reason = `the preload failed: ${err?.message ?? err}`;
-    outcome = { anthropic: { served: false, reason }, openai: { served: false, reason } };
-  }
-  const line = stockLine(pkg, outcome);
-  if (line) process.stderr.write(`${line}\n`);
-  const reportFile = process.env.TOOLCALL_STREAM_QWEN_REPORT;
-  if (reportFile) {
-    process.on('exit', () => {
-      const report = {
-        qwenVersion: pkg.version,
-        active: outcome.anthropic.served || outcome.openai.served,
-        providers: {
-          anthropic: summary(outcome.anthropic),
-          openai: summary(outcome.openai),
-        },
-        streams: { anthropic: stats.anthropic, openai: stats.openai },
-        fallbacks: stats.fallbacks,
-      };
-      try {
-        fs.appendFileSync(reportFile, JSON.stringify(report) + '\n');
-      } catch {
-        // The report is best effort; Qwen's exit is not delayed or changed.
-      }
-    });
+    say(`toolcall-stream/qwen: the preload could not load, Qwen Code runs stock: ${err?.message ?? err}`);
   }
 }
 
-function summary(p) {
-  return p.served ? { served: true, profile: p.profile } : { served: false, reason: p.reason };
+/**
+ * Writes `line` to stderr once per Qwen start: Qwen's cli.js relaunches
+ * itself in a child process with more memory (relaunchAppInChildProcess in
+ * packages/cli/src/utils/relaunch.ts), which inherits the environment, so the
+ * child finds the line already said.
+ */
+function say(line) {
+  if (process.env.TOOLCALL_STREAM_QWEN_SAID === line) return;
+  process.env.TOOLCALL_STREAM_QWEN_SAID = line;
+  process.stderr.write(`${line}\n`);
 }

@@ -1,0 +1,542 @@
+// `toolcall-stream-qwen` in real processes: where it finds Qwen Code (--qwen,
+// then TOOLCALL_STREAM_QWEN_CLI, then the `qwen` on PATH, then `npm root -g`);
+// that Qwen's arguments, stdin, stdout, exit code and signals come through as
+// with the user's own `qwen`; that the preload acts in the cli.js process
+// only and says its line once; `--check` on a served release, a changed one,
+// one without the seam, and none; bad input as one clear line.
+//
+// Qwen's entry is the real cli-entry.js of a published release; its cli.js is
+// a stand-in (in a package named @qwen-code/qwen-code, so the preload acts on
+// it) that reports what it was given, where that is what is under test.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { cmdShimTarget } from '../lib/qwen/find-qwen.mjs';
+import { withPreload, parseLauncherArgs } from '../lib/qwen/launcher.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const launcher = path.join(root, 'bin', 'toolcall-stream-qwen.js');
+const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-launcher-')));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const posix = process.platform !== 'win32';
+const latest = qwenBuildOrSkip('0.24.4');
+
+// The stand-in cli.js: prints what it got as one JSON line, then exits with
+// STANDIN_EXIT, kills itself with STANDIN_SIGNAL, or (STANDIN_WAIT) says
+// "ready" and waits for stdin to end. STANDIN_RELAUNCH runs itself once more
+// in a child first, as Qwen's cli.js does to get more memory.
+const STANDIN_CLI = `
+import { spawnSync } from 'node:child_process';
+if (process.env.STANDIN_RELAUNCH && !process.env.STANDIN_CHILD) {
+  const r = spawnSync(process.execPath, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, STANDIN_CHILD: '1' } });
+  process.exit(r.status ?? 1);
+}
+if (process.env.STANDIN_WAIT) {
+  process.stdout.write(JSON.stringify({ pid: process.pid }) + '\\n');
+  process.stdin.on('data', () => {});
+  process.stdin.on('end', () => process.exit(0));
+} else {
+  let stdin = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (d) => (stdin += d));
+  process.stdin.on('end', () => {
+    process.stdout.write(JSON.stringify({
+      self: process.argv[1],
+      args: process.argv.slice(2),
+      stdin,
+      cwd: process.cwd(),
+      gc: typeof globalThis.gc === 'function',
+      preloaded: globalThis[Symbol.for('toolcall-stream.qwen.preload')] === true,
+    }) + '\\n');
+    if (process.env.STANDIN_SIGNAL) process.kill(process.pid, process.env.STANDIN_SIGNAL);
+    else process.exit(Number(process.env.STANDIN_EXIT ?? 0));
+  });
+}
+`;
+
+const HOOK_EXPORTS = '// an older Qwen\nexport { AnthropicContentGenerator };\nclass AnthropicContentGenerator {}\n';
+
+/** A package named @qwen-code/qwen-code: the real cli-entry.js of 0.24.4 (unless `entry` is false), the stand-in cli.js. */
+function standIn(name, { version = '0.15.4', entry = true, packageName = '@qwen-code/qwen-code' } = {}) {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(path.join(dir, 'chunks'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({
+      name: packageName,
+      version,
+      type: 'module',
+      ...(entry ? { bin: { qwen: 'cli-entry.js' } } : { bin: { qwen: 'cli.js' } }),
+    }),
+  );
+  fs.writeFileSync(path.join(dir, 'cli.js'), STANDIN_CLI);
+  fs.writeFileSync(path.join(dir, 'chunks', 'chunk-OLD.js'), HOOK_EXPORTS);
+  if (entry) fs.copyFileSync(path.join(latest.dir, 'cli-entry.js'), path.join(dir, 'cli-entry.js'));
+  return dir;
+}
+
+/** A bin folder holding only node and npm, so a machine's own `qwen` never counts. */
+function toolsOnly() {
+  const dir = path.join(tmp, 'tools');
+  if (fs.existsSync(dir)) return dir;
+  fs.mkdirSync(dir);
+  fs.symlinkSync(process.execPath, path.join(dir, 'node'));
+  const npmCli = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((d) => path.join(d, 'npm'))
+    .find((f) => fs.existsSync(f));
+  if (npmCli) fs.symlinkSync(fs.realpathSync(npmCli), path.join(dir, 'npm'));
+  return dir;
+}
+
+const home = path.join(tmp, 'home');
+fs.mkdirSync(home);
+
+/** The environment of a start: a scratch HOME and cache, only node and npm on PATH, no npm global root. */
+function startEnv(extra = {}) {
+  const env = {
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    PATH: toolsOnly(),
+    npm_config_prefix: path.join(tmp, 'empty-prefix'),
+    npm_config_update_notifier: 'false',
+    QWEN_CODE_NO_RELAUNCH: '',
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env;
+}
+
+/** Runs the launcher to its end in `cwd`. */
+function launch(args, { env = {}, input = '', cwd = tmp } = {}) {
+  return spawnSync(process.execPath, [launcher, ...args], { cwd, env: startEnv(env), input, encoding: 'utf8' });
+}
+
+const ownLines = (stderr) => stderr.split('\n').filter((l) => l.startsWith('toolcall-stream'));
+
+test('the launcher options: --qwen is taken out (before --), --check / doctor lead; NODE_OPTIONS keeps what the user has', () => {
+  assert.deepEqual(parseLauncherArgs(['--qwen', '/q', '--acp', '--', '--qwen', 'x']), {
+    qwen: '/q',
+    check: false,
+    qwenArgs: ['--acp', '--', '--qwen', 'x'],
+  });
+  assert.deepEqual(parseLauncherArgs(['--qwen=/q', 'doctor']), { qwen: '/q', check: true, qwenArgs: [] });
+  assert.deepEqual(parseLauncherArgs(['-p', '--check']), {
+    qwen: undefined,
+    check: false,
+    qwenArgs: ['-p', '--check'],
+  });
+  const url = pathToFileURL(path.join(tmp, 'a dir', 'preload.mjs')).href;
+  assert.doesNotMatch(url, /\s/, 'a file URL has no spaces to quote');
+  assert.equal(withPreload(undefined, url), `--import=${url}`);
+  assert.equal(
+    withPreload('--max-old-space-size=4096 "--title=a b"', url),
+    `--max-old-space-size=4096 "--title=a b" --import=${url}`,
+  );
+  assert.equal(withPreload(`--import=${url}`, url), `--import=${url}`, 'not given twice');
+});
+
+test('an npm .cmd shim leads to its target (Windows)', () => {
+  const shim = path.join(tmp, 'qwen.cmd');
+  fs.writeFileSync(
+    shim,
+    '@ECHO off\r\nGOTO start\r\n:find_dp0\r\nSET dp0=%~dp0\r\nEXIT /b\r\n:start\r\nSETLOCAL\r\nCALL :find_dp0\r\n\r\nIF EXIST "%dp0%\\node.exe" (\r\n  SET "_prog=%dp0%\\node.exe"\r\n) ELSE (\r\n  SET "_prog=node"\r\n)\r\n\r\nendLocal & goto #_undefined_# 2>NUL || title %COMSPEC% & "%_prog%"  "%dp0%\\node_modules\\@qwen-code\\qwen-code\\cli-entry.js" %*\r\n',
+  );
+  assert.equal(cmdShimTarget(shim), path.join(tmp, 'node_modules', '@qwen-code', 'qwen-code', 'cli-entry.js'));
+});
+
+test(
+  'finding Qwen: --qwen, then TOOLCALL_STREAM_QWEN_CLI, then the qwen on PATH, then npm root -g',
+  { skip: latest.skip ?? !posix },
+  () => {
+    const byFlag = standIn('by-flag', { version: '1.0.1' });
+    const byEnv = standIn('by-env', { version: '1.0.2' });
+    const byPath = standIn('by-path', { version: '1.0.3' });
+    const pathBin = path.join(tmp, 'path-bin');
+    fs.mkdirSync(pathBin);
+    fs.symlinkSync(path.join(byPath, 'cli-entry.js'), path.join(pathBin, 'qwen'));
+    const prefix = path.join(tmp, 'npm-prefix');
+    const globalRoot = path.join(prefix, 'lib', 'node_modules');
+    fs.mkdirSync(path.join(globalRoot, '@qwen-code'), { recursive: true });
+    fs.cpSync(standIn('by-npm', { version: '1.0.4' }), path.join(globalRoot, '@qwen-code', 'qwen-code'), {
+      recursive: true,
+    });
+
+    const check = (args, env) => {
+      const r = launch([...args, '--check'], { env });
+      const found = /^Qwen Code (\S+) in (.*)\n\s+found through (.*)$/m.exec(r.stdout);
+      return {
+        status: r.status,
+        found: found && { version: found[1], dir: found[2], how: found[3] },
+        stdout: r.stdout,
+      };
+    };
+    const all = {
+      TOOLCALL_STREAM_QWEN_CLI: path.join(byEnv, 'cli.js'),
+      PATH: [pathBin, toolsOnly()].join(path.delimiter),
+      npm_config_prefix: prefix,
+    };
+    assert.deepEqual(check(['--qwen', byFlag], all).found, { version: '1.0.1', dir: byFlag, how: `--qwen ${byFlag}` });
+    assert.deepEqual(check([], all).found, {
+      version: '1.0.2',
+      dir: byEnv,
+      how: `TOOLCALL_STREAM_QWEN_CLI ${path.join(byEnv, 'cli.js')}`,
+    });
+    assert.deepEqual(check([], { ...all, TOOLCALL_STREAM_QWEN_CLI: undefined }).found, {
+      version: '1.0.3',
+      dir: byPath,
+      how: `PATH: ${path.join(pathBin, 'qwen')}`,
+    });
+    assert.deepEqual(check([], { npm_config_prefix: prefix }).found, {
+      version: '1.0.4',
+      dir: path.join(globalRoot, '@qwen-code', 'qwen-code'),
+      how: `npm root -g: ${globalRoot}`,
+    });
+    const none = check([], {});
+    assert.equal(none.found, null);
+    assert.equal(none.status, 1);
+    assert.match(
+      none.stdout,
+      /Qwen Code not found: no --qwen, no TOOLCALL_STREAM_QWEN_CLI, no qwen on PATH, not in .*empty-prefix.*@qwen-code\/qwen-code\./,
+    );
+
+    // And it runs what it found, from any working directory.
+    const project = path.join(tmp, 'project');
+    fs.mkdirSync(project);
+    const r = launch(['--version-free'], { env: { ...all, TOOLCALL_STREAM_QWEN_CLI: undefined }, cwd: project });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).args, ['--version-free']);
+    assert.equal(JSON.parse(r.stdout).cwd, project);
+  },
+);
+
+test(
+  'arguments, stdin, stdout and the exit code pass through; the preload acts in the cli.js process only, and says its line once',
+  { skip: latest.skip },
+  () => {
+    const dir = standIn('pass-through');
+    const report = path.join(tmp, 'pass-through.ndjson');
+    const args = ['--acp', 'two words', '', '--model', 'x', '--', '--qwen', 'not-the-launcher'];
+    const r = launch(['--qwen', dir, ...args], {
+      env: { STANDIN_EXIT: '7', TOOLCALL_STREAM_QWEN_REPORT: report },
+      input: 'hello from the editor\n',
+    });
+    assert.equal(r.status, 7, r.stderr);
+    const got = JSON.parse(r.stdout);
+    assert.deepEqual(got.args, args);
+    assert.equal(got.stdin, 'hello from the editor\n');
+    assert.equal(got.gc, true, "Qwen's own entry ran cli.js (with --expose-gc)");
+    assert.equal(got.preloaded, true, 'the preload loaded in the cli.js process');
+    // The stand-in has no seam: the preload says so, once, and the report has
+    // one line: the launcher's own process (cli-entry.js) did not act.
+    assert.deepEqual(ownLines(r.stderr).length, 1, r.stderr);
+    assert.match(r.stderr, /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: the bundle does not export/m);
+    assert.equal(fs.readFileSync(report, 'utf8').trim().split('\n').length, 1);
+
+    // Qwen's cli.js relaunches itself with more memory: two processes act, one line is said.
+    const twice = path.join(tmp, 'relaunch.ndjson');
+    const relaunched = launch(['--qwen', dir, '--acp'], {
+      env: { STANDIN_RELAUNCH: '1', TOOLCALL_STREAM_QWEN_REPORT: twice },
+    });
+    assert.equal(relaunched.status, 0, relaunched.stderr);
+    assert.equal(fs.readFileSync(twice, 'utf8').trim().split('\n').length, 2);
+    assert.equal(ownLines(relaunched.stderr).length, 1, relaunched.stderr);
+
+    // A release whose bin is cli.js itself: run in the launcher's process, the preload loaded there.
+    const plain = standIn('no-entry', { entry: false });
+    const p = launch(['--qwen', plain, '-p', 'hi'], { env: { STANDIN_EXIT: '3' } });
+    assert.equal(p.status, 3, p.stderr);
+    assert.deepEqual(JSON.parse(p.stdout).args, ['-p', 'hi']);
+    assert.equal(JSON.parse(p.stdout).preloaded, true);
+    assert.equal(ownLines(p.stderr).length, 1, p.stderr);
+  },
+);
+
+test("cli.js's death by a signal is the launcher's, as with the user's qwen", { skip: latest.skip ?? !posix }, () => {
+  const dir = standIn('signal-self');
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+    const r = launch(['--qwen', dir], { env: { STANDIN_SIGNAL: signal, TOOLCALL_STREAM_QWEN: 'off' } });
+    assert.deepEqual([r.status, r.signal], [null, signal], r.stderr);
+  }
+});
+
+/** Starts `args` under node, waits for the stand-in's "ready" line, sends `signal` to the started process. */
+async function signalled(args, signal, env) {
+  const child = spawn(process.execPath, args, { env: startEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const exit = new Promise((resolve) => child.on('exit', (code, sig) => resolve({ code, signal: sig })));
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const ready = await new Promise((resolve) =>
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
+    }),
+  );
+  child.kill(signal);
+  const result = await exit;
+  child.stdin.end();
+  try {
+    process.kill(ready.pid); // the stand-in, were it left behind
+  } catch {
+    // Already gone.
+  }
+  return result;
+}
+
+test(
+  "SIGINT, SIGTERM and SIGHUP to the launcher end it as they end the user's qwen (its own cli-entry.js)",
+  { skip: latest.skip ?? !posix },
+  async () => {
+    const dir = standIn('signal-launcher');
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+      const env = { STANDIN_WAIT: '1' };
+      const stock = await signalled([path.join(dir, 'cli-entry.js')], signal, env);
+      const through = await signalled([launcher, '--qwen', dir], signal, env);
+      assert.deepEqual(through, stock, signal);
+      assert.equal(through.signal, signal);
+    }
+  },
+);
+
+test(
+  "--check on a served release: where, how, the version, each provider's profile, the binary",
+  { skip: latest.skip ?? !posix },
+  () => {
+    const pathBin = path.join(tmp, 'served-bin');
+    fs.mkdirSync(pathBin);
+    fs.symlinkSync(path.join(latest.dir, 'cli-entry.js'), path.join(pathBin, 'qwen'));
+    const r = launch(['doctor'], { env: { PATH: [pathBin, toolsOnly()].join(path.delimiter) } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const lines = r.stdout.trim().split('\n');
+    assert.match(lines[0], /^toolcall-stream \S+, preload .*preload\.mjs$/);
+    assert.match(lines[1], /^  by hand, from any folder: NODE_OPTIONS=--import=file:\/\/\S+\/preload\.mjs qwen$/);
+    assert.deepEqual(lines.slice(2), [
+      `Qwen Code 0.24.4 in ${fs.realpathSync(latest.dir)}`,
+      `  found through PATH: ${path.join(pathBin, 'qwen')}`,
+      '  runs cli-entry.js, which starts cli.js with the preload',
+      'Anthropic: served, profile qwen-0.24',
+      'OpenAI-compatible: served, profile qwen-0.24',
+      'native binary: loads',
+    ]);
+    const off = launch(['--qwen', latest.dir, '--check'], { env: { TOOLCALL_STREAM_QWEN: 'off' } });
+    assert.match(off.stdout, /^Anthropic: runs stock: turned off \(TOOLCALL_STREAM_QWEN=off\)/m);
+  },
+);
+
+/**
+ * 0.24.4 with one replaced function changed (what a future release might
+ * do): its own package.json, entries and chunks, the rest linked to the
+ * published release, so Qwen runs from it.
+ */
+function changedRelease() {
+  const dir = path.join(tmp, 'changed');
+  fs.mkdirSync(dir);
+  for (const f of fs.readdirSync(latest.dir)) {
+    if (['package.json', 'cli.js', 'cli-entry.js', 'chunks'].includes(f))
+      fs.cpSync(path.join(latest.dir, f), path.join(dir, f), { recursive: true });
+    else fs.symlinkSync(path.join(latest.dir, f), path.join(dir, f));
+  }
+  const needle = 'function buildAnthropicUsageMetadata(parts) {';
+  const file = fs
+    .readdirSync(path.join(dir, 'chunks'))
+    .map((f) => path.join(dir, 'chunks', f))
+    .find((f) => fs.readFileSync(f, 'utf8').includes(needle));
+  fs.writeFileSync(
+    file,
+    fs.readFileSync(file, 'utf8').replace(needle, `${needle}\n  parts = { ...parts, inputTokens: 0 };`),
+  );
+  return dir;
+}
+
+test(
+  'a release with a changed replaced function: --check names the function; Qwen runs with that provider stock, saying so once though cli.js runs twice',
+  { skip: latest.skip ?? !posix },
+  () => {
+    const dir = changedRelease();
+    const c = launch(['--qwen', dir, '--check']);
+    assert.equal(c.status, 0, c.stderr);
+    assert.match(
+      c.stdout,
+      /^Anthropic: runs stock: AnthropicContentGenerator\.processStream is code this package does not know .*differs in buildAnthropicUsageMetadata\)/m,
+    );
+    assert.match(c.stdout, /^OpenAI-compatible: served, profile qwen-0\.24$/m);
+
+    // The real Qwen in ACP mode, its stdin at an end at once: it starts, relaunches cli.js, and exits.
+    const report = path.join(tmp, 'changed.ndjson');
+    const r = launch(['--qwen', dir, '--acp'], { env: { TOOLCALL_STREAM_QWEN_REPORT: report } });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = fs
+      .readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    for (const line of lines)
+      assert.deepEqual([line.providers.anthropic.served, line.providers.openai.served], [false, true]);
+    assert.deepEqual(
+      ownLines(r.stderr),
+      [`toolcall-stream/qwen: Qwen Code 0.24.4: Anthropic streams run stock: ${lines[0].providers.anthropic.reason}`],
+      `one line for ${lines.length} cli.js processes`,
+    );
+  },
+);
+
+test(
+  '--check and a start on a Qwen without the seam (0.15.x): one line, Qwen runs stock',
+  { skip: latest.skip },
+  () => {
+    const dir = standIn('no-seam-check');
+    const c = launch(['--qwen', dir, '--check']);
+    assert.equal(c.status, 0);
+    assert.match(c.stdout, /^Qwen Code 0\.15\.4 in /m);
+    assert.match(
+      c.stdout,
+      /^Anthropic: runs stock: the bundle does not export ContentGenerationPipeline, OpenAIContentConverter/m,
+    );
+    const r = launch(['--qwen', dir, '--acp']);
+    assert.equal(r.status, 0);
+    assert.deepEqual(JSON.parse(r.stdout).args, ['--acp']);
+    assert.equal(ownLines(r.stderr).length, 1, r.stderr);
+  },
+);
+
+test('no Qwen, or a folder that is not Qwen: one line and a non-zero exit', { skip: latest.skip }, () => {
+  const missing = launch(['--acp']);
+  assert.equal(missing.status, 127);
+  assert.equal(missing.stdout, '');
+  assert.deepEqual(ownLines(missing.stderr), missing.stderr.trim().split('\n'));
+  assert.match(
+    missing.stderr,
+    /^toolcall-stream-qwen: Qwen Code not found: no --qwen, no TOOLCALL_STREAM_QWEN_CLI, no qwen on PATH, not in /,
+  );
+
+  const other = standIn('other-cli', { packageName: 'some-other-cli' });
+  const r = launch(['--acp'], { env: { TOOLCALL_STREAM_QWEN_CLI: path.join(other, 'cli.js') } });
+  assert.equal(r.status, 127);
+  assert.equal(r.stdout, '', 'nothing of it ran');
+  assert.match(r.stderr, /^toolcall-stream-qwen: TOOLCALL_STREAM_QWEN_CLI .*other-cli\/cli\.js: no Qwen Code there/);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+});
+
+test(
+  'a preload that cannot load leaves Qwen stock with one line: missing, or throwing at import',
+  { skip: latest.skip },
+  () => {
+    const dir = standIn('broken-preload');
+    // A partial install: the launcher without the preload beside it.
+    const partial = path.join(tmp, 'partial');
+    fs.mkdirSync(path.join(partial, 'bin'), { recursive: true });
+    fs.mkdirSync(path.join(partial, 'lib', 'qwen'), { recursive: true });
+    fs.copyFileSync(launcher, path.join(partial, 'bin', 'toolcall-stream-qwen.js'));
+    for (const f of ['launcher.mjs', 'find-qwen.mjs', 'package.mjs'])
+      fs.copyFileSync(path.join(root, 'lib', 'qwen', f), path.join(partial, 'lib', 'qwen', f));
+    const r = spawnSync(process.execPath, [path.join(partial, 'bin', 'toolcall-stream-qwen.js'), '--qwen', dir, 'x'], {
+      env: startEnv({ STANDIN_EXIT: '5' }),
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 5, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).args, ['x']);
+    assert.match(
+      r.stderr,
+      /^toolcall-stream-qwen: the preload .*preload\.mjs cannot be read \(ENOENT\): Qwen Code runs stock\n$/,
+    );
+
+    // The preload entry whose work throws as it is imported.
+    const broken = path.join(tmp, 'broken');
+    fs.mkdirSync(broken);
+    fs.copyFileSync(path.join(root, 'lib', 'qwen', 'preload.mjs'), path.join(broken, 'preload.mjs'));
+    fs.writeFileSync(path.join(broken, 'serve.mjs'), "throw new Error('a broken install');\n");
+    const b = spawnSync(process.execPath, [path.join(dir, 'cli-entry.js'), 'y'], {
+      env: startEnv({
+        STANDIN_EXIT: '4',
+        NODE_OPTIONS: `--import=${pathToFileURL(path.join(broken, 'preload.mjs')).href}`,
+      }),
+      encoding: 'utf8',
+    });
+    assert.equal(b.status, 4, b.stderr);
+    assert.deepEqual(JSON.parse(b.stdout).args, ['y']);
+    assert.equal(
+      b.stderr,
+      'toolcall-stream/qwen: the preload could not load, Qwen Code runs stock: a broken install\n',
+    );
+  },
+);
+
+test(
+  "Qwen's own update of an npm install: --check reports on the release that runs, and it is the one that runs",
+  { skip: latest.skip },
+  () => {
+    const base = standIn('updated-base', { version: '0.24.4' });
+    const entry = path.join(base, 'cli-entry.js');
+    const qwenHome = path.join(tmp, 'updated-home');
+    // Where cli-entry.js looks (getManagedNpmInstallation): <QWEN_HOME>/updates/npm/<sha256(entry) 16>/.
+    const launcherRoot = path.join(
+      qwenHome,
+      'updates',
+      'npm',
+      createHash('sha256').update(fs.realpathSync(entry)).digest('hex').slice(0, 16),
+    );
+    const updated = path.join(launcherRoot, 'versions', '0.25.0', 'node_modules', '@qwen-code', 'qwen-code');
+    fs.mkdirSync(path.dirname(updated), { recursive: true });
+    fs.cpSync(standIn('updated-release', { version: '0.25.0' }), updated, { recursive: true });
+    const active = {
+      version: '0.25.0',
+      bootstrap: fs.realpathSync(entry),
+      baseVersion: '0.24.4',
+      bootstrapCtimeMs: fs.statSync(entry).ctimeMs,
+    };
+    fs.writeFileSync(path.join(launcherRoot, 'active.json'), JSON.stringify(active));
+    const env = { QWEN_HOME: qwenHome };
+
+    const c = launch(['--qwen', base, '--check'], { env });
+    assert.equal(c.status, 0, c.stderr);
+    assert.match(c.stdout, /^Qwen Code 0\.24\.4 in /m);
+    assert.ok(c.stdout.includes(`  runs Qwen Code's own update to 0.25.0 instead: ${updated}\n`), c.stdout);
+    const r = launch(['--qwen', base, '--acp'], { env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).self, path.join(updated, 'cli.js'), 'the update is what ran');
+    assert.match(r.stderr, /^toolcall-stream\/qwen: Qwen Code 0\.25\.0 runs stock/m, 'and what the preload decided on');
+
+    // An update made for another base release is not used, by Qwen or by --check.
+    fs.writeFileSync(path.join(launcherRoot, 'active.json'), JSON.stringify({ ...active, baseVersion: '0.24.3' }));
+    assert.doesNotMatch(launch(['--qwen', base, '--check'], { env }).stdout, /own update/);
+    assert.equal(JSON.parse(launch(['--qwen', base, '--acp'], { env }).stdout).self, path.join(base, 'cli.js'));
+  },
+);
+
+test(
+  "a local install: Qwen Code found beside toolcall-stream in the project's node_modules, from any directory",
+  { skip: latest.skip },
+  () => {
+    const modules = path.join(tmp, 'local-project', 'node_modules');
+    const own = path.join(modules, 'toolcall-stream');
+    fs.mkdirSync(own, { recursive: true });
+    fs.copyFileSync(path.join(root, 'package.json'), path.join(own, 'package.json'));
+    for (const d of ['lib', 'bin']) fs.cpSync(path.join(root, d), path.join(own, d), { recursive: true });
+    const qwen = path.join(modules, '@qwen-code', 'qwen-code');
+    fs.cpSync(standIn('local-qwen', { version: '1.0.5' }), qwen, { recursive: true });
+    const elsewhere = path.join(tmp, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+
+    const r = spawnSync(process.execPath, [path.join(own, 'bin', 'toolcall-stream-qwen.js'), '--acp'], {
+      cwd: elsewhere,
+      env: startEnv(),
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const got = JSON.parse(r.stdout);
+    assert.equal(got.self, path.join(qwen, 'cli.js'));
+    assert.equal(got.cwd, elsewhere);
+    assert.equal(got.preloaded, true);
+    // This copy has no binary beside it (and no acorn): Qwen runs stock, saying why in one line.
+    assert.equal(ownLines(r.stderr).length, 1, r.stderr);
+    assert.match(r.stderr, /^toolcall-stream\/qwen: .*runs stock/m);
+  },
+);

@@ -1,0 +1,72 @@
+// `toolcall-stream-qwen --check` (or `doctor`): what a start would do, without
+// starting a session. Which Qwen Code was found, where and how; its version;
+// per provider whether the preload serves it and with which profile, or why
+// not (the reason names the function that changed); whether the native
+// binary loads. The decision is the preload's own (inspect.mjs, from the
+// bundle's code, through the same cache), so what it says is what runs.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { inspectQwen } from './inspect.mjs';
+import { activeUpdateOf } from './qwen-update.mjs';
+
+const require = createRequire(import.meta.url);
+
+const PROVIDERS = [
+  ['anthropic', 'Anthropic'],
+  ['openai', 'OpenAI-compatible'],
+];
+
+/** The check as lines of text, and its exit code: 0 when Qwen was found (served or not), 1 when not. */
+export function checkReport(found, { preload, preloadProblem, env = process.env }) {
+  const own = require('../../package.json').version;
+  const lines = [
+    `toolcall-stream ${own}, preload ${fileURLToPath(preload)}`,
+    `  by hand, from any folder: NODE_OPTIONS=--import=${preload.href} qwen`,
+  ];
+  if (found.missing) {
+    lines.push(`Qwen Code: ${found.missing}`);
+    return { lines, code: 1 };
+  }
+  const { pkg: base, entry, how, from } = found;
+  lines.push(`Qwen Code ${base.version} in ${base.dir}`);
+  lines.push(`  found through ${how}${how.startsWith('-') || how.startsWith('TOOLCALL') ? ' ' : ': '}${from}`);
+  lines.push(
+    `  runs ${path.basename(entry)}${path.basename(entry) === 'cli.js' ? ' with the preload' : ', which starts cli.js with the preload'}`,
+  );
+
+  // Qwen's bin runs its own update of itself when it has one: that is what a start serves.
+  const update = path.basename(entry) === 'cli.js' ? undefined : activeUpdateOf(base, entry, env);
+  if (update) lines.push(`  runs Qwen Code's own update to ${update.version} instead: ${update.dir}`);
+  const pkg = update ?? base;
+
+  const { checkAvailable } = require('../available.js');
+  const binary = checkAvailable();
+  const decision = inspectQwen(pkg);
+  const off =
+    env.TOOLCALL_STREAM_QWEN === 'off'
+      ? 'turned off (TOOLCALL_STREAM_QWEN=off)'
+      : preloadProblem
+        ? preloadProblem
+        : !binary.available
+          ? 'the native binary does not load'
+          : undefined;
+  for (const [key, name] of PROVIDERS) {
+    const p = decision[key];
+    const verdict = p.served ? `served, profile ${p.profile}` : `runs stock: ${p.reason}`;
+    lines.push(
+      off && p.served
+        ? `${name}: runs stock: ${off} (its code would be served, profile ${p.profile})`
+        : `${name}: ${verdict}`,
+    );
+  }
+  lines.push(binary.available ? 'native binary: loads' : `native binary: does not load: ${binary.reason}`);
+  return { lines, code: 0 };
+}
+
+/** Prints the check to stdout; returns the exit code. */
+export function printCheck(found, options) {
+  const { lines, code } = checkReport(found, options);
+  process.stdout.write(lines.join('\n') + '\n');
+  return code;
+}
