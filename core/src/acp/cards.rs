@@ -9,7 +9,7 @@
 //! `None` instead, and [`ToolCallCards::close_all`] ends whatever is still
 //! open, so no card is ever left pending.
 
-use super::{invalid, JsString, OwnedValue, Result, SessionUpdate};
+use super::frames::{frame_json, invalid, parse_json, JsString, OwnedValue, Result, SessionUpdate};
 
 /// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
@@ -192,7 +192,7 @@ fn required_string(obj: &OwnedValue, key: &str, what: &str) -> Result<JsString> 
 }
 
 fn parse_object(json: &str, what: &str) -> Result<OwnedValue> {
-    let obj = super::parse_json(json, what)?;
+    let obj = parse_json(json, what)?;
     if !obj.is_object() {
         return Err(invalid(format!("{what}: expected an object")));
     }
@@ -305,7 +305,7 @@ impl ToolResult {
 
 /// A `ToolCallContent` array as JSON text (the binding's form).
 pub fn tool_content_from_json(json: &str, what: &str) -> Result<Vec<OwnedValue>> {
-    match super::parse_json(json, what)? {
+    match parse_json(json, what)? {
         OwnedValue::Arr(items) if items.iter().all(OwnedValue::is_object) => Ok(items),
         _ => Err(invalid(format!(
             "{what}: content must be an array of objects"
@@ -706,7 +706,7 @@ fn todos_from_display(display: &OwnedValue) -> Option<Vec<(JsString, JsString)>>
         // `JSON.parse(text)`: a lone surrogate inside a string literal of
         // the text stays one.
         OwnedValue::Str(text) => {
-            let parsed = super::parse_json(&text.json_text(), "plan").ok()?;
+            let parsed = parse_json(&text.json_text(), "plan").ok()?;
             todo_list(&parsed).flatten()
         }
         other => todo_list(other).flatten(),
@@ -752,12 +752,12 @@ pub fn plan_update(
 /// absent argument; the result is the frame's JSON text or `null`.
 pub fn plan_update_json(args: Option<&str>, result_display: Option<&str>) -> Result<String> {
     let parse = |text: Option<&str>, what: &str| -> Result<Option<OwnedValue>> {
-        text.map(|t| super::parse_json(t, &format!("plan: {what}")))
+        text.map(|t| parse_json(t, &format!("plan: {what}")))
             .transpose()
     };
     let args = parse(args, "args")?;
     let display = parse(result_display, "resultDisplay")?;
-    Ok(super::frame_json(
+    Ok(frame_json(
         plan_update(args.as_ref(), display.as_ref()).as_ref(),
     ))
 }

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{invalid, JsString, OwnedValue, Result};
+use super::frames::{invalid, parse_json, JsString, OwnedValue, Result};
 
 const DUPLICATE_ID_SUFFIX: &str = "__qwen_dup_";
 const GENERATED_ID_PREFIX: &str = "call_qwen_";
@@ -127,7 +127,7 @@ impl ToolCallIds {
     /// shape with final ids, where a `null` call means "drop this part" (an
     /// absent id always gets a generated one, so `null` is unambiguous).
     pub fn apply_json(&mut self, json: &str) -> Result<String> {
-        let input = super::parse_json(json, "apply")?;
+        let input = parse_json(json, "apply")?;
         let list = |key: &str| -> Result<Vec<Option<JsString>>> {
             match input.get(key) {
                 None | Some(OwnedValue::Null) => Ok(Vec::new()),

@@ -17,7 +17,8 @@
 
 use std::collections::HashSet;
 
-use super::{invalid, JsString, OwnedValue, Result, SessionUpdate, ToolCallCards};
+use super::cards::ToolCallCards;
+use super::frames::{invalid, parse_json, JsString, OwnedValue, Result, SessionUpdate};
 
 /// One preparation of a response chunk (docs/behaviour.md §5.1), with the card title and
 /// kind the caller resolved for its tool (`describe()` runs in JS).
@@ -29,7 +30,7 @@ pub struct Preparation {
     pub tool_name: JsString,
     /// The card title; `None` shows the tool name.
     pub title: Option<JsString>,
-    /// A Qwen `Kind` or ACP kind, mapped by [`super::map_tool_kind`].
+    /// A Qwen `Kind` or ACP kind, mapped by [`super::cards::map_tool_kind`].
     pub kind: Option<JsString>,
 }
 
@@ -46,7 +47,7 @@ impl Preparation {
 
     /// Parses `[{callId, toolName, title?, kind?}, …]` (JSON text from JS).
     pub fn list_from_json(json: &str) -> Result<Vec<Preparation>> {
-        match super::parse_json(json, "observe")? {
+        match parse_json(json, "observe")? {
             OwnedValue::Arr(items) => items.iter().map(Preparation::from_value).collect(),
             _ => Err(invalid("observe: preparations must be an array")),
         }
@@ -54,7 +55,7 @@ impl Preparation {
 
     /// Parses one `{callId, toolName, title?, kind?}` (JSON text from JS).
     pub fn from_json(json: &str) -> Result<Preparation> {
-        Preparation::from_value(&super::parse_json(json, "observe")?)
+        Preparation::from_value(&parse_json(json, "observe")?)
     }
 
     fn from_value(item: &OwnedValue) -> Result<Preparation> {
