@@ -211,12 +211,19 @@ test('ToolCallCards.started: a rawInput that serialises to something else than a
 });
 
 test('OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk', () => {
-  sameOnBothPaths(
+  const out = sameOnBothPaths(
     () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ch) => c.pushChunk(ch),
     [callStart, bigArguments],
     [contentChunk, argumentChunk],
   );
+  // The call's start converts; the argument chunk that crosses the limit is
+  // the one that fails, fatally; everything after it is FINISHED.
+  assert.equal(out[0].code, undefined, JSON.stringify(out[0]));
+  assert.deepEqual(out[1], { code: 'LIMIT_EXCEEDED', fatal: true });
+  assert.deepEqual(out[2], { code: 'FINISHED', fatal: true });
+  assert.deepEqual(out[3], { code: 'FINISHED', fatal: true });
+  assert.deepEqual(out.at(-1), { finished: true });
 });
 
 test('ToolCallCards.finished: content and rawOutput with lone surrogates and deep nesting come back as JSON copies', () => {
