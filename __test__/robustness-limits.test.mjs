@@ -134,8 +134,32 @@ test('OpenAI maxCallBytes and maxRepairDepth', () => {
   );
 });
 
+test('a limit of Infinity is no limit, not the default', () => {
+  // One argument chunk past the 64 MiB default of maxCallBytes.
+  const big = 'x'.repeat(64 * 1024 * 1024 + 16);
+  const run = (limits) => {
+    const c = new AnthropicConverter({ limits });
+    c.pushEvent(start);
+    c.pushEvent(tool(0, 'toolu_1'));
+    c.pushEvent(args(0, '"'));
+    c.pushEvent(args(0, big));
+    return c;
+  };
+  expectLimit(() => run(undefined));
+  const c = run({ maxCallBytes: Infinity, maxBufferedBytes: Infinity });
+  assert.equal(c.finished, false);
+  c.free();
+});
+
 test('bad limits are INVALID_ARGUMENT', () => {
-  for (const limits of [{ maxCallBytes: 0 }, { maxBufferedBytes: -1 }, { maxRepairDepth: 'deep' }, 5]) {
+  for (const limits of [
+    { maxCallBytes: 0 },
+    { maxBufferedBytes: -1 },
+    { maxRepairDepth: 'deep' },
+    { maxCallBytes: NaN },
+    { maxBufferedBytes: -Infinity },
+    5,
+  ]) {
     assert.throws(() => new AnthropicConverter({ limits }), {
       code: 'INVALID_ARGUMENT',
     });

@@ -89,8 +89,9 @@ function readOptionsOf(options, fn) {
     for (const key of ['maxCallBytes', 'maxBufferedBytes', 'maxRepairDepth']) {
       const v = limits[key];
       if (v === undefined) continue;
+      // `Infinity` is no limit.
       if (typeof v !== 'number' || !(v >= 1))
-        throw invalidArgument(`${fn}: options.limits.${key} must be a number >= 1`);
+        throw invalidArgument(`${fn}: options.limits.${key} must be a number >= 1 (Infinity: no limit)`);
       nativeLimits[key] = v;
     }
   }

@@ -58,9 +58,11 @@ pub struct NativeLimits {
 fn limits(l: Option<NativeLimits>) -> Limits {
     let mut out = Limits::default();
     if let Some(l) = l {
+        // lib/converters.js lets only numbers >= 1 through: `Infinity` is
+        // no limit (the cast saturates at usize::MAX), not the default.
         let set = |slot: &mut usize, v: Option<f64>| {
-            if let Some(v) = v.filter(|v| v.is_finite() && *v >= 1.0) {
-                *slot = v.min(usize::MAX as f64) as usize;
+            if let Some(v) = v.filter(|v| *v >= 1.0) {
+                *slot = v as usize;
             }
         };
         set(&mut out.max_call_bytes, l.max_call_bytes);
