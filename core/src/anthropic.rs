@@ -15,12 +15,12 @@ use crate::gemini::{
 };
 use crate::js_text::js_to_string;
 use crate::json::{self, Value};
+use crate::lifted::lift_checked;
 use crate::limits::Limits;
 use crate::prefix;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::{Bom, Rest, SseEvent};
-use crate::wire::lift::lift_checked;
 use crate::wire::{State, MAX_GATHER_INDEX};
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).

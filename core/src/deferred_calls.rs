@@ -9,13 +9,13 @@
 use crate::error::{Error, ErrorCode};
 use crate::gemini::Response;
 use crate::json::{validate, Kind};
-use crate::wire::lift::{lift_checked, Lifted};
+use crate::lifted::{lift_checked, Lifted};
 
 /// What `content_block_stop` makes of a `tool_use` block's argument text.
 pub enum Closed {
     /// Valid JSON with an object root (`"{}"` for an empty buffer): the
     /// arguments as JSON text, and their large string members lifted out
-    /// for the batch, if any ([`crate::wire::lift`]).
+    /// for the batch, if any ([`crate::lifted`]).
     Call(String, Option<Lifted>),
     /// Not valid JSON, or a non-object root: no call, only a flag.
     Rejected,

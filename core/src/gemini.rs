@@ -57,8 +57,8 @@ pub enum Part {
         /// OpenAI parser's buffer of a large call is not copied for it).
         args: Rc<String>,
         /// The same arguments with their large string members lifted out,
-        /// for the batch ([`crate::wire::lift`]); `None` when none are.
-        lifted: Option<Rc<crate::wire::lift::Lifted>>,
+        /// for the batch ([`crate::lifted`]); `None` when none are.
+        lifted: Option<Rc<crate::lifted::Lifted>>,
     },
 }
 

@@ -13,6 +13,7 @@ pub(crate) mod feed;
 pub mod gemini;
 pub mod js_text;
 pub mod json;
+pub mod lifted;
 pub mod limits;
 pub mod nonstream;
 pub mod openai;

@@ -13,8 +13,8 @@ use std::rc::Rc;
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
 use crate::json::{find_stop, scan_json_bytes_following, validate, Follow, Kind};
+use crate::lifted::{lift_checked, Lifted};
 use crate::repair::safe_json_parse;
-use crate::wire::lift::{lift_checked, Lifted};
 
 /// One slot (docs/behaviour.md §3.3.1: buffers / depths / inStrings / escapes / meta).
 #[derive(Debug, Default)]
@@ -184,7 +184,7 @@ pub struct CompletedCall {
     /// an object), shared with the slot's buffer when they are that buffer.
     pub args: Rc<String>,
     /// The arguments with their large string members lifted out (see
-    /// [`crate::wire::lift`]), when any were.
+    /// [`crate::lifted`]), when any were.
     pub lifted: Option<Lifted>,
     /// The slot's index (after collision remapping).
     pub index: u64,
