@@ -2,18 +2,51 @@
 // own content generators, stock or with toolcall-stream/qwen installed, that
 // times whole streams on request (IPC from benchmark/qwen.mjs).
 //
-//   node benchmark/qwen-worker.mjs <packageDir> <stock|native> [--smoke] [--base-url URL]
+//   node benchmark/qwen-worker.mjs <packageDir> <stock|native> [--smoke] [--base-url URL] [--telemetry]
 //
 // With --base-url the provider runs in the driver, which serves each case's
 // body before asking for it; otherwise this process serves it.
+// With --telemetry the generators are made as Qwen's CLI makes them (its
+// Config and createContentGenerator, so its LoggingContentGenerator) with
+// Qwen's own OpenTelemetry recording to its file exporter, the way
+// `"telemetry": {"enabled": true, "target": "local", "outfile": …}` in
+// settings.json sets it up; the file is a temporary one, removed at exit.
+// A native side whose release the preload does not serve runs stock and says
+// so in its ready message.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { startQwenGenerators } from '../__test__/helpers/qwen-generator.mjs';
+import { startQwenTelemetryGenerators } from '../__test__/helpers/qwen-telemetry-generators.mjs';
 import { qwenCases } from './qwen-cases.mjs';
 
 const [packageDir, mode, ...flags] = process.argv.slice(2);
 const cases = qwenCases(flags.includes('--smoke'));
 const baseUrl = flags.includes('--base-url') ? flags[flags.indexOf('--base-url') + 1] : undefined;
-const qwen = await startQwenGenerators({ packageDir, mode, baseUrl });
+const telemetry = flags.includes('--telemetry');
+const telemetryDir = telemetry ? fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-bench-telemetry-')) : undefined;
+
+const start = (side) =>
+  telemetry
+    ? startQwenTelemetryGenerators({
+        packageDir,
+        mode: side,
+        baseUrl,
+        outfile: path.join(telemetryDir, 'telemetry.json'),
+      })
+    : startQwenGenerators({ packageDir, mode: side, baseUrl });
+
+let qwen;
+let runsStock;
+try {
+  qwen = await start(mode);
+} catch (err) {
+  // The release is not served: measure what its user gets, stock Qwen.
+  if (mode !== 'native') throw err;
+  runsStock = err.message;
+  qwen = await start('stock');
+}
 const bodies = new Map();
 
 /** One stream through Qwen, consumed as Qwen's callers consume it. */
@@ -43,7 +76,15 @@ function digest(responses, error) {
   return `${responses.length}:${hash.digest('hex').slice(0, 16)}${error ? ` ${error}` : ''}`;
 }
 
-process.on('message', async ({ name, iterations, minMs = 0 }) => {
+process.on('message', async ({ name, iterations, minMs = 0, close }) => {
+  if (close) {
+    // Qwen's telemetry shutdown flushes the file before it is removed.
+    await qwen.close();
+    if (telemetryDir) fs.rmSync(telemetryDir, { recursive: true, force: true });
+    process.send({ closed: true });
+    process.disconnect();
+    return;
+  }
   const c = cases.find((x) => x.name === name);
   const times = [];
   const cpuTimes = [];
@@ -57,4 +98,4 @@ process.on('message', async ({ name, iterations, minMs = 0 }) => {
   }
   process.send({ name, times, cpuTimes, digest: digest(last.responses, last.error), stats: qwen.stats });
 });
-process.send({ ready: true, version: qwen.version });
+process.send({ ready: true, version: qwen.version, runsStock });
