@@ -11,8 +11,9 @@
 // Qwen's own OpenTelemetry recording to its file exporter, the way
 // `"telemetry": {"enabled": true, "target": "local", "outfile": …}` in
 // settings.json sets it up; the file is a temporary one, removed at exit.
-// A native side whose release the preload does not serve runs stock and says
-// so in its ready message.
+// A native side whose release the preload does not serve (for either
+// provider) says why in its ready message and exits: the driver measures a
+// stock side in its place.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,14 +39,13 @@ const start = (side) =>
     : startQwenGenerators({ packageDir, mode: side, baseUrl });
 
 let qwen;
-let runsStock;
 try {
   qwen = await start(mode);
 } catch (err) {
-  // The release is not served: measure what its user gets, stock Qwen.
   if (mode !== 'native') throw err;
-  runsStock = err.message;
-  qwen = await start('stock');
+  if (telemetryDir) fs.rmSync(telemetryDir, { recursive: true, force: true });
+  process.send({ ready: false, notServed: err.message }, () => process.exit(0));
+  await new Promise(() => {});
 }
 const bodies = new Map();
 
@@ -98,4 +98,4 @@ process.on('message', async ({ name, iterations, minMs = 0, close }) => {
   }
   process.send({ name, times, cpuTimes, digest: digest(last.responses, last.error), stats: qwen.stats });
 });
-process.send({ ready: true, version: qwen.version, runsStock });
+process.send({ ready: true, version: qwen.version });

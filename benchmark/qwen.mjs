@@ -22,21 +22,15 @@
 import os from 'node:os';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
+import { QWEN_VARIANT_RELEASES, ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
 import { startLoopbackProvider } from '../__test__/helpers/qwen-generator.mjs';
 import { qwenCases } from './qwen-cases.mjs';
 import { cardLatency } from './qwen-cards.mjs';
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
-/**
- * The newest release of each variant of the code the preload replaces (the
- * Anthropic processStream: 0.21.x; 0.23.0–0.23.3; 0.23.4 onward, which also
- * changes the OpenAI converter and the pipeline's arguments from 0.23.0 and
- * 0.24.0): the speed a user of each variant sees.
- */
-const BENCH_VERSIONS = ['0.21.10', '0.23.3', '0.24.4'];
-const versions = argv.includes('--version') ? [argv[argv.indexOf('--version') + 1]] : BENCH_VERSIONS;
+// The newest release of each code variant: the speed a user of each variant sees.
+const versions = argv.includes('--version') ? [argv[argv.indexOf('--version') + 1]] : QWEN_VARIANT_RELEASES;
 const telemetryModes = argv.includes('--no-telemetry') ? [false] : [false, true];
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : undefined;
 const cases = qwenCases(SMOKE).filter((c) => only === undefined || c.name.includes(only));
@@ -120,10 +114,16 @@ for (const version of versions) {
   const notes = [];
   for (const telemetry of telemetryModes) {
     const stock = startSide(dir, 'stock', telemetry);
-    const native = startSide(dir, 'native', telemetry);
+    let native = startSide(dir, 'native', telemetry);
     const [, ready] = await Promise.all([stock.ready, native.ready]);
     const label = telemetry ? 'on' : 'off';
-    if (ready.runsStock) notes.push(`telemetry ${label}: the native side runs stock: ${ready.runsStock}`);
+    // A release the preload does not serve: what its user gets is stock Qwen.
+    const runsStock = ready.notServed;
+    if (runsStock) {
+      notes.push(`telemetry ${label}: the native side runs stock: ${runsStock}`);
+      native = startSide(dir, 'stock', telemetry);
+      await native.ready;
+    }
     let nativeStats;
     for (const c of cases) {
       // One side at a time: the provider serves one body, and neither side's time includes the other's work.
@@ -160,7 +160,7 @@ for (const version of versions) {
       const s = median(times.stock);
       const n = median(times.native);
       const [sc, nc] = [median(cpu.stock), median(cpu.native)];
-      const path = ready.runsStock ? 'runs stock' : pathOf(before, nativeStats, c.provider);
+      const path = runsStock ? 'runs stock' : pathOf(before, nativeStats, c.provider);
       console.log(
         `| ${c.name} | ${label} | ${s.toFixed(2)} | ${n.toFixed(2)} | ${(s / n).toFixed(2)}× | ${sc.toFixed(2)} / ${nc.toFixed(2)} | ${(sc / nc).toFixed(2)}× | ${path} |`,
       );

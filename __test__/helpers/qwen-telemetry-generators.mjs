@@ -17,7 +17,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { importHookPoints } from '../../lib/qwen/locate.mjs';
+import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
+import { findExporters } from '../../lib/qwen/inspect.mjs';
 import { startLoopbackProvider, startQwenGenerators } from './qwen-generator.mjs';
 
 /**
@@ -44,7 +45,7 @@ export async function startQwenTelemetryGenerators({ packageDir, mode, outfile, 
     'isTelemetrySdkInitialized',
     'shutdownTelemetry',
   ];
-  const t = await importHookPoints(packageDir, version, names);
+  const t = await importHookPoints(findExporters(packageDir, names), names);
   const missing = names.filter((name) => t[name] === undefined);
   if (missing.length) throw new Error(`Qwen Code ${version} exports no ${missing.join(', ')}`);
 
