@@ -54,12 +54,40 @@ const isSpan = (r) => r.name !== undefined && own(r, 'spanContext') && r.startTi
 const isLog = (r) => own(r, 'hrTime') !== undefined && 'attributes' in r && !isSpan(r);
 const isMetrics = (r) => Array.isArray(r.scopeMetrics);
 
+/** Nanoseconds of an OpenTelemetry HrTime (`[seconds, nanoseconds]`). */
+const nanos = (t) => BigInt(t[0]) * 1_000_000_000n + BigInt(t[1]);
+
 /**
- * `{spans, logs, metrics}` of the file's records, masked. Metrics are
- * cumulative, and exported every 10 s and at shutdown: only the last export
- * counts, each data point by its attributes.
+ * `{spans, logs, metrics}` of the file's records, masked. Spans are exported
+ * as they end, and spans ending together (a request's HTTP client span and
+ * its llm_request span) end in either order; the span and log processors
+ * write their batches in either order too. So spans are taken in the order
+ * they started (parents before children), log records in the order they were
+ * emitted, and ids numbered in that order. Metrics are cumulative, exported
+ * every 10 s and at shutdown: only the last export counts, each data point
+ * by its attributes.
  */
 export function normalizeTelemetry(records) {
+  const spanRecords = [];
+  const logRecords = [];
+  let lastMetrics;
+  const unknown = [];
+  for (const r of records) {
+    if (isSpan(r)) spanRecords.push(r);
+    else if (isLog(r)) logRecords.push(r);
+    else if (isMetrics(r)) lastMetrics = r;
+    else unknown.push(Object.keys(r).sort().join(','));
+  }
+  if (unknown.length)
+    throw new Error(`records of no known kind in the telemetry file: ${[...new Set(unknown)].join(' | ')}`);
+  const parentOf = (r) => r.parentSpanContext?.spanId ?? r.parentSpanId;
+  const byId = new Map(spanRecords.map((r) => [own(r, 'spanContext').spanId, r]));
+  const depth = (r) => (byId.has(parentOf(r)) ? 1 + depth(byId.get(parentOf(r))) : 0);
+  spanRecords.sort((a, b) => {
+    const d = nanos(a.startTime) - nanos(b.startTime);
+    return d !== 0n ? (d < 0n ? -1 : 1) : depth(a) - depth(b);
+  });
+
   const trace = idNumbering();
   const span = idNumbering();
   const callId = idNumbering();
@@ -79,45 +107,34 @@ export function normalizeTelemetry(records) {
     return out;
   };
 
-  const spans = [];
-  const logs = [];
-  let lastMetrics;
-  const unknown = [];
-  for (const r of records) {
-    if (isSpan(r)) {
-      const context = own(r, 'spanContext');
-      spans.push({
-        name: r.name,
-        kind: r.kind,
-        scope: r.instrumentationScope?.name,
-        trace: trace(context.traceId),
-        span: span(context.spanId),
-        parent: span(r.parentSpanContext?.spanId ?? r.parentSpanId),
-        attributes: maskAttributes(r.attributes),
-        events: (r.events ?? []).map((e) => ({ name: e.name, attributes: maskAttributes(e.attributes) })),
-        status: { code: r.status?.code, message: r.status?.message ? maskText(r.status.message) : undefined },
-        links: (r.links ?? []).length,
-      });
-    } else if (isLog(r)) {
-      const context = own(r, 'spanContext');
-      const body = own(r, 'body');
-      logs.push({
-        event: r.attributes?.['event.name'],
-        scope: r.instrumentationScope?.name,
-        body: typeof body === 'string' ? maskText(body) : body,
-        severity: own(r, 'severityNumber'),
-        trace: context ? trace(context.traceId) : null,
-        span: context ? span(context.spanId) : null,
-        attributes: maskAttributes(r.attributes),
-      });
-    } else if (isMetrics(r)) {
-      lastMetrics = r;
-    } else {
-      unknown.push(Object.keys(r).sort().join(','));
-    }
-  }
-  if (unknown.length)
-    throw new Error(`records of no known kind in the telemetry file: ${[...new Set(unknown)].join(' | ')}`);
+  const spans = spanRecords.map((r) => {
+    const context = own(r, 'spanContext');
+    return {
+      name: r.name,
+      kind: r.kind,
+      scope: r.instrumentationScope?.name,
+      trace: trace(context.traceId),
+      span: span(context.spanId),
+      parent: span(parentOf(r)),
+      attributes: maskAttributes(r.attributes),
+      events: (r.events ?? []).map((e) => ({ name: e.name, attributes: maskAttributes(e.attributes) })),
+      status: { code: r.status?.code, message: r.status?.message ? maskText(r.status.message) : undefined },
+      links: (r.links ?? []).length,
+    };
+  });
+  const logs = logRecords.map((r) => {
+    const context = own(r, 'spanContext');
+    const body = own(r, 'body');
+    return {
+      event: r.attributes?.['event.name'],
+      scope: r.instrumentationScope?.name,
+      body: typeof body === 'string' ? maskText(body) : body,
+      severity: own(r, 'severityNumber'),
+      trace: context ? trace(context.traceId) : null,
+      span: context ? span(context.spanId) : null,
+      attributes: maskAttributes(r.attributes),
+    };
+  });
   const metrics = [];
   for (const scope of lastMetrics?.scopeMetrics ?? [])
     for (const m of scope.metrics) {
