@@ -6,7 +6,8 @@
 // the preload installed, in separate processes. Then:
 // - Qwen's callers see the same responses and errors as stock;
 // - Qwen's telemetry file holds the same spans (the llm_request span with its
-//   request, output messages, usage and finish reasons; the HTTP client span),
+//   request, usage, finish reasons and output messages, which Qwen builds from
+//   the events and chunks it recorded: content capture is on; the HTTP client span),
 //   the same log events (api_request, api_response / api_error, session) and
 //   the same metrics, counts and attributes, with what varies by run masked
 //   (helpers/qwen-telemetry-file.mjs);
