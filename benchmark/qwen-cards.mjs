@@ -2,7 +2,8 @@
 // toolcall-stream/qwen. Two Qwen processes of the same release against one
 // loopback provider, prompts alternating between them; each prompt streams a
 // `write_file` call, and the latency is from the provider writing the call's
-// start (id and name) to the ACP client receiving its preparing card.
+// start (id and name) to the ACP client receiving its preparing card. The
+// preload's report (TOOLCALL_STREAM_QWEN_REPORT) tells which path it took.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,35 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Median ms from call start to preparing card, per side, for one release and provider (and every sample). */
+/**
+ * The preload side's path from its report, one line per Qwen process that
+ * ran cli.js: the streams it converted from the raw body or from SDK
+ * objects, or why it ran stock.
+ */
+function preloadPath(reportFile, provider) {
+  let lines = [];
+  try {
+    lines = fs
+      .readFileSync(reportFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  } catch {
+    return 'no report';
+  }
+  const stock = lines.find((l) => !l.active);
+  if (stock) return `runs stock: ${stock.reason}`;
+  const sum = (key) => lines.reduce((n, l) => n + l.streams[provider][key], 0);
+  const paths = [];
+  if (sum('bytes')) paths.push(`raw body ×${sum('bytes')}`);
+  const objects = sum(provider === 'anthropic' ? 'objects' : 'chunks');
+  if (objects) paths.push(`SDK objects ×${objects}`);
+  const fallbacks = lines.reduce((n, l) => n + l.fallbacks, 0);
+  if (fallbacks) paths.push(`stock (fallback) ×${fallbacks}`);
+  return paths.join(' + ') || 'none';
+}
+
+/** Median ms from call start to preparing card, per side, for one release and provider (and every sample), and the preload's path. */
 export async function cardLatency({ version, provider, runs }) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-cards-'));
   const sides = ['stock', 'preload'];
@@ -51,6 +80,7 @@ export async function cardLatency({ version, provider, runs }) {
       };
     }
   const server = await startProvider({ speed: 20, scenarios, fallback: sideAnswer });
+  const reportFile = path.join(root, 'preload-report.ndjson');
   const starts = new Map();
   server.events.on('frame', ({ note, at }) => {
     if (note?.tool && note.argSent === undefined && note.argsComplete === undefined && !starts.has(note.id))
@@ -65,6 +95,7 @@ export async function cardLatency({ version, provider, runs }) {
         providerUrl: server.url,
         cwd: REPO,
         nodeOptions: side === 'preload' ? `--import=${preload}` : undefined,
+        env: side === 'preload' ? { TOOLCALL_STREAM_QWEN_REPORT: reportFile } : {},
         retryInitialDelayMs: 100,
       });
     const latency = { stock: [], preload: [] };
@@ -82,7 +113,13 @@ export async function cardLatency({ version, provider, runs }) {
         latency[side].push(card.at - starts.get(id));
       }
     }
-    return { stock: median(latency.stock), preload: median(latency.preload), samples: latency };
+    for (const side of sides) await qwen[side].close();
+    return {
+      stock: median(latency.stock),
+      preload: median(latency.preload),
+      samples: latency,
+      path: preloadPath(reportFile, provider),
+    };
   } finally {
     for (const side of sides) await qwen[side]?.close();
     await server.close();
