@@ -21,7 +21,7 @@ use crate::prefix;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
 use crate::sse::{Bom, Rest, SseEvent};
-use crate::wire::{State, MAX_GATHER_INDEX};
+use crate::state::{State, MAX_GATHER_INDEX};
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).
 struct Block {
@@ -199,7 +199,7 @@ impl AnthropicStream {
         }
     }
 
-    /// The state the JS fast paths depend on (`wire::State`), after a call
+    /// The state the JS fast paths depend on (`crate::state::State`), after a call
     /// that yielded `yielded`. `header`: no `message_start` usage is pending
     /// and the last chunk yielded has the current response id and model, so
     /// a text or thinking delta converts to one chunk with that header.

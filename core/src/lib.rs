@@ -21,6 +21,7 @@ pub(crate) mod prefix;
 pub mod profile;
 pub mod repair;
 pub mod sse;
+pub mod state;
 pub mod wire;
 
 pub use error::{Error, ErrorCode};

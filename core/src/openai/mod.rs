@@ -1126,7 +1126,7 @@ impl OpenAIStream {
         normalized
     }
 
-    /// The state the JS fast paths depend on (`wire::State`): `quiet`,
+    /// The state the JS fast paths depend on (`crate::state::State`): `quiet`,
     /// `text_ready`, and the `budget` of argument bytes that can be gathered
     /// before a limit could fail: no call holds more than all of them
     /// together, so `max_call_bytes` less the parser's buffered bytes is a
@@ -1134,7 +1134,7 @@ impl OpenAIStream {
     /// what only more input could use (the argument buffers and templates),
     /// so a converter that is done holds no large buffer until it is
     /// collected; what its state word says is kept.
-    pub fn wire_state(&mut self) -> crate::wire::State {
+    pub fn wire_state(&mut self) -> crate::state::State {
         let tag_closing = self.closing_tag_pending();
         if self.feed.is_finished() {
             if self.parser.buffered() > 0
@@ -1146,9 +1146,9 @@ impl OpenAIStream {
                 self.content_templates = Templates::default();
                 self.scratch = String::new();
             }
-            return crate::wire::State {
+            return crate::state::State {
                 tag_closing,
-                ..crate::wire::State::FINISHED
+                ..crate::state::State::FINISHED
             };
         }
         let held = self.parser.buffered();
@@ -1157,12 +1157,12 @@ impl OpenAIStream {
                 .max_buffered_bytes
                 .saturating_sub(held + self.feed.buffered()),
         );
-        crate::wire::State {
+        crate::state::State {
             quiet: self.is_quiet(),
             text_ready: self.is_text_ready(),
             tag_closing,
             budget,
-            ..crate::wire::State::default()
+            ..crate::state::State::default()
         }
     }
 

@@ -38,15 +38,20 @@
 //! (`lib/fast-paths.js`) depend on, as it is after the call, error batches
 //! included; the JS layer keeps no other copy of native state.
 
+mod item;
 pub mod lift;
 
 use crate::error::Error;
 use crate::gemini::{Flavor, Part, Response, UsageProvenance};
 use crate::json::write_str;
 use crate::nonstream::BodyResponse;
+pub use crate::state::{State, MAX_GATHER_INDEX};
 
-/// The converter state carried by every batch, encoded as one number
-/// ([`State::encode`], an integer below 2^53):
+/// The longest `budget` the word carries.
+const BUDGET_CAP: usize = (1 << 31) - 1;
+
+/// The converter state ([`State`]) carried by every batch, encoded as one
+/// number (an integer below 2^53):
 ///
 /// | bits   | field |
 /// |--------|-------|
@@ -58,50 +63,7 @@ use crate::nonstream::BodyResponse;
 /// | 5–20   | `gather` (Anthropic): the index + 1 of the block whose `input_json_delta` fragments may be gathered in JS, 0 for none |
 /// | 21     | `tag_closing` (OpenAI): a closing thinking-tag candidate is pending (`context.pendingThinkingTagCandidate?.closingTagName`); the pipeline's error path turns a source error into `PROTOCOL_TAG_LEAK` then. Kept in a finished word too (after a fatal error the candidate is still there), never after `free()` |
 /// | 22–52  | `budget`: bytes of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`), capped at 2^31 − 1 |
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct State {
-    /// Bit 0: no more input is taken (`end()`, a fatal error, or the
-    /// converter was freed). The word is then exactly 1: no fast path.
-    pub finished: bool,
-    /// Bit 1 (OpenAI, [`crate::openai::OpenAIStream::is_quiet`]): a chunk
-    /// that only appends tool-call arguments converts to an empty response.
-    pub quiet: bool,
-    /// Bit 2 (OpenAI, [`crate::openai::OpenAIStream::is_text_ready`]): a
-    /// content-only delta may take the text path.
-    pub text_ready: bool,
-    /// Bit 3 (Anthropic, [`crate::anthropic::AnthropicStream::wire_state`]):
-    /// a text or thinking delta converts to exactly one chunk with the
-    /// header of the last yielded response.
-    pub header: bool,
-    /// Bit 4 (Anthropic): a chunk with a part was yielded, which 0.24.4's
-    /// end-of-stream check looks at (`responseHasAssistantPayload`).
-    pub payload: bool,
-    /// The open block whose `input_json_delta` fragments the JS layer may
-    /// gather (an index below [`MAX_GATHER_INDEX`]).
-    pub gather: Option<u32>,
-    /// A closing thinking-tag candidate is pending (OpenAI).
-    pub tag_closing: bool,
-    /// See the table.
-    pub budget: usize,
-}
-
-/// Gathering is offered only for block indexes below this.
-pub const MAX_GATHER_INDEX: u32 = (1 << 16) - 1;
-const BUDGET_CAP: usize = (1 << 31) - 1;
-
 impl State {
-    /// A finished converter: no fast path is open.
-    pub const FINISHED: State = State {
-        finished: true,
-        quiet: false,
-        text_ready: false,
-        header: false,
-        payload: false,
-        gather: None,
-        tag_closing: false,
-        budget: 0,
-    };
-
     /// The state word as the table lays it out, an integer below 2^53 so
     /// that a JS number holds it exactly; exactly 1 when finished, whatever
     /// the other fields say.
@@ -175,7 +137,7 @@ pub fn write_annotations(
 ) {
     if let Some(u) = usage {
         out.push_str(",\"u\":");
-        u.write(out);
+        u.write_item(out);
     }
     let mut reasoning = reasoning_parts.into_iter().peekable();
     if reasoning.peek().is_some() {

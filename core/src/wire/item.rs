@@ -1,0 +1,83 @@
+//! A response as a batch item: the response as the reference's
+//! `JSON.stringify` shows it, beside its out-of-band metadata (preparations,
+//! the sanitization record, usage provenance, reasoning parts). The output
+//! model (`crate::gemini`) knows nothing of this encoding.
+
+use crate::gemini::{Part, Response, UsageProvenance};
+use crate::json::write_str;
+
+impl Response {
+    /// Writes `{"r": <response>, "p": [<preparations>], "u": <usage
+    /// provenance>, "t": [<indexes of reasoning parts>]}`: the response as
+    /// the reference's `JSON.stringify` shows it, and its out-of-band metadata.
+    pub fn write_item(&self, out: &mut String) {
+        self.write_item_open(out);
+        out.push('}');
+    }
+
+    /// [`Response::write_item`] without the closing brace, for a caller that
+    /// adds a key.
+    pub(crate) fn write_item_open(&self, out: &mut String) {
+        out.push_str("{\"r\":");
+        self.write_response(out);
+        if !self.preparations.is_empty() {
+            out.push_str(",\"p\":[");
+            for (i, p) in self.preparations.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str("{\"callId\":");
+                write_str(out, &p.call_id);
+                out.push_str(",\"toolName\":");
+                write_str(out, &p.tool_name);
+                out.push('}');
+            }
+            out.push(']');
+        }
+        if let Some((tag, count)) = self.sanitized {
+            out.push_str(",\"s\":{\"tagName\":\"");
+            out.push_str(tag);
+            out.push_str("\",\"toolCallCount\":");
+            out.push_str(&count.to_string());
+            out.push('}');
+        }
+        let reasoning = self
+            .parts()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p, Part::Reasoning(_)))
+            .map(|(i, _)| i);
+        super::write_annotations(self.usage.as_ref().map(|u| &u.provenance), reasoning, out);
+    }
+}
+
+impl UsageProvenance {
+    /// `[cachedInputTokensReported]` (OpenAI) or
+    /// `[cachedInputTokensReported, cacheCreationInputTokens | null]`
+    /// (Anthropic; `null` = the key holds `undefined`).
+    pub fn write_item(&self, out: &mut String) {
+        let (reported, creation) = match *self {
+            UsageProvenance::OpenAI {
+                cached_input_tokens_reported,
+            } => (cached_input_tokens_reported, None),
+            UsageProvenance::Anthropic {
+                cached_input_tokens_reported,
+                cache_creation_input_tokens,
+            } => (
+                cached_input_tokens_reported,
+                Some(cache_creation_input_tokens),
+            ),
+        };
+        out.push('[');
+        out.push_str(if reported { "true" } else { "false" });
+        match creation {
+            None => {}
+            Some(None) => out.push_str(",null"),
+            Some(Some(n)) => {
+                out.push(',');
+                crate::json::write_number(out, n);
+            }
+        }
+        out.push(']');
+    }
+}
