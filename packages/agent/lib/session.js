@@ -1,7 +1,7 @@
 'use strict';
 // The prompt turn: model request → tools → model request … until the model
 // stops, the user cancels, or the request budget is spent.
-const { consumeModelStream, getProviderToolCallId, ToolCallCards } = require('../index.js');
+const { consumeModelStream, getProviderToolCallId, ToolCallCards } = require('toolcall-stream');
 const { modelEvents } = require('./model-request.js');
 const { runTool, skipTool } = require('./tool-call.js');
 const { vetCalls } = require('./vet-calls.js');

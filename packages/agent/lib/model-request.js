@@ -13,7 +13,7 @@
 // retried as Qwen's InvalidStreamError (stream-validation.js).
 const { setTimeout: sleep } = require('node:timers/promises');
 
-const { ToolCallIds } = require('../index.js');
+const { ToolCallIds } = require('toolcall-stream');
 const { log } = require('./log.js');
 const { MAX_RETRIES, isRetryable, isFallbackEligible, retryDelay, describeError } = require('./retry.js');
 const { StreamObserver } = require('./stream-observer.js');

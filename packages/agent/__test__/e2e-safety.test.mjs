@@ -1,5 +1,5 @@
 // The agent cannot be hung, flooded or tricked into running half a call. Each
-// case of issue 17 is driven end to end: the real provider SDK inside
+// case is driven end to end: the real provider SDK inside
 // bin/agent.js against the loopback provider (scripted streams: truncated and
 // malformed arguments, duplicate ids, stalls, cut sockets, endless lines, tens
 // of megabytes of arguments), the official ACP client over real pipes, real
