@@ -106,7 +106,7 @@ async function runPrompt(session, provider, params, signal, send, options, clien
         // Calls after a cancel are not executed, but the model still gets an answer for each.
         results.push({ callId: call.id, output: 'Cancelled by the user before it ran.', isError: true });
       } else if (stopTurn) {
-        results.push(skipTool(session, call, send));
+        results.push(skipTool(session, call, send, ctx));
       } else {
         const r = await runTool(session, call, send, ctx);
         stopTurn = Boolean(r.stopTurn);
