@@ -1,7 +1,8 @@
 // The documents' promises: every ```js example of README.md and docs/*.md
 // runs and prints what the `// ...` comments beside it say; the API page
 // documents every export; every relative link and every repository path a
-// document cites exists.
+// document cites exists. A package's README (packages/agent/README.md) cites
+// paths inside its package.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -21,6 +22,7 @@ const documents = [
     .readdirSync(path.join(root, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
+  'packages/agent/README.md',
 ].filter((doc) => fs.existsSync(path.join(root, doc)));
 const read = (doc) => fs.readFileSync(path.join(root, doc), 'utf8');
 
@@ -121,11 +123,12 @@ test('every repository path a document cites exists', () => {
   const cited = new RegExp(`\`((?:${tops})/[^\`\\s<>*…{(]*)\``, 'g');
   const missing = [];
   for (const doc of documents) {
+    const base = doc.startsWith('packages/') ? path.dirname(doc) : '';
     for (const [, cite] of read(doc).matchAll(cited)) {
       const file = cite.replace(/[,.;:]$/, '');
       // Qwen Code's own sources (packages/core, packages/cli) are cited from its repository.
       if (/^packages\/(core|cli)\//.test(file)) continue;
-      if (!fs.existsSync(path.join(root, file))) missing.push(`${doc}: ${file}`);
+      if (!fs.existsSync(path.join(root, base, file))) missing.push(`${doc}: ${file}`);
     }
   }
   assert.deepEqual(missing, []);

@@ -10,9 +10,9 @@
 // glibc; the Rust targets through scripts/build-cross.mjs; the Node packages)
 // into caches outside the repository (~/.cache/toolcall-stream-platforms), runs
 // each test file that is meaningful there, prints one table platform × test
-// file, and exits non-zero when a test fails. Every test file in __test__/ is
-// either run or skipped by name with its reason: a new file that is neither
-// stops the run.
+// file, and exits non-zero when a test fails. Every test file in __test__/
+// and packages/agent/__test__/ is either run or skipped by name with its
+// reason: a new file that is neither stops the run.
 //
 // Wine needs four test-only fixes, none of them shipped (scripts/wine/): a
 // Windows 10 prefix (Node refuses Windows 7, a fresh prefix's default), stdout
@@ -60,6 +60,10 @@ const CORE_FILES = [
   'lifted-arguments.test.mjs',
 ];
 
+/** The test folders: the root package's, then the agent's (its files' names are unique across both). */
+const TEST_DIRS = ['__test__', path.join('packages', 'agent', '__test__')];
+const testPath = (file) => TEST_DIRS.map((dir) => path.join(root, dir, file)).find((p) => fs.existsSync(p));
+
 /** Skipped on every emulated platform, with the reason. */
 const NOT_ADDON = "the reference agent's own JavaScript, not the addon; runs on linux-x64 (npm test)";
 const QWEN_HOST =
@@ -84,6 +88,7 @@ const COMMON_SKIPS = {
   'qwen-preload-fallback.test.mjs': QWEN_HOST,
   'qwen-telemetry.test.mjs': QWEN_HOST,
   'jsonrepair-parity.test.mjs': `${QWEN_HOST}; the repair is the same Rust code on every target`,
+  'package-contents.test.mjs': 'runs npm pack in both packages; what ships is the same on every platform (npm test)',
   'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
 };
 
@@ -244,7 +249,7 @@ function main() {
   if (wanted.length && platforms.length !== wanted.length)
     throw new Error(`unknown platform; known: ${PLATFORMS.map((p) => p.id).join(', ')}`);
 
-  const files = fs.readdirSync(path.join(root, '__test__')).filter((f) => f.endsWith('.test.mjs'));
+  const files = TEST_DIRS.flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')));
   for (const [extra, skips] of [
     [WINE_EXTRA, WINE_SKIPS],
     [[], QEMU_SKIPS],
@@ -288,7 +293,7 @@ function main() {
       console.log(`${platform.label}: ${file}`);
       const r = runNode(
         l,
-        ['--expose-gc', '--test-reporter=tap', l.path(path.join(root, '__test__', file))],
+        ['--expose-gc', '--test-reporter=tap', l.path(testPath(file))],
         { NAPI_RS_NATIVE_LIBRARY_PATH: l.path(l.addon) },
         20 * 60_000,
       );

@@ -1,10 +1,10 @@
 'use strict';
 // The prompt turn: model request → tools → model request … until the model
 // stops, the user cancels, or the request budget is spent.
-const { consumeModelStream, getProviderToolCallId, ToolCallCards } = require('../index.js');
+const { consumeModelStream, getProviderToolCallId, ToolCallCards } = require('toolcall-stream');
 const { modelEvents } = require('./model-request.js');
 const { runTool, skipTool } = require('./tool-call.js');
-const { vetCalls } = require('./vet-calls.js');
+const { vetCalls, argumentLimitMessage } = require('./vet-calls.js');
 const { TODO_WRITE, TOOL_DISPLAY } = require('./tools.js');
 const { usageUpdate } = require('./usage.js');
 
@@ -49,6 +49,16 @@ const STOP_REASONS = {
 };
 
 /**
+ * Ends a turn whose response the agent stopped at its argument limit. A
+ * refusal, not a failure: the cards already say what was refused, the model's
+ * history has its results, and the user reads why in the agent's own message.
+ */
+function endRefusedResponse(send, argumentLimit) {
+  send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: argumentLimitMessage(argumentLimit) } });
+  return 'end_turn';
+}
+
+/**
  * Runs one session/prompt and returns its ACP stop reason. `options`:
  * {retryDelayMs, stallTimeoutMs, fallbackModel, maxFrameBytes,
  * runRepairedArguments}. `client` is what the tools need from the connection
@@ -82,9 +92,13 @@ async function runPrompt(session, provider, params, signal, send, options, clien
       historyIds: provider.historyIds(session),
       providerId: getProviderToolCallId,
       runRepairedArguments: options.runRepairedArguments,
+      argumentLimit: turn.argumentLimit,
     });
     provider.addAssistant(session, turn.text, calls);
-    if (calls.length === 0) return STOP_REASONS[turn.finishReason] ?? 'end_turn';
+    if (calls.length === 0) {
+      if (turn.argumentLimit) return endRefusedResponse(send, turn.argumentLimit);
+      return STOP_REASONS[turn.finishReason] ?? 'end_turn';
+    }
     const results = [];
     let stopTurn = false;
     for (const call of calls) {
@@ -92,7 +106,7 @@ async function runPrompt(session, provider, params, signal, send, options, clien
         // Calls after a cancel are not executed, but the model still gets an answer for each.
         results.push({ callId: call.id, output: 'Cancelled by the user before it ran.', isError: true });
       } else if (stopTurn) {
-        results.push(skipTool(session, call, send));
+        results.push(skipTool(session, call, send, ctx));
       } else {
         const r = await runTool(session, call, send, ctx);
         stopTurn = Boolean(r.stopTurn);
@@ -105,6 +119,8 @@ async function runPrompt(session, provider, params, signal, send, options, clien
     // user; the model reads the rejection in history with the next prompt
     // (Qwen: stopAfterPermissionCancel ends the turn).
     if (stopTurn) return 'end_turn';
+    // Asking again would only ask for the same arguments.
+    if (turn.argumentLimit) return endRefusedResponse(send, turn.argumentLimit);
     // Output cut by the token limit: its calls were refused; asking again would only repeat it.
     if (turn.finishReason === 'MAX_TOKENS' && !options.runRepairedArguments) return 'max_tokens';
   }

@@ -1,4 +1,4 @@
-// The agent's stream observer (agent/stream-observer.js): what it reads from a
+// The agent's stream observer (lib/stream-observer.js): what it reads from a
 // response body beside the converter. Keep-alives never count as progress,
 // however the bytes are split; raw argument text and duplicate ids come out
 // the same for every split.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { StreamObserver } = require('../agent/stream-observer.js');
+const { StreamObserver } = require('../lib/stream-observer.js');
 
 const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 const KEEP_ALIVE = {

@@ -10,10 +10,13 @@
 // ends empty is asked again without streaming, as Qwen Code's
 // AnthropicContentGenerator.processStreamWithEmptyFallback does. An attempt
 // that ends cleanly without a complete answer (no finish reason, no text) is
-// retried as Qwen's InvalidStreamError (stream-validation.js).
+// retried as Qwen's InvalidStreamError (stream-validation.js). A call whose
+// arguments pass CONVERTER_LIMITS.maxCallBytes stops the attempt without an
+// error: the agent refuses the call (argumentLimitStop), it does not abandon
+// the attempt.
 const { setTimeout: sleep } = require('node:timers/promises');
 
-const { ToolCallIds } = require('../index.js');
+const { ToolCallIds, getToolCallPreparations } = require('toolcall-stream');
 const { log } = require('./log.js');
 const { MAX_RETRIES, isRetryable, isFallbackEligible, retryDelay, describeError } = require('./retry.js');
 const { StreamObserver } = require('./stream-observer.js');
@@ -25,6 +28,31 @@ const { InvalidStreamError, checkAttempt, acceptedAfterRetries } = require('./st
  * and everything one converter buffers, including an unterminated SSE line.
  */
 const CONVERTER_LIMITS = { maxCallBytes: 24 << 20, maxBufferedBytes: 32 << 20 };
+
+/**
+ * The converter refused a call's arguments past `maxCallBytes` (`observer`
+ * says which call). The attempt ends there, as a refusal rather than a
+ * failure: every call of the response so far comes back as a complete call
+ * (arguments `{}` where they never arrived whole), so that its card stays
+ * open and then fails with the reason, and the model's history answers it
+ * (vet-calls.js refuses them all, session.js ends the turn). Returns the
+ * chunk that carries the unfinished calls, or null when there are none.
+ */
+function argumentLimitStop(turn, prepared, completed, tooLarge) {
+  const unfinished = [...prepared].filter(([id]) => !completed.has(id));
+  // The card of the refused call: its id is the provider's, or that id with
+  // the suffix of the id normalisation (ToolCallIds); else the latest card.
+  const raw = tooLarge.rawId;
+  const isRefused = ([id]) => raw !== null && (id === raw || id.startsWith(`${raw}__qwen_dup_`));
+  turn.argumentLimit = {
+    toolName: tooLarge.name,
+    limit: CONVERTER_LIMITS.maxCallBytes,
+    refusedId: (unfinished.findLast(isRefused) ?? unfinished.at(-1))?.[0],
+  };
+  if (unfinished.length === 0) return null;
+  const parts = unfinished.map(([id, name]) => ({ functionCall: { id, name, args: {} } }));
+  return { candidates: [{ content: { role: 'model', parts }, index: 0 }] };
+}
 
 /** No data for `ms`: the attempt is aborted and retried as a transport error. */
 class StreamStalledError extends Error {
@@ -64,9 +92,14 @@ async function* modelEvents(session, provider, signal, turn, options) {
     turn.hasToolCall = false;
     turn.finishReason = undefined;
     turn.observer = observer;
+    turn.argumentLimit = undefined;
     let emittedOutput = false;
+    // This attempt's cards (id → tool name) and the calls that arrived whole.
+    const prepared = new Map();
+    const completed = new Set();
     const chunk = (response) => {
       ids.apply(response);
+      for (const p of getToolCallPreparations(response)) prepared.set(p.callId, p.toolName);
       if (isOutput(response)) emittedOutput = true;
       const candidate = response.candidates?.[0];
       for (const part of candidate?.content?.parts ?? []) {
@@ -74,7 +107,10 @@ async function* modelEvents(session, provider, signal, turn, options) {
           if (part.thought) turn.thoughtText += part.text;
           else turn.text += part.text;
         }
-        if (part.functionCall) turn.hasToolCall = true;
+        if (part.functionCall) {
+          turn.hasToolCall = true;
+          completed.add(part.functionCall.id);
+        }
       }
       if (candidate?.finishReason) turn.finishReason = candidate.finishReason;
       return { type: 'chunk', value: response };
@@ -111,6 +147,14 @@ async function* modelEvents(session, provider, signal, turn, options) {
       // Responses converted before an in-band error are never lost.
       if (err?.code === 'STREAM_ERROR') for (const r of err.responses ?? []) yield chunk(r);
       if (signal.aborted) throw err;
+      const tooLarge = err?.code === 'LIMIT_EXCEEDED' ? observer.callOver(CONVERTER_LIMITS.maxCallBytes) : null;
+      if (tooLarge) {
+        for (const r of err.responses ?? []) yield chunk(r);
+        log(`refused ${tooLarge.name}: its arguments exceed ${CONVERTER_LIMITS.maxCallBytes} bytes`);
+        const calls = argumentLimitStop(turn, prepared, completed, tooLarge);
+        if (calls) yield { type: 'chunk', value: calls };
+        return;
+      }
       if (attempt > MAX_RETRIES && acceptedAfterRetries(err)) {
         log(`accepting a quiet completion after a tool result (${attempt} attempts)`);
         return;

@@ -1,4 +1,4 @@
-// The agent's frame bounding (agent/frames.js): texts are cut by their JSON
+// The agent's frame bounding (lib/frames.js): texts are cut by their JSON
 // size, at code point boundaries, and the size it reports is the real one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { rng } from './helpers/random.mjs';
 
 const require = createRequire(import.meta.url);
-const { truncateText, jsonTextBytes, boundRawInput } = require('../agent/frames.js');
+const { truncateText, jsonTextBytes, boundRawInput } = require('../lib/frames.js');
 
 const jsonBytes = (s) => Buffer.byteLength(JSON.stringify(s)) - 2;
 

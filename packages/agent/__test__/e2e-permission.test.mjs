@@ -143,6 +143,34 @@ for (const providerKind of ['anthropic', 'openai']) {
       if (providerKind === 'anthropic') assert.equal(rejected[2], true);
     });
 
+    it('a rejection skips the rest of its batch: the later call is not run, its card fails with the reason, and the model gets its result', async () => {
+      const cwd = await workspace();
+      const sessionId = await agent.newSession(cwd);
+      // notes/a.md is allowed; notes/b.md, asked in the next batch beside a read, is rejected.
+      answers = ['allow_once', 'reject_once'];
+      const response = await prompt(agent, sessionId, 'two-writes');
+      assert.equal(response.stopReason, 'end_turn');
+      const updates = agent.updates(sessionId);
+      assert.deepEqual(framesOf(updates, callId('toolu_01WriteB')).map(shape), [
+        'tool_call:pending',
+        'tool_call_update:failed',
+      ]);
+      const skipped = framesOf(updates, callId('toolu_01ReadReadmeToo'));
+      assert.deepEqual(skipped.map(shape), ['tool_call:pending', 'tool_call_update:failed']);
+      assert.match(skipped[1].content[0].content.text, /^Skipped because a permission request was cancelled/);
+      assert.equal(await fs.readFile(path.join(cwd, 'notes/a.md'), 'utf8'), 'a\n');
+      await assert.rejects(fs.stat(path.join(cwd, 'notes/b.md')), { code: 'ENOENT' });
+      assert.equal(requestsFor('two-writes', cwd).length, 2, 'the turn ended with the rejection');
+
+      // The next prompt carries both answers to the model.
+      answers = ['allow_once'];
+      await prompt(agent, sessionId, 'permission-write');
+      const next = requestsFor('permission-write', cwd).at(-1);
+      const told = new Map(toolResults(next.body).map(([id, text]) => [id, text]));
+      assert.match(told.get(callId('toolu_01WriteB')), /was rejected by the user/);
+      assert.match(told.get(callId('toolu_01ReadReadmeToo')), /^Skipped because/);
+    });
+
     it('a cancelled permission request (no answer) fails the card as cancelled by the user', async () => {
       const cwd = await workspace();
       const sessionId = await agent.newSession(cwd);

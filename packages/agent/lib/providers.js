@@ -2,7 +2,7 @@
 // The model providers: each builds its request with the real SDK, owns the
 // session history in its own wire format, and names the converter for its
 // response body.
-const { AnthropicConverter, OpenAIConverter, convertAnthropicResponse } = require('../index.js');
+const { AnthropicConverter, OpenAIConverter, convertAnthropicResponse } = require('toolcall-stream');
 const { TOOL_SCHEMAS } = require('./tools.js');
 
 /** A call's arguments as history may hold them: an object ({} for anything else). */

@@ -142,6 +142,16 @@ class StreamObserver {
     return null;
   }
 
+  /**
+   * The raw call whose argument text is over `limit` bytes, or null: the
+   * call a converter's LIMIT_EXCEEDED refused (the observer reads every line
+   * the converter reads, before it does).
+   */
+  callOver(limit) {
+    // Characters are at most 3 bytes each in UTF-8: shorter texts need no count.
+    return this.calls.find((c) => c.text.length * 3 > limit && Buffer.byteLength(c.text) > limit) ?? null;
+  }
+
   /** The raw calls whose id already appeared earlier in this body. */
   duplicates() {
     const seen = new Set();

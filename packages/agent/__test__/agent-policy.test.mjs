@@ -1,6 +1,6 @@
 // The agent's policies, one module at a time: when to ask before a tool runs
-// (agent/permission.js), what is retried or falls back (agent/retry.js) and
-// the usage frame (agent/usage.js).
+// (lib/permission.js), what is retried or falls back (lib/retry.js) and
+// the usage frame (lib/usage.js).
 // The end-to-end tests drive the same code over real pipes.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,10 +8,10 @@ import { createRequire } from 'node:module';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
 
 const require = createRequire(import.meta.url);
-const permission = require('../agent/permission.js');
-const retry = require('../agent/retry.js');
-const { usageUpdate } = require('../agent/usage.js');
-const { StreamStalledError } = require('../agent/model-request.js');
+const permission = require('../lib/permission.js');
+const retry = require('../lib/retry.js');
+const { usageUpdate } = require('../lib/usage.js');
+const { StreamStalledError } = require('../lib/model-request.js');
 
 describe('permission', () => {
   it('default asks for edits only; auto-edit and yolo never ask; --approve=always starts in yolo', () => {

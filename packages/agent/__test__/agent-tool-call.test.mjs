@@ -12,11 +12,11 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { runTool } = require('../agent/tool-call.js');
-const { createSession } = require('../agent/session.js');
-const { initialApproval } = require('../agent/permission.js');
-const { writeRegular } = require('../agent/file-io.js');
-const { assertValidUpdate } = await import('./acp-helpers.mjs');
+const { runTool } = require('../lib/tool-call.js');
+const { createSession } = require('../lib/session.js');
+const { initialApproval } = require('../lib/permission.js');
+const { writeRegular } = require('../lib/file-io.js');
+const { sessionNotificationErrors } = await import('../demo/schema.mjs');
 
 const tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-tool-call-')));
 const fifo = path.join(tmp, 'gate');
@@ -82,7 +82,7 @@ test(
       frames.map((f) => `${f.sessionUpdate}:${f.status}`),
       ['tool_call:in_progress', 'tool_call_update:failed'],
     );
-    for (const f of frames) assertValidUpdate(f);
+    for (const f of frames) assert.equal(sessionNotificationErrors({ sessionId: 'sess-1', update: f }), null);
     assert.equal(frames[1].content[0].content.text, 'Cancelled by the user.');
     assert.equal(session.cards.isOpen('toolu_01Blocked'), false);
 

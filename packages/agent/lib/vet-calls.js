@@ -10,15 +10,18 @@
 // `--run-repaired-arguments` restores the lenient behaviour. Same-response duplicate ids, which the id
 // normalisation drops (Qwen's normalizeModelToolCallIds in
 // packages/core/src/core/toolCallIdUtils.ts), come back as
-// refused calls under a fresh id, so the model hears about them.
+// refused calls under a fresh id, so the model hears about them. A response
+// the agent stopped because a call's arguments passed its limit
+// (model-request.js, argumentLimitStop) runs nothing, whatever the flag.
 
 /**
  * @param {object[]} calls the normalised functionCalls of the attempt that succeeded
- * @param {{finishReason?: string, observer: import('./stream-observer.js').StreamObserver, historyIds: string[], providerId: (call: object) => string | undefined, runRepairedArguments?: boolean}} info
+ * @param {{finishReason?: string, observer: import('./stream-observer.js').StreamObserver, historyIds: string[], providerId: (call: object) => string | undefined, runRepairedArguments?: boolean, argumentLimit?: {toolName: string, limit: number, refusedId?: string}}} info
  * @returns {object[]} the calls, each with `refusal` set when it must not run
  */
-function vetCalls(calls, { finishReason, observer, historyIds, providerId, runRepairedArguments }) {
+function vetCalls(calls, { finishReason, observer, historyIds, providerId, runRepairedArguments, argumentLimit }) {
   const out = calls.map((call) => {
+    if (argumentLimit) return { ...call, refusal: argumentLimitRefusal(call, argumentLimit) };
     if (runRepairedArguments) return call;
     if (finishReason === 'MAX_TOKENS')
       return {
@@ -52,4 +55,21 @@ function vetCalls(calls, { finishReason, observer, historyIds, providerId, runRe
   return out;
 }
 
-module.exports = { vetCalls };
+/** `limit` bytes, and in MiB when it is a whole number of them. */
+function bytes(limit) {
+  return limit % (1 << 20) === 0 ? `${limit} bytes (${limit >> 20} MiB)` : `${limit} bytes`;
+}
+
+/** Why `call` of a response stopped at the argument limit did not run. */
+function argumentLimitRefusal(call, { toolName, limit, refusedId }) {
+  if (call.id === refusedId)
+    return `Not run: the arguments of ${toolName} exceeded the agent's limit of ${bytes(limit)}, so the agent refused the call and stopped the response there.`;
+  return `Not run: the response was stopped because the arguments of a ${toolName} call exceeded the agent's limit of ${bytes(limit)}, and no call of that response runs.`;
+}
+
+/** What the agent tells the user when it stopped a response at the argument limit. */
+function argumentLimitMessage({ toolName, limit }) {
+  return `The agent refused a ${toolName} call: its arguments exceeded the agent's limit of ${bytes(limit)}. Nothing from that response was run.`;
+}
+
+module.exports = { vetCalls, argumentLimitMessage };

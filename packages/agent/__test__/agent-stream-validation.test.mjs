@@ -1,4 +1,4 @@
-// agent/stream-validation.js: the end-of-attempt checks of Qwen Code's
+// lib/stream-validation.js: the end-of-attempt checks of Qwen Code's
 // GeminiChat (processStreamResponse), one case per rule. The end-to-end test
 // (e2e-empty-stream.test.mjs) drives the same checks over real pipes.
 import { test } from 'node:test';
@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { checkAttempt, acceptedAfterRetries, InvalidStreamError } = require('../agent/stream-validation.js');
-const retry = require('../agent/retry.js');
+const { checkAttempt, acceptedAfterRetries, InvalidStreamError } = require('../lib/stream-validation.js');
+const retry = require('../lib/retry.js');
 
 const attempt = (o) => ({
   finishReason: 'STOP',

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 // The reference ACP agent: ACP over stdio, a real Anthropic or
-// OpenAI-compatible client, and this package's native converters on the raw
+// OpenAI-compatible client, and toolcall-stream's native converters on the raw
 // response body. Tool cards appear the moment a call's id and name are known
 // and always end; retries and cancels discard the cards of the abandoned
-// attempt. This file reads the arguments and wires the parts in agent/.
+// attempt. This file reads the arguments and wires the parts in lib/.
 //
 //   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
 //     [--fallback-model NAME] [--approve ask|always] [--stall-timeout-ms N] [--max-frame-bytes N]
@@ -17,11 +17,11 @@
 const { Readable, Writable } = require('node:stream');
 const { parseArgs } = require('node:util');
 
-const { AnthropicConverter } = require('../index.js');
-const { log } = require('../agent/log.js');
-const { createProvider } = require('../agent/providers.js');
-const { serve } = require('../agent/server.js');
-const { DEFAULT_MAX_FRAME_BYTES } = require('../agent/frames.js');
+const { AnthropicConverter } = require('toolcall-stream');
+const { log } = require('../lib/log.js');
+const { createProvider } = require('../lib/providers.js');
+const { serve } = require('../lib/server.js');
+const { DEFAULT_MAX_FRAME_BYTES } = require('../lib/frames.js');
 
 /** Qwen Code's DEFAULT_STREAM_IDLE_TIMEOUT_MS (the OpenAI pipeline's inactivity watchdog). */
 const DEFAULT_STALL_TIMEOUT_MS = 240_000;

@@ -1,5 +1,5 @@
 // The agent cannot be hung, flooded or tricked into running half a call. Each
-// case of issue 17 is driven end to end: the real provider SDK inside
+// case is driven end to end: the real provider SDK inside
 // bin/agent.js against the loopback provider (scripted streams: truncated and
 // malformed arguments, duplicate ids, stalls, cut sockets, endless lines, tens
 // of megabytes of arguments), the official ACP client over real pipes, real
@@ -64,7 +64,9 @@ const scenarios = {
   'big-write': oneAttempt('Write nine megabytes of JSON.', [
     use('toolu_01Big', 'write_file', { path: 'big.txt', content: BIG_CONTROL }, { pieceBytes: 65536 }),
   ]),
-  'huge-write': oneAttempt('Write thirty-six megabytes of JSON.', [
+  'huge-write': oneAttempt('Write a note, then thirty-six megabytes of JSON.', [
+    { type: 'text', text: 'Writing both files.' },
+    use('toolu_01BeforeHuge', 'write_file', { path: 'before.txt', content: 'complete\n' }),
     use('toolu_01Huge', 'write_file', { path: 'huge.txt', content: HUGE_CONTROL }, { pieceBytes: 262144 }),
   ]),
   'overwrite-large': oneAttempt('Overwrite the large file.', [
@@ -223,6 +225,16 @@ for (const providerKind of ['anthropic', 'openai']) {
 
     const statuses = (frames) => frames.map((u) => u.status);
 
+    /** A refused call's card: it ends failed with the reason as content, and is no abandoned preparation. */
+    function assertRefusal(card) {
+      assert.ok(
+        card.every((u) => !u._meta?.preparationDiscarded),
+        'a refusal is not an abandoned attempt',
+      );
+      assert.equal(card.at(-1).status, 'failed');
+      assert.match(card.at(-1).content[0].content.text, /\S/);
+    }
+
     it('arguments cut off by max_tokens are not run: the card fails with the reason, the turn ends max_tokens', async () => {
       const ws = await workspace();
       const sessionId = await agent.newSession(ws);
@@ -230,6 +242,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       const card = frames(callId('toolu_01MaxTok'));
       // Refused before it starts: an early failure, no in_progress frame.
       assert.deepEqual(statuses(card), ['pending', 'failed']);
+      assertRefusal(card);
       assert.match(card.at(-1).content[0].content.text, /cut off by the output token limit \(max_tokens\)/);
       assert.deepEqual(await listing(ws), [], 'nothing was written');
       assertFrames(agent, sessionId, 8 << 20);
@@ -246,6 +259,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       const card = frames(callId('toolu_01Repaired'));
       // Refused before it starts: an early failure, no in_progress frame.
       assert.deepEqual(statuses(card), ['pending', 'failed']);
+      assertRefusal(card);
       assert.match(card.at(-1).content[0].content.text, /not valid JSON as streamed/);
       assert.deepEqual(await listing(ws), []);
       assertHistoryAnswered(requests.at(-1).body, providerKind);
@@ -261,6 +275,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       const card = frames(callId('toolu_01Array'));
       // Refused before it starts: an early failure, no in_progress frame.
       assert.deepEqual(statuses(card), ['pending', 'failed']);
+      assertRefusal(card);
       assert.match(card.at(-1).content[0].content.text, /not a JSON object/);
       assert.deepEqual(await listing(ws), []);
       assertHistoryAnswered(requests.at(-1).body, providerKind);
@@ -308,6 +323,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.deepEqual(statuses(frames(id)), ['pending', 'in_progress', 'completed']);
       // No preparing card: a pending start gives the early failure its card.
       assert.deepEqual(statuses(frames(dup)), ['pending', 'failed']);
+      assertRefusal(frames(dup));
       assert.match(frames(dup).at(-1).content[0].content.text, /already used by another call/);
       assert.deepEqual(await listing(ws), ['first.txt'], 'the duplicate did not run');
       const body = requests.at(-1).body;
@@ -382,26 +398,45 @@ for (const providerKind of ['anthropic', 'openai']) {
       await assertSessionWorks(sessionId, ws);
     });
 
-    it('a 36 MB argument stream is refused by the converter limit: nothing runs, no card stays open, the agent lives', async () => {
+    it('a call past the 24 MiB argument limit is refused, not abandoned: its card fails saying so, nothing of the response runs, the model is told, the turn ends with a stop reason', async () => {
       const ws = await workspace();
       const sessionId = await agent.newSession(ws);
-      const first = agent.updates(sessionId).length;
-      await assert.rejects(
-        agent.prompt(sessionId, scenarios['huge-write'].prompt),
-        /tool call arguments exceed the limit of 25165824 bytes/,
-      );
-      const card = agent
-        .updates(sessionId)
-        .slice(first)
-        .filter((e) => e.update.toolCallId === callId('toolu_01Huge'))
-        .map((e) => e.update);
-      assert.deepEqual(
-        card.map((u) => `${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`),
-        ['pending', 'failed:discarded'],
-      );
-      assert.deepEqual(await listing(ws), []);
+      const LIMIT = /the agent's limit of 25165824 bytes \(24 MiB\)/;
+      // run() asserts the stop reason: end_turn, not a JSON-RPC error.
+      const { frames, updates, requests } = await run(sessionId, 'huge-write');
+      assert.equal(requests.length, 1, 'the model is not asked again for the same arguments');
+      const huge = frames(callId('toolu_01Huge'));
+      const before = frames(callId('toolu_01BeforeHuge'));
+      for (const card of [huge, before]) {
+        // The preparing card, then its end: a refusal, with content, never a discarded preparation.
+        assert.deepEqual(
+          card.map((u) => `${u.sessionUpdate}:${u.status}`),
+          ['tool_call:pending', 'tool_call_update:failed'],
+        );
+        assertRefusal(card);
+      }
+      assert.match(huge.at(-1).content[0].content.text, /^Not run: the arguments of write_file exceeded /);
+      assert.match(huge.at(-1).content[0].content.text, LIMIT);
+      // The complete call before it does not run either: the response was stopped.
+      assert.match(before.at(-1).content[0].content.text, /no call of that response runs/);
+      assert.match(before.at(-1).content[0].content.text, LIMIT);
+      assert.deepEqual(await listing(ws), [], 'nothing was written');
+      const said = updates
+        .filter((u) => u.sessionUpdate === 'agent_message_chunk')
+        .map((u) => u.content.text)
+        .join('');
+      assert.match(said, /^Writing both files\./, "the model's text is kept");
+      assert.match(said, /The agent refused a write_file call: its arguments exceeded /);
+      assert.match(said, LIMIT);
       assertFrames(agent, sessionId, 8 << 20);
-      await assertSessionWorks(sessionId, ws);
+      // The next request's history answers both calls with the reason.
+      const told = await assertSessionWorks(sessionId, ws);
+      for (const id of ['toolu_01BeforeHuge', 'toolu_01Huge']) {
+        const result = told.find((r) => r.id === callId(id));
+        assert.match(result.text, /^Not run: /, id);
+        assert.match(result.text, LIMIT, id);
+        if (providerKind === 'anthropic') assert.equal(result.isError, true, id);
+      }
     });
 
     it('a stream that ends cleanly without its stop event is retried (InvalidStreamError), and the call runs once', async () => {
