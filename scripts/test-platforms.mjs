@@ -58,6 +58,7 @@ const CORE_FILES = [
   'input-forms.test.mjs',
   'bodies.test.mjs',
   'lifted-arguments.test.mjs',
+  'acp-tracker-emitter.test.mjs',
 ];
 
 /** The test folders: the root package's, then the agent's (its files' names are unique across both). */
@@ -89,6 +90,13 @@ const COMMON_SKIPS = {
   'qwen-telemetry.test.mjs': QWEN_HOST,
   'jsonrepair-parity.test.mjs': `${QWEN_HOST}; the repair is the same Rust code on every target`,
   'package-contents.test.mjs': 'runs npm pack in both packages; what ships is the same on every platform (npm test)',
+  'qwen-telemetry-differential.test.mjs': QWEN_HOST,
+  'qwen-known-code.test.mjs': QWEN_HOST,
+  'qwen-inspect-cache.test.mjs': QWEN_HOST,
+  'acp-tracker-qwen-differential.test.mjs': QWEN_HOST,
+  'qwen-launcher.test.mjs': `${QWEN_HOST}; the launcher's JavaScript only`,
+  'e2e-qwen-launcher.test.mjs': `${QWEN_HOST}; installs both packages globally with npm`,
+  'qwen-sdk-frames.test.mjs': "the preload's own JavaScript, not the addon; runs on linux-x64 (npm test)",
   'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
 };
 
