@@ -15,6 +15,7 @@
 // modes' results); `summary.json` counts them.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { QWEN_VERSIONS, ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
@@ -37,11 +38,12 @@ const { values: args } = parseArgs({
   },
 });
 const releases = args.release ?? QWEN_VERSIONS;
+// A folder name per kind: readable, and unique by a hash of the whole name.
 const slug = (s) =>
-  s
+  `${s
     .replace(/[^a-zA-Z0-9.]+/g, '-')
     .replace(/^-|-$/g, '')
-    .slice(0, 90);
+    .slice(0, 80)}-${createHash('sha256').update(s).digest('hex').slice(0, 8)}`;
 
 if (args.replay) {
   // A saved case file, or the seed of a generated one.

@@ -6,7 +6,10 @@ import { caseBody } from './stream-generator.mjs';
 
 /** `[{event, lines, data, json}]`: `json` is the parsed data, or undefined when it is not JSON. */
 export function caseEvents(kase) {
-  const text = caseBody(kase).toString('utf8');
+  // A leading BOM is not part of the first field name (the SSE grammar; the decoders skip it).
+  const text = caseBody(kase)
+    .toString('utf8')
+    .replace(/^\ufeff/, '');
   const out = [];
   let event = null;
   let lines = [];

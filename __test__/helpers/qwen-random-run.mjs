@@ -18,6 +18,7 @@ import readline from 'node:readline';
 import { setImmediate as turn } from 'node:timers/promises';
 import { startQwenGenerators } from './qwen-generator.mjs';
 import { startCaseServer } from './case-server.mjs';
+import { importHookPoints } from '../../lib/qwen/locate.mjs';
 
 const [packageDir, mode, file] = process.argv.slice(2);
 
@@ -36,22 +37,16 @@ console.error = () => {};
 console.warn = () => {};
 
 const provider = await startCaseServer();
-
-const qwen = await startQwenGenerators({
-  packageDir,
-  mode,
-  baseUrl: provider.base,
-});
+const qwen = await startQwenGenerators({ packageDir, mode, baseUrl: provider.base });
 const { q, generators, stats } = qwen;
-const [classifyRetryError, isRateLimitError, getErrorStatus] = await (async () => {
-  const { importHookPoints } = await import('../../lib/qwen/locate.mjs');
-  const r = await importHookPoints(packageDir, qwen.version, [
-    'classifyRetryError',
-    'isRateLimitError',
-    'getErrorStatus',
-  ]);
-  return [r.classifyRetryError, r.isRateLimitError, r.getErrorStatus];
-})();
+// Qwen's own reading of an error, which decides its retries
+// (packages/core/src/utils/retryErrorClassification.ts, classifyRetryError;
+// rateLimit.ts, isRateLimitError; errors.ts, getErrorStatus).
+const { classifyRetryError, isRateLimitError, getErrorStatus } = await importHookPoints(packageDir, qwen.version, [
+  'classifyRetryError',
+  'isRateLimitError',
+  'getErrorStatus',
+]);
 
 const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null'));
 const [REASONING_MARKER] = Object.getOwnPropertySymbols(q.createOpenAIReasoningThoughtPart(''));
@@ -140,7 +135,7 @@ async function runCase(kase) {
   const watchdog = setTimeout(() => {
     hang = true;
     abort.abort();
-  }, 20_000);
+  }, 60_000);
   try {
     const request = {
       model,
