@@ -18,7 +18,8 @@ import readline from 'node:readline';
 import { setImmediate as turn } from 'node:timers/promises';
 import { startQwenGenerators } from './qwen-generator.mjs';
 import { startCaseServer } from './case-server.mjs';
-import { importHookPoints } from '../../lib/qwen/locate.mjs';
+import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
+import { findExporters } from '../../lib/qwen/inspect.mjs';
 
 const [packageDir, mode, file] = process.argv.slice(2);
 
@@ -42,11 +43,11 @@ const { q, generators, stats } = qwen;
 // Qwen's own reading of an error, which decides its retries
 // (packages/core/src/utils/retryErrorClassification.ts, classifyRetryError;
 // rateLimit.ts, isRateLimitError; errors.ts, getErrorStatus).
-const { classifyRetryError, isRateLimitError, getErrorStatus } = await importHookPoints(packageDir, qwen.version, [
-  'classifyRetryError',
-  'isRateLimitError',
-  'getErrorStatus',
-]);
+const classifiers = ['classifyRetryError', 'isRateLimitError', 'getErrorStatus'];
+const { classifyRetryError, isRateLimitError, getErrorStatus } = await importHookPoints(
+  findExporters(packageDir, classifiers),
+  classifiers,
+);
 
 const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null'));
 const [REASONING_MARKER] = Object.getOwnPropertySymbols(q.createOpenAIReasoningThoughtPart(''));
