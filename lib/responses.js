@@ -34,7 +34,7 @@ function toResponse(plain, host) {
  * converted by the same call before the error (never lost).
  */
 class ToolCallStreamError extends Error {
-  constructor(message, { code, type, name, offset, providerError, providerEvent, fatal, responses } = {}) {
+  constructor(message, { code, type, name, offset, providerError, providerEvent, hostError, fatal, responses } = {}) {
     super(message);
     this.name = name && name !== 'Error' ? name : 'ToolCallStreamError';
     this.code = code;
@@ -43,6 +43,10 @@ class ToolCallStreamError extends Error {
     if (providerError !== undefined) this.providerError = providerError;
     // The in-band error event's whole payload text (internal: the Qwen preload replays it).
     if (providerEvent !== undefined) Object.defineProperty(this, 'providerEvent', { value: providerEvent });
+    // `{name, message}` of the error stock Qwen Code's own code throws for
+    // the same input (a TypeError on a value it reads unguarded), for a host
+    // that must throw exactly that; the package's own code and message stay.
+    if (hostError !== undefined) this.hostError = hostError;
     this.fatal = Boolean(fatal);
     this.responses = responses ?? [];
   }

@@ -11,9 +11,10 @@ use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{
-    now_ms_shared, Candidate, Flavor, Part, Preparation, Response, UsageProvenance,
+    now_ms_shared, Candidate, Flavor, LiteralKind, Part, Preparation, Response, UsageProvenance,
 };
 use crate::js_text::js_to_string;
+use crate::js_value::JsValue;
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::prefix;
@@ -34,16 +35,16 @@ struct Block {
     input_json: String,
 }
 
-/// A token count as the reference holds it: a number, or `null` when a
-/// provider sent `output_tokens: null`.
-type Tokens = Option<f64>;
-
+/// The token counts as the reference holds them: whatever value the
+/// provider sent where it does not check the type (`message_start`'s
+/// counts, `message_delta`'s `output_tokens`: a string, `null`, …), added
+/// and compared with JS operators in `buildAnthropicUsageMetadata`.
 #[derive(Default)]
 struct Usage {
-    cached: f64,
-    cache_creation: f64,
-    prompt: f64,
-    completion: Tokens,
+    cached: JsValue,
+    cache_creation: JsValue,
+    prompt: JsValue,
+    completion: JsValue,
     cached_reported: bool,
     cache_creation_reported: bool,
     prompt_reported: bool,
@@ -67,34 +68,31 @@ impl Usage {
                 cached_input_tokens_reported: self.cached_reported,
                 cache_creation_input_tokens: self
                     .cache_creation_reported
-                    .then_some(self.cache_creation),
+                    .then(|| self.cache_creation.as_number()),
             },
         }
     }
 
     fn metadata_json(&self) -> String {
         let looks_like_openai = !self.cache_creation_reported
-            && self.cache_creation == 0.0
-            && self.cached > 0.0
-            && self.prompt >= self.cached;
+            && self.cache_creation.is_zero()
+            && self.cached.is_positive()
+            && self.prompt.at_least(&self.cached);
         let prompt_total = if looks_like_openai {
-            self.prompt
+            self.prompt.clone()
         } else {
-            self.prompt + self.cached + self.cache_creation
+            self.prompt.add(&self.cached).add(&self.cache_creation)
         };
         let mut out = String::with_capacity(96);
         out.push_str("{\"promptTokenCount\":");
-        json::write_number(&mut out, prompt_total);
+        out.push_str(prompt_total.json());
         out.push_str(",\"cachedContentTokenCount\":");
-        json::write_number(&mut out, self.cached);
+        out.push_str(self.cached.json());
         if self.completion_reported {
             out.push_str(",\"candidatesTokenCount\":");
-            match self.completion {
-                Some(c) => json::write_number(&mut out, c),
-                None => out.push_str("null"),
-            }
+            out.push_str(self.completion.json());
             out.push_str(",\"totalTokenCount\":");
-            json::write_number(&mut out, prompt_total + self.completion.unwrap_or(0.0));
+            out.push_str(prompt_total.add(&self.completion).json());
         }
         out.push('}');
         out
@@ -438,10 +436,7 @@ impl AnthropicStream {
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if ev.is_null() {
             // `processStream` reads `event.type` of it: a TypeError there.
-            return Err(Error::new(
-                ErrorCode::InvalidEvent,
-                "an event must not be null",
-            ));
+            return Err(Error::null_read("an event must not be null", true, "type"));
         }
         let Some(kind) = ev.at("type").as_jstr() else {
             return Ok(());
@@ -449,7 +444,7 @@ impl AnthropicStream {
         match kind.raw() {
             "content_block_delta" => self.content_block_delta(ev, out),
             "message_start" => {
-                let message = required(ev, "message")?;
+                let message = required(ev, "message", "id")?;
                 self.header_shown = false;
                 if let Some(id) = present(message.get("id")) {
                     self.message_id = Some(json::to_json_string(id).into());
@@ -463,23 +458,25 @@ impl AnthropicStream {
                 u.completion_reported |= is_number(usage.get("output_tokens"));
                 u.cached_reported |= is_number(usage.get("cache_read_input_tokens"));
                 u.cache_creation_reported |= is_number(usage.get("cache_creation_input_tokens"));
-                if let Some(v) = usage.at("cache_read_input_tokens").as_f64() {
+                // `usage?.x ?? previous`: any value but null, as it is.
+                let given = |key| present(usage.get(key)).map(JsValue::of);
+                if let Some(v) = given("cache_read_input_tokens") {
                     u.cached = v;
                 }
-                if let Some(v) = usage.at("cache_creation_input_tokens").as_f64() {
+                if let Some(v) = given("cache_creation_input_tokens") {
                     u.cache_creation = v;
                 }
-                if let Some(v) = usage.at("input_tokens").as_f64() {
+                if let Some(v) = given("input_tokens") {
                     u.prompt = v;
                 }
-                if let Some(v) = usage.at("output_tokens").as_f64() {
-                    u.completion = Some(v);
+                if let Some(v) = given("output_tokens") {
+                    u.completion = v;
                 }
                 self.message_start_usage_pending = u.any_reported();
                 Ok(())
             }
             "content_block_start" => {
-                let block = required(ev, "content_block")?;
+                let block = required(ev, "content_block", "type")?;
                 let key = index_key(ev);
                 let ty = block.at("type");
                 let kind = if ty.truthy() {
@@ -595,7 +592,7 @@ impl AnthropicStream {
                 Ok(())
             }
             "message_delta" => {
-                let delta = required(ev, "delta")?;
+                let delta = required(ev, "delta", "stop_reason")?;
                 let stop = delta.at("stop_reason");
                 if stop.truthy() {
                     let reason = js_to_string(stop);
@@ -606,23 +603,25 @@ impl AnthropicStream {
                 }
                 let usage = ev.get("usage");
                 let u = &mut self.usage;
+                // `output_tokens` whatever its value (`!== undefined`); the
+                // others only as numbers.
                 if let Some(out_tokens) = json::get(usage, "output_tokens") {
-                    u.completion = out_tokens.as_f64();
+                    u.completion = JsValue::of(out_tokens);
                     u.completion_reported = true;
                 }
                 if let Some(v) = json::get(usage, "input_tokens").and_then(Value::as_f64) {
-                    u.prompt = v;
+                    u.prompt = JsValue::number(v);
                     u.prompt_reported = true;
                 }
                 if let Some(v) = json::get(usage, "cache_read_input_tokens").and_then(Value::as_f64)
                 {
-                    u.cached = v;
+                    u.cached = JsValue::number(v);
                     u.cached_reported = true;
                 }
                 if let Some(v) =
                     json::get(usage, "cache_creation_input_tokens").and_then(Value::as_f64)
                 {
-                    u.cache_creation = v;
+                    u.cache_creation = JsValue::number(v);
                     u.cache_creation_reported = true;
                 }
                 if self.finish_reason.is_some() || usage.is_some_and(Value::truthy) {
@@ -674,7 +673,7 @@ impl AnthropicStream {
         ev: &Value<'_>,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        let delta = required(ev, "delta")?;
+        let delta = required(ev, "delta", "type")?;
         let Some(delta_type) = delta.at("type").as_jstr() else {
             return Ok(());
         };
@@ -695,20 +694,28 @@ impl AnthropicStream {
                     None => json::stringify(fragment, buf),
                 })
             }
+            // `const text = "text" in event.delta ? event.delta.text : ""`,
+            // then `if (text)`: a truthy value of any type makes the part.
             "text_delta" => {
-                if let Some(text) = delta.at("text").as_jstr().filter(|t| !t.is_empty()) {
-                    let chunk = self.chunk(Some(Part::text(text.value())));
-                    self.payload = true;
-                    out.push(chunk);
-                }
+                let part = match delta.at("text") {
+                    Value::Str(text) if !text.is_empty() => Part::text(text.text()),
+                    v if v.truthy() => literal(LiteralKind::Text, v),
+                    _ => return Ok(()),
+                };
+                let chunk = self.chunk(Some(part));
+                self.payload = true;
+                out.push(chunk);
                 Ok(())
             }
             "thinking_delta" => {
-                if let Some(text) = delta.at("thinking").as_jstr().filter(|t| !t.is_empty()) {
-                    let chunk = self.chunk(Some(Part::thought(text.value())));
-                    self.payload = true;
-                    out.push(chunk);
-                }
+                let part = match delta.at("thinking") {
+                    Value::Str(text) if !text.is_empty() => Part::thought(text.text()),
+                    v if v.truthy() => literal(LiteralKind::Thought, v),
+                    _ => return Ok(()),
+                };
+                let chunk = self.chunk(Some(part));
+                self.payload = true;
+                out.push(chunk);
                 Ok(())
             }
             "signature_delta" => {
@@ -716,11 +723,16 @@ impl AnthropicStream {
                 if !self.blocks.iter().any(|b| b.key == key) {
                     return Ok(());
                 }
-                if let Some(sig) = delta.at("signature").as_jstr().filter(|t| !t.is_empty()) {
-                    let chunk = self.chunk(Some(Part::ThoughtSignature(sig.value().into_owned())));
-                    self.payload = true;
-                    out.push(chunk);
-                }
+                let part = match delta.at("signature") {
+                    Value::Str(sig) if !sig.is_empty() => {
+                        Part::ThoughtSignature(sig.text().into_owned())
+                    }
+                    v if v.truthy() => literal(LiteralKind::Signature, v),
+                    _ => return Ok(()),
+                };
+                let chunk = self.chunk(Some(part));
+                self.payload = true;
+                out.push(chunk);
                 Ok(())
             }
             _ => Ok(()),
@@ -801,7 +813,7 @@ impl AnthropicStream {
             return None;
         }
         if end > 0 {
-            let text = json::JStr::from_scanned(&body[..end], escaped).value();
+            let text = json::JStr::from_scanned(&body[..end], escaped).text();
             let part = if thought {
                 Part::thought(text)
             } else {
@@ -955,19 +967,29 @@ fn limit_error(what: &str, limit: usize) -> Error {
     )
 }
 
-/// A sub-object the reference dereferences unguarded (`event.message.id`):
-/// without it the reference throws a TypeError; here the event is rejected
+/// A sub-object the reference dereferences unguarded, reading `read` of it
+/// first (`event.message.id`): without it the reference throws V8's
+/// TypeError (kept as the error's `host_error`); here the event is rejected
 /// with `INVALID_EVENT` and the converter stays usable.
-fn required<'v, 'a>(ev: &'v Value<'a>, key: &str) -> Result<&'v Value<'a>, Error> {
+fn required<'v, 'a>(ev: &'v Value<'a>, key: &str, read: &str) -> Result<&'v Value<'a>, Error> {
     match ev.get(key) {
         Some(v) if !v.is_null() => Ok(v),
-        _ => {
+        v => {
             let ty = ev.at("type").as_str().unwrap_or_default().into_owned();
-            Err(Error::new(
-                ErrorCode::InvalidEvent,
+            Err(Error::null_read(
                 format!("{ty} event without `{key}`"),
+                v.is_some(),
+                read,
             ))
         }
+    }
+}
+
+/// A part made from a delta's non-string value, as it is.
+fn literal(kind: LiteralKind, v: &Value<'_>) -> Part {
+    Part::Literal {
+        kind,
+        json: json::to_json_string(v),
     }
 }
 

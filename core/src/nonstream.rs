@@ -303,14 +303,12 @@ pub fn openai_response_at(
             }
         }
         write_content(&mut out, &parts);
+        // `choice.finish_reason || "stop"`
         let finish = choice.at("finish_reason");
-        let finish = if finish.truthy() {
-            js_to_string(finish)
-        } else {
-            "stop".to_owned()
-        };
+        let stop = Value::Str(json::JStr::from_scanned("stop", false));
+        let finish = if finish.truthy() { finish } else { &stop };
         out.push_str(",\"finishReason\":\"");
-        out.push_str(openai::map_finish_reason(&finish));
+        out.push_str(openai::map_finish_reason(finish, options.profile));
         out.push_str("\",\"index\":0,\"safetyRatings\":[]}");
     }
     out.push(']');
@@ -354,15 +352,19 @@ fn text_to_parts(content: &Value<'_>, parsing: ResponseParsing) -> Vec<(String, 
     if !parsing.tagged_thinking {
         return vec![(value_text(content), false)];
     }
-    // The parser appends the content to its buffer (`String(content)`).
-    let text = js_to_string(content);
+    // The parser appends the content to its buffer (`String(content)`), a
+    // string in the text form, so its lone surrogates stay.
+    let text = match content {
+        Value::Str(s) => s.text().into_owned(),
+        v => js_to_string(v),
+    };
     TaggedThinkingParser::default()
         .parse(&text, true)
         .into_iter()
         .filter_map(|p| match p {
             Part::Text { text, thought } => {
                 let mut s = String::with_capacity(text.len() + 2);
-                json::write_str(&mut s, &text);
+                json::write_text(&mut s, &text);
                 Some((s, thought))
             }
             _ => None,
