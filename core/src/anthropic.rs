@@ -1010,3 +1010,86 @@ fn index_key(ev: &Value<'_>) -> String {
         None => "0".to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(events: &[&str]) -> (Vec<String>, Option<Error>) {
+        let mut s = AnthropicStream::new(AnthropicOptions::default());
+        let mut out = Vec::new();
+        let mut error = None;
+        for e in events {
+            if let Err(e) = s.push_event_text(e, &mut out) {
+                error = Some(e);
+                break;
+            }
+        }
+        let written = out
+            .iter()
+            .map(|r| {
+                let mut text = String::new();
+                r.write_response(&mut text);
+                text
+            })
+            .collect();
+        (written, error)
+    }
+
+    #[test]
+    fn text_thinking_and_signature_keep_lone_surrogates_and_other_types() {
+        let delta = |d: &str| format!(r#"{{"type":"content_block_delta","index":0,"delta":{d}}}"#);
+        let (out, error) = run(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking"}}"#,
+            &delta(r#"{"type":"text_delta","text":"\ud835"}"#),
+            &delta(r#"{"type":"thinking_delta","thinking":"\udc00"}"#),
+            &delta(r#"{"type":"signature_delta","signature":"s\udfff"}"#),
+            &delta(r#"{"type":"text_delta","text":42}"#),
+            &delta(r#"{"type":"thinking_delta","thinking":{"a":1}}"#),
+            &delta(r#"{"type":"signature_delta","signature":[1]}"#),
+            &delta(r#"{"type":"text_delta","text":0}"#),
+        ]);
+        assert_eq!(error, None);
+        let parts: Vec<&str> = out
+            .iter()
+            .map(|r| {
+                let at = r.find("\"parts\":[").unwrap() + 9;
+                &r[at..at + r[at..].find("],\"role\"").unwrap()]
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                r#"{"text":"\ud835"}"#,
+                r#"{"text":"\udc00","thought":true}"#,
+                r#"{"thought":true,"thoughtSignature":"s\udfff"}"#,
+                r#"{"text":42}"#,
+                r#"{"text":{"a":1},"thought":true}"#,
+                r#"{"thought":true,"thoughtSignature":[1]}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn usage_counts_of_other_types_add_as_javascript_adds_them() {
+        let (out, _) = run(&[
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":"10","output_tokens":"1","cache_read_input_tokens":"2"}}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":"20"}}"#,
+        ]);
+        assert!(
+            out[0].contains(r#""usageMetadata":{"promptTokenCount":"1020","cachedContentTokenCount":"2","candidatesTokenCount":"20","totalTokenCount":"102020"}"#),
+            "{}",
+            out[0]
+        );
+    }
+
+    #[test]
+    fn a_null_sub_object_carries_the_reference_type_error() {
+        let (_, error) = run(&[r#"{"type":"message_start","message":null}"#]);
+        let host = error.and_then(|e| e.host_error).unwrap();
+        assert_eq!(
+            (host.name, host.message.as_str()),
+            ("TypeError", "Cannot read properties of null (reading 'id')")
+        );
+    }
+}

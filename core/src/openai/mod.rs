@@ -1525,3 +1525,84 @@ fn stream_error(err: &Value<'_>) -> Error {
     e.provider_error = Some(json::to_json_string(err));
     e
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn convert(stream: &mut OpenAIStream, chunk: &str) -> Result<String, Error> {
+        let r = stream.push_chunk_text(chunk)?;
+        let mut out = String::new();
+        r.write_response(&mut out);
+        Ok(out)
+    }
+
+    fn stream(profile: Profile) -> OpenAIStream {
+        OpenAIStream::new(OpenAIOptions {
+            profile,
+            ..OpenAIOptions::default()
+        })
+    }
+
+    #[test]
+    fn finish_reasons_map_as_each_release_maps_them() {
+        let map = |text: &str, profile| map_finish_reason(&json::parse(text).unwrap(), profile);
+        use Profile::{Qwen021, Qwen024};
+        assert_eq!(map(r#""STOP""#, Qwen021), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map(r#""STOP""#, Qwen024), "STOP");
+        assert_eq!(map(r#""max_tokens""#, Qwen021), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map(r#""Max_Tokens""#, Qwen024), "MAX_TOKENS");
+        assert_eq!(map(r#"["stop"]"#, Qwen021), "STOP");
+        assert_eq!(map(r#"["stop"]"#, Qwen024), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map("7", Qwen021), "FINISH_REASON_UNSPECIFIED");
+    }
+
+    #[test]
+    fn content_and_reasoning_keep_lone_surrogates() {
+        let mut s = stream(Profile::Qwen021);
+        let high = convert(&mut s, r#"{"choices":[{"delta":{"content":"\ud835"}}]}"#).unwrap();
+        let low = convert(&mut s, r#"{"choices":[{"delta":{"content":"\udc00!"}}]}"#).unwrap();
+        assert!(high.contains(r#"{"text":"\ud835"}"#), "{high}");
+        assert!(low.contains(r#"{"text":"\udc00!"}"#), "{low}");
+        let r = convert(&mut s, r#"{"choices":[{"delta":{"reasoning":"a\udfff"}}]}"#).unwrap();
+        assert!(r.contains(r#"{"text":"a\udfff","thought":true}"#), "{r}");
+    }
+
+    #[test]
+    fn odd_types_are_used_as_the_reference_uses_them() {
+        let mut s = stream(Profile::Qwen021);
+        let r = convert(
+            &mut s,
+            r#"{"choices":[],"usage":{"prompt_tokens":"10","completion_tokens":"5","total_tokens":"15"}}"#,
+        )
+        .unwrap();
+        assert!(
+            r.contains(r#""usageMetadata":{"promptTokenCount":"10","candidatesTokenCount":"5","thoughtsTokenCount":0,"totalTokenCount":"15","cachedContentTokenCount":0}"#),
+            "{r}"
+        );
+        let r = convert(&mut s, r#"{"choices":[{"delta":{"reasoning_content":5}}]}"#).unwrap();
+        assert!(r.contains(r#"{"text":5,"thought":true}"#), "{r}");
+        let e = convert(
+            &mut s,
+            r#"{"choices":[{"delta":{"tool_calls":{"index":0}}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidEvent);
+        assert_eq!(
+            e.host_error.map(|h| (h.name, h.message)),
+            Some((
+                "TypeError",
+                "choice.delta.tool_calls is not iterable".to_owned()
+            ))
+        );
+        let e = convert(
+            &mut s,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.host_error.map(|h| h.message),
+            Some("chunk.trim is not a function".to_owned())
+        );
+    }
+}
