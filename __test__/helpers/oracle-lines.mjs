@@ -42,6 +42,10 @@ export function compare(name, how, got, want) {
       // The reference's own code failed on a value: the converter's error
       // carries that TypeError as `hostError`, word for word.
       assert.deepEqual(g.hostError, { name: w.error.name, message: w.error.message }, `${name} (${how}) line ${i}`);
+    } else if (w.error?.name === 'StreamContentError') {
+      // The pipeline's `error_finish` error: its class and message (the
+      // finish chunk's trimmed content, lone surrogates kept).
+      assert.deepEqual([g.error.type, g.name, g.message], ['STREAM_ERROR', w.error.name, w.error.message]);
     } else if (w.error) {
       assert.deepEqual(g.error, { type: w.error.type ?? w.error.code }, `${name} (${how}) line ${i}`);
       if (name.startsWith('anthropic-')) {

@@ -950,12 +950,12 @@ fn stream_error(ev: &Value<'_>) -> Error {
     let body = ev.get("error").unwrap_or(ev);
     let message = body
         .at("message")
-        .as_str()
+        .as_text()
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
     let mut provider = String::new();
     json::stringify(body, &mut provider);
-    let mut err = Error::new(ErrorCode::StreamError, message);
+    let mut err = Error::with_text(ErrorCode::StreamError, message);
     err.provider_error = Some(provider);
     err
 }

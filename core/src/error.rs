@@ -87,6 +87,9 @@ pub struct Error {
     pub host_error: Option<Box<HostError>>,
     /// Whether the converter can take more input after this error.
     pub fatal: bool,
+    /// `message` is in the text form of [`crate::json::text`] (it holds a
+    /// provider's text, whose lone surrogates the reference's message keeps).
+    pub text_message: bool,
 }
 
 /// A JS error of the host's own code: its constructor name and message.
@@ -129,7 +132,16 @@ impl Error {
             provider_event: None,
             host_error: None,
             fatal,
+            text_message: false,
         }
+    }
+
+    /// An error whose message is a provider's text, in the text form of
+    /// [`crate::json::text`] (lone surrogates kept).
+    pub(crate) fn with_text(code: ErrorCode, text: String) -> Self {
+        let mut e = Error::new(code, text);
+        e.text_message = true;
+        e
     }
 
     /// `INVALID_EVENT` where the reference's own code throws a `TypeError`

@@ -379,16 +379,17 @@ impl OpenAIStream {
                 let content = choice
                     .at("delta")
                     .at("content")
-                    .as_str()
+                    .as_text()
                     .unwrap_or_default();
                 let message = crate::js_text::js_trim(&content);
-                let mut err = Error::new(
+                let mut err = Error::with_text(
                     ErrorCode::StreamError,
                     if message.is_empty() {
                         "Unknown stream error"
                     } else {
                         message
-                    },
+                    }
+                    .to_owned(),
                 );
                 err.name = "StreamContentError";
                 return Err(err);
@@ -1486,9 +1487,14 @@ fn drop_visible(parts: &mut Vec<Part>) {
     parts.retain(|p| p.visible_text().is_none_or(str::is_empty));
 }
 
+/// `v?.[0]`: an array's first item, an object's `"0"` member, and for a
+/// non-empty string its first character, which stands here as the string
+/// itself (every property the converter reads of either is undefined).
 fn first<'v, 'a>(v: &'v Value<'a>) -> Option<&'v Value<'a>> {
     match v {
         Value::Arr(items) => items.first(),
+        Value::Obj(_) => v.get("0"),
+        Value::Str(s) if !s.is_empty() => Some(v),
         _ => None,
     }
 }
@@ -1518,10 +1524,10 @@ fn id_text(v: &Value<'_>) -> Option<String> {
 fn stream_error(err: &Value<'_>) -> Error {
     let message = err
         .at("message")
-        .as_str()
+        .as_text()
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
-    let mut e = Error::new(ErrorCode::StreamError, message);
+    let mut e = Error::with_text(ErrorCode::StreamError, message);
     e.provider_error = Some(json::to_json_string(err));
     e
 }

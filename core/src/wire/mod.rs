@@ -131,7 +131,11 @@ pub fn write_error(e: &Error, out: &mut String) {
     out.push_str(",\"name\":");
     write_str(out, e.name);
     out.push_str(",\"message\":");
-    write_str(out, &e.message);
+    if e.text_message {
+        write_text(out, &e.message);
+    } else {
+        write_str(out, &e.message);
+    }
     if let Some(kind) = e.kind() {
         out.push_str(",\"type\":");
         write_str(out, kind);
