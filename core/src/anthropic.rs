@@ -477,6 +477,16 @@ impl AnthropicStream {
             }
             "content_block_start" => {
                 let block = required(ev, "content_block", "type")?;
+                if matches!(block, Value::Num(_) | Value::Str(_) | Value::Bool(_)) {
+                    // `"id" in event.content_block` of a primitive.
+                    return Err(Error::type_error(
+                        "content_block_start event whose `content_block` is not an object",
+                        format!(
+                            "Cannot use 'in' operator to search for 'id' in {}",
+                            js_to_string(block)
+                        ),
+                    ));
+                }
                 let key = index_key(ev);
                 let ty = block.at("type");
                 let kind = if ty.truthy() {
@@ -597,7 +607,14 @@ impl AnthropicStream {
                 if stop.truthy() {
                     let reason = js_to_string(stop);
                     if self.profile == Profile::Qwen024 {
-                        self.confirm_calls(&reason, out)?;
+                        // Compared with `===`: a reason of another type is
+                        // neither `tool_use` nor `max_tokens`.
+                        let compared = if matches!(stop, Value::Str(_)) {
+                            reason.as_str()
+                        } else {
+                            ""
+                        };
+                        self.confirm_calls(compared, out)?;
                     }
                     self.finish_reason = Some(reason);
                 }
