@@ -138,7 +138,8 @@ pub fn has_non_whitespace(s: &str) -> bool {
     s.chars().any(|c| !is_js_whitespace(c))
 }
 
-/// Number of UTF-16 code units in `s` (JavaScript's `length`).
+/// Number of UTF-16 code units in `s` (JavaScript's `length`), `s` in the
+/// text form of [`crate::json::text`] (a lone surrogate's stand-in is one).
 pub fn utf16_len(s: &str) -> usize {
     if s.is_ascii() {
         return s.len();
@@ -146,7 +147,8 @@ pub fn utf16_len(s: &str) -> usize {
     s.chars().map(js_units).sum()
 }
 
-/// Byte offset of UTF-16 offset `units` in `s` (clamped to a char boundary).
+/// Byte offset of UTF-16 offset `units` in `s` (clamped to a char
+/// boundary), `s` in the text form as for [`utf16_len`].
 pub fn utf16_to_byte(s: &str, units: usize) -> usize {
     if s.is_ascii() {
         return units.min(s.len());

@@ -146,7 +146,9 @@ impl TextDeltaState {
     }
 }
 
-/// `estimateTextTokenUnits`: 5 units per ASCII code unit, 22 per other.
+/// `estimateTextTokenUnits`: 5 units per ASCII code unit, 22 per other
+/// (text in the text form of [`crate::json::text`]: a lone surrogate is one
+/// unit).
 pub fn estimate_token_units(text: &str) -> f64 {
     let mut units = 0f64;
     for c in text.chars() {
