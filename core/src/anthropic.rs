@@ -449,8 +449,11 @@ impl AnthropicStream {
                 if let Some(id) = present(message.get("id")) {
                     self.message_id = Some(json::to_json_string(id).into());
                 }
+                // `model = message.model ?? model`, shown as `model ||
+                // undefined`: a falsy model replaces the last one and shows
+                // none.
                 if let Some(model) = present(message.get("model")) {
-                    self.model = Some(json::to_json_string(model).into());
+                    self.model = model.truthy().then(|| json::to_json_string(model).into());
                 }
                 let usage = message.at("usage");
                 let u = &mut self.usage;
@@ -706,9 +709,9 @@ impl AnthropicStream {
                 }
                 self.append_at(pos, |buf| match fragment.as_jstr() {
                     Some(s) => s.append_json_text_to(buf),
-                    // Deliberate difference: a non-string fragment is
-                    // appended as its JSON text, not as "[object Object]".
-                    None => json::stringify(fragment, buf),
+                    // `inputJson += value`: a value of another type is
+                    // appended as its `String(value)` (`[object Object]`).
+                    None => buf.push_str(&js_to_string(fragment)),
                 })
             }
             // `const text = "text" in event.delta ? event.delta.text : ""`,
