@@ -49,7 +49,7 @@ const beforeThrow = (items) => {
 
 function corpusStreams() {
   const out = [];
-  for (const dir of ['conformance', 'extra', 'quirks', 'qwen-0.24']) {
+  for (const dir of ['conformance', 'extra', 'quirks', 'qwen-0.24', 'fidelity']) {
     for (const file of fs.readdirSync(path.join(fixtures, dir, 'streams')).sort()) {
       const items = beforeThrow(readJson(dir, 'streams', file));
       const anthropic = file.startsWith('anthropic-');
