@@ -1,4 +1,4 @@
-// Every input form gives the same output (issue 11, item 4): the same stream
+// Every input form gives the same output: the same stream
 // fed as SDK objects (pushEvent / pushChunk), as their JSON text, as raw SSE
 // bytes split at random points (Buffers, and JS strings), and through the
 // async generators (convertAnthropicStream / convertOpenAIStream) over
