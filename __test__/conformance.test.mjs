@@ -100,7 +100,7 @@ async function anthropicGenerator(items, profile, want) {
   async function* feed() {
     for (let i = 0; i < items.length; i++) {
       current = i;
-      if (items[i].__throw__) throw feedError(items);
+      if (items[i]?.__throw__) throw feedError(items);
       yield items[i];
     }
     current = 'end';

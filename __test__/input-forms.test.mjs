@@ -1,4 +1,4 @@
-// Every input form gives the same output (issue 11, item 4): the same stream
+// Every input form gives the same output: the same stream
 // fed as SDK objects (pushEvent / pushChunk), as their JSON text, as raw SSE
 // bytes split at random points (Buffers, and JS strings), and through the
 // async generators (convertAnthropicStream / convertOpenAIStream) over
@@ -49,7 +49,7 @@ const beforeThrow = (items) => {
 
 function corpusStreams() {
   const out = [];
-  for (const dir of ['conformance', 'extra', 'quirks', 'qwen-0.24']) {
+  for (const dir of ['conformance', 'extra', 'quirks', 'qwen-0.24', 'fidelity']) {
     for (const file of fs.readdirSync(path.join(fixtures, dir, 'streams')).sort()) {
       const items = beforeThrow(readJson(dir, 'streams', file));
       const anthropic = file.startsWith('anthropic-');

@@ -55,23 +55,32 @@ function inBandError(stream) {
   return stream.items.findIndex((i) => i?.type === 'error' || (!stream.anthropic && i?.error));
 }
 
-/** Whole events (pushEvent / pushChunk), then end(); or up to an in-band error, then STREAM_ERROR. */
+/**
+ * Whole events (pushEvent / pushChunk), then end(); or up to an in-band
+ * error, then STREAM_ERROR. After a non-fatal error the next event is
+ * taken, as the bytes go on after one.
+ */
 function wholeEvents(stream) {
   const stop = inBandError(stream);
   const items = stop < 0 ? stream.items : stream.items.slice(0, stop);
   const lines = [];
   const c = converter(stream);
-  try {
-    for (const item of items) {
-      if (stream.anthropic) for (const r of c.pushEvent(item)) lines.push(line(r));
-      else lines.push(line(c.pushChunk(item)));
+  const step = (fn) => {
+    try {
+      for (const r of fn()) lines.push(line(r));
+      return true;
+    } catch (err) {
+      for (const r of err.responses ?? []) lines.push(line(r));
+      lines.push(errorLine(err));
+      return !err.fatal;
     }
-    if (stop >= 0) return [...lines, 'error STREAM_ERROR fatal=true'];
-    for (const r of c.end()) lines.push(line(r));
-  } catch (err) {
-    for (const r of err.responses ?? []) lines.push(line(r));
-    lines.push(errorLine(err));
+  };
+  for (const item of items) {
+    const ok = step(() => (stream.anthropic ? c.pushEvent(item) : [c.pushChunk(item)]));
+    if (!ok) return lines;
   }
+  if (stop >= 0) return [...lines, 'error STREAM_ERROR fatal=true'];
+  step(() => c.end());
   return lines;
 }
 

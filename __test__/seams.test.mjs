@@ -1,5 +1,5 @@
 // Regression tests for the bugs found at the seam between the JS fast paths
-// and native state (issue 12): every object-path call after end(), after a
+// and native state: every object-path call after end(), after a
 // fatal error and after a limit gives what the JSON-text (long, native) path
 // gives; ACP rawInput behaves as JSON.stringify / JSON.parse.
 import { test } from 'node:test';

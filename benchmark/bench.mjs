@@ -108,7 +108,7 @@ const nativePaths = {
 
 // ---------------------------------------------------------------- peer
 const peer = await loadPeer({ model: MODEL });
-// The peer at its fastest (issue 14): the SDK decoder reads an async-iterable
+// The peer at its fastest: the SDK decoder reads an async-iterable
 // body directly. `streamBody` is the former setup, a web ReadableStream
 // Response (one pull per read, as a fetch body); P7 times both.
 const sdkStream = (provider, reads, streamBody = false) =>

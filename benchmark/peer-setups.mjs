@@ -1,4 +1,4 @@
-// The peer fed five ways (issue 14: is the bench's peer set up at its
+// The peer fed five ways (is the bench's peer set up at its
 // fastest?): the same reads handed to the SDK decoder through different
 // Response bodies, timed in one process in alternating rounds.
 //   node benchmark/peer-setups.mjs [anthropic|openai] [contentKB=100]

@@ -360,7 +360,7 @@ export function openaiText(textCount) {
   };
 }
 
-// P7: streams shaped like issue 14's independent benchmark: a short text
+// P7: streams shaped like an independent tool-heavy benchmark: a short text
 // block first, ~52-character argument fragments, realistic escape density
 // (realisticContent), a ~100 KB write_file; text-heavy: prose in token-sized
 // deltas, no thinking.
@@ -399,7 +399,7 @@ export function openaiTextHeavy(chars) {
 /**
  * Wraps 16 KiB reads as a fetch Response, the shape the SDK decoders take:
  * a ReadableStream that hands over one read per pull, as a fetch body does
- * (the bench's peer setup before issue 14; kept to report both).
+ * (the bench's peer setup used before; kept to report both).
  */
 export function responseOf(reads) {
   let i = 0;

@@ -133,9 +133,15 @@ function isAborted(signal) {
   }
 }
 
-/** JSON text of an event/chunk given as an object or as its JSON text. */
+/**
+ * JSON text of an event/chunk given as an object or as its JSON text. `null`
+ * is the JSON value null, as its text: the converter rejects it where the
+ * reference's own code fails on it (INVALID_EVENT with the reference's
+ * TypeError as `hostError`).
+ */
 function eventText(value, fn) {
   if (typeof value === 'string') return value;
+  if (value === null) return 'null';
   if (value === null || typeof value !== 'object') {
     throw invalidArgument(`${fn}: expected an object or its JSON text, got ${value === null ? 'null' : typeof value}`);
   }

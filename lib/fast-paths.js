@@ -216,7 +216,7 @@ class OpenAIFastPaths {
     if (chunk === null || typeof chunk !== 'object') return undefined;
     if ((link.state & TEXT_READY) !== 0 && this.#fragments.length === 0) {
       const content = plainContent(chunk);
-      if (content !== undefined) return this.#text(chunk, content);
+      if (content !== undefined && content.isWellFormed()) return this.#text(chunk, content);
     }
     if ((link.state & QUIET) !== 0) {
       const fragment = argumentFragment(chunk);
@@ -226,7 +226,8 @@ class OpenAIFastPaths {
   }
 
   /**
-   * Content-only deltas (`plainContent`). Taken when the state word has
+   * Content-only deltas (`plainContent`, well-formed: a lone surrogate cannot
+   * cross as UTF-8, the JSON text path keeps it). Taken when the state word has
    * `text_ready` (no tool-call or reasoning state, no response parsing that
    * could hold or rewrite text) and nothing is gathered: native normalises
    * the text exactly as its full conversion does (openai_push_text_delta)

@@ -34,7 +34,10 @@ function toResponse(plain, host) {
  * converted by the same call before the error (never lost).
  */
 class ToolCallStreamError extends Error {
-  constructor(message, { code, type, name, offset, providerError, providerEvent, sseFrame, fatal, responses } = {}) {
+  constructor(
+    message,
+    { code, type, name, offset, providerError, providerEvent, sseFrame, hostError, fatal, responses } = {},
+  ) {
     super(message);
     this.name = name && name !== 'Error' ? name : 'ToolCallStreamError';
     this.code = code;
@@ -45,6 +48,10 @@ class ToolCallStreamError extends Error {
     if (providerEvent !== undefined) Object.defineProperty(this, 'providerEvent', { value: providerEvent });
     // The SSE frame the SDK's decoder would have rejected (internal: the Qwen preload replays it).
     if (sseFrame !== undefined) Object.defineProperty(this, 'sseFrame', { value: sseFrame });
+    // `{name, message}` of the error stock Qwen Code's own code throws for
+    // the same input (a TypeError on a value it reads unguarded), for a host
+    // that must throw exactly that; the package's own code and message stay.
+    if (hostError !== undefined) this.hostError = hostError;
     this.fatal = Boolean(fatal);
     this.responses = responses ?? [];
   }

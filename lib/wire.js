@@ -13,7 +13,7 @@
 //   lifted strings, in the order the full items' `x` lists them (`[part
 //   index, key]`); each goes back into its call's `args` at its key.
 // - The error encoding is one object `{code, name, message, type?, offset?,
-//   providerError?, providerEvent?, fatal}`: a batch's error item, or the message of the
+//   providerError?, providerEvent?, hostError?, fatal}`: a batch's error item, or the message of the
 //   napi `GenericFailure` thrown by every entry that returns no batch
 //   (constructors, the ACP classes, the helpers). Both decode here to a
 //   ToolCallStreamError with `code`, `fatal` and `responses`; whatever else

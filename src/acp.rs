@@ -1,6 +1,6 @@
 //! The napi binding of the ACP card lifecycle (`toolcall_stream_core::acp`).
 //!
-//! Boundary rule: strings in, one JSON text out; `lib/acp.js` does one
+//! Boundary rule: strings in, one JSON text out; `lib/acp/` does one
 //! `JSON.parse` per call and owns the ergonomic API (`describe()` callbacks,
 //! response objects, `consumeModelStream`). A string argument is read as
 //! UTF-16 ([`Utf16String`]) into a [`JsString`], so a lone surrogate in an
@@ -73,7 +73,7 @@ fn guard_state<S, T>(
 }
 
 /// The session's card ledger (docs/behaviour.md §5.4). Wrapped by `ToolCallCards` in
-/// `lib/acp.js`.
+/// `lib/acp/`.
 #[napi]
 pub struct NativeToolCallCards {
     inner: Tracked<ToolCallCards>,
@@ -210,7 +210,7 @@ pub fn acp_plan_update(
 }
 
 /// One model stream's preparation tracker (docs/behaviour.md §5.3). Wrapped by
-/// `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
+/// `PreparationTracker` in `lib/acp/`, which passes the session's cards to
 /// each call.
 #[napi]
 pub struct NativePreparationTracker {
@@ -333,7 +333,7 @@ impl NativePreparationTracker {
 }
 
 /// One attempt's id normalisation (docs/behaviour.md §4.1). Wrapped by `ToolCallIds` in
-/// `lib/acp.js`.
+/// `lib/acp/`.
 #[napi]
 pub struct NativeToolCallIds {
     inner: Tracked<ToolCallIds>,

@@ -12,6 +12,7 @@ const dirs = [
   path.join(fixtures, 'extra'),
   path.join(fixtures, 'qwen-0.24'),
   path.join(fixtures, 'provenance'),
+  path.join(fixtures, 'fidelity'),
 ];
 
 /** Each profile and the directory of the release outputs it must match. */
@@ -72,8 +73,10 @@ export function mask(value, ids = new Map()) {
 /** The harness's feed failure (`__throw__`, rethrown as it is: no `type`) is not converter output. */
 export const isTransportError = (line) => Boolean(line.error && !line.error.type && line.error.name === 'Error');
 
+/** A `null` event is sent under a name the SDK parses and yields (it skips unknown names). */
 export function anthropicSse(events) {
-  return events.map((e) => `event: ${e.type ?? 'message'}\ndata: ${JSON.stringify(e)}\n\n`).join('');
+  const name = (e) => (e === null ? 'content_block_delta' : (e.type ?? 'message'));
+  return events.map((e) => `event: ${name(e)}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 }
 
 export function openaiSse(chunks) {

@@ -26,7 +26,9 @@ export function record(tagKey, tag, response) {
 
 export function errorLine(tagKey, tag, err) {
   assert.equal(typeof err.code, 'string', `a typed error: ${err.stack}`);
-  return { [tagKey]: tag, error: { type: err.type ?? err.code }, name: err.name, message: err.message };
+  const line = { [tagKey]: tag, error: { type: err.type ?? err.code }, name: err.name, message: err.message };
+  if (err.hostError) line.hostError = err.hostError;
+  return line;
 }
 
 export function compare(name, how, got, want) {
@@ -36,7 +38,15 @@ export function compare(name, how, got, want) {
   assert.equal(got.length, want.length, `${name} (${how}): line count\n${JSON.stringify(got, null, 1)}`);
   got.forEach((g, i) => {
     const w = want[i];
-    if (w.error) {
+    if (w.error?.name === 'TypeError') {
+      // The reference's own code failed on a value: the converter's error
+      // carries that TypeError as `hostError`, word for word.
+      assert.deepEqual(g.hostError, { name: w.error.name, message: w.error.message }, `${name} (${how}) line ${i}`);
+    } else if (w.error?.name === 'StreamContentError') {
+      // The pipeline's `error_finish` error: its class and message (the
+      // finish chunk's trimmed content, lone surrogates kept).
+      assert.deepEqual([g.error.type, g.name, g.message], ['STREAM_ERROR', w.error.name, w.error.message]);
+    } else if (w.error) {
       assert.deepEqual(g.error, { type: w.error.type ?? w.error.code }, `${name} (${how}) line ${i}`);
       if (name.startsWith('anthropic-')) {
         // The Anthropic path's own errors: 0.24.4's exact name and message.

@@ -11,9 +11,10 @@ use crate::deferred_calls::{Closed, DeferredCalls};
 use crate::error::{Error, ErrorCode};
 use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{
-    now_ms_shared, Candidate, Flavor, Part, Preparation, Response, UsageProvenance,
+    now_ms_shared, Candidate, Flavor, LiteralKind, Part, Preparation, Response, UsageProvenance,
 };
 use crate::js_text::js_to_string;
+use crate::js_value::JsValue;
 use crate::json::{self, Value};
 use crate::lifted::lift_checked;
 use crate::limits::Limits;
@@ -34,16 +35,16 @@ struct Block {
     input_json: String,
 }
 
-/// A token count as the reference holds it: a number, or `null` when a
-/// provider sent `output_tokens: null`.
-type Tokens = Option<f64>;
-
+/// The token counts as the reference holds them: whatever value the
+/// provider sent where it does not check the type (`message_start`'s
+/// counts, `message_delta`'s `output_tokens`: a string, `null`, …), added
+/// and compared with JS operators in `buildAnthropicUsageMetadata`.
 #[derive(Default)]
 struct Usage {
-    cached: f64,
-    cache_creation: f64,
-    prompt: f64,
-    completion: Tokens,
+    cached: JsValue,
+    cache_creation: JsValue,
+    prompt: JsValue,
+    completion: JsValue,
     cached_reported: bool,
     cache_creation_reported: bool,
     prompt_reported: bool,
@@ -67,34 +68,31 @@ impl Usage {
                 cached_input_tokens_reported: self.cached_reported,
                 cache_creation_input_tokens: self
                     .cache_creation_reported
-                    .then_some(self.cache_creation),
+                    .then(|| self.cache_creation.as_number()),
             },
         }
     }
 
     fn metadata_json(&self) -> String {
         let looks_like_openai = !self.cache_creation_reported
-            && self.cache_creation == 0.0
-            && self.cached > 0.0
-            && self.prompt >= self.cached;
+            && self.cache_creation.is_zero()
+            && self.cached.is_positive()
+            && self.prompt.at_least(&self.cached);
         let prompt_total = if looks_like_openai {
-            self.prompt
+            self.prompt.clone()
         } else {
-            self.prompt + self.cached + self.cache_creation
+            self.prompt.add(&self.cached).add(&self.cache_creation)
         };
         let mut out = String::with_capacity(96);
         out.push_str("{\"promptTokenCount\":");
-        json::write_number(&mut out, prompt_total);
+        out.push_str(prompt_total.json());
         out.push_str(",\"cachedContentTokenCount\":");
-        json::write_number(&mut out, self.cached);
+        out.push_str(self.cached.json());
         if self.completion_reported {
             out.push_str(",\"candidatesTokenCount\":");
-            match self.completion {
-                Some(c) => json::write_number(&mut out, c),
-                None => out.push_str("null"),
-            }
+            out.push_str(self.completion.json());
             out.push_str(",\"totalTokenCount\":");
-            json::write_number(&mut out, prompt_total + self.completion.unwrap_or(0.0));
+            out.push_str(prompt_total.add(&self.completion).json());
         }
         out.push('}');
         out
@@ -444,10 +442,7 @@ impl AnthropicStream {
     fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
         if ev.is_null() {
             // `processStream` reads `event.type` of it: a TypeError there.
-            return Err(Error::new(
-                ErrorCode::InvalidEvent,
-                "an event must not be null",
-            ));
+            return Err(Error::null_read("an event must not be null", true, "type"));
         }
         let Some(kind) = ev.at("type").as_jstr() else {
             return Ok(());
@@ -455,13 +450,16 @@ impl AnthropicStream {
         match kind.raw() {
             "content_block_delta" => self.content_block_delta(ev, out),
             "message_start" => {
-                let message = required(ev, "message")?;
+                let message = required(ev, "message", "id")?;
                 self.header_shown = false;
                 if let Some(id) = present(message.get("id")) {
                     self.message_id = Some(json::to_json_string(id).into());
                 }
+                // `model = message.model ?? model`, shown as `model ||
+                // undefined`: a falsy model replaces the last one and shows
+                // none.
                 if let Some(model) = present(message.get("model")) {
-                    self.model = Some(json::to_json_string(model).into());
+                    self.model = model.truthy().then(|| json::to_json_string(model).into());
                 }
                 let usage = message.at("usage");
                 let u = &mut self.usage;
@@ -469,23 +467,35 @@ impl AnthropicStream {
                 u.completion_reported |= is_number(usage.get("output_tokens"));
                 u.cached_reported |= is_number(usage.get("cache_read_input_tokens"));
                 u.cache_creation_reported |= is_number(usage.get("cache_creation_input_tokens"));
-                if let Some(v) = usage.at("cache_read_input_tokens").as_f64() {
+                // `usage?.x ?? previous`: any value but null, as it is.
+                let given = |key| present(usage.get(key)).map(JsValue::of);
+                if let Some(v) = given("cache_read_input_tokens") {
                     u.cached = v;
                 }
-                if let Some(v) = usage.at("cache_creation_input_tokens").as_f64() {
+                if let Some(v) = given("cache_creation_input_tokens") {
                     u.cache_creation = v;
                 }
-                if let Some(v) = usage.at("input_tokens").as_f64() {
+                if let Some(v) = given("input_tokens") {
                     u.prompt = v;
                 }
-                if let Some(v) = usage.at("output_tokens").as_f64() {
-                    u.completion = Some(v);
+                if let Some(v) = given("output_tokens") {
+                    u.completion = v;
                 }
                 self.message_start_usage_pending = u.any_reported();
                 Ok(())
             }
             "content_block_start" => {
-                let block = required(ev, "content_block")?;
+                let block = required(ev, "content_block", "type")?;
+                if matches!(block, Value::Num(_) | Value::Str(_) | Value::Bool(_)) {
+                    // `"id" in event.content_block` of a primitive.
+                    return Err(Error::type_error(
+                        "content_block_start event whose `content_block` is not an object",
+                        format!(
+                            "Cannot use 'in' operator to search for 'id' in {}",
+                            js_to_string(block)
+                        ),
+                    ));
+                }
                 let key = index_key(ev);
                 let ty = block.at("type");
                 let kind = if ty.truthy() {
@@ -601,34 +611,43 @@ impl AnthropicStream {
                 Ok(())
             }
             "message_delta" => {
-                let delta = required(ev, "delta")?;
+                let delta = required(ev, "delta", "stop_reason")?;
                 let stop = delta.at("stop_reason");
                 if stop.truthy() {
                     let reason = js_to_string(stop);
                     if self.profile == Profile::Qwen024 {
-                        self.confirm_calls(&reason, out)?;
+                        // Compared with `===`: a reason of another type is
+                        // neither `tool_use` nor `max_tokens`.
+                        let compared = if matches!(stop, Value::Str(_)) {
+                            reason.as_str()
+                        } else {
+                            ""
+                        };
+                        self.confirm_calls(compared, out)?;
                     }
                     self.finish_reason = Some(reason);
                 }
                 let usage = ev.get("usage");
                 let u = &mut self.usage;
+                // `output_tokens` whatever its value (`!== undefined`); the
+                // others only as numbers.
                 if let Some(out_tokens) = json::get(usage, "output_tokens") {
-                    u.completion = out_tokens.as_f64();
+                    u.completion = JsValue::of(out_tokens);
                     u.completion_reported = true;
                 }
                 if let Some(v) = json::get(usage, "input_tokens").and_then(Value::as_f64) {
-                    u.prompt = v;
+                    u.prompt = JsValue::number(v);
                     u.prompt_reported = true;
                 }
                 if let Some(v) = json::get(usage, "cache_read_input_tokens").and_then(Value::as_f64)
                 {
-                    u.cached = v;
+                    u.cached = JsValue::number(v);
                     u.cached_reported = true;
                 }
                 if let Some(v) =
                     json::get(usage, "cache_creation_input_tokens").and_then(Value::as_f64)
                 {
-                    u.cache_creation = v;
+                    u.cache_creation = JsValue::number(v);
                     u.cache_creation_reported = true;
                 }
                 if self.finish_reason.is_some() || usage.is_some_and(Value::truthy) {
@@ -680,7 +699,7 @@ impl AnthropicStream {
         ev: &Value<'_>,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        let delta = required(ev, "delta")?;
+        let delta = required(ev, "delta", "type")?;
         let Some(delta_type) = delta.at("type").as_jstr() else {
             return Ok(());
         };
@@ -696,25 +715,33 @@ impl AnthropicStream {
                 }
                 self.append_at(pos, |buf| match fragment.as_jstr() {
                     Some(s) => s.append_json_text_to(buf),
-                    // Deliberate difference: a non-string fragment is
-                    // appended as its JSON text, not as "[object Object]".
-                    None => json::stringify(fragment, buf),
+                    // `inputJson += value`: a value of another type is
+                    // appended as its `String(value)` (`[object Object]`).
+                    None => buf.push_str(&js_to_string(fragment)),
                 })
             }
+            // `const text = "text" in event.delta ? event.delta.text : ""`,
+            // then `if (text)`: a truthy value of any type makes the part.
             "text_delta" => {
-                if let Some(text) = delta.at("text").as_jstr().filter(|t| !t.is_empty()) {
-                    let chunk = self.chunk(Some(Part::text(text.value())));
-                    self.payload = true;
-                    out.push(chunk);
-                }
+                let part = match delta.at("text") {
+                    Value::Str(text) if !text.is_empty() => Part::text(text.text()),
+                    v if v.truthy() => literal(LiteralKind::Text, v),
+                    _ => return Ok(()),
+                };
+                let chunk = self.chunk(Some(part));
+                self.payload = true;
+                out.push(chunk);
                 Ok(())
             }
             "thinking_delta" => {
-                if let Some(text) = delta.at("thinking").as_jstr().filter(|t| !t.is_empty()) {
-                    let chunk = self.chunk(Some(Part::thought(text.value())));
-                    self.payload = true;
-                    out.push(chunk);
-                }
+                let part = match delta.at("thinking") {
+                    Value::Str(text) if !text.is_empty() => Part::thought(text.text()),
+                    v if v.truthy() => literal(LiteralKind::Thought, v),
+                    _ => return Ok(()),
+                };
+                let chunk = self.chunk(Some(part));
+                self.payload = true;
+                out.push(chunk);
                 Ok(())
             }
             "signature_delta" => {
@@ -722,11 +749,16 @@ impl AnthropicStream {
                 if !self.blocks.iter().any(|b| b.key == key) {
                     return Ok(());
                 }
-                if let Some(sig) = delta.at("signature").as_jstr().filter(|t| !t.is_empty()) {
-                    let chunk = self.chunk(Some(Part::ThoughtSignature(sig.value().into_owned())));
-                    self.payload = true;
-                    out.push(chunk);
-                }
+                let part = match delta.at("signature") {
+                    Value::Str(sig) if !sig.is_empty() => {
+                        Part::ThoughtSignature(sig.text().into_owned())
+                    }
+                    v if v.truthy() => literal(LiteralKind::Signature, v),
+                    _ => return Ok(()),
+                };
+                let chunk = self.chunk(Some(part));
+                self.payload = true;
+                out.push(chunk);
                 Ok(())
             }
             _ => Ok(()),
@@ -807,7 +839,7 @@ impl AnthropicStream {
             return None;
         }
         if end > 0 {
-            let text = json::JStr::from_scanned(&body[..end], escaped).value();
+            let text = json::JStr::from_scanned(&body[..end], escaped).text();
             let part = if thought {
                 Part::thought(text)
             } else {
@@ -944,12 +976,12 @@ fn stream_error(ev: &Value<'_>) -> Error {
     let body = ev.get("error").unwrap_or(ev);
     let message = body
         .at("message")
-        .as_str()
+        .as_text()
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
     let mut provider = String::new();
     json::stringify(body, &mut provider);
-    let mut err = Error::new(ErrorCode::StreamError, message);
+    let mut err = Error::with_text(ErrorCode::StreamError, message);
     err.provider_error = Some(provider.into());
     err
 }
@@ -961,19 +993,29 @@ fn limit_error(what: &str, limit: usize) -> Error {
     )
 }
 
-/// A sub-object the reference dereferences unguarded (`event.message.id`):
-/// without it the reference throws a TypeError; here the event is rejected
+/// A sub-object the reference dereferences unguarded, reading `read` of it
+/// first (`event.message.id`): without it the reference throws V8's
+/// TypeError (kept as the error's `host_error`); here the event is rejected
 /// with `INVALID_EVENT` and the converter stays usable.
-fn required<'v, 'a>(ev: &'v Value<'a>, key: &str) -> Result<&'v Value<'a>, Error> {
+fn required<'v, 'a>(ev: &'v Value<'a>, key: &str, read: &str) -> Result<&'v Value<'a>, Error> {
     match ev.get(key) {
         Some(v) if !v.is_null() => Ok(v),
-        _ => {
+        v => {
             let ty = ev.at("type").as_str().unwrap_or_default().into_owned();
-            Err(Error::new(
-                ErrorCode::InvalidEvent,
+            Err(Error::null_read(
                 format!("{ty} event without `{key}`"),
+                v.is_some(),
+                read,
             ))
         }
+    }
+}
+
+/// A part made from a delta's non-string value, as it is.
+fn literal(kind: LiteralKind, v: &Value<'_>) -> Part {
+    Part::Literal {
+        kind,
+        json: json::to_json_string(v),
     }
 }
 
@@ -992,5 +1034,88 @@ fn index_key(ev: &Value<'_>) -> String {
         Some(Value::Num(n)) if !n.contains(['.', 'e', 'E', '-']) && n.len() < 16 => (*n).to_owned(),
         Some(v) => json::to_json_string(v),
         None => "0".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(events: &[&str]) -> (Vec<String>, Option<Error>) {
+        let mut s = AnthropicStream::new(AnthropicOptions::default());
+        let mut out = Vec::new();
+        let mut error = None;
+        for e in events {
+            if let Err(e) = s.push_event_text(e, &mut out) {
+                error = Some(e);
+                break;
+            }
+        }
+        let written = out
+            .iter()
+            .map(|r| {
+                let mut text = String::new();
+                r.write_response(&mut text);
+                text
+            })
+            .collect();
+        (written, error)
+    }
+
+    #[test]
+    fn text_thinking_and_signature_keep_lone_surrogates_and_other_types() {
+        let delta = |d: &str| format!(r#"{{"type":"content_block_delta","index":0,"delta":{d}}}"#);
+        let (out, error) = run(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking"}}"#,
+            &delta(r#"{"type":"text_delta","text":"\ud835"}"#),
+            &delta(r#"{"type":"thinking_delta","thinking":"\udc00"}"#),
+            &delta(r#"{"type":"signature_delta","signature":"s\udfff"}"#),
+            &delta(r#"{"type":"text_delta","text":42}"#),
+            &delta(r#"{"type":"thinking_delta","thinking":{"a":1}}"#),
+            &delta(r#"{"type":"signature_delta","signature":[1]}"#),
+            &delta(r#"{"type":"text_delta","text":0}"#),
+        ]);
+        assert_eq!(error, None);
+        let parts: Vec<&str> = out
+            .iter()
+            .map(|r| {
+                let at = r.find("\"parts\":[").unwrap() + 9;
+                &r[at..at + r[at..].find("],\"role\"").unwrap()]
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                r#"{"text":"\ud835"}"#,
+                r#"{"text":"\udc00","thought":true}"#,
+                r#"{"thought":true,"thoughtSignature":"s\udfff"}"#,
+                r#"{"text":42}"#,
+                r#"{"text":{"a":1},"thought":true}"#,
+                r#"{"thought":true,"thoughtSignature":[1]}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn usage_counts_of_other_types_add_as_javascript_adds_them() {
+        let (out, _) = run(&[
+            r#"{"type":"message_start","message":{"usage":{"input_tokens":"10","output_tokens":"1","cache_read_input_tokens":"2"}}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":"20"}}"#,
+        ]);
+        assert!(
+            out[0].contains(r#""usageMetadata":{"promptTokenCount":"1020","cachedContentTokenCount":"2","candidatesTokenCount":"20","totalTokenCount":"102020"}"#),
+            "{}",
+            out[0]
+        );
+    }
+
+    #[test]
+    fn a_null_sub_object_carries_the_reference_type_error() {
+        let (_, error) = run(&[r#"{"type":"message_start","message":null}"#]);
+        let host = error.and_then(|e| e.host_error).unwrap();
+        assert_eq!(
+            (host.name, host.message.as_str()),
+            ("TypeError", "Cannot read properties of null (reading 'id')")
+        );
     }
 }

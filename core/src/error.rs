@@ -69,8 +69,6 @@ pub struct Error {
     /// The JS error `name` the reference would throw (`InvalidStreamError`
     /// for the reference's stream validation errors, else `Error`).
     pub name: &'static str,
-    /// The reference's `InvalidStreamError.type`, when it has one.
-    pub kind: Option<&'static str>,
     /// Byte offset into the caller's input where it helps (none past 4 GiB,
     /// which no limit allows; `u32` keeps the error, and every `Result` of
     /// the converters, small).
@@ -88,8 +86,27 @@ pub struct Error {
     /// JSON, or an in-band error event. A host replays it through its SDK to
     /// throw exactly what the SDK throws (class, message and fields).
     pub sse_frame: Option<Box<str>>,
+    /// The error stock Qwen Code throws for the same input where its own
+    /// code fails on a value (`TypeError`, with V8's message word for word):
+    /// the package's API keeps its own code and message, and a host that
+    /// must throw what stock throws (the Qwen preload) throws this.
+    /// Boxed: the error is returned through the parser's recursion, whose
+    /// frames grow with it.
+    pub host_error: Option<Box<HostError>>,
     /// Whether the converter can take more input after this error.
     pub fatal: bool,
+    /// `message` is in the text form of [`crate::json::text`] (it holds a
+    /// provider's text, whose lone surrogates the reference's message keeps).
+    pub text_message: bool,
+}
+
+/// A JS error of the host's own code: its constructor name and message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostError {
+    /// The constructor's name (`TypeError`).
+    pub name: &'static str,
+    /// V8's message, e.g. `Cannot read properties of null (reading 'id')`.
+    pub message: String,
 }
 
 impl Error {
@@ -100,10 +117,9 @@ impl Error {
     /// (`INVALID_JSON`, `INVALID_EVENT`, `INVALID_ARGUMENT` and
     /// `INVALID_RESPONSE` leave it usable).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        let (name, kind) = match code {
-            ErrorCode::MalformedToolCall => ("InvalidStreamError", Some("MALFORMED_TOOL_CALL")),
-            ErrorCode::ProtocolTagLeak => ("InvalidStreamError", Some("PROTOCOL_TAG_LEAK")),
-            _ => ("Error", None),
+        let name = match code {
+            ErrorCode::MalformedToolCall | ErrorCode::ProtocolTagLeak => "InvalidStreamError",
+            _ => "Error",
         };
         let fatal = matches!(
             code,
@@ -119,12 +135,53 @@ impl Error {
             code,
             message: message.into(),
             name,
-            kind,
             offset: None,
             provider_error: None,
             provider_event: None,
             sse_frame: None,
+            host_error: None,
             fatal,
+            text_message: false,
+        }
+    }
+
+    /// An error whose message is a provider's text, in the text form of
+    /// [`crate::json::text`] (lone surrogates kept).
+    pub(crate) fn with_text(code: ErrorCode, text: String) -> Self {
+        let mut e = Error::new(code, text);
+        e.text_message = true;
+        e
+    }
+
+    /// `INVALID_EVENT` where the reference's own code throws a `TypeError`
+    /// with V8's message `js_message` (kept as [`Error::host_error`]).
+    pub(crate) fn type_error(message: impl Into<String>, js_message: impl Into<String>) -> Self {
+        let mut e = Error::new(ErrorCode::InvalidEvent, message);
+        e.host_error = Some(Box::new(HostError {
+            name: "TypeError",
+            message: js_message.into(),
+        }));
+        e
+    }
+
+    /// V8's `Cannot read properties of null (reading 'key')` (or of
+    /// `undefined`) where the reference dereferences `value` unguarded.
+    pub(crate) fn null_read(message: impl Into<String>, null: bool, key: &str) -> Self {
+        let what = if null { "null" } else { "undefined" };
+        Error::type_error(
+            message,
+            format!("Cannot read properties of {what} (reading '{key}')"),
+        )
+    }
+
+    /// The reference's `InvalidStreamError.type`, when it has one (it
+    /// follows from the code; derived, so the error stays small enough to
+    /// return by value).
+    pub fn kind(&self) -> Option<&'static str> {
+        match self.code {
+            ErrorCode::MalformedToolCall => Some("MALFORMED_TOOL_CALL"),
+            ErrorCode::ProtocolTagLeak => Some("PROTOCOL_TAG_LEAK"),
+            _ => None,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use crate::json::write_str;
+use crate::json::{write_str, write_text};
 
 /// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
 /// whose arguments are still streaming.
@@ -40,6 +40,15 @@ pub enum Part {
     Reasoning(String),
     /// Anthropic's `{thought: true, thoughtSignature}`.
     ThoughtSignature(String),
+    /// An Anthropic text, thinking or signature delta whose value is not a
+    /// string but truthy (`processStream` builds the part from it as it is:
+    /// `{text: 42}`): the value's JSON text in the place of the string.
+    Literal {
+        /// Which part the value stands in.
+        kind: LiteralKind,
+        /// The value as `JSON.stringify` writes it.
+        json: String,
+    },
     /// `{functionCall: {id, name, args}}`. `id` / `name` / `args` hold JSON
     /// text (`None` = the key is absent, as JS `undefined` is); `args` is
     /// text that `JSON.parse` accepts, handed to JS verbatim; shared, so
@@ -70,6 +79,7 @@ impl Part {
             Part::Text { text, .. } | Part::Reasoning(text) | Part::ThoughtSignature(text) => {
                 text.len()
             }
+            Part::Literal { json, .. } => json.len(),
             Part::FunctionCall { id, name, args, .. } => {
                 args.len()
                     + id.as_ref().map_or(0, String::len)
@@ -103,7 +113,13 @@ impl Part {
     pub fn is_thought(&self) -> bool {
         matches!(
             self,
-            Part::Text { thought: true, .. } | Part::ThoughtSignature(_) | Part::Reasoning(_)
+            Part::Text { thought: true, .. }
+                | Part::ThoughtSignature(_)
+                | Part::Reasoning(_)
+                | Part::Literal {
+                    kind: LiteralKind::Thought | LiteralKind::Signature | LiteralKind::Reasoning,
+                    ..
+                }
         )
     }
 
@@ -122,7 +138,7 @@ impl Part {
         match self {
             Part::Text { text, thought } => {
                 out.push_str("{\"text\":");
-                write_str(out, text);
+                write_text(out, text);
                 if *thought {
                     out.push_str(",\"thought\":true");
                 }
@@ -130,12 +146,25 @@ impl Part {
             }
             Part::Reasoning(text) => {
                 out.push_str("{\"text\":");
-                write_str(out, text);
+                write_text(out, text);
                 out.push_str(",\"thought\":true}");
             }
             Part::ThoughtSignature(sig) => {
                 out.push_str("{\"thought\":true,\"thoughtSignature\":");
-                write_str(out, sig);
+                write_text(out, sig);
+                out.push('}');
+            }
+            Part::Literal { kind, json } => {
+                out.push_str(match kind {
+                    LiteralKind::Text | LiteralKind::Thought | LiteralKind::Reasoning => {
+                        "{\"text\":"
+                    }
+                    LiteralKind::Signature => "{\"thought\":true,\"thoughtSignature\":",
+                });
+                out.push_str(json);
+                if matches!(kind, LiteralKind::Thought | LiteralKind::Reasoning) {
+                    out.push_str(",\"thought\":true");
+                }
                 out.push('}');
             }
             Part::FunctionCall { id, name, args, .. } => {
@@ -143,6 +172,20 @@ impl Part {
             }
         }
     }
+}
+
+/// The part a [`Part::Literal`] value stands in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiteralKind {
+    /// `{text}` (a `text_delta`).
+    Text,
+    /// `{text, thought: true}` (a `thinking_delta`).
+    Thought,
+    /// `{thought: true, thoughtSignature}` (a `signature_delta`).
+    Signature,
+    /// `{text, thought: true}` made by `createOpenAIReasoningThoughtPart`
+    /// from an OpenAI reasoning delta (listed as [`Part::Reasoning`] is).
+    Reasoning,
 }
 
 /// Which reference produced the chunk: it decides the key order.

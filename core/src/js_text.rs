@@ -3,6 +3,7 @@
 //! and offsets (JavaScript's `length` and `slice`).
 #![warn(missing_docs)]
 
+use crate::json::text::js_units;
 use crate::json::{self, Value};
 
 /// `String(value)` for the values the reference coerces.
@@ -37,6 +38,62 @@ pub fn js_to_string(v: &Value<'_>) -> String {
             .join(","),
         Value::Obj(_) => "[object Object]".to_owned(),
     }
+}
+
+/// `Number(value)` (ToNumber) for the values the reference compares or
+/// passes to `Math.min`: a string read as JS reads numeric text, an array
+/// through its `String`, an object `NaN`.
+pub fn js_to_number(v: &Value<'_>) -> f64 {
+    match v {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Num(n) => json::parse_number(n),
+        Value::Str(s) => string_to_number(&s.value()),
+        Value::Arr(_) => string_to_number(&js_to_string(v)),
+        Value::Obj(_) => f64::NAN,
+    }
+}
+
+/// JS `Number(text)`: trimmed; empty is 0; `0x`/`0o`/`0b` integers,
+/// `Infinity` with an optional sign, or a decimal literal; else `NaN`.
+fn string_to_number(text: &str) -> f64 {
+    let t = js_trim(text);
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => 16,
+        Some("0o" | "0O") => 8,
+        Some("0b" | "0B") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = &t[2..];
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return f64::NAN;
+        }
+        return digits.chars().fold(0.0, |acc, c| {
+            acc * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+        });
+    }
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if unsigned == "Infinity" {
+        return if t.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    // A decimal literal: digits, one point, an exponent (Rust's parser
+    // also takes `inf` and `nan`, which JS does not).
+    let decimal = unsigned
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && unsigned.bytes().any(|b| b.is_ascii_digit());
+    if !decimal {
+        return f64::NAN;
+    }
+    t.parse().unwrap_or(f64::NAN)
 }
 
 /// JavaScript's `String.prototype.trim` whitespace test for `/\S/`-style
@@ -81,15 +138,17 @@ pub fn has_non_whitespace(s: &str) -> bool {
     s.chars().any(|c| !is_js_whitespace(c))
 }
 
-/// Number of UTF-16 code units in `s` (JavaScript's `length`).
+/// Number of UTF-16 code units in `s` (JavaScript's `length`), `s` in the
+/// text form of [`crate::json::text`] (a lone surrogate's stand-in is one).
 pub fn utf16_len(s: &str) -> usize {
     if s.is_ascii() {
         return s.len();
     }
-    s.chars().map(char::len_utf16).sum()
+    s.chars().map(js_units).sum()
 }
 
-/// Byte offset of UTF-16 offset `units` in `s` (clamped to a char boundary).
+/// Byte offset of UTF-16 offset `units` in `s` (clamped to a char
+/// boundary), `s` in the text form as for [`utf16_len`].
 pub fn utf16_to_byte(s: &str, units: usize) -> usize {
     if s.is_ascii() {
         return units.min(s.len());
@@ -99,7 +158,7 @@ pub fn utf16_to_byte(s: &str, units: usize) -> usize {
         if n >= units {
             return i;
         }
-        n += c.len_utf16();
+        n += js_units(c);
     }
     s.len()
 }
@@ -107,6 +166,30 @@ pub fn utf16_to_byte(s: &str, units: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_from_values_as_javascript_reads_them() {
+        let n = |text: &str| js_to_number(&json::parse(text).unwrap());
+        assert_eq!(n(r#""10""#), 10.0);
+        assert_eq!(n(r#"" 2.5e1 ""#), 25.0);
+        assert_eq!(n(r#""0x1f""#), 31.0);
+        assert_eq!(n(r#""""#), 0.0);
+        assert_eq!(n("[4]"), 4.0);
+        assert_eq!(n("[]"), 0.0);
+        assert_eq!(n("true"), 1.0);
+        assert_eq!(n("null"), 0.0);
+        assert_eq!(n(r#""-Infinity""#), f64::NEG_INFINITY);
+        for nan in [
+            r#""inf""#,
+            r#""nan""#,
+            r#""1x""#,
+            "{}",
+            "[1,2]",
+            r#""-0x1""#,
+        ] {
+            assert!(n(nan).is_nan(), "{nan}");
+        }
+    }
 
     #[test]
     fn utf16_offsets() {

@@ -12,6 +12,7 @@ pub mod error;
 pub(crate) mod feed;
 pub mod gemini;
 pub mod js_text;
+pub mod js_value;
 pub mod json;
 pub mod lifted;
 pub mod limits;

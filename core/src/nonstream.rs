@@ -24,9 +24,9 @@
 //! `content` that is not iterable, a `null` block, a choice without a
 //! message, …) the body is `INVALID_RESPONSE`; a body that is not a JSON
 //! object is too (the reference converts a number or an array to an empty
-//! response, a `null` body throws). Token counts are read as numbers: a
-//! count of another type counts as 0 (the reference would concatenate a
-//! string count).
+//! response, a `null` body throws). Token counts are used as the
+//! reference uses them: written as sent (`x || 0`), added with JS `+` (a
+//! string count concatenates) and compared as JS compares.
 
 use std::borrow::Cow;
 
@@ -34,6 +34,7 @@ use crate::anthropic;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{now_ms, Part, UsageProvenance};
 use crate::js_text::js_to_string;
+use crate::js_value::JsValue;
 use crate::json::{self, Value};
 use crate::limits::Limits;
 use crate::openai::tagged::TaggedThinkingParser;
@@ -179,32 +180,42 @@ pub fn anthropic_response_at(
 /// Returns the provenance it attaches: `cache_read_input_tokens` is a
 /// number, and the cache-creation count when that is a number.
 fn anthropic_usage(usage: &Value<'_>, out: &mut String) -> UsageProvenance {
-    let input = count(usage.at("input_tokens"));
-    let cache_read = count(usage.at("cache_read_input_tokens"));
-    let cache_creation = count(usage.at("cache_creation_input_tokens"));
-    let output = count(usage.at("output_tokens"));
+    // `x || 0`: a count as the body sent it (a string stays a string, and
+    // `+` concatenates it, as `buildAnthropicUsageMetadata` does).
+    let count = |key| {
+        let v = usage.at(key);
+        if v.truthy() {
+            JsValue::of(v)
+        } else {
+            JsValue::number(0.0)
+        }
+    };
+    let input = count("input_tokens");
+    let cache_read = count("cache_read_input_tokens");
+    let cache_creation = count("cache_creation_input_tokens");
+    let output = count("output_tokens");
     let cache_creation_reported = matches!(usage.at("cache_creation_input_tokens"), Value::Num(_));
     let looks_like_openai = !cache_creation_reported
-        && cache_creation == 0.0
-        && cache_read > 0.0
-        && input >= cache_read;
+        && cache_creation.is_zero()
+        && cache_read.is_positive()
+        && input.at_least(&cache_read);
     let prompt = if looks_like_openai {
         input
     } else {
-        input + cache_read + cache_creation
+        input.add(&cache_read).add(&cache_creation)
     };
     out.push_str("{\"promptTokenCount\":");
-    json::write_number(out, prompt);
+    out.push_str(prompt.json());
     out.push_str(",\"cachedContentTokenCount\":");
-    json::write_number(out, cache_read);
+    out.push_str(cache_read.json());
     out.push_str(",\"candidatesTokenCount\":");
-    json::write_number(out, output);
+    out.push_str(output.json());
     out.push_str(",\"totalTokenCount\":");
-    json::write_number(out, prompt + output);
+    out.push_str(prompt.add(&output).json());
     out.push('}');
     UsageProvenance::Anthropic {
         cached_input_tokens_reported: matches!(usage.at("cache_read_input_tokens"), Value::Num(_)),
-        cache_creation_input_tokens: cache_creation_reported.then_some(cache_creation),
+        cache_creation_input_tokens: cache_creation_reported.then(|| cache_creation.as_number()),
     }
 }
 
@@ -303,14 +314,12 @@ pub fn openai_response_at(
             }
         }
         write_content(&mut out, &parts);
+        // `choice.finish_reason || "stop"`
         let finish = choice.at("finish_reason");
-        let finish = if finish.truthy() {
-            js_to_string(finish)
-        } else {
-            "stop".to_owned()
-        };
+        let stop = Value::Str(json::JStr::from_scanned("stop", false));
+        let finish = if finish.truthy() { finish } else { &stop };
         out.push_str(",\"finishReason\":\"");
-        out.push_str(openai::map_finish_reason(&finish));
+        out.push_str(openai::map_finish_reason(finish, options.profile));
         out.push_str("\",\"index\":0,\"safetyRatings\":[]}");
     }
     out.push(']');
@@ -354,15 +363,19 @@ fn text_to_parts(content: &Value<'_>, parsing: ResponseParsing) -> Vec<(String, 
     if !parsing.tagged_thinking {
         return vec![(value_text(content), false)];
     }
-    // The parser appends the content to its buffer (`String(content)`).
-    let text = js_to_string(content);
+    // The parser appends the content to its buffer (`String(content)`), a
+    // string in the text form, so its lone surrogates stay.
+    let text = match content {
+        Value::Str(s) => s.text().into_owned(),
+        v => js_to_string(v),
+    };
     TaggedThinkingParser::default()
         .parse(&text, true)
         .into_iter()
         .filter_map(|p| match p {
             Part::Text { text, thought } => {
                 let mut s = String::with_capacity(text.len() + 2);
-                json::write_str(&mut s, &text);
+                json::write_text(&mut s, &text);
                 Some((s, thought))
             }
             _ => None,
@@ -400,7 +413,13 @@ fn openai_usage(usage: &Value<'_>, reasoning: Option<&Value<'_>>, out: &mut Stri
                 // `text.length` of a non-string: NaN.
                 Some(_) => f64::NAN,
             };
-            let completion = count(completion);
+            // `completionTokens > 0`, `Math.min(…, completionTokens)`: as
+            // JS numbers.
+            let completion = if completion.truthy() {
+                crate::js_text::js_to_number(completion)
+            } else {
+                0.0
+            };
             let thinking = if completion > 0.0 {
                 // `Math.min`: NaN wins.
                 if estimated.is_nan() {
@@ -471,13 +490,6 @@ fn iterate<'v, 'a>(value: &'v Value<'a>, what: &str) -> Result<&'v [Value<'a>], 
 /// `x ?? …` reads: present and not null.
 fn present<'v, 'a>(v: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
     v.filter(|v| !v.is_null())
-}
-
-/// A count as a number (`x || 0`; a non-number counts as 0).
-fn count(v: &Value<'_>) -> f64 {
-    v.as_f64()
-        .filter(|n| *n != 0.0 && !n.is_nan())
-        .unwrap_or(0.0)
 }
 
 /// A JSON string literal from its source: lone surrogate escapes kept.

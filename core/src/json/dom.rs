@@ -126,6 +126,11 @@ impl<'a> Value<'a> {
         self.as_jstr().map(|s| s.value())
     }
 
+    /// The string's text form ([`JStr::text`]), when the value is one.
+    pub fn as_text(&self) -> Option<Cow<'a, str>> {
+        self.as_jstr().map(|s| s.text())
+    }
+
     /// The value as an `f64` when it is a JSON number.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
@@ -178,7 +183,7 @@ pub fn parse(src: &str) -> Result<Value<'_>, Error> {
         i: 0,
     };
     p.ws();
-    let v = p.value(0)?;
+    let v = p.value(0).map_err(|e| *e)?;
     p.ws();
     if p.i != p.s.len() {
         return Err(p.err("unexpected data after the JSON value"));
@@ -211,15 +216,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value<'a>, Error> {
+    /// Errors are boxed and built out of line: the recursion's frames hold
+    /// no error, so the nesting limit fits a thread's stack in a debug build.
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, Box<Error>> {
         if depth > MAX_EVENT_DEPTH {
-            return Err(Error::new(
-                ErrorCode::LimitExceeded,
-                format!("JSON nesting deeper than {MAX_EVENT_DEPTH} levels"),
-            ));
+            return Err(too_deep());
         }
         match self.s.get(self.i) {
-            None => Err(self.err("unexpected end")),
+            None => Err(self.fail("unexpected end")),
             Some(b'{') => {
                 self.i += 1;
                 let mut entries = Vec::with_capacity(6);
@@ -231,12 +235,12 @@ impl<'a> Parser<'a> {
                 loop {
                     self.ws();
                     if self.s.get(self.i) != Some(&b'"') {
-                        return Err(self.err("expected a string key"));
+                        return Err(self.fail("expected a string key"));
                     }
                     let k = self.string()?;
                     self.ws();
                     if self.s.get(self.i) != Some(&b':') {
-                        return Err(self.err("expected ':'"));
+                        return Err(self.fail("expected ':'"));
                     }
                     self.i += 1;
                     self.ws();
@@ -249,7 +253,7 @@ impl<'a> Parser<'a> {
                             self.i += 1;
                             return Ok(Value::Obj(entries));
                         }
-                        _ => return Err(self.err("expected ',' or '}'")),
+                        _ => return Err(self.fail("expected ',' or '}'")),
                     }
                 }
             }
@@ -271,7 +275,7 @@ impl<'a> Parser<'a> {
                             self.i += 1;
                             return Ok(Value::Arr(items));
                         }
-                        _ => return Err(self.err("expected ',' or ']'")),
+                        _ => return Err(self.fail("expected ',' or ']'")),
                     }
                 }
             }
@@ -286,22 +290,22 @@ impl<'a> Parser<'a> {
                         self.i = end;
                         Ok(Value::Num(&self.src[start..end]))
                     }
-                    None => Err(self.err("unexpected character")),
+                    None => Err(self.fail("unexpected character")),
                 }
             }
         }
     }
 
-    fn literal(&mut self, word: &str, v: Value<'a>) -> Result<Value<'a>, Error> {
+    fn literal(&mut self, word: &str, v: Value<'a>) -> Result<Value<'a>, Box<Error>> {
         if self.s[self.i..].starts_with(word.as_bytes()) {
             self.i += word.len();
             Ok(v)
         } else {
-            Err(self.err("unexpected literal"))
+            Err(self.fail("unexpected literal"))
         }
     }
 
-    fn string(&mut self) -> Result<JStr<'a>, Error> {
+    fn string(&mut self) -> Result<JStr<'a>, Box<Error>> {
         let start = self.i + 1;
         match scan_string(self.s, start) {
             Some((end, escaped)) => {
@@ -313,10 +317,25 @@ impl<'a> Parser<'a> {
             }
             None => {
                 self.i = start;
-                Err(self.err("invalid string"))
+                Err(self.fail("invalid string"))
             }
         }
     }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, what: &str) -> Box<Error> {
+        Box::new(self.err(what))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_deep() -> Box<Error> {
+    Box::new(Error::new(
+        ErrorCode::LimitExceeded,
+        format!("JSON nesting deeper than {MAX_EVENT_DEPTH} levels"),
+    ))
 }
 
 #[cfg(test)]

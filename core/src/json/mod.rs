@@ -29,6 +29,7 @@ pub mod js_string;
 pub mod owned;
 pub mod scan;
 pub mod stringify;
+pub mod text;
 pub mod validate;
 
 pub use dom::{get, parse, parse_number, JStr, Value};
@@ -39,4 +40,5 @@ pub use scan::{
     scan_json_bytes_following, scan_json_text_into, scan_string, scan_value_into, Follow,
 };
 pub use stringify::{stringify, to_json_string, write_number, write_str, write_str_content};
+pub use text::write_text;
 pub use validate::{validate, Kind};

@@ -222,6 +222,10 @@ pub(crate) enum Lone {
     Escape,
     /// The decoding fails: the exact value is wanted or nothing.
     Refuse,
+    /// Held in the text form of [`super::text`]: a lone surrogate as its
+    /// private-use stand-in, a decoded character that is itself one of the
+    /// reserved characters behind the form's escape.
+    Private,
 }
 
 /// Decodes the escape whose backslash is `b[at]` into `out` and returns
@@ -246,7 +250,11 @@ fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<u
                 if let Some(lo) = b.get(next + 2..next + 6).and_then(hex4) {
                     if (0xDC00..0xE000).contains(&lo) {
                         let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                        push(out, char::from_u32(c).unwrap_or('\u{FFFD}'));
+                        let c = char::from_u32(c).unwrap_or('\u{FFFD}');
+                        if lone == Lone::Private && super::text::is_reserved(c) {
+                            push(out, super::text::ESCAPE);
+                        }
+                        push(out, c);
                         return Some(next + 6);
                     }
                 }
@@ -257,6 +265,7 @@ fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<u
                     let _ = write!(out, "\\u{hi:04x}");
                 }
                 (None, Lone::Replace) => push(out, '\u{FFFD}'),
+                (None, Lone::Private) => push(out, super::text::stand_in(hi)),
                 (None, Lone::Refuse) => return None,
             }
             Some(next)
@@ -294,6 +303,15 @@ pub(super) fn decode_into(raw: &str, out: &mut String, lone: Lone) {
         i = decode_escape(b, i + rel, v, lone).unwrap_or(b.len());
     }
     v.extend_from_slice(&b[i.min(b.len())..]);
+}
+
+/// Decodes the one escape of validated content `raw` whose backslash is at
+/// `at` into `out`; returns where the content goes on.
+pub(super) fn decode_one(raw: &str, at: usize, out: &mut String, lone: Lone) -> usize {
+    let b = raw.as_bytes();
+    // SAFETY: one whole decoded character (or ASCII escape) is appended.
+    let v = unsafe { out.as_mut_vec() };
+    decode_escape(b, at, v, lone).unwrap_or(b.len())
 }
 
 /// Writes validated string content (escapes included) as `JSON.stringify`

@@ -363,9 +363,10 @@ impl OpenAIStream {
         if chunk.is_null() {
             // The converter (and the pipeline's error_finish check) read
             // `chunk.choices` of it: a TypeError in the reference.
-            return Err(Error::new(
-                ErrorCode::InvalidEvent,
+            return Err(Error::null_read(
                 "a chunk must not be null",
+                true,
+                "choices",
             ));
         }
         if sse {
@@ -385,16 +386,17 @@ impl OpenAIStream {
                 let content = choice
                     .at("delta")
                     .at("content")
-                    .as_str()
+                    .as_text()
                     .unwrap_or_default();
                 let message = crate::js_text::js_trim(&content);
-                let mut err = Error::new(
+                let mut err = Error::with_text(
                     ErrorCode::StreamError,
                     if message.is_empty() {
                         "Unknown stream error"
                     } else {
                         message
-                    },
+                    }
+                    .to_owned(),
                 );
                 err.name = "StreamContentError";
                 return Err(err);
@@ -448,7 +450,7 @@ impl OpenAIStream {
             .content_templates
             .find_hole(text, rest_ok)
             .map(|(template, content, len)| (template.fields.clone(), content, len))?;
-        let normalized = self.plain_text(&content.value());
+        let normalized = self.plain_text(&content.text());
         self.fast_chunks += 1;
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
@@ -658,7 +660,8 @@ impl OpenAIStream {
     /// `convertOpenAIChunkToGemini(chunk, ctx)` (docs/behaviour.md §3.2).
     fn convert(&mut self, chunk: &Value<'_>) -> Result<Response, Error> {
         let mut preparations = Vec::new();
-        let candidate = match chunk.get("choices").and_then(first) {
+        // `if (choice)`: a falsy first choice converts as no choice.
+        let candidate = match chunk.get("choices").and_then(first).filter(|c| c.truthy()) {
             Some(choice) => Some(self.convert_choice(choice, &mut preparations)?),
             None => None,
         };
@@ -700,7 +703,7 @@ impl OpenAIStream {
         // it is on (`convertOpenAITextToParts`).
         let mut content_parts = Vec::new();
         let after_reasoning = self.parsing.tagged_thinking_after_reasoning;
-        if let Some(content) = delta.at("content").as_str() {
+        if let Some(content) = delta.at("content").as_text() {
             // 0.24.4 (`convertOpenAIChunkToLlm`): a resent snapshot of
             // tagged content is dropped once the parser exists.
             let replayed = after_reasoning
@@ -756,10 +759,16 @@ impl OpenAIStream {
             None => delta.get("reasoning"),
         };
         let tagged = self.parsing.tagged_thinking;
-        if let Some(reasoning) = reasoning
-            .filter(|v| v.truthy() && (!tagged || !self.has_tagged_thought))
-            .and_then(Value::as_str)
-        {
+        let reasoning = reasoning.filter(|v| v.truthy() && (!tagged || !self.has_tagged_thought));
+        match reasoning {
+            // `[].length === 0`: normalised to nothing.
+            Some(Value::Arr(items)) if items.is_empty() => {}
+            Some(v @ (Value::Num(_) | Value::Bool(_) | Value::Obj(_) | Value::Arr(_))) => {
+                self.foreign_reasoning(v, &mut parts)?;
+            }
+            _ => {}
+        }
+        if let Some(reasoning) = reasoning.and_then(Value::as_text) {
             let normalized = self.reasoning_state.normalize(&reasoning);
             if !normalized.is_empty() {
                 self.reasoning_state.token_units += estimate_token_units(normalized);
@@ -785,11 +794,22 @@ impl OpenAIStream {
         }
         parts.append(&mut content_parts);
 
-        // Tool-call deltas and preparations (§3.2.3).
-        if let Some(Value::Arr(calls)) = delta.get("tool_calls") {
-            for call in calls {
-                self.tool_call_delta(call, preparations)?;
+        // Tool-call deltas and preparations (§3.2.3): `for (const toolCall
+        // of choice.delta.tool_calls)` when truthy. A string iterates its
+        // characters, which carry no call.
+        match delta.at("tool_calls") {
+            Value::Arr(calls) => {
+                for call in calls {
+                    self.tool_call_delta(call, preparations)?;
+                }
             }
+            v @ (Value::Num(_) | Value::Bool(_) | Value::Obj(_)) if v.truthy() => {
+                return Err(Error::type_error(
+                    "tool_calls must be an array",
+                    "choice.delta.tool_calls is not iterable",
+                ));
+            }
+            _ => {}
         }
 
         // Thinking-tag protocol-leak guard (§3.2.4 step 1). It can only act
@@ -991,12 +1011,40 @@ impl OpenAIStream {
         } else if truncated && finish_str.as_deref() != Some("length") {
             Some("MAX_TOKENS")
         } else {
-            Some(map_finish_reason(finish_str.as_deref().unwrap_or("")))
+            Some(map_finish_reason(finish_value, self.profile))
         };
         Ok(Candidate {
             parts,
             finish_reason,
         })
+    }
+
+    /// A truthy reasoning delta that is not a string: the reference
+    /// normalises and pushes the value as it is (`{text: 5, thought:
+    /// true}`); it has no `length`, so the token estimate becomes `NaN`.
+    /// (An array, which has one, is taken as such a value too.)
+    fn foreign_reasoning(&mut self, v: &Value<'_>, parts: &mut Vec<Part>) -> Result<(), Error> {
+        let text = crate::js_text::js_to_string(v);
+        if self.reasoning_state.normalize_foreign(&text) == text_delta::Foreign::Throws {
+            return Err(Error::type_error(
+                "reasoning must be a string",
+                "rawDelta.startsWith is not a function",
+            ));
+        }
+        self.reasoning_state.token_units = f64::NAN;
+        self.has_structured_reasoning = true;
+        if contains_thinking_tag(&text) {
+            self.has_thinking_tag_in_reasoning = true;
+        }
+        if !self.parsing.tagged_thinking {
+            parts.push(Part::Literal {
+                kind: crate::gemini::LiteralKind::Reasoning,
+                json: json::to_json_string(v),
+            });
+        } else {
+            self.pending_reasoning.push_str(&text);
+        }
+        Ok(())
     }
 
     /// `convertOpenAITextToParts(text, ctx, final)` of a streaming request.
@@ -1028,23 +1076,56 @@ impl OpenAIStream {
         call: &Value<'_>,
         preparations: &mut Vec<Preparation>,
     ) -> Result<(), Error> {
+        if call.is_null() {
+            return Err(Error::null_read(
+                "a tool call must not be null",
+                true,
+                "index",
+            ));
+        }
         let index = provider_index(call.get("index"));
         let function = call.at("function");
+        let name_value = function.at("name");
+        // `StreamingToolCallParser.addChunk`: `name?.trim()` first, then the
+        // index check, then `chunk.trim()` unless the delta has an id or a
+        // name, then `for (const char of chunk)`.
+        if !matches!(name_value, Value::Null | Value::Str(_)) {
+            return Err(Error::type_error(
+                "a tool call name must be a string",
+                "name?.trim is not a function",
+            ));
+        }
+        let name = name_value.as_str();
         let arguments = function.at("arguments");
-        // Deliberate difference: arguments sent as a JSON value instead of a
-        // string (llama.cpp, Ollama) are taken as their JSON text.
         let owned_args;
-        let chunk: &str = if !arguments.truthy() {
-            ""
-        } else if let Some(s) = arguments.as_jstr() {
-            owned_args = s.json_text();
-            &owned_args
-        } else {
-            owned_args = json::to_json_string(arguments);
-            &owned_args
+        let chunk: &str = match arguments {
+            v if !v.truthy() => "",
+            Value::Str(s) => {
+                owned_args = s.json_text();
+                &owned_args
+            }
+            _ if matches!(index, ProviderIndex::Invalid) => "",
+            _ if !call.at("id").truthy()
+                && name.as_deref().is_none_or(crate::js_text::is_blank) =>
+            {
+                return Err(Error::type_error(
+                    "tool call arguments must be a string",
+                    "chunk.trim is not a function",
+                ));
+            }
+            // An array is iterable, and appended as `String(array)`.
+            Value::Arr(_) => {
+                owned_args = crate::js_text::js_to_string(arguments);
+                &owned_args
+            }
+            _ => {
+                return Err(Error::type_error(
+                    "tool call arguments must be a string",
+                    "chunk is not iterable",
+                ));
+            }
         };
         let id = id_text(call.at("id"));
-        let name = function.at("name").as_str();
         self.feed(index, chunk, id.as_deref(), name.as_deref(), preparations)
     }
 
@@ -1103,7 +1184,10 @@ impl OpenAIStream {
 
     /// The content of a content-only delta while [`Self::is_text_ready`]:
     /// returns the normalised text (empty = no part), with exactly the state
-    /// changes the full conversion makes.
+    /// changes the full conversion makes. `content` is well-formed text (a
+    /// JS string with a lone surrogate takes the JSON text path); it is
+    /// normalised in the text form ([`crate::json::text`]) the other paths
+    /// keep, and handed back as plain text.
     pub fn push_plain_text(&mut self, content: &str) -> Result<String, Error> {
         self.feed.check_open()?;
         if !self.is_text_ready() {
@@ -1112,7 +1196,8 @@ impl OpenAIStream {
                 "the converter is not ready for a plain text delta",
             ));
         }
-        Ok(self.plain_text(content))
+        let text = self.plain_text(&crate::json::text::from_str(content));
+        Ok(crate::json::text::to_plain(&text).into_owned())
     }
 
     /// A content-only delta's text while ready for plain text: normalised,
@@ -1242,47 +1327,71 @@ impl OpenAIStream {
         }
     }
 
+    /// The counts are the chunk's values as they are (`usage.prompt_tokens
+    /// || 0`: a count sent as a string stays that string), compared and
+    /// passed to `Math.min` as JS numbers.
     fn usage_json(&self, usage: &Value<'_>) -> String {
-        let num = |v: &Value<'_>| {
-            v.as_f64()
-                .filter(|n| *n != 0.0 && !n.is_nan())
-                .unwrap_or(0.0)
+        // `x || 0`, written as the value it is.
+        let or_zero = |v: &Value<'_>, out: &mut String| {
+            if v.truthy() {
+                json::stringify(v, out);
+            } else {
+                out.push('0');
+            }
         };
-        let prompt = num(usage.at("prompt_tokens"));
-        let completion = num(usage.at("completion_tokens"));
-        let total = num(usage.at("total_tokens"));
-        let estimated = (self.reasoning_state.token_units / TOKEN_ESTIMATE_UNITS_PER_TOKEN).ceil();
-        let thoughts = match usage
-            .at("completion_tokens_details")
-            .at("reasoning_tokens")
-            .as_f64()
-        {
-            Some(n) => n,
-            None if completion > 0.0 => estimated.min(completion),
-            None => estimated,
-        };
-        let cached = usage
-            .at("prompt_tokens_details")
-            .at("cached_tokens")
-            .as_f64()
-            .or_else(|| usage.at("cached_tokens").as_f64())
-            .unwrap_or(0.0);
-        let breakdown = total == 0.0 || prompt != 0.0 || completion != 0.0;
+        let prompt = usage.at("prompt_tokens");
+        let completion = usage.at("completion_tokens");
+        let total = usage.at("total_tokens");
+        let reasoning = usage.at("completion_tokens_details").at("reasoning_tokens");
         let mut out = String::with_capacity(128);
         out.push('{');
-        if breakdown {
+        // `totalTokens === 0 || promptTokens !== 0 || completionTokens !== 0`:
+        // a truthy count is never the number 0.
+        if !total.truthy() || prompt.truthy() || completion.truthy() {
             out.push_str("\"promptTokenCount\":");
-            json::write_number(&mut out, prompt);
+            or_zero(prompt, &mut out);
             out.push_str(",\"candidatesTokenCount\":");
-            json::write_number(&mut out, completion);
+            or_zero(completion, &mut out);
             out.push(',');
         }
         out.push_str("\"thoughtsTokenCount\":");
-        json::write_number(&mut out, thoughts);
+        // `providerReasoningTokens ?? …`: present and not null.
+        if !reasoning.is_null() {
+            json::stringify(reasoning, &mut out);
+        } else {
+            let estimated =
+                (self.reasoning_state.token_units / TOKEN_ESTIMATE_UNITS_PER_TOKEN).ceil();
+            let completion = if completion.truthy() {
+                crate::js_text::js_to_number(completion)
+            } else {
+                0.0
+            };
+            // `completionTokens > 0 ? Math.min(estimated, completionTokens)`:
+            // NaN compares false.
+            let thoughts = if completion > 0.0 {
+                // `Math.min`: NaN wins.
+                if estimated.is_nan() {
+                    f64::NAN
+                } else {
+                    estimated.min(completion)
+                }
+            } else {
+                estimated
+            };
+            json::write_number(&mut out, thoughts);
+        }
         out.push_str(",\"totalTokenCount\":");
-        json::write_number(&mut out, total);
+        or_zero(total, &mut out);
         out.push_str(",\"cachedContentTokenCount\":");
-        json::write_number(&mut out, cached);
+        let details = usage.at("prompt_tokens_details").at("cached_tokens");
+        let cached = usage.at("cached_tokens");
+        if !details.is_null() {
+            json::stringify(details, &mut out);
+        } else if !cached.is_null() {
+            json::stringify(cached, &mut out);
+        } else {
+            out.push('0');
+        }
         out.push('}');
         out
     }
@@ -1359,11 +1468,22 @@ fn provider_index(v: Option<&Value<'_>>) -> ProviderIndex {
     }
 }
 
-/// `mapOpenAIFinishReasonToGemini` (docs/behaviour.md §3.2.5), for a truthy reason.
-pub fn map_finish_reason(reason: &str) -> &'static str {
-    match reason {
+/// The finish mapping of a truthy `finish_reason` (Qwen Code
+/// packages/core/src/core/openaiContentGenerator/converter.ts). 0.21.2's
+/// `mapOpenAIFinishReasonToGemini` looks the value up as a property key
+/// (`String(value)`: `["stop"]` is `stop`); 0.24.4's
+/// `mapOpenAIFinishReasonToLlm` takes strings only, lower-cased, and maps
+/// `max_tokens` too.
+pub fn map_finish_reason(reason: &Value<'_>, profile: Profile) -> &'static str {
+    let key = match (reason, profile) {
+        (Value::Str(s), Profile::Qwen024) => s.value().to_lowercase(),
+        (_, Profile::Qwen024) => return "FINISH_REASON_UNSPECIFIED",
+        (v, Profile::Qwen021) => crate::js_text::js_to_string(v),
+    };
+    match key.as_str() {
         "stop" | "function_call" | "tool_calls" => "STOP",
         "length" => "MAX_TOKENS",
+        "max_tokens" if profile == Profile::Qwen024 => "MAX_TOKENS",
         "content_filter" => "SAFETY",
         _ => "FINISH_REASON_UNSPECIFIED",
     }
@@ -1374,9 +1494,14 @@ fn drop_visible(parts: &mut Vec<Part>) {
     parts.retain(|p| p.visible_text().is_none_or(str::is_empty));
 }
 
+/// `v?.[0]`: an array's first item, an object's `"0"` member, and for a
+/// non-empty string its first character, which stands here as the string
+/// itself (every property the converter reads of either is undefined).
 fn first<'v, 'a>(v: &'v Value<'a>) -> Option<&'v Value<'a>> {
     match v {
         Value::Arr(items) => items.first(),
+        Value::Obj(_) => v.get("0"),
+        Value::Str(s) if !s.is_empty() => Some(v),
         _ => None,
     }
 }
@@ -1406,10 +1531,91 @@ fn id_text(v: &Value<'_>) -> Option<String> {
 fn stream_error(err: &Value<'_>) -> Error {
     let message = err
         .at("message")
-        .as_str()
+        .as_text()
         .map(|m| m.into_owned())
         .unwrap_or_else(|| "provider stream error".to_owned());
-    let mut e = Error::new(ErrorCode::StreamError, message);
+    let mut e = Error::with_text(ErrorCode::StreamError, message);
     e.provider_error = Some(json::to_json_string(err).into());
     e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn convert(stream: &mut OpenAIStream, chunk: &str) -> Result<String, Error> {
+        let r = stream.push_chunk_text(chunk)?;
+        let mut out = String::new();
+        r.write_response(&mut out);
+        Ok(out)
+    }
+
+    fn stream(profile: Profile) -> OpenAIStream {
+        OpenAIStream::new(OpenAIOptions {
+            profile,
+            ..OpenAIOptions::default()
+        })
+    }
+
+    #[test]
+    fn finish_reasons_map_as_each_release_maps_them() {
+        let map = |text: &str, profile| map_finish_reason(&json::parse(text).unwrap(), profile);
+        use Profile::{Qwen021, Qwen024};
+        assert_eq!(map(r#""STOP""#, Qwen021), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map(r#""STOP""#, Qwen024), "STOP");
+        assert_eq!(map(r#""max_tokens""#, Qwen021), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map(r#""Max_Tokens""#, Qwen024), "MAX_TOKENS");
+        assert_eq!(map(r#"["stop"]"#, Qwen021), "STOP");
+        assert_eq!(map(r#"["stop"]"#, Qwen024), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map("7", Qwen021), "FINISH_REASON_UNSPECIFIED");
+    }
+
+    #[test]
+    fn content_and_reasoning_keep_lone_surrogates() {
+        let mut s = stream(Profile::Qwen021);
+        let high = convert(&mut s, r#"{"choices":[{"delta":{"content":"\ud835"}}]}"#).unwrap();
+        let low = convert(&mut s, r#"{"choices":[{"delta":{"content":"\udc00!"}}]}"#).unwrap();
+        assert!(high.contains(r#"{"text":"\ud835"}"#), "{high}");
+        assert!(low.contains(r#"{"text":"\udc00!"}"#), "{low}");
+        let r = convert(&mut s, r#"{"choices":[{"delta":{"reasoning":"a\udfff"}}]}"#).unwrap();
+        assert!(r.contains(r#"{"text":"a\udfff","thought":true}"#), "{r}");
+    }
+
+    #[test]
+    fn odd_types_are_used_as_the_reference_uses_them() {
+        let mut s = stream(Profile::Qwen021);
+        let r = convert(
+            &mut s,
+            r#"{"choices":[],"usage":{"prompt_tokens":"10","completion_tokens":"5","total_tokens":"15"}}"#,
+        )
+        .unwrap();
+        assert!(
+            r.contains(r#""usageMetadata":{"promptTokenCount":"10","candidatesTokenCount":"5","thoughtsTokenCount":0,"totalTokenCount":"15","cachedContentTokenCount":0}"#),
+            "{r}"
+        );
+        let r = convert(&mut s, r#"{"choices":[{"delta":{"reasoning_content":5}}]}"#).unwrap();
+        assert!(r.contains(r#"{"text":5,"thought":true}"#), "{r}");
+        let e = convert(
+            &mut s,
+            r#"{"choices":[{"delta":{"tool_calls":{"index":0}}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidEvent);
+        assert_eq!(
+            e.host_error.map(|h| (h.name, h.message)),
+            Some((
+                "TypeError",
+                "choice.delta.tool_calls is not iterable".to_owned()
+            ))
+        );
+        let e = convert(
+            &mut s,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.host_error.map(|h| h.message),
+            Some("chunk.trim is not a function".to_owned())
+        );
+    }
 }

@@ -17,8 +17,24 @@ pub struct TextDeltaState {
     /// `emittedLength`: units emitted so far.
     emitted_units: usize,
     cumulative: bool,
+    /// The baseline is a value that is not a string (a reasoning delta of
+    /// another type came first): it has no `length`, so every later delta
+    /// passes as it is.
+    foreign: bool,
+    /// `emittedLength` is `NaN` (a value without `length` was counted).
+    emitted_nan: bool,
     /// `emittedTokenUnits` of the reasoning channel (token estimate).
     pub token_units: f64,
+}
+
+/// What `normalizeStreamingTextDelta` does with a truthy delta that is
+/// not a string.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Foreign {
+    /// Returned as it is (it has no `length`, so no check matches it).
+    Passes,
+    /// In cumulative mode it reads `rawDelta.startsWith`: V8's TypeError.
+    Throws,
 }
 
 impl TextDeltaState {
@@ -31,6 +47,9 @@ impl TextDeltaState {
     /// `emittedText === raw || (raw.length === emittedLength &&
     /// raw.startsWith(emittedText))`: `raw` resends what was emitted.
     pub fn is_snapshot(&self, raw: &str) -> bool {
+        if self.foreign {
+            return false;
+        }
         self.baseline == raw
             || (utf16_len(raw) == self.emitted_units && raw.starts_with(self.baseline.as_str()))
     }
@@ -43,10 +62,33 @@ impl TextDeltaState {
         self.cumulative = true;
     }
 
+    /// A truthy delta that is not a string (nor an array), `as_text` its
+    /// `String(value)`: the first one becomes the baseline; after a string
+    /// baseline it is appended to it (below the window) and the emitted
+    /// length becomes `NaN`.
+    pub fn normalize_foreign(&mut self, as_text: &str) -> Foreign {
+        if self.foreign || self.baseline.is_empty() {
+            self.foreign = true;
+            return Foreign::Passes;
+        }
+        if self.cumulative {
+            return Foreign::Throws;
+        }
+        if self.baseline_units < DETECTION_WINDOW {
+            self.baseline.push_str(as_text);
+            self.baseline_units += utf16_len(as_text);
+        }
+        self.emitted_nan = true;
+        Foreign::Passes
+    }
+
     /// Returns the part of `raw` that is new.
     pub fn normalize<'a>(&mut self, raw: &'a str) -> &'a str {
         if raw.is_empty() {
             return "";
+        }
+        if self.foreign {
+            return raw;
         }
         let raw_units = utf16_len(raw);
         if self.baseline.is_empty() {
@@ -71,8 +113,9 @@ impl TextDeltaState {
             return raw;
         }
         if raw_units > self.baseline_units && raw.starts_with(self.baseline.as_str()) {
-            let frozen =
-                self.baseline_units >= DETECTION_WINDOW && self.emitted_units > self.baseline_units;
+            let frozen = self.baseline_units >= DETECTION_WINDOW
+                && !self.emitted_nan
+                && self.emitted_units > self.baseline_units;
             let slice_from = if frozen {
                 self.emitted_units
             } else {
@@ -103,14 +146,16 @@ impl TextDeltaState {
     }
 }
 
-/// `estimateTextTokenUnits`: 5 units per ASCII code unit, 22 per other.
+/// `estimateTextTokenUnits`: 5 units per ASCII code unit, 22 per other
+/// (text in the text form of [`crate::json::text`]: a lone surrogate is one
+/// unit).
 pub fn estimate_token_units(text: &str) -> f64 {
     let mut units = 0f64;
     for c in text.chars() {
         units += if (c as u32) < 0x80 {
             5.0
         } else {
-            22.0 * c.len_utf16() as f64
+            22.0 * crate::json::text::js_units(c) as f64
         };
     }
     units

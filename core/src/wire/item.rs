@@ -3,7 +3,7 @@
 //! the sanitization record, usage provenance, reasoning parts). The output
 //! model (`crate::gemini`) knows nothing of this encoding.
 
-use crate::gemini::{Part, Response, UsageProvenance};
+use crate::gemini::{LiteralKind, Part, Response, UsageProvenance};
 use crate::json::write_str;
 
 impl Response {
@@ -45,7 +45,16 @@ impl Response {
             .parts()
             .iter()
             .enumerate()
-            .filter(|(_, p)| matches!(p, Part::Reasoning(_)))
+            .filter(|(_, p)| {
+                matches!(
+                    p,
+                    Part::Reasoning(_)
+                        | Part::Literal {
+                            kind: LiteralKind::Reasoning,
+                            ..
+                        }
+                )
+            })
             .map(|(i, _)| i);
         super::write_annotations(self.usage.as_ref().map(|u| &u.provenance), reasoning, out);
     }

@@ -21,7 +21,7 @@
 //!     the string arguments lifted out of it go back (`"x"`, [`lift`]); a
 //!     non-streaming body's response is the same item ([`write_body_item`]);
 //!   - `{"error": {code, name, message, type?, offset?, providerError?,
-//!     providerEvent?, sseFrame?, fatal}}`: the call failed (at most one, after every response the call
+//!     providerEvent?, sseFrame?, hostError?, fatal}}`: the call failed (at most one, after every response the call
 //!     converted before the error);
 //!   - the state word;
 //! - or, when a call's large string arguments were lifted out of that text
@@ -43,7 +43,7 @@ pub mod lift;
 
 use crate::error::Error;
 use crate::gemini::{Flavor, Part, Response, UsageProvenance};
-use crate::json::write_str;
+use crate::json::{write_str, write_text};
 use crate::nonstream::BodyResponse;
 pub use crate::state::{State, MAX_GATHER_INDEX};
 
@@ -93,8 +93,12 @@ pub fn write_error(e: &Error, out: &mut String) {
     out.push_str(",\"name\":");
     write_str(out, e.name);
     out.push_str(",\"message\":");
-    write_str(out, &e.message);
-    if let Some(kind) = e.kind {
+    if e.text_message {
+        write_text(out, &e.message);
+    } else {
+        write_str(out, &e.message);
+    }
+    if let Some(kind) = e.kind() {
         out.push_str(",\"type\":");
         write_str(out, kind);
     }
@@ -113,6 +117,13 @@ pub fn write_error(e: &Error, out: &mut String) {
     if let Some(f) = &e.sse_frame {
         out.push_str(",\"sseFrame\":");
         write_str(out, f);
+    }
+    if let Some(h) = &e.host_error {
+        out.push_str(",\"hostError\":{\"name\":");
+        write_str(out, h.name);
+        out.push_str(",\"message\":");
+        write_str(out, &h.message);
+        out.push('}');
     }
     out.push_str(",\"fatal\":");
     out.push_str(if e.fatal { "true" } else { "false" });
@@ -219,17 +230,17 @@ pub fn write_batch(
                 match item {
                     Compact::Text(t) => {
                         out.push_str("[0,");
-                        write_str(out, t);
+                        write_text(out, t);
                         out.push(']');
                     }
                     Compact::Thought(t) => {
                         out.push_str("[1,");
-                        write_str(out, t);
+                        write_text(out, t);
                         out.push(']');
                     }
                     Compact::Reasoning(t) => {
                         out.push_str("[3,");
-                        write_str(out, t);
+                        write_text(out, t);
                         out.push(']');
                     }
                     Compact::Empty => {

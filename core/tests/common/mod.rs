@@ -83,11 +83,15 @@ pub fn response_line<T>(tag: T, r: &Response) -> Line<T> {
     }
 }
 
+/// An error by the reference's `type`, else by the reference's own
+/// `TypeError` (`name: message`) when the error carries it, else our code.
 pub fn error_line<T>(tag: T, e: &Error) -> Line<T> {
-    Line::Error {
-        tag,
-        code: e.kind.unwrap_or(e.code.as_str()).to_owned(),
-    }
+    let code = match (e.kind(), &e.host_error) {
+        (Some(kind), _) => kind.to_owned(),
+        (None, Some(host)) => format!("{}: {}", host.name, host.message),
+        (None, None) => e.code.as_str().to_owned(),
+    };
+    Line::Error { tag, code }
 }
 
 /// Masks the clock (`createTime` of 13+ digits) and generated ids
