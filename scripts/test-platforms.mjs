@@ -96,6 +96,9 @@ const COMMON_SKIPS = {
   'acp-tracker-qwen-differential.test.mjs': QWEN_HOST,
   'qwen-launcher.test.mjs': `${QWEN_HOST}; the launcher's JavaScript only`,
   'e2e-qwen-launcher.test.mjs': `${QWEN_HOST}; installs both packages globally with npm`,
+  'qwen-random-differential.test.mjs': QWEN_HOST,
+  'provider-event-text.test.mjs':
+    'the whole data of in-band errors in every split; the same native code runs on every target in input-forms.test.mjs (npm test)',
   'qwen-sdk-frames.test.mjs': "the preload's own JavaScript, not the addon; runs on linux-x64 (npm test)",
   'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
 };
