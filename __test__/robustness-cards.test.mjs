@@ -21,7 +21,7 @@ const { AnthropicConverter, OpenAIConverter, ToolCallCards, consumeModelStream }
 const corpus = [
   ...streams('anthropic-').map((s) => ({
     anthropic: true,
-    items: s.items.filter((e) => !e.__throw__),
+    items: s.items.filter((e) => !e?.__throw__),
   })),
   ...streams('openai-').map((s) => ({ anthropic: false, items: s.items })),
 ];

@@ -226,7 +226,7 @@ test(
 
 /** n requests through converters and consumeModelStream; RSS (MB) after each thousand. */
 async function requests(n) {
-  const anthropic = streams('anthropic-').map((s) => s.items.filter((e) => !e.__throw__));
+  const anthropic = streams('anthropic-').map((s) => s.items.filter((e) => !e?.__throw__));
   const openai = streams('openai-').map((s) => s.items);
   const rss = [];
   for (let i = 0; i < n; i++) {
