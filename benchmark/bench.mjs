@@ -242,7 +242,7 @@ const streamCases = [
     make: () => streams.openaiParallel(4, size.parallel),
     target: '≥ 5×',
   },
-  // Issue 14's shape: text first, ~52-character fragments, realistic escapes.
+  // The shape of an independent tool-heavy benchmark: text first, ~52-character fragments, realistic escapes.
   {
     id: 'P7',
     label: `Anthropic tool-heavy: text + write_file ${kb(size.small)}`,

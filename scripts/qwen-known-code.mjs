@@ -13,25 +13,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
+import { ensureQwenBuild, QWEN_VERSIONS } from '../__test__/helpers/qwen-builds.mjs';
 import { fingerprintsOf } from '../lib/qwen/inspect.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'lib', 'generated', 'qwen-known-code.mjs');
-
-/** Every release tested here, in order. */
-export const TESTED_RELEASES = [
-  '0.21.2',
-  '0.21.10',
-  '0.23.0',
-  '0.23.1',
-  '0.23.3',
-  '0.23.4',
-  '0.24.0',
-  '0.24.2',
-  '0.24.3',
-  '0.24.4',
-];
 
 /**
  * How each variant is served, by the first release that has it. `profile` is
@@ -72,7 +58,7 @@ function collect() {
     openaiParser: new Map(),
     openaiDecoder: new Map(),
   };
-  for (const version of TESTED_RELEASES) {
+  for (const version of QWEN_VERSIONS) {
     const fp = fingerprintsOf({ dir: ensureQwenBuild(version), version });
     for (const [kind, f] of Object.entries(fp)) {
       const v = variants[kind].get(f.hash) ?? { hash: f.hash, releases: [], functions: f.functions };
