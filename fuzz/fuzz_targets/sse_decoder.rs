@@ -7,12 +7,12 @@ use toolcall_stream_core::sse::SseDecoder;
 use toolcall_stream_core::Error;
 use toolcall_stream_fuzz::{pieces, seed_and_body};
 
-fn run(
-    pieces: &[&[u8]],
-) -> (
-    Vec<(Option<String>, String)>,
-    Option<(String, Option<usize>)>,
-) {
+/// Each dispatched event as (event name, data).
+type Events = Vec<(Option<String>, String)>;
+/// The error that stopped the decoder, as (code, byte offset).
+type Failure = Option<(String, Option<u32>)>;
+
+fn run(pieces: &[&[u8]]) -> (Events, Failure) {
     let mut d = SseDecoder::new(1 << 24);
     let mut events = Vec::new();
     let fail = |e: Error| Some((e.code.as_str().to_owned(), e.offset));

@@ -150,17 +150,11 @@ pub fn run_bytes<C: ByteConverter>(c: &mut C, pieces: &[&[u8]]) -> Vec<String> {
             }
         }
     }
-    loop {
-        let result = c.end(&mut out);
-        record(&mut out, &mut lines);
-        match result {
-            Ok(()) => break,
-            // end() finishes the converter whatever happens.
-            Err(e) => {
-                lines.push(error_line(&e));
-                break;
-            }
-        }
+    let result = c.end(&mut out);
+    record(&mut out, &mut lines);
+    // end() finishes the converter whatever happens.
+    if let Err(e) = result {
+        lines.push(error_line(&e));
     }
     assert!(c.finished(), "end() finishes the converter");
     assert_eq!(
