@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::dom::JStr;
-use super::scan::{find_stop, write_canonical};
-use super::stringify::write_str_content;
+use super::scan::find_stop;
+use super::stringify::{write_canonical, write_str_content};
 
 /// A JavaScript string, held as the content `JSON.stringify` writes for it
 /// between the quotes: minimal escapes (`"`, `\\`, controls) and a lone

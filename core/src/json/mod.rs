@@ -28,6 +28,7 @@ pub mod dom;
 pub mod js_string;
 pub mod owned;
 pub mod scan;
+mod stand_in;
 pub mod stringify;
 pub mod text;
 pub mod validate;

@@ -232,7 +232,7 @@ pub(crate) enum Lone {
 /// where the content goes on; `None` when it is not a valid JSON escape, or
 /// is a lone surrogate and `lone` is [`Lone::Refuse`]. A surrogate pair of
 /// escapes becomes its character.
-fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
+pub(super) fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<usize> {
     let push = |out: &mut Vec<u8>, c: char| {
         out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
     };
@@ -251,8 +251,8 @@ fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<u
                     if (0xDC00..0xE000).contains(&lo) {
                         let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
                         let c = char::from_u32(c).unwrap_or('\u{FFFD}');
-                        if lone == Lone::Private && super::text::is_reserved(c) {
-                            push(out, super::text::ESCAPE);
+                        if lone == Lone::Private && super::stand_in::is_reserved(c) {
+                            push(out, super::stand_in::ESCAPE);
                         }
                         push(out, c);
                         return Some(next + 6);
@@ -265,7 +265,7 @@ fn decode_escape(b: &[u8], at: usize, out: &mut Vec<u8>, lone: Lone) -> Option<u
                     let _ = write!(out, "\\u{hi:04x}");
                 }
                 (None, Lone::Replace) => push(out, '\u{FFFD}'),
-                (None, Lone::Private) => push(out, super::text::stand_in(hi)),
+                (None, Lone::Private) => push(out, super::stand_in::stand_in(hi)),
                 (None, Lone::Refuse) => return None,
             }
             Some(next)
@@ -312,33 +312,6 @@ pub(super) fn decode_one(raw: &str, at: usize, out: &mut String, lone: Lone) -> 
     // SAFETY: one whole decoded character (or ASCII escape) is appended.
     let v = unsafe { out.as_mut_vec() };
     decode_escape(b, at, v, lone).unwrap_or(b.len())
-}
-
-/// Writes validated string content (escapes included) as `JSON.stringify`
-/// writes the string it stands for: every escape decoded and written again
-/// with `JSON.stringify`'s minimal escapes, a lone UTF-16 surrogate kept as
-/// its lowercase `\uXXXX` escape (`JSON.stringify('\uD800')` is
-/// `"\ud800"`). Plain runs are already in that form: valid content holds no
-/// raw `"`, `\\` or control character.
-pub(super) fn write_canonical(raw: &str, out: &mut String) {
-    let b = raw.as_bytes();
-    let mut one = Vec::with_capacity(8);
-    let mut i = 0;
-    while let Some(rel) = memchr::memchr(b'\\', &b[i..]) {
-        out.push_str(&raw[i..i + rel]);
-        one.clear();
-        // Validated content: every escape decodes.
-        i = decode_escape(b, i + rel, &mut one, Lone::Escape).unwrap_or(b.len());
-        // One character (1 to 4 bytes), or a lone surrogate kept as the six
-        // ASCII bytes of its escape.
-        let text = std::str::from_utf8(&one).unwrap_or("\u{FFFD}");
-        if one.len() == 6 {
-            out.push_str(text);
-        } else {
-            super::stringify::write_str_content(out, text);
-        }
-    }
-    out.push_str(&raw[i.min(b.len())..]);
 }
 
 /// [`scan_string`] and [`super::JStr::append_json_text_to`] in one pass: scans the

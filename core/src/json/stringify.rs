@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::dom::{parse_number, JStr, Value};
-use super::scan::{find_stop, write_canonical};
+use super::scan::{decode_escape, find_stop, Lone};
 
 /// Writes `s` as a JSON string literal exactly as `JSON.stringify` does. The
 /// bytes it escapes (`"`, `\\`, controls) are the stop bytes of the string
@@ -41,6 +41,33 @@ pub fn write_str_content(out: &mut String, s: &str) {
         start = i + 1;
     }
     out.push_str(&s[start..]);
+}
+
+/// Writes validated string content (escapes included) as `JSON.stringify`
+/// writes the string it stands for: every escape decoded and written again
+/// with `JSON.stringify`'s minimal escapes, a lone UTF-16 surrogate kept as
+/// its lowercase `\uXXXX` escape (`JSON.stringify('\uD800')` is
+/// `"\ud800"`). Plain runs are already in that form: valid content holds no
+/// raw `"`, `\\` or control character.
+pub(super) fn write_canonical(raw: &str, out: &mut String) {
+    let b = raw.as_bytes();
+    let mut one = Vec::with_capacity(8);
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr(b'\\', &b[i..]) {
+        out.push_str(&raw[i..i + rel]);
+        one.clear();
+        // Validated content: every escape decodes.
+        i = decode_escape(b, i + rel, &mut one, Lone::Escape).unwrap_or(b.len());
+        // One character (1 to 4 bytes), or a lone surrogate kept as the six
+        // ASCII bytes of its escape.
+        let text = std::str::from_utf8(&one).unwrap_or("\u{FFFD}");
+        if one.len() == 6 {
+            out.push_str(text);
+        } else {
+            write_str_content(out, text);
+        }
+    }
+    out.push_str(&raw[i.min(b.len())..]);
 }
 
 /// Writes a number value as `JSON.stringify` would (non-finite → `null`).

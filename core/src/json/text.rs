@@ -22,25 +22,8 @@ use std::borrow::Cow;
 
 use super::dom::JStr;
 use super::scan::{decode_into, decode_one, Lone};
-use super::stringify::write_str;
-
-/// The first stand-in: lone surrogate 0xD800.
-const BASE: u32 = 0xF0000;
-/// The escape character: the next character is itself, not a stand-in.
-pub(crate) const ESCAPE: char = '\u{F0800}';
-/// The UTF-8 lead byte of every reserved character (U+C0000..=U+FFFFF).
-const LEAD: u8 = 0xF3;
-
-/// Whether `c` is a stand-in or the escape character (a real one needs the
-/// escape).
-pub(crate) fn is_reserved(c: char) -> bool {
-    (BASE..=BASE + 0x800).contains(&(c as u32))
-}
-
-/// The stand-in of lone surrogate `unit` (0xD800..=0xDFFF).
-pub(crate) fn stand_in(unit: u32) -> char {
-    char::from_u32(BASE + (unit - 0xD800)).unwrap_or('\u{FFFD}')
-}
+use super::stand_in::{is_reserved, BASE, ESCAPE, LEAD};
+use super::stringify::{write_str, write_str_content};
 
 /// UTF-16 units the character stands for in the text form: a stand-in one,
 /// the escape character one and the reserved character after it one (a
@@ -150,7 +133,7 @@ pub fn write_text(out: &mut String, text: &str) {
 
 fn flush(out: &mut String, run: &mut String) {
     if !run.is_empty() {
-        super::stringify::write_str_content(out, run);
+        write_str_content(out, run);
         run.clear();
     }
 }
