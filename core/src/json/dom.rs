@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use super::scan::{decode_into, scan_number, scan_string, Lone};
+use super::escape::{decode_into, Lone};
+use super::scan::{scan_number, scan_string};
 use crate::error::{Error, ErrorCode};
 
 /// Nesting limit of [`parse`]. Provider events are shallow; the limit only

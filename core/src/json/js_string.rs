@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::dom::JStr;
-use super::scan::find_stop;
+use super::simd::find_stop;
 use super::stringify::{write_canonical, write_str_content};
 
 /// A JavaScript string, held as the content `JSON.stringify` writes for it

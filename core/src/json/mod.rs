@@ -6,8 +6,13 @@
 //!   and property lookup follows `JSON.parse` (the last duplicate key wins),
 //!   so a converter reads events the way the TypeScript reference reads
 //!   objects.
-//! - [`scan`]: string scanning: the word-at-a-time stop search, escape
-//!   decoding, and the one-pass scan + decode of argument fragments.
+//! - `simd`: the stop search, where plain string content ends, a block
+//!   at a time (SSE2 on x86_64, SWAR elsewhere).
+//! - `escape`: escape decoding, with JavaScript's lone surrogates.
+//! - [`scan`]: where a string's content or a number ends, checked without
+//!   decoding.
+//! - [`scan_decode`]: the one-pass scan + decode of a string's content into
+//!   a buffer (argument fragments into a call's buffer).
 //! - [`validate`](mod@validate): is this text something `JSON.parse` accepts,
 //!   and what is its top-level kind? Iterative (no recursion limit, like V8),
 //!   used on accumulated tool arguments, whose text is then handed to JS
@@ -25,9 +30,12 @@
 #![warn(missing_docs)]
 
 pub mod dom;
+mod escape;
 pub mod js_string;
 pub mod owned;
 pub mod scan;
+pub mod scan_decode;
+mod simd;
 mod stand_in;
 pub mod stringify;
 pub mod text;
@@ -36,10 +44,9 @@ pub mod validate;
 pub use dom::{get, parse, parse_number, JStr, Value};
 pub use js_string::JsString;
 pub use owned::OwnedValue;
-pub(crate) use scan::find_stop;
-pub use scan::{
-    scan_json_bytes_following, scan_json_text_into, scan_string, scan_value_into, Follow,
-};
+pub use scan::scan_string;
+pub use scan_decode::{scan_json_bytes_following, scan_json_text_into, scan_value_into, Follow};
+pub(crate) use simd::find_stop;
 pub use stringify::{stringify, to_json_string, write_number, write_str, write_str_content};
 pub use text::write_text;
 pub use validate::{validate, Kind};

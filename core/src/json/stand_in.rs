@@ -1,7 +1,7 @@
 //! The alphabet of the text form ([`super::text`]): the private-use
 //! character that stands for each lone UTF-16 surrogate, and the escape
 //! character in front of a real character of that range. Escape decoding
-//! ([`super::scan`]) writes it; the text form reads and writes it back.
+//! (`super::escape`) writes it; the text form reads and writes it back.
 
 /// The first stand-in: lone surrogate 0xD800.
 pub(super) const BASE: u32 = 0xF0000;

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::dom::{parse_number, JStr, Value};
-use super::scan::{decode_escape, find_stop, Lone};
+use super::escape::{decode_escape, Lone};
+use super::simd::find_stop;
 
 /// Writes `s` as a JSON string literal exactly as `JSON.stringify` does. The
 /// bytes it escapes (`"`, `\\`, controls) are the stop bytes of the string

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 
 use super::dom::JStr;
-use super::scan::{decode_into, decode_one, Lone};
+use super::escape::{decode_into, decode_one, Lone};
 use super::stand_in::{is_reserved, BASE, ESCAPE, LEAD};
 use super::stringify::{write_str, write_str_content};
 
