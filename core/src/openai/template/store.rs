@@ -20,7 +20,7 @@ use std::rc::Rc;
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, JStr};
 
-use super::tool_call_parser::ProviderIndex;
+use crate::openai::tool_call_parser::ProviderIndex;
 
 /// Templates kept per stream: one per call interleaved by the provider is
 /// enough; beyond that the oldest is replaced.
