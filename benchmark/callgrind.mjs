@@ -52,7 +52,7 @@ for (const line of text.split('\n')) {
   const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*?):(.+?)(?: \[[^\]]*\])?$/.exec(line);
   if (!m || m[2] === 'PROGRAM TOTALS' || line.includes('PROGRAM TOTALS')) continue;
   const ir = Number(m[1].replaceAll(',', ''));
-  // json/dom.rs, json/scan.rs, …: one `json::` area name per job.
+  // json/dom.rs, json/scan_decode.rs, …: one `json::` area name per job.
   const fn = m[3].replace(/'\d+/g, '');
   total += ir;
   byFn.set(fn, (byFn.get(fn) ?? 0) + ir);
@@ -62,7 +62,7 @@ const areas = [
   ['JSON parse of each event (json::Parser, Value, drop)', /json::dom::|drop_in_place<.*json::dom::Value/],
   [
     'string scanning / unescaping (scan_string, scan_json_text_into, decode_*, UTF-8 checks)',
-    /json::scan::|from_utf8|validate_utf8|memchr::.*Three|memchr3/,
+    /json::(scan|scan_decode|simd|escape)::|from_utf8|validate_utf8|memchr::.*Three|memchr3/,
   ],
   [
     'SSE framing (SseDecoder: line memchr, field split)',

@@ -285,7 +285,7 @@ pub fn anthropic_push_event(slot: f64, event: String) -> wire::Batch {
 }
 
 /// `input_json_delta` fragments the JS layer gathered for block `index`
-/// (its JS number text), in order, joined (the gathering fast path, within
+/// (its JS number text), in order, joined (the object path's gathering, within
 /// the budget the state word gave). `json_encoded`: sent as a JSON string
 /// literal (text with lone surrogates).
 #[napi(ts_return_type = "string | number | Array<string>")]
@@ -335,8 +335,8 @@ pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
     })
 }
 
-/// The JS layer yielded a text or thought chunk it built itself (the header
-/// fast path): a batch (its state word has `payload` set).
+/// The JS layer yielded a text or thought chunk it built itself (the object
+/// path): a batch (its state word has `payload` set).
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn anthropic_note_payload(slot: f64) -> wire::Batch {
     on_converter(slot, |c, _| {
@@ -359,8 +359,8 @@ pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {
     })
 }
 
-/// Argument-only tool-call deltas the JS layer gathered (the quiet fast
-/// path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
+/// Argument-only tool-call deltas the JS layer gathered (the object
+/// path, while quiet), as the JSON text `[index, arguments, index, arguments, …]`, fed to
 /// the parser in order.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {

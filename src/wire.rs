@@ -7,7 +7,7 @@
 //!   arguments were lifted out of it) an array of that text and the lifted
 //!   strings;
 //! - every other entry (constructors, the ACP classes, the helpers, the
-//!   OpenAI text fast path) throws [`js_error`]: a napi `GenericFailure`
+//!   object path's OpenAI plain-text call) throws [`js_error`]: a napi `GenericFailure`
 //!   whose message is the same error object as a batch's error item;
 //! - a panic never unwinds across the boundary: [`step`] and the ACP guards
 //!   turn it into an `INTERNAL` error, and the state it hit is closed.

@@ -7,10 +7,9 @@
 
 pub mod acp;
 pub mod anthropic;
-pub mod deferred_calls;
 pub mod error;
-pub(crate) mod feed;
 pub mod gemini;
+pub mod held_calls;
 pub mod js_text;
 pub mod js_value;
 pub mod json;
@@ -18,11 +17,14 @@ pub mod lifted;
 pub mod limits;
 pub mod nonstream;
 pub mod openai;
+pub mod path_counters;
 pub(crate) mod prefix;
 pub mod profile;
 pub mod repair;
 pub mod sse;
 pub mod state;
+pub(crate) mod stream_input;
+pub(crate) mod usage_metadata;
 pub mod wire;
 
 pub use error::{Error, ErrorCode};

@@ -41,6 +41,7 @@ use crate::openai::tagged::TaggedThinkingParser;
 use crate::openai::{self, ResponseParsing};
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
+use crate::usage_metadata::{self, Count};
 
 /// Options of one non-streaming conversion.
 #[derive(Clone, Debug, Default)]
@@ -195,24 +196,13 @@ fn anthropic_usage(usage: &Value<'_>, out: &mut String) -> UsageProvenance {
     let cache_creation = count("cache_creation_input_tokens");
     let output = count("output_tokens");
     let cache_creation_reported = matches!(usage.at("cache_creation_input_tokens"), Value::Num(_));
-    let looks_like_openai = !cache_creation_reported
-        && cache_creation.is_zero()
-        && cache_read.is_positive()
-        && input.at_least(&cache_read);
-    let prompt = if looks_like_openai {
-        input
-    } else {
-        input.add(&cache_read).add(&cache_creation)
-    };
-    out.push_str("{\"promptTokenCount\":");
-    out.push_str(prompt.json());
-    out.push_str(",\"cachedContentTokenCount\":");
-    out.push_str(cache_read.json());
-    out.push_str(",\"candidatesTokenCount\":");
-    out.push_str(output.json());
-    out.push_str(",\"totalTokenCount\":");
-    out.push_str(prompt.add(&output).json());
-    out.push('}');
+    out.push_str(&usage_metadata::anthropic(
+        &input,
+        &cache_read,
+        &cache_creation,
+        cache_creation_reported,
+        Some(&output),
+    ));
     UsageProvenance::Anthropic {
         cached_input_tokens_reported: matches!(usage.at("cache_read_input_tokens"), Value::Num(_)),
         cache_creation_input_tokens: cache_creation_reported.then(|| cache_creation.as_number()),
@@ -394,11 +384,12 @@ fn openai_usage(usage: &Value<'_>, reasoning: Option<&Value<'_>>, out: &mut Stri
             "0".to_owned()
         }
     };
-    let prompt = usage.at("prompt_tokens");
-    let completion = usage.at("completion_tokens");
-    let total = usage.at("total_tokens");
+    let prompt = or_zero(usage.at("prompt_tokens"));
+    let completion = or_zero(usage.at("completion_tokens"));
+    let total = or_zero(usage.at("total_tokens"));
     let cached = present(usage.at("prompt_tokens_details").get("cached_tokens"))
-        .or(present(usage.get("cached_tokens")));
+        .or(present(usage.get("cached_tokens")))
+        .map_or_else(|| "0".to_owned(), value_text);
     let thoughts = match present(
         usage
             .at("completion_tokens_details")
@@ -413,44 +404,21 @@ fn openai_usage(usage: &Value<'_>, reasoning: Option<&Value<'_>>, out: &mut Stri
                 // `text.length` of a non-string: NaN.
                 Some(_) => f64::NAN,
             };
-            // `completionTokens > 0`, `Math.min(…, completionTokens)`: as
-            // JS numbers.
-            let completion = if completion.truthy() {
-                crate::js_text::js_to_number(completion)
-            } else {
-                0.0
-            };
-            let thinking = if completion > 0.0 {
-                // `Math.min`: NaN wins.
-                if estimated.is_nan() {
-                    f64::NAN
-                } else {
-                    estimated.min(completion)
-                }
-            } else {
-                estimated
-            };
-            let mut s = String::new();
-            json::write_number(&mut s, thinking);
-            s
+            usage_metadata::openai_estimated_thoughts(estimated, usage.at("completion_tokens"))
         }
     };
-    let breakdown = !total.truthy() || prompt.truthy() || completion.truthy();
-    out.push('{');
-    if breakdown {
-        out.push_str("\"promptTokenCount\":");
-        out.push_str(&or_zero(prompt));
-        out.push_str(",\"candidatesTokenCount\":");
-        out.push_str(&or_zero(completion));
-        out.push(',');
+    let (total, cached, thoughts) = (
+        (Count::Total, total.as_str()),
+        (Count::Cached, cached.as_str()),
+        (Count::Thoughts, thoughts.as_str()),
+    );
+    if usage_metadata::openai_has_breakdown(usage) {
+        let prompt = (Count::Prompt, prompt.as_str());
+        let completion = (Count::Candidates, completion.as_str());
+        usage_metadata::write(out, &[prompt, completion, total, cached, thoughts]);
+    } else {
+        usage_metadata::write(out, &[total, cached, thoughts]);
     }
-    out.push_str("\"totalTokenCount\":");
-    out.push_str(&or_zero(total));
-    out.push_str(",\"cachedContentTokenCount\":");
-    out.push_str(&cached.map_or_else(|| "0".to_owned(), value_text));
-    out.push_str(",\"thoughtsTokenCount\":");
-    out.push_str(&thoughts);
-    out.push('}');
 }
 
 /// `estimateTextTokens` (packages/core/src/utils/request-tokenizer/

@@ -1,5 +1,6 @@
 //! What a converter tells its JS layer after every call: whether it is
-//! finished and which JS fast paths may take the next input (`lib/fast-paths.js`).
+//! finished and whether the object path (the JS layer's own conversion of
+//! SDK objects, `lib/fast-paths.js`) may take the next input.
 //! The wire encodes it as one number (`crate::wire`, `State::encode`).
 
 /// A converter's state as its JS layer needs it (the bits named below are
@@ -7,7 +8,7 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct State {
     /// Bit 0: no more input is taken (`end()`, a fatal error, or the
-    /// converter was freed). The word is then exactly 1: no fast path.
+    /// converter was freed). The word is then exactly 1: no object path.
     pub finished: bool,
     /// Bit 1 (OpenAI, [`crate::openai::OpenAIStream::is_quiet`]): a chunk
     /// that only appends tool-call arguments converts to an empty response.
@@ -37,7 +38,7 @@ pub struct State {
 pub const MAX_GATHER_INDEX: u32 = (1 << 16) - 1;
 
 impl State {
-    /// A finished converter: no fast path is open.
+    /// A finished converter: the object path is closed.
     pub const FINISHED: State = State {
         finished: true,
         quiet: false,

@@ -748,11 +748,13 @@ fn permission_request_for_a_prepared_card_is_the_same_card() {
             "_meta": {"toolName": "write_file"}
         }),
     );
-    let keys: Vec<&str> = tool_call
+    // The frame as written, keys in the order they are written.
+    let written: serde_json::Value = serde_json::from_str(&tool_call.to_json()).unwrap();
+    let keys: Vec<&str> = written
         .as_object()
         .unwrap()
-        .iter()
-        .map(|(k, _)| k.escaped())
+        .keys()
+        .map(String::as_str)
         .collect();
     assert_eq!(
         keys,

@@ -11,9 +11,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 mod common;
-use common::{error_line, mask, response_line, Line};
+use common::{check_taken, error_line, mask, response_line, Line};
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::path_counters::{self, Path};
 use toolcall_stream_core::Profile;
 
 /// Each profile and the directory of the release's outputs it must match.
@@ -297,22 +298,10 @@ fn anthropic_events_match_the_reference() {
 
 #[test]
 fn anthropic_bytes_split_anywhere_match_whole_events() {
-    for (profile, _) in PROFILES {
-        let p = profile.as_str();
-        for (name, all) in streams("anthropic-") {
-            let throws = throw_at(&all);
-            let body = anthropic_sse(events_until_throw(&all));
-            let whole = flat(&run_anthropic_events(profile, &all));
-            let run = |pieces: &[&[u8]]| flat(&run_anthropic_bytes(profile, pieces, throws));
-            assert_eq!(run(&[&body]), whole, "{name} ({p}): whole body");
-            for at in 0..=body.len() {
-                let got = run(&[&body[..at], &body[at..]]);
-                assert_eq!(got, whole, "{name} ({p}): split at byte {at}");
-            }
-            let bytes: Vec<&[u8]> = body.chunks(1).collect();
-            assert_eq!(run(&bytes), whole, "{name} ({p}): byte by byte");
-        }
-    }
+    path_counters::reset();
+    let (mismatches, _) = byte_differential(Provider::Anthropic, Splits::Everywhere);
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    paths_taken(Provider::Anthropic).unwrap();
 }
 
 #[test]
@@ -333,23 +322,150 @@ fn openai_chunks_match_the_reference() {
 
 #[test]
 fn openai_bytes_split_anywhere_match_whole_chunks() {
-    for (name, chunks) in streams("openai-") {
-        let body = openai_sse(&chunks);
-        let whole = flat(&run_openai_chunks(&chunks));
-        let crlf = String::from_utf8(body.clone())
-            .unwrap()
-            .replace('\n', "\r\n")
-            .into_bytes();
-        for body in [body, crlf] {
-            assert_eq!(
-                flat(&run_openai_bytes(&[&body])),
-                whole,
-                "{name}: whole body"
-            );
+    path_counters::reset();
+    let (mismatches, _) = byte_differential(Provider::OpenAI, Splits::Everywhere);
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    paths_taken(Provider::OpenAI).unwrap();
+}
+
+/// The count checks of the byte tests can fail: with a path's predicate
+/// switched off the path never fires, every output stays the same (the long
+/// way converts what the path would have), and the check reports the path.
+#[test]
+fn the_path_checks_fail_when_a_path_never_fires() {
+    for (provider, path) in [
+        (Provider::Anthropic, Path::Byte),
+        (Provider::OpenAI, Path::Byte),
+        (Provider::OpenAI, Path::Template),
+    ] {
+        path_counters::reset();
+        let (mismatches, with_path) = byte_differential(provider, Splits::Whole);
+        assert!(mismatches.is_empty(), "{mismatches:#?}");
+        paths_taken(provider).unwrap();
+
+        path_counters::reset();
+        path_counters::set_disabled(path, true);
+        let (mismatches, without_path) = byte_differential(provider, Splits::Whole);
+        path_counters::set_disabled(path, false);
+        assert!(
+            mismatches.is_empty(),
+            "{provider:?} without {path:?}: {mismatches:#?}"
+        );
+        assert_eq!(
+            path_counters::count(path),
+            0,
+            "{provider:?}: {path:?} is off"
+        );
+        assert_eq!(
+            with_path, without_path,
+            "{provider:?}: {path:?} changes no output"
+        );
+        let failed = paths_taken(provider).unwrap_err();
+        assert!(failed.contains(&format!("{path:?}")), "{failed}");
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Provider {
+    Anthropic,
+    OpenAI,
+}
+
+/// How a byte differential cuts each SSE body.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Splits {
+    /// Whole, at every byte boundary in two, and byte by byte.
+    Everywhere,
+    /// Whole only.
+    Whole,
+}
+
+/// Every corpus stream of `provider` as SSE bytes against its whole events
+/// (Anthropic, under both profiles) or chunks (OpenAI, in `\n` and `\r\n`
+/// bodies): a description of each cut whose output differs, and the output
+/// of every whole body.
+fn byte_differential(provider: Provider, splits: Splits) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut mismatches = Vec::new();
+    let mut outputs = Vec::new();
+    let mut cuts =
+        |body: &[u8], whole: &[String], name: &str, run: &dyn Fn(&[&[u8]]) -> Vec<String>| {
+            let got = run(&[body]);
+            if got != whole {
+                mismatches.push(format!("{name}: whole body"));
+            }
+            outputs.push(got);
+            if splits == Splits::Whole {
+                return;
+            }
             for at in 0..=body.len() {
-                let got = flat(&run_openai_bytes(&[&body[..at], &body[at..]]));
-                assert_eq!(got, whole, "{name}: split at byte {at}");
+                if run(&[&body[..at], &body[at..]]) != whole {
+                    mismatches.push(format!("{name}: split at byte {at}"));
+                }
+            }
+            let bytes: Vec<&[u8]> = body.chunks(1).collect();
+            if run(&bytes) != whole {
+                mismatches.push(format!("{name}: byte by byte"));
+            }
+        };
+    match provider {
+        Provider::Anthropic => {
+            for (profile, _) in PROFILES {
+                for (name, all) in streams("anthropic-") {
+                    let throws = throw_at(&all);
+                    let body = anthropic_sse(events_until_throw(&all));
+                    let whole = flat(&run_anthropic_events(profile, &all));
+                    let run =
+                        |pieces: &[&[u8]]| flat(&run_anthropic_bytes(profile, pieces, throws));
+                    cuts(
+                        &body,
+                        &whole,
+                        &format!("{name} ({})", profile.as_str()),
+                        &run,
+                    );
+                }
+            }
+        }
+        Provider::OpenAI => {
+            for (name, chunks) in streams("openai-") {
+                let body = openai_sse(&chunks);
+                let whole = flat(&run_openai_chunks(&chunks));
+                let crlf = String::from_utf8(body.clone())
+                    .unwrap()
+                    .replace('\n', "\r\n")
+                    .into_bytes();
+                let run = |pieces: &[&[u8]]| flat(&run_openai_bytes(pieces));
+                cuts(&body, &whole, &name, &run);
+                cuts(&crlf, &whole, &format!("{name} (CRLF)"), &run);
             }
         }
     }
+    (mismatches, outputs)
 }
+
+/// Whether the byte tests of `provider` went through the paths they are
+/// there to test, each often enough since the last reset: the byte path
+/// (both providers) and the template path (OpenAI).
+fn paths_taken(provider: Provider) -> Result<(), String> {
+    let checks = match provider {
+        Provider::Anthropic => vec![check_taken(Path::Byte, MIN_ANTHROPIC_BYTE)],
+        Provider::OpenAI => vec![
+            check_taken(Path::Byte, MIN_OPENAI_BYTE),
+            check_taken(Path::Template, MIN_OPENAI_TEMPLATE),
+        ],
+    };
+    let missing: Vec<String> = checks.into_iter().filter_map(Result::err).collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing.join("; "))
+    }
+}
+
+/// How often each path is taken at least over the whole bodies of the
+/// corpus: about half of what they take today (100 Anthropic hot events; 15
+/// OpenAI events on the byte path, 45 chunks on the template path), so a
+/// corpus or converter change that starves a path fails here. The split
+/// runs take them many times more.
+const MIN_ANTHROPIC_BYTE: u64 = 50;
+const MIN_OPENAI_BYTE: u64 = 8;
+const MIN_OPENAI_TEMPLATE: u64 = 25;

@@ -9,6 +9,7 @@
 //! generated ids are masked.
 
 mod common;
+use common::check_taken;
 
 use std::collections::HashMap;
 
@@ -18,6 +19,7 @@ use serde_json::{json, Value};
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::path_counters::{self, Path};
 use toolcall_stream_core::sse::SseDecoder;
 use toolcall_stream_core::{Error, Profile};
 
@@ -317,6 +319,7 @@ const ENDINGS: [&str; 3] = ["\n", "\r\n", "\r"];
 
 #[test]
 fn every_fixture_stream_one_byte_at_a_time_in_every_line_ending() {
+    path_counters::reset();
     for stream in fixture_streams() {
         let want = expected(&stream);
         for ending in ENDINGS {
@@ -336,6 +339,10 @@ fn every_fixture_stream_one_byte_at_a_time_in_every_line_ending() {
             );
         }
     }
+    // The byte path and the template path took a good part of it (about
+    // 930 events and 105 chunks), so the comparison tests them.
+    check_taken(Path::Byte, 400).unwrap();
+    check_taken(Path::Template, 50).unwrap();
 }
 
 #[test]

@@ -1,11 +1,11 @@
-//! The OpenAI fast paths (`openai/template.rs`: argument-only and
+//! The OpenAI template path (`openai/template/`: argument-only and
 //! content-only chunks) against the long way. Giving every chunk its own
 //! amount of trailing whitespace keeps its text from ever fitting an earlier
 //! chunk's template (the bytes after the varying string differ) without
 //! changing what it parses to, so the same stream converts once with the
-//! fast paths and once without them; responses, preparations and errors
+//! template path and once without it; responses, preparations and errors
 //! must be identical. Over every OpenAI fixture stream and over generated
-//! streams built to hit the fast paths in every converter state (held
+//! streams built to hit the template path in every converter state (held
 //! parts, nameless calls, thinking-tag candidates, limits, lone surrogates
 //! split across chunks, each response-parsing switch and profile, …).
 
@@ -13,19 +13,20 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::mask;
+use common::{check_taken, mask};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::limits::Limits;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::path_counters::{self, Path};
 use toolcall_stream_core::{Error, Profile};
 
-/// What a run gave, masked; and how many chunks took the fast path.
+/// What a run gave, masked; and how many chunks took the template path.
 #[derive(Debug, Default)]
 struct Run {
     lines: Vec<Value>,
-    fast: u64,
+    templated: u64,
 }
 
 fn record(lines: &mut Vec<Value>, ids: &mut HashMap<String, usize>, r: &Response) {
@@ -127,12 +128,12 @@ fn run_in_reads(
     }
     Run {
         lines,
-        fast: s.fast_chunks(),
+        templated: s.template_chunks(),
     }
 }
 
-/// Fast path on (no padding) and off (unique padding): same outcome, both
-/// input paths. Returns how many chunks took the fast path.
+/// Template path on (no padding) and off (unique padding): same outcome, both
+/// input paths. Returns how many chunks took the template path.
 fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
     let options = OpenAIOptions {
         limits,
@@ -143,7 +144,7 @@ fn check(chunks: &[String], limits: Limits) -> Result<u64, TestCaseError> {
 
 /// [`check`] with every option given (`drop_empty` is tried both ways).
 fn check_with(chunks: &[String], options: &OpenAIOptions) -> Result<u64, TestCaseError> {
-    let mut fast = 0;
+    let mut templated = 0;
     let kept_all = OpenAIOptions {
         drop_empty: false,
         ..options.clone()
@@ -151,9 +152,9 @@ fn check_with(chunks: &[String], options: &OpenAIOptions) -> Result<u64, TestCas
     for bytes in [false, true] {
         let with = run_with(chunks, &kept_all, bytes, |_| 0);
         let without = run_with(chunks, &kept_all, bytes, |i| i + 1);
-        prop_assert_eq!(without.fast, 0, "unique padding never fits a template");
+        prop_assert_eq!(without.templated, 0, "unique padding never fits a template");
         prop_assert_eq!(&with.lines, &without.lines, "bytes: {}", bytes);
-        fast = fast.max(with.fast);
+        templated = templated.max(with.templated);
         // Runs of argument chunks cut off by the end of a read go on in the
         // next one. (What the SSE decoder holds between reads counts toward
         // the buffered limit, so a tight one may fail at another chunk.)
@@ -167,7 +168,7 @@ fn check_with(chunks: &[String], options: &OpenAIOptions) -> Result<u64, TestCas
         }
         if bytes {
             // `drop_empty` leaves out exactly what Qwen's pipeline drops,
-            // whether the fast path builds nothing or the long way filters.
+            // whether the template path builds nothing or the long way filters.
             let kept: Vec<Value> = with.lines.into_iter().filter(kept_by_pipeline).collect();
             let dropping = OpenAIOptions {
                 drop_empty: true,
@@ -179,7 +180,7 @@ fn check_with(chunks: &[String], options: &OpenAIOptions) -> Result<u64, TestCas
             }
         }
     }
-    Ok(fast)
+    Ok(templated)
 }
 
 /// Qwen Code `pipeline.ts`, `processStreamWithLogging`'s empty filter, on a
@@ -206,15 +207,23 @@ fn openai_fixture_streams() -> Vec<(String, Vec<String>)> {
 }
 
 #[test]
-fn every_openai_fixture_stream_converts_the_same_with_and_without_the_fast_path() {
+fn every_openai_fixture_stream_converts_the_same_with_and_without_the_template_path() {
     let streams = openai_fixture_streams();
     assert!(streams.len() > 30, "the fixture corpus is there");
-    let mut fast = 0;
+    path_counters::reset();
+    let mut templated = 0;
     for (name, chunks) in &streams {
-        fast += check(chunks, Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        templated += check(chunks, Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     // The corpus streams are short: few of their chunks repeat a template.
-    assert!(fast >= 5, "the corpus takes the fast path ({fast} chunks)");
+    assert!(
+        templated >= 5,
+        "the corpus takes the template path ({templated} chunks)"
+    );
+    // Counted by the core too, and the byte path with it (about 90 chunks
+    // and 30 events).
+    check_taken(Path::Template, 45).unwrap();
+    check_taken(Path::Byte, 15).unwrap();
 }
 
 // ---------- generated streams ----------
@@ -255,7 +264,7 @@ enum Step {
         id: Option<&'static str>,
         name: Option<&'static str>,
     },
-    /// A run of tool-call deltas for one index: argument-only (the fast
+    /// A run of tool-call deltas for one index: argument-only (the template
     /// path's case), or with the call's id and name on every delta (some
     /// providers), or with text beside them (never a template).
     Arguments {
@@ -302,7 +311,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 /// How the provider writes its chunks (constant within a stream, as the
-/// fast path expects, except `created` may be missing or zero).
+/// template path expects, except `created` may be missing or zero).
 #[derive(Clone, Debug)]
 struct Style {
     created: Option<i64>,
@@ -429,13 +438,13 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
-    fn generated_streams_convert_the_same_with_and_without_the_fast_path(chunks in stream()) {
+    fn generated_streams_convert_the_same_with_and_without_the_template_path(chunks in stream()) {
         check(&chunks, Limits::default())?;
     }
 
     /// Limits fail at the same chunk on both paths.
     #[test]
-    fn limits_fail_at_the_same_chunk_with_and_without_the_fast_path(
+    fn limits_fail_at_the_same_chunk_with_and_without_the_template_path(
         chunks in stream(),
         max_call_bytes in 1..120usize,
         max_buffered_bytes in prop_oneof![200..2000usize, Just(Limits::default().max_buffered_bytes)],
@@ -465,7 +474,7 @@ fn parsing() -> impl Strategy<Value = (ResponseParsing, Profile)> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// Every response-parsing switch and profile: the content fast path is
+    /// Every response-parsing switch and profile: the template path for content is
     /// taken only while the normaliser alone decides a content-only chunk.
     #[test]
     fn generated_streams_convert_the_same_with_every_response_parsing(
@@ -482,7 +491,7 @@ proptest! {
 /// the converter is ready for plain text; thinking tags, escapes, a split
 /// surrogate pair and empty deltas convert as the long way does.
 #[test]
-fn an_openai_text_stream_takes_the_fast_path_after_its_first_content_chunk() {
+fn an_openai_text_stream_takes_the_template_path_after_its_first_content_chunk() {
     let head = r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1741570283,"model":"qwen-plus","choices":[{"index":0,"delta":"#;
     let chunk =
         |delta: &str, finish: &str| format!(r#"{head}{delta},"finish_reason":{finish}}}]}}"#);
@@ -513,7 +522,7 @@ fn an_openai_text_stream_takes_the_fast_path_after_its_first_content_chunk() {
     let run = run(&chunks, Limits::default(), true, |_| 0);
     // The role chunk has a `role` key, so the first plain content chunk
     // converts the long way and is kept; all the others fit it.
-    assert_eq!(run.fast, texts.len() as u64 - 1);
+    assert_eq!(run.templated, texts.len() as u64 - 1);
     let text: String = run
         .lines
         .iter()
@@ -537,11 +546,11 @@ fn an_openai_text_stream_takes_the_fast_path_after_its_first_content_chunk() {
     check_with(&chunks, &guarded).unwrap();
 }
 
-/// Visible content first seen on the content fast path counts as the long
+/// Visible content first seen on the template path for content counts as the long
 /// way counts it: a thinking tag after later reasoning is then text, not a
 /// tag candidate (the generated streams reach this order only rarely).
 #[test]
-fn visible_content_first_seen_on_the_fast_path_is_remembered() {
+fn visible_content_first_seen_on_the_template_path_is_remembered() {
     let style = Style {
         created: Some(1),
         usage: None,
@@ -556,34 +565,34 @@ fn visible_content_first_seen_on_the_fast_path_is_remembered() {
         chunk_text(&style, json!({ "content": "<think>y" }), None),
         chunk_text(&style, json!({}), Some("stop")),
     ];
-    // `x` and, once visible content was seen, `<think>y` take the fast path.
+    // `x` and, once visible content was seen, `<think>y` take the template path.
     assert_eq!(check(&chunks, Limits::default()).unwrap(), 2);
 }
 
-/// The generated streams do reach the fast path, in quiet and held states.
+/// The generated streams do reach the template path, in quiet and held states.
 #[test]
-fn generated_streams_take_the_fast_path() {
+fn generated_streams_take_the_template_path() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let strategy = stream();
-    let (mut streams, mut fast) = (0, 0);
+    let (mut streams, mut templated) = (0, 0);
     for _ in 0..200 {
         let chunks = strategy.new_tree(&mut runner).unwrap().current();
         let n = check(&chunks, Limits::default()).unwrap();
         streams += usize::from(n > 0);
-        fast += n;
+        templated += n;
     }
     assert!(
-        streams > 50 && fast > 300,
-        "{streams} streams, {fast} chunks"
+        streams > 50 && templated > 300,
+        "{streams} streams, {templated} chunks"
     );
 }
 
 /// A provider's real serialisation: every argument chunk after the first of
 /// its kind is converted without building a tree.
 #[test]
-fn an_openai_write_file_stream_takes_the_fast_path_after_its_first_argument_chunk() {
+fn an_openai_write_file_stream_takes_the_template_path_after_its_first_argument_chunk() {
     let head = r#"{"id":"chatcmpl-B9","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o","system_fingerprint":"fp_1","choices":[{"index":0,"delta":"#;
     let chunk = |delta: &str, finish: &str| {
         format!(r#"{head}{delta},"logprobs":null,"finish_reason":{finish}}}]}}"#)
@@ -609,7 +618,7 @@ fn an_openai_write_file_stream_takes_the_fast_path_after_its_first_argument_chun
     chunks.push(chunk("{}", r#""tool_calls""#));
     check(&chunks, Limits::default()).unwrap();
     let run = run(&chunks, Limits::default(), true, |_| 0);
-    assert_eq!(run.fast, pieces.len() as u64 - 1);
+    assert_eq!(run.templated, pieces.len() as u64 - 1);
     let last = run.lines.last().unwrap();
     assert_eq!(
         last["r"]["candidates"][0]["content"]["parts"][0]["functionCall"]["args"],
@@ -675,9 +684,9 @@ proptest! {
         chunks.push(chunk(b"{}", "\"tool_calls\""));
         let options = OpenAIOptions::default();
         let long_way = run_in_reads(&chunks, &options, true, usize::MAX, |i| i + 1);
-        prop_assert_eq!(long_way.fast, 0);
-        let fast = run_in_reads(&chunks, &options, true, read, |_| 0);
-        prop_assert_eq!(&fast.lines, &long_way.lines);
+        prop_assert_eq!(long_way.templated, 0);
+        let templated = run_in_reads(&chunks, &options, true, read, |_| 0);
+        prop_assert_eq!(&templated.lines, &long_way.lines);
         let dropping = OpenAIOptions { drop_empty: true, ..OpenAIOptions::default() };
         let dropped = run_in_reads(&chunks, &dropping, true, read, |_| 0);
         let kept: Vec<Value> = long_way.lines.into_iter().filter(kept_by_pipeline).collect();

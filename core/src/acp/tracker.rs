@@ -255,9 +255,4 @@ impl PreparationTracker {
         }
         Ok(frames)
     }
-
-    /// Ids with a preparing card that this stream still tracks.
-    pub fn pending_ids(&self) -> impl Iterator<Item = &JsString> {
-        self.pending.iter().map(|(id, _)| id)
-    }
 }

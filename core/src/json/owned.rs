@@ -117,14 +117,6 @@ impl OwnedValue {
         }
     }
 
-    /// The entries, when this is an object.
-    pub fn as_object(&self) -> Option<&[(JsString, OwnedValue)]> {
-        match self {
-            OwnedValue::Obj(entries) => Some(entries),
-            _ => None,
-        }
-    }
-
     /// The number, when this is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self {

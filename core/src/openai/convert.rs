@@ -16,17 +16,17 @@ use crate::js_text::js_trim_start;
 use crate::json::{self, Value};
 
 impl OpenAIStream {
-    /// One chunk's JSON text → its response: the fast path when the chunk
+    /// One chunk's JSON text → its response: the template path when the chunk
     /// fits a template and the state allows it, else the long way (which
     /// keeps the chunk as a template when it qualifies). `sse`: the SDK's
     /// in-band error check applies; the pipeline's `error_finish` check
     /// applies in every form when it is on.
     pub(super) fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
-            let mut one = std::mem::take(&mut self.fast_out);
-            let hit = self.fast_chunk(text, true, &mut one);
+            let mut one = std::mem::take(&mut self.template_out);
+            let hit = self.template_chunk(text, true, &mut one);
             let response = one.pop();
-            self.fast_out = one;
+            self.template_out = one;
             if let (true, Some(response)) = (hit?, response) {
                 return Ok(response);
             }

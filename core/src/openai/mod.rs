@@ -30,12 +30,12 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::error::Error;
-use crate::feed::{Feed, SseConsumer};
 use crate::gemini::{now_ms, Candidate, Flavor, Part, Response};
 use crate::js_text::has_non_whitespace;
 use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::sse::Bom;
+use crate::stream_input::{SseConsumer, StreamInput};
 use tagged::TaggedThinkingParser;
 use template::store::{Fields, Header, Templates};
 use text_delta::TextDeltaState;
@@ -67,7 +67,7 @@ pub struct OpenAIOptions {
     pub throw_on_error_finish: bool,
     /// The SSE paths (bytes, SSE text, `end`) leave out the responses
     /// Qwen's pipeline drops unseen ([`Response::is_dropped_by_pipeline`]);
-    /// an argument-only chunk on the fast path then builds nothing at all.
+    /// an argument-only chunk on the template path then builds nothing at all.
     /// A chunk given on its own (`push_chunk_text`) still gives exactly one.
     pub drop_empty: bool,
 }
@@ -122,26 +122,26 @@ pub struct OpenAIStream {
     pending_content: Vec<Part>,
     /// `protocolTagSanitized`, taken by the next response.
     sanitized: Option<(&'static str, usize)>,
-    feed: Feed,
+    input: StreamInput,
     done: bool,
     limits: Limits,
     rng: u64,
-    /// Argument-only chunks seen, for the fast path (`template.rs`).
+    /// Argument-only chunks seen, for the template path (`template/`).
     templates: Templates<Fields>,
-    /// Content-only chunks seen, for the text fast path (`template.rs`).
+    /// Content-only chunks seen, for the template path (`template/`).
     content_templates: Templates<Header>,
-    /// Reused for the argument text of a fast-path chunk.
+    /// Reused for the argument text of a chunk on the template path.
     scratch: String,
-    fast_chunks: u64,
+    template_chunks: u64,
     /// Qwen's pipeline check before the converter: a chunk whose
     /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
     /// input form (off: the converter converts it, as Qwen's does).
     error_finish_throws: bool,
     /// See [`OpenAIOptions::drop_empty`].
     drop_empty: bool,
-    /// Where `convert_text` takes a fast-path response from (kept, so the
+    /// Where `convert_text` takes a template-path response from (kept, so the
     /// path allocates nothing per chunk).
-    fast_out: Vec<Response>,
+    template_out: Vec<Response>,
 }
 
 impl OpenAIStream {
@@ -174,30 +174,30 @@ impl OpenAIStream {
             pending_reasoning: String::new(),
             pending_content: Vec::new(),
             sanitized: None,
-            feed: Feed::new(options.limits.max_buffered_bytes, Bom::EveryLine),
+            input: StreamInput::new(options.limits.max_buffered_bytes, Bom::EveryLine),
             done: false,
             limits: options.limits,
             rng: seed | 1,
             templates: Templates::default(),
             content_templates: Templates::default(),
             scratch: String::new(),
-            fast_chunks: 0,
+            template_chunks: 0,
             error_finish_throws: options.throw_on_error_finish,
             drop_empty: options.drop_empty,
-            fast_out: Vec::new(),
+            template_out: Vec::new(),
         }
     }
 
     /// `end()` was called or a fatal error occurred: every further call is
     /// `FINISHED`.
     pub fn is_finished(&self) -> bool {
-        self.feed.is_finished()
+        self.input.is_finished()
     }
 
-    /// Chunks converted by the argument-only fast path so far (a statistic
+    /// Chunks converted by the template path so far (a statistic
     /// for tests and benchmarks).
-    pub fn fast_chunks(&self) -> u64 {
-        self.fast_chunks
+    pub fn template_chunks(&self) -> u64 {
+        self.template_chunks
     }
 
     /// Whether a closing thinking-tag candidate is pending
@@ -212,9 +212,9 @@ impl OpenAIStream {
 
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
-        self.feed.check_open()?;
+        self.input.check_open()?;
         let result = self.convert_text(text, false);
-        self.feed.settle(result)
+        self.input.settle(result)
     }
 
     /// End of input: flushes a final unterminated SSE event, then the
@@ -249,7 +249,7 @@ impl OpenAIStream {
         Ok(())
     }
 
-    /// The state the JS fast paths depend on (`crate::state::State`): `quiet`,
+    /// The state the object path depends on (`crate::state::State`): `quiet`,
     /// `text_ready`, and the `budget` of argument bytes that can be gathered
     /// before a limit could fail: no call holds more than all of them
     /// together, so `max_call_bytes` less the parser's buffered bytes is a
@@ -259,7 +259,7 @@ impl OpenAIStream {
     /// collected; what its state word says is kept.
     pub fn wire_state(&mut self) -> crate::state::State {
         let tag_closing = self.closing_tag_pending();
-        if self.feed.is_finished() {
+        if self.input.is_finished() {
             if self.parser.buffered() > 0
                 || !self.templates.is_empty()
                 || !self.content_templates.is_empty()
@@ -278,7 +278,7 @@ impl OpenAIStream {
         let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
             self.limits
                 .max_buffered_bytes
-                .saturating_sub(held + self.feed.buffered()),
+                .saturating_sub(held + self.input.buffered()),
         );
         crate::state::State {
             quiet: self.is_quiet(),
@@ -292,7 +292,7 @@ impl OpenAIStream {
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
-        !self.feed.is_finished()
+        !self.input.is_finished()
             && self.tag_candidate.is_none()
             && self.held_parts.as_ref().is_none_or(Vec::is_empty)
     }

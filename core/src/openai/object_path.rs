@@ -15,7 +15,7 @@ impl OpenAIStream {
     /// carried them would have been (they yield no parts and no
     /// preparations while the stream is quiet).
     pub fn push_fragments_text(&mut self, text: &str) -> Result<(), Error> {
-        self.feed.check_open()?;
+        self.input.check_open()?;
         let result = json::parse(text).and_then(|list| {
             let Value::Arr(items) = list else {
                 return Err(Error::new(
@@ -44,7 +44,7 @@ impl OpenAIStream {
             }
             Ok(())
         });
-        self.feed.settle(result)
+        self.input.settle(result)
     }
 
     /// A content-only delta would convert to at most one text part, decided
@@ -70,7 +70,7 @@ impl OpenAIStream {
     /// normalised in the text form ([`crate::json::text`]) the other paths
     /// keep, and handed back as plain text.
     pub fn push_plain_text(&mut self, content: &str) -> Result<String, Error> {
-        self.feed.check_open()?;
+        self.input.check_open()?;
         if !self.is_text_ready() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,

@@ -4,14 +4,15 @@
 
 use super::OpenAIStream;
 use crate::error::Error;
-use crate::feed::{Feed, SseConsumer};
 use crate::gemini::Response;
 use crate::json::{self};
+use crate::path_counters::{self, Path};
 use crate::sse::{Rest, SseEvent};
+use crate::stream_input::{SseConsumer, StreamInput};
 
 impl SseConsumer for OpenAIStream {
-    fn feed(&mut self) -> &mut Feed {
-        &mut self.feed
+    fn input(&mut self) -> &mut StreamInput {
+        &mut self.input
     }
 
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
@@ -20,7 +21,8 @@ impl SseConsumer for OpenAIStream {
 
     /// Runs of argument-only chunks that fit a template, each written as
     /// the API writes it (`data: `, the chunk, a blank line, in `\n`),
-    /// taken without line framing while the fast path is open; anything
+    /// taken without line framing (the byte path) while the template path is
+    /// open; anything
     /// else is left to the decoder. A chunk's text holds no line break (the
     /// template came from one `data:` line, and the scanned string stops at
     /// control characters), so such a run is exactly these events. The bytes
@@ -36,12 +38,17 @@ impl SseConsumer for OpenAIStream {
         const DATA: &str = "data: ";
         const END: &str = "\n\n";
         let bytes = rest.bytes();
+        if path_counters::disabled(Path::Byte) {
+            return (0, Ok(()));
+        }
         let build = !self.drop_empty;
+        let chunks_before = self.template_chunks;
         let mut taken = 0;
         while !self.done && self.is_quiet() {
             let (run, result) = self.argument_run(&bytes[taken..], build, out);
             taken += run;
             if let Err(e) = result {
+                self.note_byte_path_chunks(chunks_before);
                 return (taken, Err(*e));
             }
             if !bytes[taken..].starts_with(DATA.as_bytes()) {
@@ -51,15 +58,17 @@ impl SseConsumer for OpenAIStream {
                 break;
             };
             let Some((len, result)) =
-                self.fast_prefix(data, build, |rest| rest.starts_with(END), out)
+                self.template_prefix(data, build, |rest| rest.starts_with(END), out)
             else {
                 break;
             };
             taken += DATA.len() + len + END.len();
             if let Err(e) = result {
+                self.note_byte_path_chunks(chunks_before);
                 return (taken, Err(*e));
             }
         }
+        self.note_byte_path_chunks(chunks_before);
         (taken, Ok(()))
     }
 }
@@ -109,7 +118,7 @@ impl OpenAIStream {
             self.yield_sse(response, out);
             return Ok(());
         }
-        if self.drop_empty && self.is_quiet() && self.fast_chunk(e.data, false, out)? {
+        if self.drop_empty && self.is_quiet() && self.template_chunk(e.data, false, out)? {
             return Ok(());
         }
         let response = self.convert_text(e.data, true)?;
@@ -121,6 +130,16 @@ impl OpenAIStream {
     pub(super) fn yield_sse(&mut self, response: Response, out: &mut Vec<Response>) {
         if !(self.drop_empty && response.is_dropped_by_pipeline()) {
             out.push(response);
+        }
+    }
+}
+
+impl OpenAIStream {
+    /// The chunks the byte path converted since `chunks_before` (they went
+    /// through the template path), counted in test builds.
+    fn note_byte_path_chunks(&self, chunks_before: u64) {
+        for _ in chunks_before..self.template_chunks {
+            path_counters::taken(Path::Byte);
         }
     }
 }

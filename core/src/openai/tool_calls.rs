@@ -108,7 +108,7 @@ impl OpenAIStream {
                 ),
             ));
         }
-        if self.parser.buffered() + self.feed.buffered() > self.limits.max_buffered_bytes {
+        if self.parser.buffered() + self.input.buffered() > self.limits.max_buffered_bytes {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(

@@ -4,6 +4,7 @@
 use super::OpenAIStream;
 use crate::gemini::{Usage, UsageProvenance};
 use crate::json::{self, Value};
+use crate::usage_metadata::{self, Count};
 
 /// Reasoning's estimated token units per token (`estimateTokenCount` of
 /// the reference's streaming usage: UTF-16 units weighted by
@@ -31,67 +32,47 @@ impl OpenAIStream {
     /// passed to `Math.min` as JS numbers.
     pub(super) fn usage_json(&self, usage: &Value<'_>) -> String {
         // `x || 0`, written as the value it is.
-        let or_zero = |v: &Value<'_>, out: &mut String| {
+        let or_zero = |v: &Value<'_>| {
             if v.truthy() {
-                json::stringify(v, out);
+                json::to_json_string(v)
             } else {
-                out.push('0');
+                "0".to_owned()
             }
         };
-        let prompt = usage.at("prompt_tokens");
-        let completion = usage.at("completion_tokens");
-        let total = usage.at("total_tokens");
+        let prompt = or_zero(usage.at("prompt_tokens"));
+        let completion = or_zero(usage.at("completion_tokens"));
+        let total = or_zero(usage.at("total_tokens"));
         let reasoning = usage.at("completion_tokens_details").at("reasoning_tokens");
-        let mut out = String::with_capacity(128);
-        out.push('{');
-        // `totalTokens === 0 || promptTokens !== 0 || completionTokens !== 0`:
-        // a truthy count is never the number 0.
-        if !total.truthy() || prompt.truthy() || completion.truthy() {
-            out.push_str("\"promptTokenCount\":");
-            or_zero(prompt, &mut out);
-            out.push_str(",\"candidatesTokenCount\":");
-            or_zero(completion, &mut out);
-            out.push(',');
-        }
-        out.push_str("\"thoughtsTokenCount\":");
         // `providerReasoningTokens ?? …`: present and not null.
-        if !reasoning.is_null() {
-            json::stringify(reasoning, &mut out);
+        let thoughts = if !reasoning.is_null() {
+            json::to_json_string(reasoning)
         } else {
             let estimated =
                 (self.reasoning_state.token_units / TOKEN_ESTIMATE_UNITS_PER_TOKEN).ceil();
-            let completion = if completion.truthy() {
-                crate::js_text::js_to_number(completion)
-            } else {
-                0.0
-            };
-            // `completionTokens > 0 ? Math.min(estimated, completionTokens)`:
-            // NaN compares false.
-            let thoughts = if completion > 0.0 {
-                // `Math.min`: NaN wins.
-                if estimated.is_nan() {
-                    f64::NAN
-                } else {
-                    estimated.min(completion)
-                }
-            } else {
-                estimated
-            };
-            json::write_number(&mut out, thoughts);
-        }
-        out.push_str(",\"totalTokenCount\":");
-        or_zero(total, &mut out);
-        out.push_str(",\"cachedContentTokenCount\":");
+            usage_metadata::openai_estimated_thoughts(estimated, usage.at("completion_tokens"))
+        };
         let details = usage.at("prompt_tokens_details").at("cached_tokens");
         let cached = usage.at("cached_tokens");
-        if !details.is_null() {
-            json::stringify(details, &mut out);
+        let cached = if !details.is_null() {
+            json::to_json_string(details)
         } else if !cached.is_null() {
-            json::stringify(cached, &mut out);
+            json::to_json_string(cached)
         } else {
-            out.push('0');
+            "0".to_owned()
+        };
+        let (thoughts, total, cached) = (
+            (Count::Thoughts, thoughts.as_str()),
+            (Count::Total, total.as_str()),
+            (Count::Cached, cached.as_str()),
+        );
+        let mut out = String::with_capacity(128);
+        if usage_metadata::openai_has_breakdown(usage) {
+            let prompt = (Count::Prompt, prompt.as_str());
+            let completion = (Count::Candidates, completion.as_str());
+            usage_metadata::write(&mut out, &[prompt, completion, thoughts, total, cached]);
+        } else {
+            usage_metadata::write(&mut out, &[thoughts, total, cached]);
         }
-        out.push('}');
         out
     }
 }

@@ -30,12 +30,12 @@
 //!
 //! **The error encoding** is [`write_error`]'s object. Calls that return
 //! something else than a batch (constructors, the ACP classes, the helpers,
-//! the OpenAI text fast path) throw the same object as the message of a napi
+//! the object path's OpenAI plain-text call) throw the same object as the message of a napi
 //! `GenericFailure`. `lib/wire.js` decodes both forms to one
 //! `ToolCallStreamError` (`code`, `fatal`, `responses`).
 //!
-//! **The state word** ([`State`]) is the converter state the JS fast paths
-//! (`lib/fast-paths.js`) depend on, as it is after the call, error batches
+//! **The state word** ([`State`]) is the converter state the object path
+//! (`lib/fast-paths.js`) depends on, as it is after the call, error batches
 //! included; the JS layer keeps no other copy of native state.
 
 mod item;

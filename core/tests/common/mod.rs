@@ -218,3 +218,21 @@ pub fn parsing_cases() -> Vec<ParsingCase> {
         })
         .collect()
 }
+
+/// `Ok` when `path` was taken at least `min` times on this thread since the
+/// last `path_counters::reset`; else what was missing, naming the path
+/// (a differential test that never took the path it compares tests
+/// nothing).
+pub fn check_taken(
+    path: toolcall_stream_core::path_counters::Path,
+    min: u64,
+) -> Result<(), String> {
+    let taken = toolcall_stream_core::path_counters::count(path);
+    if taken >= min {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {path:?} path was taken {taken} times, fewer than {min}"
+        ))
+    }
+}

@@ -11,6 +11,7 @@ use super::OpenAIStream;
 use crate::error::Error;
 use crate::gemini::{Part, Response};
 use crate::json::{self, Value};
+use crate::path_counters::{self, Path};
 use store::{Fields, Fill, Header, Hole};
 
 pub(super) mod store;
@@ -26,30 +27,33 @@ impl OpenAIStream {
     /// ([`Self::push_plain_text`]). Its response goes to `out`; `build`:
     /// build it even when the pipeline would drop it (else nothing is built;
     /// `build` is always on when `drop_empty` is off). Whether the chunk took
-    /// the fast path.
-    pub(super) fn fast_chunk(
+    /// the template path.
+    pub(super) fn template_chunk(
         &mut self,
         text: &str,
         build: bool,
         out: &mut Vec<Response>,
     ) -> Result<bool, Error> {
-        match self.fast_prefix(text, build, str::is_empty, out) {
+        match self.template_prefix(text, build, str::is_empty, out) {
             None => Ok(false),
             Some((_, result)) => result.map(|()| true).map_err(|e| *e),
         }
     }
 
-    /// [`Self::fast_chunk`] on a chunk at the start of `text` that ends
+    /// [`Self::template_chunk`] on a chunk at the start of `text` that ends
     /// where `rest_ok` accepts what follows it: the chunk's length and its
     /// outcome; `None` when no template fits.
-    pub(super) fn fast_prefix(
+    pub(super) fn template_prefix(
         &mut self,
         text: &str,
         build: bool,
         rest_ok: impl Fn(&str) -> bool,
         out: &mut Vec<Response>,
     ) -> Option<(usize, Result<(), Box<Error>>)> {
-        if let Some(taken) = self.fast_argument_prefix(text, build, &rest_ok, out) {
+        if path_counters::disabled(Path::Template) {
+            return None;
+        }
+        if let Some(taken) = self.argument_template_prefix(text, build, &rest_ok, out) {
             return Some(taken);
         }
         if self.content_templates.is_empty() || !self.is_text_ready() {
@@ -60,7 +64,7 @@ impl OpenAIStream {
             .find_hole(text, rest_ok)
             .map(|(template, content, len)| (template.fields.clone(), content, len))?;
         let normalized = self.plain_text(&content.text());
-        self.fast_chunks += 1;
+        self.note_template_chunk();
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
             // drops it.
@@ -76,12 +80,12 @@ impl OpenAIStream {
         Some((len, Ok(())))
     }
 
-    /// [`Self::fast_prefix`] for argument-only chunks: the chunk's length and
+    /// [`Self::template_prefix`] for argument-only chunks: the chunk's length and
     /// its outcome; `None` when no argument template fits. The outcome is two words
     /// (the response goes to `out`, the error is boxed): a large value
     /// returned through the raw event loop spilled to the stack and stalled
     /// on store forwarding at every chunk.
-    pub(super) fn fast_argument_prefix(
+    pub(super) fn argument_template_prefix(
         &mut self,
         text: &str,
         build: bool,
@@ -112,7 +116,7 @@ impl OpenAIStream {
                 ),
             };
             let converted = fed.map_err(Box::new).map(|()| {
-                self.fast_chunks += 1;
+                self.note_template_chunk();
                 if !build && preparations.is_empty() {
                     // Dropped unseen with its sanitisation note, as the
                     // pipeline drops it.
@@ -136,13 +140,16 @@ impl OpenAIStream {
     /// added to the call as its string is decoded: the bulk of a streamed
     /// call, taken in one loop instead of one template search a chunk. How
     /// many bytes it took, and the outcome (an error ends the run after the
-    /// chunk that caused it, as [`Self::fast_argument_prefix`] does).
+    /// chunk that caused it, as [`Self::argument_template_prefix`] does).
     pub(super) fn argument_run(
         &mut self,
         bytes: &[u8],
         build: bool,
         out: &mut Vec<Response>,
     ) -> (usize, Result<(), Box<Error>>) {
+        if path_counters::disabled(Path::Template) {
+            return (0, Ok(()));
+        }
         let templates = std::mem::take(&mut self.templates);
         let run = templates.iter().find_map(|t| {
             let (ProviderIndex::Valid(index), None, None) =
@@ -178,7 +185,7 @@ impl OpenAIStream {
                     result = Err(Box::new(e));
                     break;
                 }
-                self.fast_chunks += 1;
+                self.note_template_chunk();
                 if build {
                     let response =
                         t.fields
@@ -200,7 +207,14 @@ impl OpenAIStream {
         (taken, result)
     }
 
-    /// Keeps a converted chunk as a template when a fast path can reproduce
+    /// One chunk converted on the template path: the statistic, and the
+    /// count of test builds.
+    fn note_template_chunk(&mut self) {
+        self.template_chunks += 1;
+        path_counters::taken(Path::Template);
+    }
+
+    /// Keeps a converted chunk as a template when the template path can reproduce
     /// its conversion: one tool call with a string `arguments`, and nothing
     /// that yields a part, a finish, usage or an error; or a string
     /// `content` and nothing else that converts (no reasoning, no tool

@@ -1,4 +1,4 @@
-//! The fast paths for the bulk of a stream: argument-only chunks of a
+//! The templates of the template path, for the bulk of a stream: argument-only chunks of a
 //! streamed tool call, and content-only chunks of streamed text.
 //!
 //! A provider serialises every such chunk of a response the same way: the
@@ -12,8 +12,9 @@
 //! it converts the same way with only its string handed on: no tree is
 //! built.
 //!
-//! Which chunks qualify and what the converter's state must be for the fast
-//! paths to give exactly the long way's response is decided in `mod.rs`.
+//! Which chunks qualify and what the converter's state must be for the
+//! template path to give exactly the long way's response is decided in
+//! `template/mod.rs`.
 
 use std::rc::Rc;
 

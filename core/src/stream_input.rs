@@ -7,16 +7,16 @@ use crate::gemini::{CallClock, Response};
 use crate::sse::{Bom, Rest, SseDecoder, SseEvent, SseSink};
 
 /// The byte-input decoder and the finished flag of one converter.
-pub struct Feed {
+pub struct StreamInput {
     sse: SseDecoder,
     finished: bool,
 }
 
-impl Feed {
+impl StreamInput {
     /// `max_line` bounds one buffered SSE line or event; `bom` is the
     /// provider SDK's BOM rule.
     pub fn new(max_line: usize, bom: Bom) -> Self {
-        Feed {
+        StreamInput {
             sse: SseDecoder::new(max_line).with_bom(bom),
             finished: false,
         }
@@ -60,7 +60,7 @@ impl Feed {
 /// A converter that consumes SSE events; the byte-input plumbing is shared.
 pub trait SseConsumer: Sized {
     /// The converter's shared input state.
-    fn feed(&mut self) -> &mut Feed;
+    fn input(&mut self) -> &mut StreamInput;
 
     /// One dispatched SSE event.
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error>;
@@ -77,25 +77,25 @@ pub trait SseConsumer: Sized {
 
     /// Raw bytes of the SSE body, split anywhere.
     fn push_sse(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
-        self.feed().check_open()?;
+        self.input().check_open()?;
         let _clock = CallClock::start();
         // The decoder calls back into the converter, so it is taken out of it
         // for the duration of the call.
-        let mut sse = std::mem::take(&mut self.feed().sse);
+        let mut sse = std::mem::take(&mut self.input().sse);
         let result = sse.push_to(bytes, &mut Sink { to: self, out });
-        self.feed().sse = sse;
-        self.feed().settle(result)
+        self.input().sse = sse;
+        self.input().settle(result)
     }
 
     /// End of byte input: a final event without its blank line is dropped,
     /// as the SDKs drop it. Finished afterwards.
     fn finish_sse(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        self.feed().check_open()?;
+        self.input().check_open()?;
         let _clock = CallClock::start();
-        let mut sse = std::mem::take(&mut self.feed().sse);
+        let mut sse = std::mem::take(&mut self.input().sse);
         let result = sse.finish_to(&mut Sink { to: self, out });
-        self.feed().sse = sse;
-        self.feed().finished = true;
+        self.input().sse = sse;
+        self.input().finished = true;
         result
     }
 }

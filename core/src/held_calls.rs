@@ -23,7 +23,7 @@ pub enum Closed {
 
 /// The held calls and what the closed blocks revealed.
 #[derive(Default)]
-pub struct DeferredCalls {
+pub struct HeldCalls {
     calls: Vec<Response>,
     /// Argument bytes of the held calls (they count as buffered data).
     bytes: usize,
@@ -32,7 +32,7 @@ pub struct DeferredCalls {
     has_non_object: bool,
 }
 
-impl DeferredCalls {
+impl HeldCalls {
     /// `parseToolCallArguments` on a closed block's buffer, taken; the
     /// flags record a rejected buffer. Large arguments are validated in the
     /// pass that lifts their large strings.
