@@ -298,58 +298,11 @@ impl ToolCallParser {
                 Some(_) => {}
             }
         }
-        let mut actual = index;
         let known_id = id.is_some_and(|id| self.id_to_index.contains_key(id));
         let existing_name = self.slot(index).and_then(|s| s.name.as_deref());
         let name_only =
             valid_name.is_some_and(|n| chunk.is_empty() && existing_name.is_none_or(|e| e == n));
-        if let Some(id) = id {
-            if let Some(&mapped) = self.id_to_index.get(id) {
-                actual = mapped;
-            } else if let Some(&remapped) = self
-                .pending_remaps
-                .get(&index)
-                .filter(|r| self.slot(**r).is_none_or(|s| s.id.is_none()))
-            {
-                actual = remapped;
-                self.id_to_index.insert(id.to_owned(), actual);
-            } else {
-                if let Some(existing) = self.slot(index) {
-                    if existing.id.as_deref().is_some_and(|e| e != id) {
-                        let complete =
-                            existing.scan.depth == 0 && (existing.blank() || existing.parses());
-                        if complete {
-                            let unnamed = existing.name.is_none();
-                            actual = 0;
-                            while self.by_index.contains_key(&actual) {
-                                actual += 1;
-                            }
-                            if unnamed {
-                                self.conflicting_identity = true;
-                            }
-                        } else {
-                            self.conflicting_identity = true;
-                        }
-                    }
-                }
-                self.id_to_index.insert(id.to_owned(), actual);
-            }
-        } else if !name_only {
-            if let Some(&remapped) = self.pending_remaps.get(&index) {
-                actual = remapped;
-                if let Some(s) = self.slot(actual) {
-                    if s.scan.depth == 0 && !s.blank() && s.parses() {
-                        actual = self.most_recent_incomplete();
-                    }
-                }
-            } else if let Some(s) = self.slot(index) {
-                if s.scan.depth > 0 || s.blank() {
-                    actual = index;
-                } else if s.parses() {
-                    actual = self.most_recent_incomplete();
-                }
-            }
-        }
+        let actual = self.route(index, id, name_only);
         self.slot_mut(actual);
         // Metadata-only update (step 5).
         if chunk.is_empty() && (id.is_some() || valid_name.is_some()) {
@@ -403,6 +356,62 @@ impl ToolCallParser {
         }
         self.set_nameless(actual, nameless);
         Some(actual)
+    }
+
+    /// `addChunk`'s routing (docs/behaviour.md §3.3.2, steps 1–4): the slot
+    /// (`actualIndex`) a chunk for provider `index` goes to, by its id, a
+    /// pending remap, or whether the slot at `index` is complete.
+    #[inline]
+    fn route(&mut self, index: u64, id: Option<&str>, name_only: bool) -> u64 {
+        let mut actual = index;
+        if let Some(id) = id {
+            if let Some(&mapped) = self.id_to_index.get(id) {
+                actual = mapped;
+            } else if let Some(&remapped) = self
+                .pending_remaps
+                .get(&index)
+                .filter(|r| self.slot(**r).is_none_or(|s| s.id.is_none()))
+            {
+                actual = remapped;
+                self.id_to_index.insert(id.to_owned(), actual);
+            } else {
+                if let Some(existing) = self.slot(index) {
+                    if existing.id.as_deref().is_some_and(|e| e != id) {
+                        let complete =
+                            existing.scan.depth == 0 && (existing.blank() || existing.parses());
+                        if complete {
+                            let unnamed = existing.name.is_none();
+                            actual = 0;
+                            while self.by_index.contains_key(&actual) {
+                                actual += 1;
+                            }
+                            if unnamed {
+                                self.conflicting_identity = true;
+                            }
+                        } else {
+                            self.conflicting_identity = true;
+                        }
+                    }
+                }
+                self.id_to_index.insert(id.to_owned(), actual);
+            }
+        } else if !name_only {
+            if let Some(&remapped) = self.pending_remaps.get(&index) {
+                actual = remapped;
+                if let Some(s) = self.slot(actual) {
+                    if s.scan.depth == 0 && !s.blank() && s.parses() {
+                        actual = self.most_recent_incomplete();
+                    }
+                }
+            } else if let Some(s) = self.slot(index) {
+                if s.scan.depth > 0 || s.blank() {
+                    actual = index;
+                } else if s.parses() {
+                    actual = self.most_recent_incomplete();
+                }
+            }
+        }
+        actual
     }
 
     /// The slot a chunk with no id and no name continues at `index` when

@@ -391,6 +391,12 @@ impl Repair<'_> {
     }
 
     /// `parseString(stopAtDelimiter = false, stopAtIndex = -1)`.
+    ///
+    /// Longer than the core's other functions on purpose: it is one state
+    /// machine over the string's characters, ported statement for statement
+    /// from jsonrepair's `parseString` (src/regular/jsonrepair.ts) so that
+    /// the two can be compared side by side; split, it would no longer read
+    /// as the original.
     fn parse_string(
         &mut self,
         stop_at_delimiter: bool,
