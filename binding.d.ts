@@ -29,7 +29,7 @@ export declare class ConverterHandle {
 
 /**
  * One model stream's preparation tracker (docs/behaviour.md §5.3). Wrapped by
- * `PreparationTracker` in `lib/acp.js`, which passes the session's cards to
+ * `PreparationTracker` in `lib/acp/`, which passes the session's cards to
  * each call.
  */
 export declare class NativePreparationTracker {
@@ -58,7 +58,7 @@ export declare class NativePreparationTracker {
 
 /**
  * The session's card ledger (docs/behaviour.md §5.4). Wrapped by `ToolCallCards` in
- * `lib/acp.js`.
+ * `lib/acp/`.
  */
 export declare class NativeToolCallCards {
   /** `suppressed_tools`: `undefined` keeps the default (`todo_write`). */
@@ -93,7 +93,7 @@ export declare class NativeToolCallCards {
 
 /**
  * One attempt's id normalisation (docs/behaviour.md §4.1). Wrapped by `ToolCallIds` in
- * `lib/acp.js`.
+ * `lib/acp/`.
  */
 export declare class NativeToolCallIds {
   constructor(historyIds: Array<string>)

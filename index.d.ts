@@ -302,6 +302,12 @@ export type ToolCallStreamErrorCode =
   | 'INVALID_RESPONSE'
   | 'INTERNAL';
 
+/** An error of the host's own code: its constructor's name and V8's message. */
+export interface HostError {
+  name: 'TypeError';
+  message: string;
+}
+
 export interface ToolCallStreamErrorInit {
   code: ToolCallStreamErrorCode;
   type?: string;
@@ -310,6 +316,8 @@ export interface ToolCallStreamErrorInit {
   offset?: number;
   providerError?: unknown;
   providerEvent?: string;
+  sseFrame?: string;
+  hostError?: HostError;
   fatal?: boolean;
   responses?: GenerateContentResponse[];
 }
@@ -330,6 +338,19 @@ export declare class ToolCallStreamError extends Error {
   providerError?: unknown;
   /** The in-band error event's whole payload text as it arrived (non-enumerable), for handing to an SDK decoder. */
   readonly providerEvent?: string;
+  /**
+   * The SSE frame the SDK's decoder would have rejected or turned into an error, as that decoder
+   * reads it (its `event:` line and one `data:` line per line of data; non-enumerable): replayed
+   * through the SDK's own `Stream.fromSSEResponse`, it throws what the SDK throws.
+   */
+  readonly sseFrame?: string;
+  /**
+   * Where Qwen Code's own converter code fails on a value it reads unguarded (a property of
+   * `null`, a method a number lacks), the error it throws: `{name: 'TypeError', message}` with
+   * V8's message word for word. The Qwen preload throws exactly that; `code` and `message` stay
+   * the package's own.
+   */
+  hostError?: HostError;
   /** The converter is finished: further calls throw `FINISHED`. */
   fatal: boolean;
   /** What the same call converted before the error (never lost). */

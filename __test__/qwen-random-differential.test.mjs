@@ -30,6 +30,14 @@ const fixtures = KNOWN_DIFFERENCES.map((c) => ({
   cls: c,
   kase: JSON.parse(fs.readFileSync(path.join(fixtureDir, `${c.name}.json`), 'utf8')).case,
 }));
+// Minimal streams of differences that are fixed: each must give exactly what
+// stock gives, on every release.
+const regressionDir = path.join(fixtureDir, 'regressions');
+const regressions = fs
+  .readdirSync(regressionDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => JSON.parse(fs.readFileSync(path.join(regressionDir, f), 'utf8')).case);
 const generated = Array.from({ length: STREAMS_PER_RELEASE }, (_, i) => generateCase(i + 1));
 
 /** Per known class: the releases on which its minimal stream shows it. */
@@ -41,7 +49,7 @@ for (const version of QWEN_VERSIONS) {
   describe(`Qwen Code ${version}: generated provider streams, stock vs toolcall-stream/qwen`, { skip }, () => {
     let results;
     before(async () => {
-      results = await runBoth(dir, [...generated, ...fixtures.map((f) => f.kase)]);
+      results = await runBoth(dir, [...generated, ...fixtures.map((f) => f.kase), ...regressions]);
       releasesRun++;
     });
 
@@ -78,6 +86,15 @@ for (const version of QWEN_VERSIONS) {
         assert.ok(e.classes.includes(f.cls.name), `${f.cls.name}: explained by ${e.classes.join(', ')} instead`);
         shownOn.get(f.cls.name).push(version);
       }
+    });
+
+    it('each fixed difference (fixtures/random-differential/regressions) gives exactly what stock Qwen gives', () => {
+      const at = generated.length + fixtures.length;
+      const differing = regressions
+        .map((kase, i) => [kase.seed, difference(results[at + i])])
+        .filter(([, d]) => d)
+        .map(([seed, d]) => `${seed}: ${signature(d)}`);
+      assert.deepEqual(differing, []);
     });
   });
 }

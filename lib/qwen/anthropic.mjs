@@ -86,7 +86,7 @@ export function prepareAnthropicPatch(q, { heldCallRelease, lastFrameNeedsMoreBy
       }
     };
     proto.generateContentStream = function generateContentStream(...args) {
-      interceptStreams(this.client?.messages, { cutFrames: lastFrameNeedsMoreBytes === true });
+      interceptStreams(this.client?.messages, { lastFrameNeedsMoreBytes: lastFrameNeedsMoreBytes === true });
       return originalGenerate.apply(this, args);
     };
   };

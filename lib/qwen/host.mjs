@@ -8,7 +8,8 @@
 // createOpenAIReasoningThoughtPart (packages/core/src/utils/thoughtUtils.ts,
 // whose private symbol getThoughtSummary reads), and the errors are the ones
 // Qwen's retry logic tests for (InvalidStreamError in
-// packages/core/src/core/geminiChat.ts; the pipeline's StreamContentError).
+// packages/core/src/core/geminiChat.ts; the pipeline's StreamContentError;
+// V8's TypeError where Qwen's own code fails on a value).
 
 /**
  * Qwen's pipeline.ts keeps StreamContentError private and only throws it on
@@ -29,6 +30,11 @@ export function qwenHost(q) {
     usageProvenance: { set: (usage, provenance) => q.setGenAiUsageProvenance(usage, provenance) },
     createReasoningPart: (text) => q.createOpenAIReasoningThoughtPart(text),
     createError(err) {
+      // Where Qwen's own code fails on a value (a property read of null, a
+      // call of a non-function), stock throws V8's TypeError: the converter
+      // names it (`hostError`), and this realm's TypeError is the class
+      // Qwen's code would have thrown.
+      if (err.hostError?.name === 'TypeError') return new TypeError(err.hostError.message);
       if (err.name === 'InvalidStreamError') return new q.InvalidStreamError(err.message, err.type ?? err.code);
       if (err.name === 'StreamContentError') return new StreamContentError(err.message);
       return err;

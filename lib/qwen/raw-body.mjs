@@ -33,12 +33,12 @@ const isAbortError = (err) =>
 class RawBodyStream {
   #sdkStream;
   #response;
-  #cutFrames;
+  #decoder;
 
-  constructor(sdkStream, response, cutFrames) {
+  constructor(sdkStream, response, decoder) {
     this.#sdkStream = sdkStream;
     this.#response = response;
-    this.#cutFrames = cutFrames;
+    this.#decoder = decoder;
     this.controller = sdkStream.controller;
   }
 
@@ -59,10 +59,10 @@ class RawBodyStream {
     if (!body) return;
     // Where the SDK holds frames back (sdk-frames.mjs), so are they here:
     // only at a normal end does the rest go through.
-    const cutter = this.#cutFrames ? new SdkFrameCutter() : undefined;
+    const cutter = new SdkFrameCutter(this.#decoder);
     try {
       for await (const bytes of body) {
-        const frames = cutter ? cutter.push(bytes) : bytes;
+        const frames = cutter.push(bytes);
         if (frames.length > 0) yield new RawBytes(frames);
       }
     } catch (err) {
@@ -71,7 +71,7 @@ class RawBodyStream {
       if (isAbortError(err)) return;
       throw err;
     }
-    const rest = cutter?.end();
+    const rest = cutter.end();
     if (rest) yield new RawBytes(rest);
   }
 
@@ -93,7 +93,7 @@ class RawBodyStream {
  * request resolves to a RawBodyStream. The APIPromise's `withResponse()` and
  * plain `await` both work; errors (HTTP status, connection) are the SDK's own.
  */
-export function interceptStreams(resource, { cutFrames = false } = {}) {
+export function interceptStreams(resource, decoder = {}) {
   const MARK = Symbol.for('toolcall-stream.qwen.raw-body');
   if (!resource || resource[MARK]) return;
   const original = resource.create;
@@ -103,7 +103,7 @@ export function interceptStreams(resource, { cutFrames = false } = {}) {
     if (body?.stream !== true || typeof promise?.withResponse !== 'function') return promise;
     const withResponse = promise
       .withResponse()
-      .then((r) => (r.response?.body ? { ...r, data: new RawBodyStream(r.data, r.response, cutFrames) } : r));
+      .then((r) => (r.response?.body ? { ...r, data: new RawBodyStream(r.data, r.response, decoder) } : r));
     const data = withResponse.then((r) => r.data);
     data.catch(() => {}); // whichever of the two the caller awaits reports the error
     withResponse.catch(() => {});

@@ -1,49 +1,76 @@
-// Where the Anthropic SDK that Qwen Code bundles lets a frame of the body
-// through to its SSE decoder (@anthropic-ai/sdk, internal/decoders:
-// iterSSEChunks and findDoubleNewlineIndex). It cuts the bytes it has at the
-// first blank line (`\n\n`, `\r\r` or `\r\n\r\n`) that has at least one more
-// byte after it, again and again, and keeps the rest until the next read;
-// only at the body's normal end does the rest go through. So a frame whose
-// blank line ends a read waits for the next read, and is lost when the
-// connection drops there. The raw-body path holds back the same bytes, so
-// the native converter sees exactly the frames the SDK would have decoded.
+// Where the SDKs that Qwen Code bundles let the bytes of a body through to
+// their SSE decoder (@anthropic-ai/sdk and openai, internal/decoders:
+// iterSSEChunks, findDoubleNewlineIndex and LineDecoder), so the raw-body
+// path holds back the same bytes and the native converter sees exactly the
+// frames the SDK would have decoded when a connection drops.
+//
+// - iterSSEChunks cuts the bytes it has at the first blank line (`\n\n`,
+//   `\r\r` or `\r\n\r\n`), again and again, and keeps the rest until the
+//   next read; only at the body's normal end does the rest go through. The
+//   Anthropic SDK finds a blank line only with at least one more byte after
+//   it (`i < length - 2`, the decoder variant's `lastFrameNeedsMoreBytes`),
+//   so a frame whose blank line ends a read waits for the next read.
+// - LineDecoder holds a chunk's trailing `\r` until the next chunk (it may
+//   be the first half of `\r\n`): the blank line a `\r\r` ends is not a line
+//   yet, and its event is not dispatched until the next cut or the normal end.
+//
+// Either way, an event held back is lost when the connection drops there.
 
 const LF = 10;
 const CR = 13;
+const HELD_CR = Uint8Array.of(CR);
 
 /** One body's bytes, cut where the SDK cuts them. */
 export class SdkFrameCutter {
   /** @type {Uint8Array | undefined} bytes after the last cut */
   #rest;
+  /** The `\r` that ended the last cut, held as LineDecoder holds it. */
+  #heldCr = false;
+  /** How many bytes after a blank line's first byte the search needs (2: one more byte). */
+  #lookahead;
+
+  /** @param {{ lastFrameNeedsMoreBytes?: boolean }} [decoder] the SDK decoder's variant */
+  constructor({ lastFrameNeedsMoreBytes = false } = {}) {
+    this.#lookahead = lastFrameNeedsMoreBytes ? 2 : 1;
+  }
 
   /** The bytes of this read the SDK would decode now (possibly none). */
   push(bytes) {
-    let data = bytes;
-    if (this.#rest) {
-      data = new Uint8Array(this.#rest.length + bytes.length);
-      data.set(this.#rest);
-      data.set(bytes, this.#rest.length);
-    }
-    const cut = lastCut(data);
+    const data = this.#rest ? concat(this.#rest, bytes) : bytes;
+    const cut = lastCut(data, this.#lookahead);
     this.#rest = cut < data.length ? data.subarray(cut) : undefined;
-    return data.subarray(0, cut);
+    if (cut === 0) return data.subarray(0, 0);
+    let out = data.subarray(0, cut);
+    if (this.#heldCr) out = concat(HELD_CR, out);
+    this.#heldCr = out[out.length - 1] === CR;
+    return this.#heldCr ? out.subarray(0, out.length - 1) : out;
   }
 
-  /** At the body's normal end: the bytes held back. */
+  /** At the body's normal end: the bytes held back (LineDecoder's flush ends a held `\r`'s line). */
   end() {
+    const held = this.#heldCr ? HELD_CR : undefined;
     const rest = this.#rest;
+    this.#heldCr = false;
     this.#rest = undefined;
-    return rest;
+    if (held && rest) return concat(held, rest);
+    return held ?? rest;
   }
+}
+
+function concat(a, b) {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /**
  * Where the SDK's repeated findDoubleNewlineIndex leaves off in `data`: the
  * end of the last blank line it finds, each search starting at the previous
- * cut, `i < length - 2` for a blank line starting at `i`.
+ * cut, `i < length - lookahead` for a blank line starting at `i`.
  */
-function lastCut(data) {
-  const limit = data.length - 2;
+function lastCut(data, lookahead) {
+  const limit = data.length - lookahead;
   let cut = 0;
   let i = 0;
   let nextCr = data.indexOf(CR);

@@ -360,21 +360,38 @@ impl OpenAIStream {
 
     /// A truthy reasoning delta that is not a string: the reference
     /// normalises and pushes the value as it is (`{text: 5, thought:
-    /// true}`); it has no `length`, so the token estimate becomes `NaN`.
-    /// (An array, which has one, is taken as such a value too.)
+    /// true}`), and adds its token estimate: `NaN` for a value without
+    /// `length`, an array's from its `length` (`text_delta.rs`).
     pub(super) fn foreign_reasoning(
         &mut self,
         v: &Value<'_>,
         parts: &mut Vec<Part>,
     ) -> Result<(), Error> {
         let text = crate::js_text::js_to_string(v);
-        if self.reasoning_state.normalize_foreign(&text) == text_delta::Foreign::Throws {
+        let delta = match v {
+            Value::Arr(items) => text_delta::ForeignDelta::Array {
+                len: items.len(),
+                text: &text,
+            },
+            _ => text_delta::ForeignDelta::Other { text: &text },
+        };
+        if self.reasoning_state.normalize_foreign(delta) == text_delta::Foreign::Throws {
             return Err(Error::type_error(
                 "reasoning must be a string",
                 "rawDelta.startsWith is not a function",
             ));
         }
-        self.reasoning_state.token_units = f64::NAN;
+        self.reasoning_state.token_units += match delta {
+            text_delta::ForeignDelta::Array { len, text } => {
+                text_delta::estimate_array_token_units(len, text).ok_or_else(|| {
+                    Error::type_error(
+                        "reasoning must be a string",
+                        "text.charCodeAt is not a function",
+                    )
+                })?
+            }
+            text_delta::ForeignDelta::Other { .. } => f64::NAN,
+        };
         self.has_structured_reasoning = true;
         if contains_thinking_tag(&text) {
             self.has_thinking_tag_in_reasoning = true;

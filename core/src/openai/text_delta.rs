@@ -21,6 +21,10 @@ pub struct TextDeltaState {
     /// another type came first): it has no `length`, so every later delta
     /// passes as it is.
     foreign: bool,
+    /// The baseline is an array (a reasoning delta that is one came first):
+    /// `baseline` holds its `String(value)`, `baseline_units` its `length`
+    /// (the element count), and it equals no later delta (`===`).
+    baseline_array: bool,
     /// `emittedLength` is `NaN` (a value without `length` was counted).
     emitted_nan: bool,
     /// `emittedTokenUnits` of the reasoning channel (token estimate).
@@ -31,10 +35,21 @@ pub struct TextDeltaState {
 /// not a string.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Foreign {
-    /// Returned as it is (it has no `length`, so no check matches it).
+    /// Returned as it is.
     Passes,
-    /// In cumulative mode it reads `rawDelta.startsWith`: V8's TypeError.
+    /// It reads `rawDelta.startsWith`, which the value lacks: V8's TypeError.
     Throws,
+}
+
+/// A truthy reasoning delta that is not a string, as
+/// `normalizeStreamingTextDelta` reads it: its `length` and `String(value)`.
+#[derive(Clone, Copy, Debug)]
+pub enum ForeignDelta<'a> {
+    /// An array: `length` is its element count.
+    Array { len: usize, text: &'a str },
+    /// A number, boolean or object: `length` is `undefined`, so no length
+    /// test matches it.
+    Other { text: &'a str },
 }
 
 impl TextDeltaState {
@@ -62,24 +77,62 @@ impl TextDeltaState {
         self.cumulative = true;
     }
 
-    /// A truthy delta that is not a string (nor an array), `as_text` its
-    /// `String(value)`: the first one becomes the baseline; after a string
-    /// baseline it is appended to it (below the window) and the emitted
-    /// length becomes `NaN`.
-    pub fn normalize_foreign(&mut self, as_text: &str) -> Foreign {
-        if self.foreign || self.baseline.is_empty() {
-            self.foreign = true;
+    /// `normalizeStreamingTextDelta(value, state)` for a truthy delta that
+    /// is not a string, step by step as JS runs it on a value whose
+    /// `length` is [`ForeignDelta`]'s and which has no `startsWith`; `Passes`
+    /// means it returns the value as it is (an empty array returns `""`:
+    /// the caller skips it).
+    pub fn normalize_foreign(&mut self, delta: ForeignDelta<'_>) -> Foreign {
+        let (len, text) = match delta {
+            ForeignDelta::Array { len, text } => (Some(len), text),
+            ForeignDelta::Other { text } => (None, text),
+        };
+        // `state.emittedText.length === 0`: the value becomes the baseline.
+        if !self.foreign && self.baseline_units == 0 {
+            match len {
+                Some(n) => {
+                    self.set_baseline(text, n);
+                    self.baseline_array = true;
+                    self.emitted_units = n;
+                }
+                None => self.foreign = true,
+            }
             return Foreign::Passes;
         }
-        if self.cumulative {
+        if self.foreign {
+            // `undefined < window` is false: the baseline stays; an array's
+            // length still counts.
+            match len {
+                Some(n) => self.emitted_units += n,
+                None => self.emitted_nan = true,
+            }
+            return Foreign::Passes;
+        }
+        // `rawDelta.startsWith(…)`: in cumulative mode, and where
+        // `rawDelta.length > emittedText.length` (an array) reads it.
+        if self.cumulative || len.is_some_and(|n| n > self.baseline_units) {
             return Foreign::Throws;
         }
+        // `emittedText += rawDelta` (string concatenation) below the window.
         if self.baseline_units < DETECTION_WINDOW {
-            self.baseline.push_str(as_text);
-            self.baseline_units += utf16_len(as_text);
+            self.append_to_baseline(text);
         }
-        self.emitted_nan = true;
+        match len {
+            Some(n) => self.emitted_units += n,
+            None => self.emitted_nan = true,
+        }
         Foreign::Passes
+    }
+
+    /// `emittedText += text`: the baseline becomes a string (an array's
+    /// `String(value)` first).
+    fn append_to_baseline(&mut self, text: &str) {
+        if self.baseline_array {
+            self.baseline_array = false;
+            self.baseline_units = utf16_len(&self.baseline);
+        }
+        self.baseline.push_str(text);
+        self.baseline_units += utf16_len(text);
     }
 
     /// Returns the part of `raw` that is new.
@@ -91,8 +144,9 @@ impl TextDeltaState {
             return raw;
         }
         let raw_units = utf16_len(raw);
-        if self.baseline.is_empty() {
+        if self.baseline_units == 0 {
             self.set_baseline(raw, raw_units);
+            self.baseline_array = false;
             self.emitted_units = raw_units;
             return raw;
         }
@@ -112,6 +166,8 @@ impl TextDeltaState {
             self.emitted_units += raw_units;
             return raw;
         }
+        // An array baseline is matched by its `String(value)` and sliced at
+        // its `length`, as `startsWith` and `slice` coerce it.
         if raw_units > self.baseline_units && raw.starts_with(self.baseline.as_str()) {
             let frozen = self.baseline_units >= DETECTION_WINDOW
                 && !self.emitted_nan
@@ -124,12 +180,13 @@ impl TextDeltaState {
             if raw_units > slice_from {
                 let suffix = &raw[utf16_to_byte(raw, slice_from)..];
                 self.set_baseline(raw, raw_units);
+                self.baseline_array = false;
                 self.emitted_units = raw_units;
                 self.cumulative = true;
                 return suffix;
             }
         }
-        if raw == self.baseline {
+        if !self.baseline_array && raw == self.baseline {
             if raw_units >= EXACT_REPEAT_MIN_LENGTH {
                 self.cumulative = true;
                 return "";
@@ -138,8 +195,7 @@ impl TextDeltaState {
             return raw;
         }
         if self.baseline_units < DETECTION_WINDOW {
-            self.baseline.push_str(raw);
-            self.baseline_units += raw_units;
+            self.append_to_baseline(raw);
         }
         self.emitted_units += raw_units;
         raw
@@ -159,6 +215,14 @@ pub fn estimate_token_units(text: &str) -> f64 {
         };
     }
     units
+}
+
+/// `estimateTextTokenUnits(array)`: 5 units an element when
+/// `NON_ASCII_RE` (`/[\u0080-\uffff]/`) finds nothing in `String(array)`;
+/// otherwise its `countNonAsciiChars` calls `text.charCodeAt`, which an
+/// array lacks (`None`: V8's TypeError).
+pub fn estimate_array_token_units(len: usize, text: &str) -> Option<f64> {
+    text.is_ascii().then_some(5.0 * len as f64)
 }
 
 #[cfg(test)]
@@ -194,6 +258,32 @@ mod tests {
         let a = "a".repeat(1500);
         let b = "b".repeat(10);
         assert_eq!(run(&[&a, &b, &b]), [a.clone(), b.clone(), b.clone()]);
+    }
+
+    #[test]
+    fn an_array_has_a_length_and_its_string() {
+        // `[1, "a"]` first: the baseline, length 2, text "1,a".
+        let mut s = TextDeltaState::default();
+        let array = ForeignDelta::Array {
+            len: 2,
+            text: "1,a",
+        };
+        assert_eq!(s.normalize_foreign(array), Foreign::Passes);
+        // Matched as its String(), sliced at its length: cumulative mode.
+        assert_eq!(s.normalize("1,a and more"), "a and more");
+        let one = ForeignDelta::Array { len: 1, text: "x" };
+        assert_eq!(s.normalize_foreign(one), Foreign::Throws);
+        // Longer than a string baseline: `rawDelta.startsWith` is read.
+        let mut s = TextDeltaState::default();
+        assert_eq!(s.normalize("r"), "r");
+        let two = ForeignDelta::Array { len: 2, text: ",1" };
+        assert_eq!(s.normalize_foreign(two), Foreign::Throws);
+        // Not longer: appended as its String(), counted by its length.
+        assert_eq!(s.normalize_foreign(one), Foreign::Passes);
+        assert_eq!(s.baseline, "rx");
+        assert_eq!(s.emitted_units, 2);
+        assert_eq!(estimate_array_token_units(3, "1,2,3"), Some(15.0));
+        assert_eq!(estimate_array_token_units(1, "é"), None);
     }
 
     #[test]
