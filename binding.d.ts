@@ -112,15 +112,15 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
 
 /**
  * `input_json_delta` fragments the JS layer gathered for block `index`
- * (its JS number text), in order, joined (the gathering fast path, within
+ * (its JS number text), in order, joined (the object path's gathering, within
  * the budget the state word gave). `json_encoded`: sent as a JSON string
  * literal (text with lone surrogates).
  */
 export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number | Array<string>
 
 /**
- * The JS layer yielded a text or thought chunk it built itself (the header
- * fast path): a batch (its state word has `payload` set).
+ * The JS layer yielded a text or thought chunk it built itself (the object
+ * path): a batch (its state word has `payload` set).
  */
 export declare function anthropicNotePayload(slot: number): string | number | Array<string>
 
@@ -209,9 +209,9 @@ export interface NativeResponseParsing {
 export declare function openaiPushChunk(slot: number, chunk: string): string | number | Array<string>
 
 /**
- * Argument-only tool-call deltas the JS layer gathered (the quiet fast
- * path), as the JSON text `[index, arguments, index, arguments, …]`, fed to
- * the parser in order.
+ * Argument-only tool-call deltas the JS layer gathered (the object path,
+ * while quiet), as the JSON text `[index, arguments, index, arguments, …]`,
+ * fed to the parser in order.
  */
 export declare function openaiPushFragments(slot: number, fragments: string): string | number | Array<string>
 

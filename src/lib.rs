@@ -359,9 +359,9 @@ pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {
     })
 }
 
-/// Argument-only tool-call deltas the JS layer gathered (the object
-/// path, while quiet), as the JSON text `[index, arguments, index, arguments, …]`, fed to
-/// the parser in order.
+/// Argument-only tool-call deltas the JS layer gathered (the object path,
+/// while quiet), as the JSON text `[index, arguments, index, arguments, …]`,
+/// fed to the parser in order.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
     on_converter(slot, |c, _| match c {
