@@ -4,7 +4,7 @@
 //! counts that the path was taken at all. Compiled in only with the
 //! `path-counters` feature, which core's tests turn on (core/Cargo.toml);
 //! without it every function here is an empty `#[inline(always)]` and
-//! [`disabled`] a constant `false`, so the converters pay nothing.
+//! `disabled` a constant `false`, so the converters pay nothing.
 //!
 //! The counts and the switches are per thread (each test runs on its own).
 //! A switch turns a path's predicate off, so the path never fires and the
