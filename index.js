@@ -1,6 +1,6 @@
 'use strict';
 // The public API: a small hand-written layer over the generated native
-// binding (binding.js). See README.md.
+// binding (lib/generated/binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
 const { getUsageProvenance, isReasoningPart } = require('./lib/annotations.js');
 const converters = require('./lib/converters/index.js');

@@ -1,6 +1,6 @@
 'use strict';
 // The JS side of the wire protocol between the native converters and this
-// package (the format: core/src/wire.rs; the binding's side: src/wire.rs).
+// package (the format: core/src/wire/mod.rs; the binding's side: src/wire.rs).
 // Nothing else in lib/ reads what native returns or throws.
 //
 // - A batch is what every converter call returns: a number (the state word
@@ -26,16 +26,36 @@
 const { setToolCallPreparations } = require('./preparations.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
+// The state word's bits, the compact chunk kinds and the item keys, as the
+// core defines them (written from core/src/wire/mod.rs by scripts/generate.mjs).
+const {
+  FINISHED,
+  QUIET,
+  TEXT_READY,
+  HEADER,
+  PAYLOAD,
+  GATHER_SHIFT,
+  GATHER_BITS,
+  TAG_CLOSING,
+  BUDGET_SHIFT,
+  KIND_THOUGHT,
+  KIND_EMPTY,
+  KIND_REASONING,
+  KEY_HEADER,
+  KEY_RESPONSE,
+  KEY_PREPARATIONS,
+  KEY_SANITIZED,
+  KEY_USAGE_PROVENANCE,
+  KEY_REASONING_PARTS,
+  KEY_LIFTED,
+  KEY_ERROR,
+} = require('./generated/wire-constants.js');
 
-/** The state word's fields (core/src/wire.rs `State`). */
-const FINISHED = 1;
-const QUIET = 2;
-const TEXT_READY = 4;
-const HEADER = 8;
-const PAYLOAD = 16;
-const GATHER_SHIFT = 32; // 2^5
-const TAG_CLOSING = 2097152; // 2^21
-const BUDGET_SHIFT = 4194304; // 2^22
+// The state word is an integer below 2^53, wider than JS's 32-bit bit
+// operators: its fields above bit 31 are read by division.
+const GATHER_UNIT = 2 ** GATHER_SHIFT;
+const GATHER_RANGE = 2 ** GATHER_BITS;
+const BUDGET_UNIT = 2 ** BUDGET_SHIFT;
 
 /** What a decoded batch without responses returns: never handed out. */
 const NOTHING = Object.freeze([]);
@@ -68,12 +88,12 @@ class Link {
 
   /** Anthropic: the index of the block whose fragments may be gathered, or -1. */
   get gatherIndex() {
-    return (Math.floor(this.state / GATHER_SHIFT) % 65536) - 1;
+    return (Math.floor(this.state / GATHER_UNIT) % GATHER_RANGE) - 1;
   }
 
   /** Bytes of arguments that may still be gathered before a limit could fail. */
   get budget() {
-    return Math.floor(this.state / BUDGET_SHIFT);
+    return Math.floor(this.state / BUDGET_UNIT);
   }
 }
 
@@ -106,7 +126,7 @@ function decode(link, batch, sanitized, host) {
     const item = items[i];
     if (Array.isArray(item)) {
       const kind = item[0];
-      if (kind === 2) {
+      if (kind === KIND_EMPTY) {
         // `[2]`, or `[2, n]`: a run of n part-less chunks.
         for (let run = item.length > 1 ? item[1] : 1; run > 0; run--)
           out[n++] = simpleResponse(header, undefined, host);
@@ -114,30 +134,40 @@ function decode(link, batch, sanitized, host) {
       }
       out[n++] = simpleResponse(
         header,
-        kind === 1 ? { text: item[1], thought: true } : kind === 3 ? reasoningPart(item[1], host) : { text: item[1] },
+        kind === KIND_THOUGHT
+          ? { text: item[1], thought: true }
+          : kind === KIND_REASONING
+            ? reasoningPart(item[1], host)
+            : { text: item[1] },
         host,
       );
       continue;
     }
-    if (item.h) {
-      header = item.h;
+    if (item[KEY_HEADER]) {
+      header = item[KEY_HEADER];
       continue;
     }
-    if (item.error) {
+    if (item[KEY_ERROR]) {
       out.length = n;
       noteHeader(link, out);
-      const e = item.error;
+      const e = item[KEY_ERROR];
       throw new ToolCallStreamError(e.message, { ...e, responses: out });
     }
-    if (item.x) nextLifted = putBack(item.r, item.x, lifted, nextLifted);
-    const response = toResponse(item.r, host);
-    if (item.p) {
-      setToolCallPreparations(response, item.p);
-      if (host?.setPreparations) host.setPreparations(response, item.p);
+    const plain = item[KEY_RESPONSE];
+    const lift = item[KEY_LIFTED];
+    if (lift) nextLifted = putBack(plain, lift, lifted, nextLifted);
+    const response = toResponse(plain, host);
+    const preparations = item[KEY_PREPARATIONS];
+    if (preparations) {
+      setToolCallPreparations(response, preparations);
+      if (host?.setPreparations) host.setPreparations(response, preparations);
     }
-    if (item.s && sanitized) sanitized.set(response, item.s);
-    if (item.u) attachUsageProvenance(response.usageMetadata, item.u, host);
-    if (item.t) markReasoningParts(response, item.t, host);
+    const sanitization = item[KEY_SANITIZED];
+    if (sanitization && sanitized) sanitized.set(response, sanitization);
+    const usage = item[KEY_USAGE_PROVENANCE];
+    if (usage) attachUsageProvenance(response.usageMetadata, usage, host);
+    const reasoning = item[KEY_REASONING_PARTS];
+    if (reasoning) markReasoningParts(response, reasoning, host);
     out[n++] = response;
   }
   out.length = n;
