@@ -2,6 +2,8 @@
 // and native state: every object-path call after end(), after a
 // fatal error and after a limit gives what the JSON-text (long, native) path
 // gives; ACP rawInput behaves as JSON.stringify / JSON.parse.
+// First: the library must load with the object path's predicates counted.
+import { resetObjectPathCounts, assertTaken } from './helpers/object-path-counts.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -211,19 +213,33 @@ test('ToolCallCards.started: a rawInput that serialises to something else than a
 });
 
 test('OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk', () => {
+  // The arguments grow by 100 bytes a chunk: the one that takes the call past
+  // 1024 bytes fails, fatally; those before it convert; everything after it
+  // is FINISHED.
+  const pieces = ['{"c":"', ...Array.from({ length: 20 }, () => 'x'.repeat(100))];
+  const crossing = pieces.findIndex((_, i) => Buffer.byteLength(pieces.slice(0, i + 1).join('')) > 1024);
+  assert.equal(crossing, 11);
+  const argumentsChunk = (a) => {
+    const chunk = structuredClone(argumentChunk);
+    chunk.choices[0].delta.tool_calls[0].function.arguments = a;
+    return chunk;
+  };
+  resetObjectPathCounts();
   const out = sameOnBothPaths(
     () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ch) => c.pushChunk(ch),
-    [callStart, bigArguments],
-    [contentChunk, argumentChunk],
+    [callStart],
+    pieces.map(argumentsChunk),
   );
-  // The call's start converts; the argument chunk that crosses the limit is
-  // the one that fails, fatally; everything after it is FINISHED.
+  const calls = out.slice(1, -1);
   assert.equal(out[0].code, undefined, JSON.stringify(out[0]));
-  assert.deepEqual(out[1], { code: 'LIMIT_EXCEEDED', fatal: true });
-  assert.deepEqual(out[2], { code: 'FINISHED', fatal: true });
-  assert.deepEqual(out[3], { code: 'FINISHED', fatal: true });
+  for (const before of calls.slice(0, crossing)) assert.equal(before.code, undefined, JSON.stringify(before));
+  assert.deepEqual(calls[crossing], { code: 'LIMIT_EXCEEDED', fatal: true });
+  for (const after of calls.slice(crossing + 1)) assert.deepEqual(after, { code: 'FINISHED', fatal: true });
   assert.deepEqual(out.at(-1), { finished: true });
+  // The chunk objects up to the crossing one took the object path (gathered
+  // in JS), so it is the object path that fails at the crossing chunk.
+  assertTaken({ openaiGather: crossing + 1 });
 });
 
 test('ToolCallCards.finished: content and rawOutput with lone surrogates and deep nesting come back as JSON copies', () => {

@@ -15,6 +15,37 @@ const { native } = require('./native.js');
 const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD } = require('./wire.js');
 const { simpleResponse } = require('./responses.js');
 
+/**
+ * Test builds only (__test__/helpers/object-path-counts.mjs sets them before
+ * this module loads; read once, here). With
+ * TOOLCALL_STREAM_OBJECT_PATH_COUNTS=1 each predicate below counts how often
+ * it was taken (`objectPathCounts`), so the differential tests can show that
+ * the object path was exercised, not only that it agrees with native.
+ * TOOLCALL_STREAM_OBJECT_PATH_OFF=<predicate,…> keeps the named predicates
+ * from ever being taken: native converts those inputs instead, outputs stay
+ * equal and only the counts tell, which proves the counting check can fail.
+ * Unset (every real use), nothing is counted and every predicate is on.
+ */
+const COUNTING = process.env.TOOLCALL_STREAM_OBJECT_PATH_COUNTS === '1';
+const OFF = new Set((process.env.TOOLCALL_STREAM_OBJECT_PATH_OFF ?? '').split(',').filter(Boolean));
+/** The predicates, by the name the counts and the OFF switch use. */
+const PREDICATES = ['anthropicGather', 'anthropicText', 'anthropicStopHeld', 'openaiText', 'openaiGather'];
+const ANTHROPIC_GATHER = !OFF.has('anthropicGather');
+const ANTHROPIC_TEXT = !OFF.has('anthropicText');
+const ANTHROPIC_STOP_HELD = !OFF.has('anthropicStopHeld');
+const OPENAI_TEXT = !OFF.has('openaiText');
+const OPENAI_GATHER = !OFF.has('openaiGather');
+const counts = Object.fromEntries(PREDICATES.map((name) => [name, 0]));
+
+/** How often each predicate was taken since the last reset (all 0 unless counting). */
+function objectPathCounts() {
+  return { ...counts };
+}
+
+function resetObjectPathCounts() {
+  for (const name of PREDICATES) counts[name] = 0;
+}
+
 /** Gathered argument text is handed to native at least every this many UTF-16 units. */
 const FLUSH_AT = 1 << 20;
 
@@ -73,11 +104,15 @@ class AnthropicFastPaths {
       const delta = event.delta;
       if (delta === null || typeof delta !== 'object') return undefined;
       const kind = delta.type;
-      if (kind === 'input_json_delta') return this.#gather(event, delta);
-      if (kind === 'text_delta' || kind === 'thinking_delta') return this.#text(delta, kind === 'thinking_delta');
+      if (kind === 'input_json_delta') return ANTHROPIC_GATHER ? this.#gather(event, delta) : undefined;
+      if (kind === 'text_delta' || kind === 'thinking_delta') {
+        return ANTHROPIC_TEXT ? this.#text(delta, kind === 'thinking_delta') : undefined;
+      }
       return undefined;
     }
-    if (type === 'content_block_stop' && this.#args !== '' && !this.#deferCalls) return this.#stopHeld(event);
+    if (type === 'content_block_stop' && this.#args !== '' && !this.#deferCalls && ANTHROPIC_STOP_HELD) {
+      return this.#stopHeld(event);
+    }
     return undefined;
   }
 
@@ -103,7 +138,10 @@ class AnthropicFastPaths {
     const fragment = delta.partial_json;
     const index = event.index ?? 0;
     if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
-    if (fragment === '') return NOTHING;
+    if (fragment === '') {
+      if (COUNTING) counts.anthropicGather++;
+      return NOTHING;
+    }
     if (this.#args !== '') {
       if (index === this.#index) return this.#append(fragment);
       this.flush();
@@ -117,6 +155,7 @@ class AnthropicFastPaths {
   }
 
   #append(fragment) {
+    if (COUNTING) counts.anthropicGather++;
     this.#args += fragment;
     if (this.#args.length > this.#flushAt) this.flush();
     return NOTHING;
@@ -136,6 +175,7 @@ class AnthropicFastPaths {
     if ((link.state & HEADER) === 0 || link.header === null) return undefined;
     const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
     if (typeof text !== 'string') return undefined;
+    if (COUNTING) counts.anthropicText++;
     if (text === '') return NOTHING;
     if ((link.state & PAYLOAD) === 0) decode(link, native.anthropicNotePayload(link.slot), undefined, this.#host);
     const header = link.header;
@@ -164,6 +204,7 @@ class AnthropicFastPaths {
     const link = this.#link;
     const batch = native.anthropicStopHeld(link.slot, this.#key, nativeBytes(this.#args));
     if (batch === undefined || batch === null) return undefined;
+    if (COUNTING) counts.anthropicStopHeld++;
     this.#args = '';
     const out = decode(link, batch, undefined, this.#host);
     out[0].candidates[0].content.parts[0].functionCall.args = args;
@@ -214,11 +255,11 @@ class OpenAIFastPaths {
   take(chunk) {
     const link = this.#link;
     if (chunk === null || typeof chunk !== 'object') return undefined;
-    if ((link.state & TEXT_READY) !== 0 && this.#fragments.length === 0) {
+    if (OPENAI_TEXT && (link.state & TEXT_READY) !== 0 && this.#fragments.length === 0) {
       const content = plainContent(chunk);
       if (content !== undefined && content.isWellFormed()) return this.#text(chunk, content);
     }
-    if ((link.state & QUIET) !== 0) {
+    if (OPENAI_GATHER && (link.state & QUIET) !== 0) {
       const fragment = argumentFragment(chunk);
       if (fragment !== undefined) return this.#gather(chunk, fragment);
     }
@@ -236,6 +277,7 @@ class OpenAIFastPaths {
    * The state word is unchanged by the call (src/lib.rs).
    */
   #text(chunk, content) {
+    if (COUNTING) counts.openaiText++;
     const text = native.openaiPushTextDelta(this.#link.slot, content);
     return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text }, this.#host);
   }
@@ -250,6 +292,7 @@ class OpenAIFastPaths {
    * limit fails at the chunk that crosses it, as natively.
    */
   #gather(chunk, fragment) {
+    if (COUNTING) counts.openaiGather++;
     if (this.#fragments.length === 0) {
       this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#link.budget / BYTES_PER_UNIT));
     }
@@ -323,4 +366,4 @@ function argumentFragment(chunk) {
   return [index, args];
 }
 
-module.exports = { AnthropicFastPaths, OpenAIFastPaths, FLUSH_AT };
+module.exports = { AnthropicFastPaths, OpenAIFastPaths, FLUSH_AT, PREDICATES, objectPathCounts, resetObjectPathCounts };
