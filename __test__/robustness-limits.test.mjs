@@ -87,10 +87,10 @@ test('maxCallBytes ends an Anthropic stream, by bytes and by events', () => {
   assert.equal(c.finished, true);
 });
 
-// The JS fast path gathers input_json_delta fragments and hands them to
-// native later (at the next other event, or every 1 MiB), so today the
-// limit fires one event late. Past a limit the stream must fail at the
-// event that crosses it.
+// The object path gathers input_json_delta fragments and hands them to
+// native later (at the next other event, or as soon as they could cross the
+// block's budget): the stream must still fail at the event that crosses a
+// limit.
 test('maxCallBytes fails at the pushEvent that crosses it', () => {
   const c = new AnthropicConverter({ limits: { maxCallBytes: 64 } });
   c.pushEvent(start);

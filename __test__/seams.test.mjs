@@ -1,7 +1,7 @@
-// Regression tests for the bugs found at the seam between the JS fast paths
-// and native state: every object-path call after end(), after a
-// fatal error and after a limit gives what the JSON-text (long, native) path
-// gives; ACP rawInput behaves as JSON.stringify / JSON.parse.
+// The seam between the object path (lib/object-path.js) and native state:
+// every object-path call after end(), after a fatal error and after a limit
+// gives what the JSON-text (native) conversion gives; ACP rawInput behaves as
+// JSON.stringify / JSON.parse.
 // First: the library must load with the object path's predicates counted.
 import { resetObjectPathCounts, assertTaken } from './helpers/object-path-counts.mjs';
 import { test } from 'node:test';
@@ -67,7 +67,7 @@ function sameOnBothPaths(make, push, setup, probe) {
   return runs[0];
 }
 
-test('AnthropicConverter: after end(), the object fast paths throw FINISHED as native does', () => {
+test('AnthropicConverter: after end(), the object path throws FINISHED as native does', () => {
   const out = sameOnBothPaths(
     () => new AnthropicConverter(),
     (c, ev) => c.pushEvent(ev),
@@ -79,7 +79,7 @@ test('AnthropicConverter: after end(), the object fast paths throw FINISHED as n
   assert.deepEqual(out.at(-1), { finished: true });
 });
 
-test('AnthropicConverter: after a fatal error (a limit), the object fast paths agree with native', () => {
+test('AnthropicConverter: after a fatal error (a limit), the object path agrees with native', () => {
   const out = sameOnBothPaths(
     () => new AnthropicConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ev) => c.pushEvent(ev),
@@ -90,7 +90,7 @@ test('AnthropicConverter: after a fatal error (a limit), the object fast paths a
   assert.deepEqual(out.at(-2), { code: 'FINISHED', fatal: true });
 });
 
-test('AnthropicConverter: after a non-fatal error the fast paths still agree with native', () => {
+test('AnthropicConverter: after a non-fatal error the object path still agrees with native', () => {
   const c = new AnthropicConverter();
   for (const ev of anthropicStart) c.pushEvent(ev);
   assert.throws(
@@ -149,7 +149,7 @@ test('OpenAIConverter.pushChunk({...content}) after end() throws FINISHED (fatal
 const bigArguments = structuredClone(argumentChunk);
 bigArguments.choices[0].delta.tool_calls[0].function.arguments = `{"c":"${'x'.repeat(4096)}"}`;
 
-test('OpenAIConverter: after a fatal error (a limit), the chunk fast paths agree with native', () => {
+test('OpenAIConverter: after a fatal error (a limit), the chunk object path agrees with native', () => {
   const out = sameOnBothPaths(
     () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ch) => c.pushChunk(ch),

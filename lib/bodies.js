@@ -7,7 +7,7 @@
 
 const { native } = require('./native.js');
 const { invalidArgument, unreadable } = require('./responses.js');
-const { Link, decode, nativeError } = require('./wire.js');
+const { NativeState, decode, nativeError } = require('./wire.js');
 const { hostError } = require('./host.js');
 const { readOptions } = require('./converters/options.js');
 
@@ -63,7 +63,7 @@ function convert(kind, body, options, fn) {
     // One response, or the error (lib/wire.js; the state word says "finished").
     // Its usage provenance ("u") and reasoning parts ("t") are attached as on
     // streams, the host's stores and factory included (lib/annotations.js).
-    return decode(new Link(-1, 0), batch, undefined, host)[0];
+    return decode(new NativeState(-1, 0), batch, undefined, host)[0];
   } catch (err) {
     throw hostError(host, unreadable(err, fn));
   }

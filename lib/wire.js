@@ -18,10 +18,10 @@
 //   (constructors, the ACP classes, the helpers). Both decode here to a
 //   ToolCallStreamError with `code`, `fatal` and `responses`; whatever else
 //   a native call throws (napi's own argument checks) is INVALID_ARGUMENT.
-// - The state word is the converter state the JS fast paths
-//   (lib/fast-paths.js) depend on, as it is after the call, error batches
-//   included. A `Link` holds the last one the converter returned; it is
-//   never set from anything but a native answer.
+// - The state word is the converter state the object path
+//   (lib/object-path.js) depends on, as it is after the call, error batches
+//   included. A `NativeState` holds the last one the converter returned; it
+//   is never set from anything but a native answer.
 
 const { setToolCallPreparations } = require('./preparations.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
@@ -61,53 +61,50 @@ const BUDGET_UNIT = 2 ** BUDGET_SHIFT;
 const NOTHING = Object.freeze([]);
 
 /**
- * One converter's end of the wire: its slot, the state word of its last
- * call, and (Anthropic) the header of the last response it yielded.
+ * A converter's native state as last reported: its slot, the state word its
+ * last call returned (`word`), and (Anthropic) the header of the last
+ * response it yielded.
  */
-class Link {
-  constructor(slot, state, { headers = false } = {}) {
+class NativeState {
+  constructor(slot, word, { headers = false } = {}) {
     this.slot = slot;
-    this.state = state;
+    this.word = word;
     /** `{f: 0, responseId?, modelVersion?}` of the last yielded response, or null. */
     this.header = null;
     this.headers = headers;
   }
 
-  has(flag) {
-    return (this.state & flag) !== 0;
-  }
-
   get finished() {
-    return (this.state & FINISHED) !== 0;
+    return (this.word & FINISHED) !== 0;
   }
 
   /** OpenAI: a closing thinking-tag candidate is pending (kept after a fatal error, not after free()). */
   get tagClosing() {
-    return (this.state & TAG_CLOSING) !== 0;
+    return (this.word & TAG_CLOSING) !== 0;
   }
 
   /** Anthropic: the index of the block whose fragments may be gathered, or -1. */
   get gatherIndex() {
-    return (Math.floor(this.state / GATHER_UNIT) % GATHER_RANGE) - 1;
+    return (Math.floor(this.word / GATHER_UNIT) % GATHER_RANGE) - 1;
   }
 
   /** Bytes of arguments that may still be gathered before a limit could fail. */
   get budget() {
-    return Math.floor(this.state / BUDGET_UNIT);
+    return Math.floor(this.word / BUDGET_UNIT);
   }
 }
 
 /**
- * Decodes one batch into `link`'s state and the responses (NOTHING for
- * none). Throws a ToolCallStreamError, carrying the responses converted
+ * Decodes one batch into `state` (its word and header) and the responses
+ * (NOTHING for none). Throws a ToolCallStreamError, carrying the responses converted
  * before it, when the batch holds an error; the state is taken first.
  * `sanitized` receives pipeline-only annotations; `host` (lib/host.js)
  * supplies the response class, a second preparation store, a second
  * usage-provenance store and its reasoning-part factory.
  */
-function decode(link, batch, sanitized, host) {
+function decode(state, batch, sanitized, host) {
   if (typeof batch === 'number') {
-    link.state = batch;
+    state.word = batch;
     return NOTHING;
   }
   let lifted;
@@ -118,7 +115,7 @@ function decode(link, batch, sanitized, host) {
   }
   const items = JSON.parse(batch);
   const last = items.length - 1;
-  link.state = items[last];
+  state.word = items[last];
   const out = new Array(last);
   let n = 0;
   let header;
@@ -149,7 +146,7 @@ function decode(link, batch, sanitized, host) {
     }
     if (item[KEY_ERROR]) {
       out.length = n;
-      noteHeader(link, out);
+      noteHeader(state, out);
       const e = item[KEY_ERROR];
       throw new ToolCallStreamError(e.message, { ...e, responses: out });
     }
@@ -171,7 +168,7 @@ function decode(link, batch, sanitized, host) {
     out[n++] = response;
   }
   out.length = n;
-  noteHeader(link, out);
+  noteHeader(state, out);
   return n === 0 ? NOTHING : out;
 }
 
@@ -189,13 +186,13 @@ function putBack(response, places, strings, next) {
 }
 
 /** The header of the last yielded response (what the HEADER bit vouches for). */
-function noteHeader(link, out) {
-  if (!link.headers || out.length === 0) return;
+function noteHeader(state, out) {
+  if (!state.headers || out.length === 0) return;
   const last = out[out.length - 1];
   const header = { f: 0 };
   if ('responseId' in last) header.responseId = last.responseId;
   if ('modelVersion' in last) header.modelVersion = last.modelVersion;
-  link.header = header;
+  state.header = header;
 }
 
 /**
@@ -222,4 +219,4 @@ function nativeError(err) {
   return wrapped;
 }
 
-module.exports = { Link, decode, nativeError, NOTHING, FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD };
+module.exports = { NativeState, decode, nativeError, NOTHING, FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD };

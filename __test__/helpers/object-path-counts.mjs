@@ -1,4 +1,4 @@
-// Counting the object path's predicates (lib/fast-paths.js): imported FIRST
+// Counting the object path's predicates (lib/object-path.js): imported FIRST
 // by a test file, before anything loads the library, so that the module reads
 // TOOLCALL_STREAM_OBJECT_PATH_COUNTS=1 when it loads (ES modules evaluate
 // their imports in order). A differential test that compares object input
@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 process.env.TOOLCALL_STREAM_OBJECT_PATH_COUNTS = '1';
 
 const require = createRequire(import.meta.url);
-const { PREDICATES, objectPathCounts, resetObjectPathCounts } = require('../../lib/fast-paths.js');
+const { PREDICATES, objectPathCounts, resetObjectPathCounts } = require('../../lib/object-path.js');
 
 export { PREDICATES, objectPathCounts, resetObjectPathCounts };
 

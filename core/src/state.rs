@@ -1,5 +1,5 @@
 //! What a converter tells its JS layer after every call: whether it is
-//! finished and which JS fast paths may take the next input (`lib/fast-paths.js`).
+//! finished and which object-path predicates may take the next input (`lib/object-path.js`).
 //! The wire encodes it as one number (`crate::wire`, `State::encode`).
 
 /// A converter's state as its JS layer needs it (the bits named below are

@@ -4,8 +4,8 @@
 
 const { native } = require('../native.js');
 const { unreadable } = require('../responses.js');
-const { Link, decode, NOTHING } = require('../wire.js');
-const { AnthropicFastPaths } = require('../fast-paths.js');
+const { NativeState, decode, NOTHING } = require('../wire.js');
+const { AnthropicObjectPath } = require('../object-path.js');
 const { hostError } = require('../host.js');
 const { readOptions } = require('./options.js');
 const { eventText, pushRaw, fresh, flushCarry } = require('./input.js');
@@ -18,18 +18,18 @@ const kPushEvent = Symbol('pushEvent');
  * One Anthropic Messages request: Qwen Code's `processStream` state
  * (packages/core/src/core/anthropicContentGenerator). Feed SDK events with
  * `pushEvent`, or the raw SSE body with `pushBytes`. SDK event objects take
- * the fast paths of lib/fast-paths.js where the state word allows.
+ * the object path (lib/object-path.js) where the state word allows.
  */
 class AnthropicConverter {
   #handle;
-  /** The wire to native (lib/wire.js): slot, state word, last header. */
-  #link;
-  #fast;
+  /** The converter's native state as last reported (lib/wire.js): slot, state word, last header. */
+  #state;
+  #objectPath;
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
   /** qwen-0.24 (upstreamFailed yields held calls on a retryable transport error). */
-  #deferCalls;
+  #holdCalls;
   /** A chunk handed out carried a finish reason or an assistant payload (see `emptyStream`). */
   #nonEmpty = false;
   /** `end()` returned. */
@@ -39,9 +39,9 @@ class AnthropicConverter {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
     this.#host = host;
     this.#handle = new native.ConverterHandle('anthropic', profile, limits);
-    this.#link = new Link(this.#handle.slot, this.#handle.state, { headers: true });
-    this.#deferCalls = profile === 'qwen-0.24';
-    this.#fast = new AnthropicFastPaths(this.#link, host, this.#deferCalls);
+    this.#state = new NativeState(this.#handle.slot, this.#handle.state, { headers: true });
+    this.#holdCalls = profile === 'qwen-0.24';
+    this.#objectPath = new AnthropicObjectPath(this.#state, host, this.#holdCalls);
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
@@ -54,11 +54,11 @@ class AnthropicConverter {
   [kPushEvent](event) {
     this.#host?.onEvent?.(event);
     try {
-      const out = this.#fast.take(event);
+      const out = this.#objectPath.take(event);
       if (out !== undefined) return this.#note(out);
-      this.#fast.flush();
+      this.#objectPath.flush();
       const text = eventText(event, 'AnthropicConverter.pushEvent');
-      return this.#note(decode(this.#link, native.anthropicPushEvent(this.#link.slot, text), undefined, this.#host));
+      return this.#note(decode(this.#state, native.anthropicPushEvent(this.#state.slot, text), undefined, this.#host));
     } catch (err) {
       this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushEvent'));
@@ -68,12 +68,12 @@ class AnthropicConverter {
   /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
     try {
-      this.#fast.flush();
+      this.#objectPath.flush();
       return this.#note(
         fresh(
           decode(
-            this.#link,
-            pushRaw(this.#link.slot, data, this.#carry, 'AnthropicConverter.pushBytes'),
+            this.#state,
+            pushRaw(this.#state.slot, data, this.#carry, 'AnthropicConverter.pushBytes'),
             undefined,
             this.#host,
           ),
@@ -88,9 +88,9 @@ class AnthropicConverter {
   /** End of input. The converter is finished afterwards. */
   end() {
     try {
-      this.#fast.flush();
-      flushCarry(this.#link, this.#carry, this.#host);
-      const out = this.#note(fresh(decode(this.#link, native.converterEnd(this.#link.slot), undefined, this.#host)));
+      this.#objectPath.flush();
+      flushCarry(this.#state, this.#carry, this.#host);
+      const out = this.#note(fresh(decode(this.#state, native.converterEnd(this.#state.slot), undefined, this.#host)));
       this.#ended = true;
       return out;
     } catch (err) {
@@ -130,13 +130,13 @@ class AnthropicConverter {
    * would release it later). Every later call throws `FINISHED`.
    */
   free() {
-    this.#fast.drop();
-    this.#link.state = native.converterFree(this.#link.slot);
+    this.#objectPath.drop();
+    this.#state.word = native.converterFree(this.#state.slot);
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
-    return this.#link.finished;
+    return this.#state.finished;
   }
 
   /**
@@ -154,14 +154,16 @@ class AnthropicConverter {
     let retryable = false;
     try {
       const told = classification?.retryable;
-      retryable = this.#deferCalls && (typeof told === 'boolean' ? told : isRetryableStreamTransportError(error));
+      retryable = this.#holdCalls && (typeof told === 'boolean' ? told : isRetryableStreamTransportError(error));
     } catch {
       // An error whose fields cannot be read is not classified.
     }
     // Gathered fragments belong to a block that is still open: they cannot
     // change what is yielded.
-    this.#fast.drop();
-    return fresh(decode(this.#link, native.anthropicUpstreamFailed(this.#link.slot, retryable), undefined, this.#host));
+    this.#objectPath.drop();
+    return fresh(
+      decode(this.#state, native.anthropicUpstreamFailed(this.#state.slot, retryable), undefined, this.#host),
+    );
   }
 }
 

@@ -5,7 +5,7 @@
 // anthropic-stream.js) and converter + pipeline (OpenAI, pipeline.js: Qwen
 // Code packages/core/src/core/openaiContentGenerator/converter.ts and
 // pipeline.ts). Options are checked in options.js; the object path is
-// lib/fast-paths.js, the wire to native lib/wire.js.
+// lib/object-path.js, the wire to native lib/wire.js.
 
 const { toResponse, ToolCallStreamError, unreadable } = require('../responses.js');
 const { AnthropicConverter } = require('./anthropic.js');

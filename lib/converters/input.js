@@ -55,11 +55,11 @@ function pushRaw(slot, data, carry, fn) {
 const fresh = (out) => (out === NOTHING ? [] : out);
 
 /** A lone high surrogate left at the end of the input. */
-function flushCarry(link, carry, host) {
+function flushCarry(state, carry, host) {
   if (carry.text) {
     const text = carry.text;
     carry.text = '';
-    decode(link, native.converterPushText(link.slot, text), undefined, host);
+    decode(state, native.converterPushText(state.slot, text), undefined, host);
   }
 }
 

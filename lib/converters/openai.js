@@ -5,8 +5,8 @@
 
 const { native } = require('../native.js');
 const { unreadable } = require('../responses.js');
-const { Link, decode } = require('../wire.js');
-const { OpenAIFastPaths } = require('../fast-paths.js');
+const { NativeState, decode } = require('../wire.js');
+const { OpenAIObjectPath } = require('../object-path.js');
 const { hostError } = require('../host.js');
 const { readOptions } = require('./options.js');
 const { eventText, pushRaw, fresh, flushCarry } = require('./input.js');
@@ -24,14 +24,14 @@ const kClosingTagPending = Symbol('closingTagPending');
  * `{"error": …}` payload is `STREAM_ERROR`, as the SDK throws). With
  * `throwOnErrorFinish`, a chunk whose finish reason is `error_finish` is a
  * `StreamContentError` (`STREAM_ERROR`) before it is converted, in every
- * form, as Qwen's pipeline throws. Chunk objects take the fast paths of
- * lib/fast-paths.js where the state word allows.
+ * form, as Qwen's pipeline throws. Chunk objects take the object path
+ * (lib/object-path.js) where the state word allows.
  */
 class OpenAIConverter {
   #handle;
-  /** The wire to native (lib/wire.js): slot and state word. */
-  #link;
-  #fast;
+  /** The converter's native state as last reported (lib/wire.js): slot and state word. */
+  #state;
+  #objectPath;
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
@@ -46,19 +46,19 @@ class OpenAIConverter {
       throwOnErrorFinish,
       dropEmptyResponses,
     });
-    this.#link = new Link(this.#handle.slot, this.#handle.state);
-    this.#fast = new OpenAIFastPaths(this.#link, host);
+    this.#state = new NativeState(this.#handle.slot, this.#handle.state);
+    this.#objectPath = new OpenAIObjectPath(this.#state, host);
   }
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
     this.#host?.onEvent?.(chunk);
     try {
-      const response = this.#fast.take(chunk);
+      const response = this.#objectPath.take(chunk);
       if (response !== undefined) return response;
-      this.#fast.flush();
+      this.#objectPath.flush();
       const text = eventText(chunk, 'OpenAIConverter.pushChunk');
-      return decode(this.#link, native.openaiPushChunk(this.#link.slot, text), sanitizedByResponse, this.#host)[0];
+      return decode(this.#state, native.openaiPushChunk(this.#state.slot, text), sanitizedByResponse, this.#host)[0];
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushChunk'));
     }
@@ -70,11 +70,11 @@ class OpenAIConverter {
    */
   pushBytes(data) {
     try {
-      this.#fast.flush();
+      this.#objectPath.flush();
       return fresh(
         decode(
-          this.#link,
-          pushRaw(this.#link.slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
+          this.#state,
+          pushRaw(this.#state.slot, data, this.#carry, 'OpenAIConverter.pushBytes'),
           sanitizedByResponse,
           this.#host,
         ),
@@ -87,9 +87,9 @@ class OpenAIConverter {
   /** End of input (and the pipeline's end-of-stream thinking-tag check). */
   end() {
     try {
-      this.#fast.flush();
-      flushCarry(this.#link, this.#carry, this.#host);
-      return fresh(decode(this.#link, native.converterEnd(this.#link.slot), sanitizedByResponse, this.#host));
+      this.#objectPath.flush();
+      flushCarry(this.#state, this.#carry, this.#host);
+      return fresh(decode(this.#state, native.converterEnd(this.#state.slot), sanitizedByResponse, this.#host));
     } catch (err) {
       throw hostError(this.#host, err);
     }
@@ -100,23 +100,23 @@ class OpenAIConverter {
    * would release it later). Every later call throws `FINISHED`.
    */
   free() {
-    this.#fast.drop();
-    this.#link.state = native.converterFree(this.#link.slot);
+    this.#objectPath.drop();
+    this.#state.word = native.converterFree(this.#state.slot);
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished() {
-    return this.#link.finished;
+    return this.#state.finished;
   }
 
   /**
    * Whether a closing thinking-tag candidate is pending (the pipeline's error
-   * path), from the state word of the last call. Fragments gathered by the
-   * fast path cannot change it: they are taken only while no candidate is
+   * path), from the state word of the last call. Fragments gathered on the
+   * object path cannot change it: they are taken only while no candidate is
    * pending.
    */
   [kClosingTagPending]() {
-    return this.#link.tagClosing;
+    return this.#state.tagClosing;
   }
 }
 

@@ -190,7 +190,7 @@ export interface NativeLimits {
 
 /**
  * What Qwen's OpenAI pipeline does around its converter, as
- * `lib/converters.js` checked it (absent = off).
+ * `lib/converters/options.js` checked it (absent = off).
  */
 export interface NativePipeline {
   /** The `error_finish` check before the converter (`StreamContentError`). */
@@ -199,7 +199,7 @@ export interface NativePipeline {
   dropEmptyResponses?: boolean
 }
 
-/** Qwen's `responseParsingOptions` as `lib/converters.js` checked them. */
+/** Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them. */
 export interface NativeResponseParsing {
   contentOnlyThinkingTagLeaks?: boolean
   taggedThinkingTags?: boolean

@@ -34,8 +34,8 @@
 //! `GenericFailure`. `lib/wire.js` decodes both forms to one
 //! `ToolCallStreamError` (`code`, `fatal`, `responses`).
 //!
-//! **The state word** ([`State`]) is the converter state the JS fast paths
-//! (`lib/fast-paths.js`) depend on, as it is after the call, error batches
+//! **The state word** ([`State`]) is the converter state the JS object path
+//! (`lib/object-path.js`) depends on, as it is after the call, error batches
 //! included; the JS layer keeps no other copy of native state.
 
 mod item;

@@ -1,7 +1,8 @@
-// The JS fast paths (event objects handled or gathered in JS) must be
-// indistinguishable from the native path (the same events as JSON text):
-// property tests over random event sequences, including the states in which
-// a fast path must step aside (held parts, thinking tags, nameless calls),
+// The object path (event objects converted or gathered in JS,
+// lib/object-path.js) must be indistinguishable from the native conversion
+// (the same events as JSON text): property tests over random event
+// sequences, including the states in which it must step aside (held parts,
+// thinking tags, nameless calls),
 // under both profiles (qwen-0.24 holds calls for the stop reason, so the
 // stop of a gathered block takes the long way there).
 // First: the library must load with the predicates counted.
@@ -48,8 +49,8 @@ function record(run, past = false) {
 const TAKEN = {
   openai: { openaiText: 40, openaiGather: 5 },
   openaiAtLimits: { openaiText: 40, openaiGather: 5 },
-  anthropic: { anthropicGather: 300, anthropicText: 40, anthropicStopHeld: 25 },
-  anthropicAtLimits: { anthropicGather: 80, anthropicText: 10, anthropicStopHeld: 2 },
+  anthropic: { anthropicGather: 300, anthropicText: 40, anthropicStopGathered: 25 },
+  anthropicAtLimits: { anthropicGather: 80, anthropicText: 10, anthropicStopGathered: 2 },
   openaiAfterEnd: { openaiText: 20, openaiGather: 3 },
 };
 
@@ -83,7 +84,7 @@ function toChunk(kind, i) {
   return { ...base, choices: [{ index: 0, delta: kind, finish_reason: null }] };
 }
 
-test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random streams', () => {
+test('OpenAI: chunk objects (object path) equal chunk text (native) on random streams', () => {
   resetObjectPathCounts();
   fc.assert(
     fc.property(fc.array(openaiChunk, { maxLength: 30 }), (kinds) => {
@@ -99,7 +100,7 @@ test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random str
   assertTaken(TAKEN.openai);
 });
 
-test('OpenAI: the fast paths fail limits at the same chunk as the native path', () => {
+test('OpenAI: the object path fails limits at the same chunk as the native conversion', () => {
   resetObjectPathCounts();
   const limits = fc.record({
     maxCallBytes: fc.integer({ min: 1, max: 24 }),
@@ -283,7 +284,7 @@ const anthropicEvents = fc
 
 const profile = fc.constantFrom('qwen-0.21', 'qwen-0.24');
 
-test('Anthropic: event objects (fast paths) equal event text (native) on random streams, both profiles', () => {
+test('Anthropic: event objects (object path) equal event text (native) on random streams, both profiles', () => {
   resetObjectPathCounts();
   fc.assert(
     fc.property(anthropicEvents, profile, (events, profile) => {
@@ -302,7 +303,7 @@ test('Anthropic: event objects (fast paths) equal event text (native) on random 
  * The halves of a surrogate pair split between two fragments become letters:
  * the object path joins such a pair (as the reference does) where the text
  * path keeps two 6-byte escapes, so near a limit they count differently on
- * purpose (lib/fast-paths.js `#gather`).
+ * purpose (lib/object-path.js `#gather`).
  */
 const withoutSplitPairs = (events) =>
   events.map((e) =>
@@ -314,7 +315,7 @@ const withoutSplitPairs = (events) =>
       : e,
   );
 
-test('Anthropic: the fast paths fail limits at the same event as the native path, both profiles', () => {
+test('Anthropic: the object path fails limits at the same event as the native conversion, both profiles', () => {
   const limits = fc.record({
     maxCallBytes: fc.integer({ min: 1, max: 24 }),
     maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
@@ -400,14 +401,14 @@ test('after end() and after a fatal error (a limit), every later call agrees on 
 
 test('the counting check fails when a predicate is never taken, though every output still agrees', () => {
   // The random-stream tests above, in a child whose library keeps two
-  // predicates off (lib/fast-paths.js, TOOLCALL_STREAM_OBJECT_PATH_OFF):
+  // predicates off (lib/object-path.js, TOOLCALL_STREAM_OBJECT_PATH_OFF):
   // native converts those inputs, so the outputs agree, and only the counts
   // of the two predicates fall short.
   // NODE_TEST_CONTEXT would make the child report to this runner.
   const { NODE_TEST_CONTEXT, ...env } = process.env;
   const r = spawnSync(process.execPath, ['--test-name-pattern=on random streams', fileURLToPath(import.meta.url)], {
     encoding: 'utf8',
-    env: { ...env, TOOLCALL_STREAM_OBJECT_PATH_OFF: 'openaiText,anthropicStopHeld' },
+    env: { ...env, TOOLCALL_STREAM_OBJECT_PATH_OFF: 'openaiText,anthropicStopGathered' },
   });
   const output = r.stdout + r.stderr;
   assert.notEqual(r.status, 0, output);
@@ -416,7 +417,7 @@ test('the counting check fails when a predicate is never taken, though every out
   assert.doesNotMatch(output, /Property failed/, 'the outputs agree');
   const short = [...new Set(output.match(/\b\w+: 0 < \d+/g))].sort();
   assert.deepEqual(short, [
-    `anthropicStopHeld: 0 < ${TAKEN.anthropic.anthropicStopHeld}`,
+    `anthropicStopGathered: 0 < ${TAKEN.anthropic.anthropicStopGathered}`,
     `openaiText: 0 < ${TAKEN.openai.openaiText}`,
   ]);
 });
