@@ -219,4 +219,4 @@ function nativeError(err) {
   return wrapped;
 }
 
-module.exports = { NativeState, decode, nativeError, NOTHING, FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD };
+module.exports = { NativeState, decode, nativeError, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD };
