@@ -3,7 +3,7 @@
 //! the sanitization record, usage provenance, reasoning parts). The output
 //! model (`crate::gemini`) knows nothing of this encoding.
 
-use super::{key, next_key, open_item};
+use super::key::{self, next_key, open_item};
 use crate::gemini::{LiteralKind, Part, Response, UsageProvenance};
 use crate::json::write_str;
 

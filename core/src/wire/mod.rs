@@ -39,6 +39,7 @@
 //! included; the JS layer keeps no other copy of native state.
 
 mod item;
+pub mod key;
 pub mod lift;
 
 use crate::error::Error;
@@ -46,6 +47,7 @@ use crate::gemini::{Flavor, Part, Response, UsageProvenance};
 use crate::json::{write_str, write_text};
 use crate::nonstream::BodyResponse;
 pub use crate::state::{State, MAX_GATHER_INDEX};
+use key::{next_key, open_item};
 
 /// The longest `budget` the word carries.
 const BUDGET_CAP: usize = (1 << 31) - 1;
@@ -84,40 +86,6 @@ pub mod compact_kind {
     pub const EMPTY: u8 = 2;
     /// `[3, text]`: one OpenAI reasoning thought part.
     pub const REASONING: u8 = 3;
-}
-
-/// The keys of a batch's object items.
-pub mod key {
-    /// A header item.
-    pub const HEADER: &str = "h";
-    /// A full item's response.
-    pub const RESPONSE: &str = "r";
-    /// A full item's tool-call preparations.
-    pub const PREPARATIONS: &str = "p";
-    /// A full item's sanitisation note (the OpenAI pipeline's).
-    pub const SANITIZED: &str = "s";
-    /// A full item's usage provenance.
-    pub const USAGE_PROVENANCE: &str = "u";
-    /// A full item's reasoning part indexes.
-    pub const REASONING_PARTS: &str = "t";
-    /// A full item's lifted arguments.
-    pub const LIFTED: &str = "x";
-    /// The error item.
-    pub const ERROR: &str = "error";
-}
-
-/// Opens an object item with its first key: `{"key":`.
-pub(crate) fn open_item(out: &mut String, key: &str) {
-    out.push_str("{\"");
-    out.push_str(key);
-    out.push_str("\":");
-}
-
-/// Starts a further key of an item: `,"key":`.
-pub(crate) fn next_key(out: &mut String, key: &str) {
-    out.push_str(",\"");
-    out.push_str(key);
-    out.push_str("\":");
 }
 
 /// Writes a compact chunk item with one part: `[kind, text]`.
