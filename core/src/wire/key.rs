@@ -20,6 +20,7 @@ pub const LIFTED: &str = "x";
 pub const ERROR: &str = "error";
 
 /// Opens an object item with its first key: `{"key":`.
+#[inline]
 pub(crate) fn open_item(out: &mut String, key: &str) {
     out.push_str("{\"");
     out.push_str(key);
@@ -27,6 +28,7 @@ pub(crate) fn open_item(out: &mut String, key: &str) {
 }
 
 /// Starts a further key of an item: `,"key":`.
+#[inline]
 pub(crate) fn next_key(out: &mut String, key: &str) {
     out.push_str(",\"");
     out.push_str(key);

@@ -89,6 +89,7 @@ pub mod compact_kind {
 }
 
 /// Writes a compact chunk item with one part: `[kind, text]`.
+#[inline]
 fn write_compact(out: &mut String, kind: u8, text: &str) {
     out.push('[');
     out.push(char::from(b'0' + kind));
