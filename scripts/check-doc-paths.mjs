@@ -1,8 +1,9 @@
 // Fails when a document or a code comment cites a path of this repository
 // that does not exist: `core/src/…`, `lib/…`, `src/…`, `__test__/…`,
 // `scripts/…`, `docs/…`, `packages/…`, in every tracked `.md` file and in the
-// comments of every tracked source file (.js, .mjs, .cjs, .ts, .mts, .rs).
-// Part of `npm run lint`.
+// comments of every tracked source file (.js, .mjs, .cjs, .ts, .mts, .rs);
+// and a Rust file named alone (`feed.rs`, in backticks) that no file of the
+// repository is called. Part of `npm run lint`.
 //
 // A path is resolved from the repository root, from the package it is
 // written in (a file in packages/agent/ citing `lib/…` names
@@ -74,8 +75,21 @@ function isForeign(cite) {
   return !ownPackages.some((p) => cite === p || cite.startsWith(`${p}/`));
 }
 
+const tracked = files();
+/** The names of the repository's Rust files (a `.rs` file cited by its name alone must be one). */
+const rustNames = new Set(
+  execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '*.rs'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean)
+    .map((f) => path.basename(f)),
+);
+const BARE_RUST = /`([\w-]+\.rs)`/g;
+
 const missing = [];
-for (const file of files()) {
+for (const file of tracked) {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
   const lines = file.endsWith('.md') ? text.split('\n').map((line, i) => [i + 1, line]) : commentLines(text);
   for (const [n, line] of lines) {
@@ -88,6 +102,9 @@ for (const file of files()) {
       const cite = m[1].replace(/[.,;:)]+$/, '').replace(/\/$/, '');
       if (!cite.includes('/') || isForeign(cite)) continue;
       if (!exists(cite, file)) missing.push(`${file}:${n}: ${cite}`);
+    }
+    for (const m of line.matchAll(BARE_RUST)) {
+      if (!rustNames.has(m[1])) missing.push(`${file}:${n}: ${m[1]}`);
     }
   }
 }
