@@ -1,4 +1,4 @@
-// Public types of `toolcall-stream` (hand-written; the generated binding.d.ts
+// Public types of `toolcall-stream` (hand-written; the generated lib/generated/binding.d.ts
 // describes the internal native layer only). The ACP tool-card types live in
 // lib/acp.d.ts and are re-exported from here.
 //

@@ -1,18 +1,9 @@
 'use strict';
 // The public API: a small hand-written layer over the generated native
-// binding (binding.js). See README.md.
+// binding (lib/generated/binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
 const { getUsageProvenance, isReasoningPart } = require('./lib/annotations.js');
-// sanitizationOf, closingTagPendingOf, kPipelineBytes, RESPONSE_PARSING and readOptions are
-// internal (the Qwen preload's, lib/bodies.js's); everything else is public.
-const {
-  sanitizationOf,
-  closingTagPendingOf,
-  kPipelineBytes,
-  RESPONSE_PARSING,
-  readOptions,
-  ...converters
-} = require('./lib/converters.js');
+const converters = require('./lib/converters/index.js');
 const bodies = require('./lib/bodies.js');
 const acp = require('./lib/acp/index.js');
 const { liveHandles } = require('./lib/native.js');

@@ -1,5 +1,5 @@
 // The converter API beyond the corpus: response objects, out-of-band
-// preparations, typed errors, fast paths equal to the native path, handles
+// preparations, typed errors, the object path equal to the native conversion, handles
 // freed by GC.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,7 +99,7 @@ test('setToolCallPreparations overwrites and [] clears (docs/behaviour.md §8.1)
   assert.throws(() => setToolCallPreparations(null, []), { code: 'INVALID_ARGUMENT' });
 });
 
-test('event objects (JS fast paths), event text and raw bytes give the same responses', () => {
+test('event objects (object path), event text and raw bytes give the same responses', () => {
   for (const pieces of [1, 7, 500]) {
     const { events } = anthropicToolStream({ content: 'é😀"\\\n'.repeat(20000), pieces });
     const a = new AnthropicConverter();
@@ -174,7 +174,7 @@ function openaiInterleaved(calls = 4, size = 25000) {
   return { chunks, args: args.map((a) => JSON.parse(a)) };
 }
 
-test('OpenAI chunk objects (fragment fast path), chunk text and bytes give the same responses', () => {
+test('OpenAI chunk objects (object path, gathered fragments), chunk text and bytes give the same responses', () => {
   const { chunks, args } = openaiInterleaved();
   const a = new OpenAIConverter();
   const viaObjects = chunks.map((c) => a.pushChunk(c));

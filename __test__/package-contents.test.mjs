@@ -72,11 +72,10 @@ test('the root package ships the library and the Qwen Code preload, and nothing 
       /^README\.md$/,
       /^LICENSE(\.md)?$/,
       /^index\.(js|mjs|d\.ts|d\.mts)$/,
-      /^binding\.(js|d\.ts)$/,
       /^lib\/([\w-]+\/)*[\w-]+\.(js|mjs|d\.ts)$/,
       /^bin\/[\w-]+\.(js|mjs)$/,
     ],
-    forbidden: [...NEVER, /^src\//, /^core\//, /^agent\//, /^bin\/agent\.js$/],
+    forbidden: [...NEVER, /^src\//, /^core\//, /^binding\./, /^agent\//, /^bin\/agent\.js$/],
     required: [
       'package.json',
       'README.md',
@@ -85,8 +84,9 @@ test('the root package ships the library and the Qwen Code preload, and nothing 
       'index.mjs',
       'index.d.ts',
       'index.d.mts',
-      'binding.js',
-      'binding.d.ts',
+      'lib/generated/binding.js',
+      'lib/generated/binding.d.ts',
+      'lib/generated/wire-constants.js',
       'lib/native.js',
       'lib/wire.js',
       'lib/available.js',
@@ -119,7 +119,14 @@ test('the agent package ships its code, its bin, README and licence, and none of
   assert.ok(agentModules.includes('lib/server.js'), 'the agent lives in packages/agent/lib');
   assertShips(files, {
     allowed: [/^package\.json$/, /^README\.md$/, /^LICENSE(\.md)?$/, /^lib\/[\w-]+\.js$/, /^bin\/agent\.js$/],
-    forbidden: [...NEVER, /^src\//, /^core\//, /^index\./, /^binding\./, /^lib\/(native|wire|converters|qwen)/],
+    forbidden: [
+      ...NEVER,
+      /^src\//,
+      /^core\//,
+      /^index\./,
+      /^binding\./,
+      /^lib\/(native|wire|converters|generated|qwen)/,
+    ],
     required: ['package.json', 'README.md', 'LICENSE', 'bin/agent.js', ...agentModules],
   });
   assert.deepEqual(manifest.bin, { 'toolcall-stream-agent': 'bin/agent.js' });

@@ -146,7 +146,7 @@ test('convertAnthropicStream: an error thrown into the consumer is not a source 
   assert.deepEqual(await gen.next(), { done: true, value: undefined });
 });
 
-test('qwen-0.24: text built on the JS fast path counts as assistant payload at the end', () => {
+test('qwen-0.24: text built on the object path counts as assistant payload at the end', () => {
   // The preparation chunk lets the JS layer build the later text deltas
   // itself; with a tool block still open, 0.24.4 fails the stream at the end
   // only when some yielded chunk had a part.

@@ -87,10 +87,10 @@ test('maxCallBytes ends an Anthropic stream, by bytes and by events', () => {
   assert.equal(c.finished, true);
 });
 
-// The JS fast path gathers input_json_delta fragments and hands them to
-// native later (at the next other event, or every 1 MiB), so today the
-// limit fires one event late. Past a limit the stream must fail at the
-// event that crosses it.
+// The object path gathers input_json_delta fragments and hands them to
+// native later (at the next other event, or as soon as they could cross the
+// block's budget): the stream must still fail at the event that crosses a
+// limit.
 test('maxCallBytes fails at the pushEvent that crosses it', () => {
   const c = new AnthropicConverter({ limits: { maxCallBytes: 64 } });
   c.pushEvent(start);
@@ -149,6 +149,47 @@ test('a limit of Infinity is no limit, not the default', () => {
   const c = run({ maxCallBytes: Infinity, maxBufferedBytes: Infinity });
   assert.equal(c.finished, false);
   c.free();
+});
+
+test('maxRepairDepth: Infinity is the cap of JSON repair, not the default depth', () => {
+  // Unbalanced arguments nested past the default depth (512), below the cap (2048).
+  const deep = (limits) => {
+    const c = new OpenAIConverter({ limits });
+    c.pushChunk(call(0, 'call_1', '{"a":' + '['.repeat(600) + '1,'));
+    return () => c.pushChunk({ id: 'c', created: 1, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+  };
+  expectLimit(deep(undefined));
+  const finish = deep({ maxRepairDepth: Infinity })();
+  assert.equal(finish.candidates[0].content.parts[0].functionCall.name, 'write_file');
+});
+
+test('the non-streaming conversions take maxRepairDepth: Infinity as the cap too', () => {
+  const body = {
+    id: 'c',
+    object: 'chat.completion',
+    created: 1,
+    model: 'm',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'write_file', arguments: '{"a":' + '['.repeat(600) + '1,' },
+            },
+          ],
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+  };
+  expectLimit(() => m.convertOpenAIResponse(body));
+  const response = m.convertOpenAIResponse(body, { limits: { maxRepairDepth: Infinity } });
+  assert.equal(response.candidates[0].content.parts[0].functionCall.name, 'write_file');
 });
 
 test('bad limits are INVALID_ARGUMENT', () => {

@@ -1,7 +1,9 @@
-// Regression tests for the bugs found at the seam between the JS fast paths
-// and native state: every object-path call after end(), after a
-// fatal error and after a limit gives what the JSON-text (long, native) path
-// gives; ACP rawInput behaves as JSON.stringify / JSON.parse.
+// The seam between the object path (lib/object-path.js) and native state:
+// every object-path call after end(), after a fatal error and after a limit
+// gives what the JSON-text (native) conversion gives; ACP rawInput behaves as
+// JSON.stringify / JSON.parse.
+// First: the library must load with the object path's predicates counted.
+import { resetObjectPathCounts, assertTaken } from './helpers/object-path-counts.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -65,7 +67,7 @@ function sameOnBothPaths(make, push, setup, probe) {
   return runs[0];
 }
 
-test('AnthropicConverter: after end(), the object fast paths throw FINISHED as native does', () => {
+test('AnthropicConverter: after end(), the object path throws FINISHED as native does', () => {
   const out = sameOnBothPaths(
     () => new AnthropicConverter(),
     (c, ev) => c.pushEvent(ev),
@@ -77,7 +79,7 @@ test('AnthropicConverter: after end(), the object fast paths throw FINISHED as n
   assert.deepEqual(out.at(-1), { finished: true });
 });
 
-test('AnthropicConverter: after a fatal error (a limit), the object fast paths agree with native', () => {
+test('AnthropicConverter: after a fatal error (a limit), the object path agrees with native', () => {
   const out = sameOnBothPaths(
     () => new AnthropicConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ev) => c.pushEvent(ev),
@@ -88,7 +90,7 @@ test('AnthropicConverter: after a fatal error (a limit), the object fast paths a
   assert.deepEqual(out.at(-2), { code: 'FINISHED', fatal: true });
 });
 
-test('AnthropicConverter: after a non-fatal error the fast paths still agree with native', () => {
+test('AnthropicConverter: after a non-fatal error the object path still agrees with native', () => {
   const c = new AnthropicConverter();
   for (const ev of anthropicStart) c.pushEvent(ev);
   assert.throws(
@@ -147,7 +149,7 @@ test('OpenAIConverter.pushChunk({...content}) after end() throws FINISHED (fatal
 const bigArguments = structuredClone(argumentChunk);
 bigArguments.choices[0].delta.tool_calls[0].function.arguments = `{"c":"${'x'.repeat(4096)}"}`;
 
-test('OpenAIConverter: after a fatal error (a limit), the chunk fast paths agree with native', () => {
+test('OpenAIConverter: after a fatal error (a limit), the chunk object path agrees with native', () => {
   const out = sameOnBothPaths(
     () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ch) => c.pushChunk(ch),
@@ -211,19 +213,33 @@ test('ToolCallCards.started: a rawInput that serialises to something else than a
 });
 
 test('OpenAIConverter: a limit crossed by an argument-only chunk object fails at that chunk', () => {
+  // The arguments grow by 100 bytes a chunk: the one that takes the call past
+  // 1024 bytes fails, fatally; those before it convert; everything after it
+  // is FINISHED.
+  const pieces = ['{"c":"', ...Array.from({ length: 20 }, () => 'x'.repeat(100))];
+  const crossing = pieces.findIndex((_, i) => Buffer.byteLength(pieces.slice(0, i + 1).join('')) > 1024);
+  assert.equal(crossing, 11);
+  const argumentsChunk = (a) => {
+    const chunk = structuredClone(argumentChunk);
+    chunk.choices[0].delta.tool_calls[0].function.arguments = a;
+    return chunk;
+  };
+  resetObjectPathCounts();
   const out = sameOnBothPaths(
     () => new OpenAIConverter({ limits: { maxCallBytes: 1024 } }),
     (c, ch) => c.pushChunk(ch),
-    [callStart, bigArguments],
-    [contentChunk, argumentChunk],
+    [callStart],
+    pieces.map(argumentsChunk),
   );
-  // The call's start converts; the argument chunk that crosses the limit is
-  // the one that fails, fatally; everything after it is FINISHED.
+  const calls = out.slice(1, -1);
   assert.equal(out[0].code, undefined, JSON.stringify(out[0]));
-  assert.deepEqual(out[1], { code: 'LIMIT_EXCEEDED', fatal: true });
-  assert.deepEqual(out[2], { code: 'FINISHED', fatal: true });
-  assert.deepEqual(out[3], { code: 'FINISHED', fatal: true });
+  for (const before of calls.slice(0, crossing)) assert.equal(before.code, undefined, JSON.stringify(before));
+  assert.deepEqual(calls[crossing], { code: 'LIMIT_EXCEEDED', fatal: true });
+  for (const after of calls.slice(crossing + 1)) assert.deepEqual(after, { code: 'FINISHED', fatal: true });
   assert.deepEqual(out.at(-1), { finished: true });
+  // The chunk objects up to the crossing one took the object path (gathered
+  // in JS), so it is the object path that fails at the crossing chunk.
+  assertTaken({ openaiGather: crossing + 1 });
 });
 
 test('ToolCallCards.finished: content and rawOutput with lone surrogates and deep nesting come back as JSON copies', () => {
@@ -360,7 +376,7 @@ test("ACP JSON goes through the converters' JSON stack: lone surrogates in field
 });
 
 test('OpenAIConverter: a pending closing thinking tag is carried by the state word (set, kept after a fatal error, gone after free() and end())', () => {
-  const { closingTagPendingOf } = require('../lib/converters.js');
+  const { closingTagPendingOf } = require('../lib/converters/openai.js');
   const chunk = (delta) => ({
     id: 'c',
     object: 'chat.completion.chunk',

@@ -10,10 +10,10 @@ import { anthropicWriteFile, expectedArguments } from './helpers/worker-stream.m
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, liveHandles } = require('../index.js');
 const { native } = require('../lib/native.js');
-const { Link, decode } = require('../lib/wire.js');
+const { NativeState, decode } = require('../lib/wire.js');
 
-/** One batch's responses (lib/wire.js decodes it into a throwaway link). */
-const decodeBatch = (batch) => [...decode(new Link(0, 0), batch)];
+/** One batch's responses (lib/wire.js decodes it into a throwaway state). */
+const decodeBatch = (batch) => [...decode(new NativeState(0, 0), batch)];
 
 const workerUrl = new URL('./helpers/worker-convert.mjs', import.meta.url);
 

@@ -9,7 +9,7 @@ import * as streams from './streams.mjs';
 
 const require = createRequire(import.meta.url);
 const { native } = require('../lib/native.js');
-const { Link, decode } = require('../lib/wire.js');
+const { NativeState, decode } = require('../lib/wire.js');
 const api = require('..');
 
 const [provider = 'anthropic', kind = 'tool', kbArg] = process.argv.slice(2);
@@ -77,7 +77,7 @@ const tasks = {
     return n + size(native.converterEnd(h.slot));
   },
   'decode (lib/wire.js) of those batches (JSON.parse + response objects)': () => {
-    for (const b of texts) each(decode(new Link(first.slot, 0), b));
+    for (const b of texts) each(decode(new NativeState(first.slot, 0), b));
   },
   'JSON.parse of those batches alone': () => {
     for (const b of texts) JSON.parse(Array.isArray(b) ? b[0] : b);

@@ -1,4 +1,4 @@
-// Types of lib/acp.js (ACP tool cards), re-exported by index.d.ts.
+// Types of lib/acp/ (ACP tool cards), re-exported by index.d.ts.
 
 /** An ACP `session/update` payload: the value of `params.update` (docs/behaviour.md §6.2). */
 export type SessionUpdate =

@@ -7,11 +7,9 @@
 
 const { native } = require('./native.js');
 const { invalidArgument, unreadable } = require('./responses.js');
-const { Link, decode, nativeError } = require('./wire.js');
+const { NativeState, decode, nativeError } = require('./wire.js');
 const { hostError } = require('./host.js');
-
-// Required when first needed: converters.js requires this module.
-const converters = () => require('./converters.js');
+const { readOptions } = require('./converters/options.js');
 
 /**
  * The body as what crosses to native: `{text}` (JSON text) or `{bytes}` (the
@@ -47,7 +45,7 @@ function bodyInput(body, fn) {
 }
 
 function convert(kind, body, options, fn) {
-  const { limits, profile, host, responseParsing } = converters().readOptions(options, fn);
+  const { limits, profile, host, responseParsing } = readOptions(options, fn);
   try {
     if (body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer)) {
       host?.onEvent?.(body);
@@ -65,7 +63,7 @@ function convert(kind, body, options, fn) {
     // One response, or the error (lib/wire.js; the state word says "finished").
     // Its usage provenance ("u") and reasoning parts ("t") are attached as on
     // streams, the host's stores and factory included (lib/annotations.js).
-    return decode(new Link(-1, 0), batch, undefined, host)[0];
+    return decode(new NativeState(-1, 0), batch, undefined, host)[0];
   } catch (err) {
     throw hostError(host, unreadable(err, fn));
   }

@@ -1,5 +1,6 @@
 'use strict';
-// The generated napi-rs loader; every native call goes through this module.
+// The generated napi-rs loader (lib/generated/binding.js); every native call
+// goes through this module.
 // Entries that throw are wrapped so that what they throw is decoded by
 // lib/wire.js (the wire protocol's one error encoding).
 // When no binary loads, the loader's own error is replaced by one that names
@@ -10,7 +11,7 @@ const native = guardBinding(loadBinding());
 
 function loadBinding() {
   try {
-    return require('../binding.js');
+    return require('./generated/binding.js');
   } catch (err) {
     throw bindingLoadError(err);
   }
@@ -36,7 +37,9 @@ function bindingLoadError(err) {
   for (let e = err.cause; e; e = e.cause) {
     const message = String(e.message ?? e).split('\n')[0];
     const missing = /^Cannot find module '([^']+)'/.exec(message);
-    tried.unshift(missing ? `${missing[1]} (not found)` : message);
+    // The loader (lib/generated/) names a local binary by its path from
+    // there; shown from the package root, where it is built.
+    tried.unshift(missing ? `${missing[1].replace(/^\.\.\/\.\.\//, './')} (not found)` : message);
   }
   let targets = [];
   try {

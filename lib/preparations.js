@@ -6,12 +6,11 @@
 const preparationsByResponse = new WeakMap();
 const EMPTY = Object.freeze([]);
 
-// Required when first needed: responses.js requires this module.
-const responses = () => require('./responses.js');
+const { invalidArgument, unreadable } = require('./responses.js');
 
 function assertObject(response, fn) {
   if (response === null || (typeof response !== 'object' && typeof response !== 'function')) {
-    throw responses().invalidArgument(`${fn}: response must be an object`);
+    throw invalidArgument(`${fn}: response must be an object`);
   }
 }
 
@@ -27,11 +26,11 @@ function setToolCallPreparations(response, preparations) {
   let copy;
   try {
     if (!Array.isArray(preparations)) {
-      throw responses().invalidArgument('setToolCallPreparations: preparations must be an array');
+      throw invalidArgument('setToolCallPreparations: preparations must be an array');
     }
     copy = preparations.map((p) => Object.freeze({ callId: String(p.callId), toolName: String(p.toolName) }));
   } catch (err) {
-    throw responses().unreadable(err, 'setToolCallPreparations');
+    throw unreadable(err, 'setToolCallPreparations');
   }
   if (copy.length === 0) preparationsByResponse.delete(response);
   else preparationsByResponse.set(response, Object.freeze(copy));

@@ -105,5 +105,4 @@ module.exports = {
   ToolCallStreamError,
   invalidArgument,
   unreadable,
-  responseClass,
 };

@@ -1,6 +1,6 @@
 'use strict';
 // The JS side of the wire protocol between the native converters and this
-// package (the format: core/src/wire.rs; the binding's side: src/wire.rs).
+// package (the format: core/src/wire/mod.rs; the binding's side: src/wire.rs).
 // Nothing else in lib/ reads what native returns or throws.
 //
 // - A batch is what every converter call returns: a number (the state word
@@ -18,76 +18,93 @@
 //   (constructors, the ACP classes, the helpers). Both decode here to a
 //   ToolCallStreamError with `code`, `fatal` and `responses`; whatever else
 //   a native call throws (napi's own argument checks) is INVALID_ARGUMENT.
-// - The state word is the converter state the JS fast paths
-//   (lib/fast-paths.js) depend on, as it is after the call, error batches
-//   included. A `Link` holds the last one the converter returned; it is
-//   never set from anything but a native answer.
+// - The state word is the converter state the object path
+//   (lib/object-path.js) depends on, as it is after the call, error batches
+//   included. A `NativeState` holds the last one the converter returned; it
+//   is never set from anything but a native answer.
 
 const { setToolCallPreparations } = require('./preparations.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
+// The state word's bits, the compact chunk kinds and the item keys, as the
+// core defines them (written from core/src/wire/ by scripts/generate.mjs).
+const {
+  FINISHED,
+  QUIET,
+  TEXT_READY,
+  HEADER,
+  PAYLOAD,
+  GATHER_SHIFT,
+  GATHER_BITS,
+  TAG_CLOSING,
+  BUDGET_SHIFT,
+  KIND_THOUGHT,
+  KIND_EMPTY,
+  KIND_REASONING,
+  KEY_HEADER,
+  KEY_RESPONSE,
+  KEY_PREPARATIONS,
+  KEY_SANITIZED,
+  KEY_USAGE_PROVENANCE,
+  KEY_REASONING_PARTS,
+  KEY_LIFTED,
+  KEY_ERROR,
+} = require('./generated/wire-constants.js');
 
-/** The state word's fields (core/src/wire.rs `State`). */
-const FINISHED = 1;
-const QUIET = 2;
-const TEXT_READY = 4;
-const HEADER = 8;
-const PAYLOAD = 16;
-const GATHER_SHIFT = 32; // 2^5
-const TAG_CLOSING = 2097152; // 2^21
-const BUDGET_SHIFT = 4194304; // 2^22
+// The state word is an integer below 2^53, wider than JS's 32-bit bit
+// operators: its fields above bit 31 are read by division.
+const GATHER_UNIT = 2 ** GATHER_SHIFT;
+const GATHER_RANGE = 2 ** GATHER_BITS;
+const BUDGET_UNIT = 2 ** BUDGET_SHIFT;
 
 /** What a decoded batch without responses returns: never handed out. */
 const NOTHING = Object.freeze([]);
 
 /**
- * One converter's end of the wire: its slot, the state word of its last
- * call, and (Anthropic) the header of the last response it yielded.
+ * A converter's native state as last reported: its slot, the state word its
+ * last call returned (`word`), and (Anthropic) the header of the last
+ * response it yielded.
  */
-class Link {
-  constructor(slot, state, { headers = false } = {}) {
+class NativeState {
+  constructor(slot, word, { headers = false } = {}) {
     this.slot = slot;
-    this.state = state;
+    this.word = word;
     /** `{f: 0, responseId?, modelVersion?}` of the last yielded response, or null. */
     this.header = null;
     this.headers = headers;
   }
 
-  has(flag) {
-    return (this.state & flag) !== 0;
-  }
-
   get finished() {
-    return (this.state & FINISHED) !== 0;
+    return (this.word & FINISHED) !== 0;
   }
 
   /** OpenAI: a closing thinking-tag candidate is pending (kept after a fatal error, not after free()). */
   get tagClosing() {
-    return (this.state & TAG_CLOSING) !== 0;
+    return (this.word & TAG_CLOSING) !== 0;
   }
 
   /** Anthropic: the index of the block whose fragments may be gathered, or -1. */
   get gatherIndex() {
-    return (Math.floor(this.state / GATHER_SHIFT) % 65536) - 1;
+    return (Math.floor(this.word / GATHER_UNIT) % GATHER_RANGE) - 1;
   }
 
   /** Bytes of arguments that may still be gathered before a limit could fail. */
   get budget() {
-    return Math.floor(this.state / BUDGET_SHIFT);
+    return Math.floor(this.word / BUDGET_UNIT);
   }
 }
 
 /**
- * Decodes one batch into `link`'s state and the responses (NOTHING for
- * none). Throws a ToolCallStreamError, carrying the responses converted
+ * Decodes one batch into `state` (its word and header) and the responses
+ * (NOTHING for none). Throws a ToolCallStreamError, carrying the responses converted
  * before it, when the batch holds an error; the state is taken first.
  * `sanitized` receives pipeline-only annotations; `host` (lib/host.js)
  * supplies the response class, a second preparation store, a second
  * usage-provenance store and its reasoning-part factory.
  */
-function decode(link, batch, sanitized, host) {
+function decode(state, batch, sanitized, host) {
   if (typeof batch === 'number') {
-    link.state = batch;
+    state.word = batch;
     return NOTHING;
   }
   let lifted;
@@ -98,7 +115,7 @@ function decode(link, batch, sanitized, host) {
   }
   const items = JSON.parse(batch);
   const last = items.length - 1;
-  link.state = items[last];
+  state.word = items[last];
   const out = new Array(last);
   let n = 0;
   let header;
@@ -106,7 +123,7 @@ function decode(link, batch, sanitized, host) {
     const item = items[i];
     if (Array.isArray(item)) {
       const kind = item[0];
-      if (kind === 2) {
+      if (kind === KIND_EMPTY) {
         // `[2]`, or `[2, n]`: a run of n part-less chunks.
         for (let run = item.length > 1 ? item[1] : 1; run > 0; run--)
           out[n++] = simpleResponse(header, undefined, host);
@@ -114,34 +131,44 @@ function decode(link, batch, sanitized, host) {
       }
       out[n++] = simpleResponse(
         header,
-        kind === 1 ? { text: item[1], thought: true } : kind === 3 ? reasoningPart(item[1], host) : { text: item[1] },
+        kind === KIND_THOUGHT
+          ? { text: item[1], thought: true }
+          : kind === KIND_REASONING
+            ? reasoningPart(item[1], host)
+            : { text: item[1] },
         host,
       );
       continue;
     }
-    if (item.h) {
-      header = item.h;
+    if (item[KEY_HEADER]) {
+      header = item[KEY_HEADER];
       continue;
     }
-    if (item.error) {
+    if (item[KEY_ERROR]) {
       out.length = n;
-      noteHeader(link, out);
-      const e = item.error;
+      noteHeader(state, out);
+      const e = item[KEY_ERROR];
       throw new ToolCallStreamError(e.message, { ...e, responses: out });
     }
-    if (item.x) nextLifted = putBack(item.r, item.x, lifted, nextLifted);
-    const response = toResponse(item.r, host);
-    if (item.p) {
-      setToolCallPreparations(response, item.p);
-      if (host?.setPreparations) host.setPreparations(response, item.p);
+    const plain = item[KEY_RESPONSE];
+    const lift = item[KEY_LIFTED];
+    if (lift) nextLifted = putBack(plain, lift, lifted, nextLifted);
+    const response = toResponse(plain, host);
+    const preparations = item[KEY_PREPARATIONS];
+    if (preparations) {
+      setToolCallPreparations(response, preparations);
+      if (host?.setPreparations) host.setPreparations(response, preparations);
     }
-    if (item.s && sanitized) sanitized.set(response, item.s);
-    if (item.u) attachUsageProvenance(response.usageMetadata, item.u, host);
-    if (item.t) markReasoningParts(response, item.t, host);
+    const sanitization = item[KEY_SANITIZED];
+    if (sanitization && sanitized) sanitized.set(response, sanitization);
+    const usage = item[KEY_USAGE_PROVENANCE];
+    if (usage) attachUsageProvenance(response.usageMetadata, usage, host);
+    const reasoning = item[KEY_REASONING_PARTS];
+    if (reasoning) markReasoningParts(response, reasoning, host);
     out[n++] = response;
   }
   out.length = n;
-  noteHeader(link, out);
+  noteHeader(state, out);
   return n === 0 ? NOTHING : out;
 }
 
@@ -159,13 +186,13 @@ function putBack(response, places, strings, next) {
 }
 
 /** The header of the last yielded response (what the HEADER bit vouches for). */
-function noteHeader(link, out) {
-  if (!link.headers || out.length === 0) return;
+function noteHeader(state, out) {
+  if (!state.headers || out.length === 0) return;
   const last = out[out.length - 1];
   const header = { f: 0 };
   if ('responseId' in last) header.responseId = last.responseId;
   if ('modelVersion' in last) header.modelVersion = last.modelVersion;
-  link.header = header;
+  state.header = header;
 }
 
 /**
@@ -192,4 +219,4 @@ function nativeError(err) {
   return wrapped;
 }
 
-module.exports = { Link, decode, nativeError, NOTHING, FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD };
+module.exports = { NativeState, decode, nativeError, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD };

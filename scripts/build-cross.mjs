@@ -201,8 +201,8 @@ function main() {
     ensureRustTarget(target);
     const dir = path.join(outDir, plan.platform);
     fs.rmSync(dir, { recursive: true, force: true });
-    // The generated loader and types go to the scratch dir: binding.js and
-    // binding.d.ts at the root come from `npm run build` only.
+    // The generated loader and types go to the scratch dir: lib/generated/binding.js
+    // and lib/generated/binding.d.ts come from `npm run build` only.
     const common = ['--output-dir', dir, '--js', 'binding.js', '--dts', 'binding.d.ts'];
     if (plan.windowsGnu) {
       // `napi build -x` refuses windows-gnu; mingw's gcc is rustc's default

@@ -155,12 +155,20 @@ function jsGraph() {
       .replace(/^\s*\/\/.*$/gm, '');
     const deps = new Set();
     for (const m of text.matchAll(/(?:require\(|from\s+|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
-      const target = path.resolve(path.dirname(file), m[1]);
-      if (fs.existsSync(target) && target !== file) deps.add(target);
+      const target = jsFile(path.resolve(path.dirname(file), m[1]));
+      if (target && target !== file) deps.add(target);
     }
     graph.set(file, deps);
   }
   return graph;
+}
+
+/** The file a relative specifier names: as written, with `.js`, or a folder's `index.js`. */
+function jsFile(target) {
+  for (const candidate of [target, `${target}.js`, path.join(target, 'index.js')]) {
+    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
 }
 
 /** The strongly connected components of more than one module (Tarjan). */

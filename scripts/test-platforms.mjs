@@ -41,7 +41,7 @@ const CORE_FILES = [
   'conformance.test.mjs',
   'robustness-split.test.mjs',
   'converters.test.mjs',
-  'fast-paths.test.mjs',
+  'object-path.test.mjs',
   'acp-cards.test.mjs',
   'acp-stream.test.mjs',
   'robustness-cards.test.mjs',

@@ -1,6 +1,6 @@
 //! The binding of the non-streaming conversions (core `nonstream`): one body
 //! in (JSON text, or the raw bytes of the HTTP body), one batch out in the
-//! wire protocol's format (core/src/wire.rs): `[{"r": response, "u"?: usage
+//! wire protocol's format (core/src/wire/mod.rs): `[{"r": response, "u"?: usage
 //! provenance, "t"?: reasoning part indexes}, 1]` (`write_body_item`, the
 //! annotations written as for streams) or `[{"error": {…}}, 1]`, the state
 //! word being "finished" (a body is a whole stream). `lib/bodies.js` decodes it with `lib/wire.js`. No state, no

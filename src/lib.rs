@@ -29,7 +29,7 @@ use handles::{HandleTable, Slots};
 pub(crate) use wire::js_error;
 use wire::{batch, step, AFTER_PANIC};
 
-/// Qwen's `responseParsingOptions` as `lib/converters.js` checked them.
+/// Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them.
 #[napi(object)]
 pub struct NativeResponseParsing {
     pub content_only_thinking_tag_leaks: Option<bool>,
@@ -38,7 +38,7 @@ pub struct NativeResponseParsing {
 }
 
 /// What Qwen's OpenAI pipeline does around its converter, as
-/// `lib/converters.js` checked it (absent = off).
+/// `lib/converters/options.js` checked it (absent = off).
 #[napi(object)]
 pub struct NativePipeline {
     /// The `error_finish` check before the converter (`StreamContentError`).
@@ -58,7 +58,7 @@ pub struct NativeLimits {
 fn limits(l: Option<NativeLimits>) -> Limits {
     let mut out = Limits::default();
     if let Some(l) = l {
-        // lib/converters.js lets only numbers >= 1 through: `Infinity` is
+        // lib/converters/options.js lets only numbers >= 1 through: `Infinity` is
         // no limit (the cast saturates at usize::MAX), not the default.
         let set = |slot: &mut usize, v: Option<f64>| {
             if let Some(v) = v.filter(|v| *v >= 1.0) {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProvider } from '../../packages/agent/demo/provider.mjs';
 import { designDocument, longFixture } from '../../packages/agent/demo/scenarios.mjs';
-import { openaiCallId } from '../../packages/agent/demo/wire.mjs';
+import { openaiCallId } from '../../packages/agent/demo/sse-body.mjs';
 import { sessionNotificationErrors } from '../../packages/agent/demo/schema.mjs';
 import { CardClient } from '../acp-helpers.mjs';
 import { QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from './qwen-builds.mjs';

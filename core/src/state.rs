@@ -1,6 +1,6 @@
 //! What a converter tells its JS layer after every call: whether it is
-//! finished and whether the object path (the JS layer's own conversion of
-//! SDK objects, `lib/fast-paths.js`) may take the next input.
+//! finished and which object-path predicates (the JS layer's own conversion
+//! of SDK objects, `lib/object-path.js`) may take the next input.
 //! The wire encodes it as one number (`crate::wire`, `State::encode`).
 
 /// A converter's state as its JS layer needs it (the bits named below are

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { convertAnthropicStream } = require('../converters.js');
+const { convertAnthropicStream } = require('../converters/anthropic-stream.js');
 
 /** The stream's items as the converter takes them: raw bytes, or SDK events (reported to telemetry). */
 async function* anthropicSource(stream, telemetryAttempt, q, seen) {

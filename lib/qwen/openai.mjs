@@ -18,7 +18,8 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { OpenAIConverter, sanitizationOf, closingTagPendingOf, RESPONSE_PARSING } = require('../converters.js');
+const { OpenAIConverter, sanitizationOf, closingTagPendingOf } = require('../converters/openai.js');
+const { RESPONSE_PARSING } = require('../converters/options.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {

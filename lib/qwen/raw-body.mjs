@@ -1,4 +1,4 @@
-// The raw-body fast path inside Qwen Code. Qwen asks its SDK client for a
+// The raw HTTP body handed to the converters inside Qwen Code. Qwen asks its SDK client for a
 // stream (`client.messages.create({stream: true})` in
 // packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts,
 // `client.chat.completions.create({stream: true})` in

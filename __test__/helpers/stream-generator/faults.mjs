@@ -1,4 +1,4 @@
-// What goes wrong on the wire: malformed frames, in-band errors (Anthropic's
+// What goes wrong in the SSE body: malformed frames, in-band errors (Anthropic's
 // `event: error`, an OpenAI `{error: …}` chunk), proxy error pages and
 // non-JSON error data, unknown events and stray lines.
 

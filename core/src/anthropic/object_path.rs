@@ -1,5 +1,5 @@
 //! What the core offers the object path (the JS layer's own conversion of
-//! SDK event objects, `lib/fast-paths.js`): argument fragments gathered in
+//! SDK event objects, `lib/object-path.js`): argument fragments gathered in
 //! JS, a call whose arguments stayed in JS, and the budget for gathering.
 
 use std::rc::Rc;

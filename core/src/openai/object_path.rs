@@ -1,5 +1,5 @@
 //! What the core offers the object path (the JS layer's own conversion of
-//! SDK objects, `lib/fast-paths.js`): argument fragments gathered in JS,
+//! SDK objects, `lib/object-path.js`): argument fragments gathered in JS,
 //! and content-only deltas as plain text, with exactly the state changes
 //! the full conversion makes.
 

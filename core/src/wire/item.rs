@@ -3,6 +3,7 @@
 //! the sanitization record, usage provenance, reasoning parts). The output
 //! model (`crate::gemini`) knows nothing of this encoding.
 
+use super::key::{self, next_key, open_item};
 use crate::gemini::{LiteralKind, Part, Response, UsageProvenance};
 use crate::json::write_str;
 
@@ -18,10 +19,11 @@ impl Response {
     /// [`Response::write_item`] without the closing brace, for a caller that
     /// adds a key.
     pub(crate) fn write_item_open(&self, out: &mut String) {
-        out.push_str("{\"r\":");
+        open_item(out, key::RESPONSE);
         self.write_response(out);
         if !self.preparations.is_empty() {
-            out.push_str(",\"p\":[");
+            next_key(out, key::PREPARATIONS);
+            out.push('[');
             for (i, p) in self.preparations.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
@@ -35,7 +37,8 @@ impl Response {
             out.push(']');
         }
         if let Some((tag, count)) = self.sanitized {
-            out.push_str(",\"s\":{\"tagName\":\"");
+            next_key(out, key::SANITIZED);
+            out.push_str("{\"tagName\":\"");
             out.push_str(tag);
             out.push_str("\",\"toolCallCount\":");
             out.push_str(&count.to_string());

@@ -44,7 +44,8 @@ pub(super) fn write_item_lifting(r: &mut Response, out: &mut String, strings: &m
         }
     }
     r.write_item_open(out);
-    out.push_str(",\"x\":[");
+    super::key::next_key(out, super::key::LIFTED);
+    out.push('[');
     for (n, (at, key)) in places.iter().enumerate() {
         if n > 0 {
             out.push(',');

@@ -34,11 +34,12 @@
 //! `GenericFailure`. `lib/wire.js` decodes both forms to one
 //! `ToolCallStreamError` (`code`, `fatal`, `responses`).
 //!
-//! **The state word** ([`State`]) is the converter state the object path
-//! (`lib/fast-paths.js`) depends on, as it is after the call, error batches
+//! **The state word** ([`State`]) is the converter state the JS object path
+//! (`lib/object-path.js`) depends on, as it is after the call, error batches
 //! included; the JS layer keeps no other copy of native state.
 
 mod item;
+pub mod key;
 pub mod lift;
 
 use crate::error::Error;
@@ -46,9 +47,56 @@ use crate::gemini::{Flavor, Part, Response, UsageProvenance};
 use crate::json::{write_str, write_text};
 use crate::nonstream::BodyResponse;
 pub use crate::state::{State, MAX_GATHER_INDEX};
+use key::{next_key, open_item};
 
 /// The longest `budget` the word carries.
 const BUDGET_CAP: usize = (1 << 31) - 1;
+
+/// The state word's bits and fields (the table below). The JS side reads
+/// them from `lib/generated/wire-constants.js`, written from these by
+/// `core/examples/wire_constants.rs`.
+pub mod word {
+    /// `finished`.
+    pub const FINISHED: u64 = 1;
+    /// `quiet` (OpenAI).
+    pub const QUIET: u64 = 1 << 1;
+    /// `text_ready` (OpenAI).
+    pub const TEXT_READY: u64 = 1 << 2;
+    /// `header` (Anthropic).
+    pub const HEADER: u64 = 1 << 3;
+    /// `payload` (Anthropic).
+    pub const PAYLOAD: u64 = 1 << 4;
+    /// The lowest bit of `gather` (Anthropic: the block index + 1, 0 for none).
+    pub const GATHER_SHIFT: u32 = 5;
+    /// How many bits `gather` takes.
+    pub const GATHER_BITS: u32 = 16;
+    /// `tag_closing` (OpenAI).
+    pub const TAG_CLOSING: u64 = 1 << 21;
+    /// The lowest bit of `budget`.
+    pub const BUDGET_SHIFT: u32 = 22;
+}
+
+/// The first number of a compact chunk item (`[kind, text?]`).
+pub mod compact_kind {
+    /// `[0, text]`: one text part.
+    pub const TEXT: u8 = 0;
+    /// `[1, text]`: one thought part.
+    pub const THOUGHT: u8 = 1;
+    /// `[2]` or `[2, n]`: no parts (a run of n).
+    pub const EMPTY: u8 = 2;
+    /// `[3, text]`: one OpenAI reasoning thought part.
+    pub const REASONING: u8 = 3;
+}
+
+/// Writes a compact chunk item with one part: `[kind, text]`.
+#[inline]
+fn write_compact(out: &mut String, kind: u8, text: &str) {
+    out.push('[');
+    out.push(char::from(b'0' + kind));
+    out.push(',');
+    write_text(out, text);
+    out.push(']');
+}
 
 /// The converter state ([`State`]) carried by every batch, encoded as one
 /// number (an integer below 2^53):
@@ -68,20 +116,21 @@ impl State {
     /// that a JS number holds it exactly; exactly 1 when finished, whatever
     /// the other fields say.
     pub fn encode(&self) -> f64 {
-        let tag = (self.tag_closing as u64) << 21;
+        let bit = |on: bool, bit: u64| if on { bit } else { 0 };
+        let tag = bit(self.tag_closing, word::TAG_CLOSING);
         if self.finished {
-            return (1 | tag) as f64;
+            return (word::FINISHED | tag) as f64;
         }
-        let mut word: u64 = (self.quiet as u64) << 1
-            | (self.text_ready as u64) << 2
-            | (self.header as u64) << 3
-            | (self.payload as u64) << 4
+        let mut encoded: u64 = bit(self.quiet, word::QUIET)
+            | bit(self.text_ready, word::TEXT_READY)
+            | bit(self.header, word::HEADER)
+            | bit(self.payload, word::PAYLOAD)
             | tag
-            | (self.budget.min(BUDGET_CAP) as u64) << 22;
+            | (self.budget.min(BUDGET_CAP) as u64) << word::BUDGET_SHIFT;
         if let Some(index) = self.gather {
-            word |= (u64::from(index.min(MAX_GATHER_INDEX - 1)) + 1) << 5;
+            encoded |= (u64::from(index.min(MAX_GATHER_INDEX - 1)) + 1) << word::GATHER_SHIFT;
         }
-        word as f64
+        encoded as f64
     }
 }
 
@@ -147,12 +196,13 @@ pub fn write_annotations(
     out: &mut String,
 ) {
     if let Some(u) = usage {
-        out.push_str(",\"u\":");
+        next_key(out, key::USAGE_PROVENANCE);
         u.write_item(out);
     }
     let mut reasoning = reasoning_parts.into_iter().peekable();
     if reasoning.peek().is_some() {
-        out.push_str(",\"t\":[");
+        next_key(out, key::REASONING_PARTS);
+        out.push('[');
         for (n, i) in reasoning.enumerate() {
             if n > 0 {
                 out.push(',');
@@ -166,7 +216,7 @@ pub fn write_annotations(
 /// A converted non-streaming body as a full item, `{"r": response, "u"?,
 /// "t"?}` (no preparations on this path).
 pub fn write_body_item(body: &BodyResponse, out: &mut String) {
-    out.push_str("{\"r\":");
+    open_item(out, key::RESPONSE);
     out.push_str(&body.json);
     write_annotations(
         body.usage_provenance.as_ref(),
@@ -228,21 +278,9 @@ pub fn write_batch(
                     header = Some(at);
                 }
                 match item {
-                    Compact::Text(t) => {
-                        out.push_str("[0,");
-                        write_text(out, t);
-                        out.push(']');
-                    }
-                    Compact::Thought(t) => {
-                        out.push_str("[1,");
-                        write_text(out, t);
-                        out.push(']');
-                    }
-                    Compact::Reasoning(t) => {
-                        out.push_str("[3,");
-                        write_text(out, t);
-                        out.push(']');
-                    }
+                    Compact::Text(t) => write_compact(out, compact_kind::TEXT, t),
+                    Compact::Thought(t) => write_compact(out, compact_kind::THOUGHT, t),
+                    Compact::Reasoning(t) => write_compact(out, compact_kind::REASONING, t),
                     Compact::Empty => {
                         // A run of part-less chunks with this header (an
                         // OpenAI argument stream yields one a chunk).
@@ -253,13 +291,13 @@ pub fn write_batch(
                             })
                             .count();
                         at += run - 1;
-                        if run == 1 {
-                            out.push_str("[2]");
-                        } else {
-                            out.push_str("[2,");
+                        out.push('[');
+                        out.push(char::from(b'0' + compact_kind::EMPTY));
+                        if run > 1 {
+                            out.push(',');
                             out.push_str(&run.to_string());
-                            out.push(']');
                         }
+                        out.push(']');
                     }
                 }
             }
@@ -269,7 +307,7 @@ pub fn write_batch(
         out.push(',');
     }
     if let Some(e) = error {
-        out.push_str("{\"error\":");
+        open_item(out, key::ERROR);
         write_error(e, out);
         out.push_str("},");
     }
@@ -319,7 +357,8 @@ fn same_header(a: &Response, b: &Response) -> bool {
 }
 
 fn write_header_item(r: &Response, out: &mut String) {
-    out.push_str("{\"h\":{\"f\":");
+    open_item(out, key::HEADER);
+    out.push_str("{\"f\":");
     out.push(if r.flavor == Flavor::OpenAI { '1' } else { '0' });
     out.push_str(",\"createTime\":");
     write_str(out, &r.create_time);

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { startProvider } from '../demo/provider.mjs';
 import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE } from '../demo/scenarios.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 import { agentMessageErrors } from '../demo/schema.mjs';
 import { workspaces, assertCardInvariants, shape } from './helpers/e2e.mjs';
 import { ensureNpmPackage } from './helpers/npm-cache.mjs';

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent, AGENT_PATH } from '../demo/harness.mjs';
 import { scenarios, designDocument } from '../demo/scenarios.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 import { sessionNotificationErrors } from '../demo/schema.mjs';
 import { workspaces, assertCardInvariants, framesOf, shape, assertWireValid } from './helpers/e2e.mjs';
 

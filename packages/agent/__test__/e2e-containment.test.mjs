@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
 import { closeChecked } from './helpers/e2e.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-containment-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));

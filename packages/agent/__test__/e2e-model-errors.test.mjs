@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
 import { scenarios, FALLBACK_MODEL } from '../demo/scenarios.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 import { workspaces, framesOf, shape, closeChecked, runScenario } from './helpers/e2e.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-model-'));

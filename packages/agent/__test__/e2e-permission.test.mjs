@@ -14,7 +14,7 @@ import path from 'node:path';
 import { startProvider } from '../demo/provider.mjs';
 import { launchAgent } from '../demo/harness.mjs';
 import { scenarios, NOTE } from '../demo/scenarios.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 import { workspaces, assertCardInvariants, trafficOf, framesOf, shape, assertWireValid } from './helpers/e2e.mjs';
 
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-permission-'));

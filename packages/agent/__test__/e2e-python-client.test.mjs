@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
 import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE, FALLBACK_MODEL } from '../demo/scenarios.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 import { agentMessageErrors } from '../demo/schema.mjs';
 import { workspaces, assertCardInvariants, shape, FRAME_SCENARIOS } from './helpers/e2e.mjs';
 import { ensurePythonAcp, PYTHON_ACP_VERSION } from './helpers/python-acp.mjs';

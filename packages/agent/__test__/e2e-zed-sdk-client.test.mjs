@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
 import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, designDocument, NOTE, FALLBACK_MODEL } from '../demo/scenarios.mjs';
-import { openaiCallId } from '../demo/wire.mjs';
+import { openaiCallId } from '../demo/sse-body.mjs';
 import { workspaces, assertCardInvariants, framesOf, shape, FRAME_SCENARIOS } from './helpers/e2e.mjs';
 import { ensureNpmPackage } from './helpers/npm-cache.mjs';
 

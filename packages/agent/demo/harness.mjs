@@ -1,7 +1,7 @@
 // A scripted ACP client (the SDK's client() app API) driving bin/agent.js as a
 // child process over real stdio pipes. Besides the SDK connection it taps both
 // directions and keeps every raw JSON-RPC message the agent wrote with its
-// arrival time, so callers see exactly what was on the wire (before any SDK
+// arrival time, so callers see exactly what crossed the pipes (before any SDK
 // parsing), and can tell which client request each response answers.
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';

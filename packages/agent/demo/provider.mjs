@@ -2,7 +2,7 @@
 // the Anthropic Messages API (POST /v1/messages) and the OpenAI chat
 // completions API (POST /v1/chat/completions), streaming (and, for the
 // Anthropic empty-stream fallback, non-streaming Messages), and replays the
-// recorded scenarios (scenarios.mjs) with realistic pacing (wire.mjs).
+// recorded scenarios (scenarios.mjs) with realistic pacing (sse-body.mjs).
 //
 // A request is matched to a scenario by its last user text, to a turn by the
 // number of assistant messages after that text, and to an attempt by how many
@@ -13,7 +13,7 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { scenarios as defaultScenarios, prng } from './scenarios.mjs';
-import { renderAnthropic, renderAnthropicMessage, renderOpenAI } from './wire.mjs';
+import { renderAnthropic, renderAnthropicMessage, renderOpenAI } from './sse-body.mjs';
 
 /** The last user message that is text (not a tool result), and the turn after it. */
 function locate(messages, providerKind) {

@@ -173,7 +173,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     }
   };
 
-  // Provider-side view: what is on the wire while the editor already shows the card.
+  // Provider-side view: what the provider has sent while the editor already shows the card.
   const lastProgress = new Map();
   const onFrame = ({ record, note, at: t }) => {
     if (!isOurs(record)) return;

@@ -1,9 +1,9 @@
 // The recorded conversations the loopback provider replays (demo and e2e
 // tests). Each scenario is provider-neutral: a list of model turns, each turn a
 // list of attempts (attempt N of a request replays attempts[min(N, last)]), each
-// attempt a list of content blocks plus how it ends. wire.mjs renders an
+// attempt a list of content blocks plus how it ends. sse-body.mjs renders an
 // attempt as Anthropic Messages SSE or OpenAI chat.completion.chunk SSE with
-// the pacing of a fast real model, so the bytes on the wire are what the real
+// the pacing of a fast real model, so the bytes sent are what the real
 // APIs send.
 
 /** Deterministic PRNG (mulberry32), so every run replays identical bytes. */

@@ -1,7 +1,7 @@
 //! The stop search: where a run of plain JSON string content ends (`"`,
 //! `\\` or a control character a JSON string may not hold raw), a block of
-//! 16 bytes or a window of 64 at a time. Laid out as httparse's
-//! `src/simd/`: one file an instruction set, this one choosing.
+//! 16 bytes or a window of 64 at a time. Laid out as httparse
+//! lays out its SIMD module: one file an instruction set, this one choosing.
 //! - [`sse2`]: x86_64 (SSE2 is part of its baseline, so no runtime
 //!   detection): three byte compares and a movemask a block.
 //! - [`swar`]: every other target, eight bytes a word; compiled everywhere,

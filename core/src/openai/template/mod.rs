@@ -219,7 +219,7 @@ impl OpenAIStream {
     /// that yields a part, a finish, usage or an error; or a string
     /// `content` and nothing else that converts (no reasoning, no tool
     /// calls, no finish, no usage, no error: `plainContent` in
-    /// lib/fast-paths.js).
+    /// lib/object-path.js).
     pub(super) fn keep_template(&mut self, text: &str, chunk: &Value<'_>, response: &Response) {
         if chunk.at("usage").truthy() || chunk.at("error").truthy() {
             return;

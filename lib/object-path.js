@@ -1,19 +1,54 @@
 'use strict';
-// The JS fast paths of the converters: the hot SDK events and chunks handled
-// without serialising them for native. Each one below states the condition
-// under which it is taken, read only from the event itself and from the
-// state word of the converter's last native call (lib/wire.js `Link`), and
-// why its result equals the native path's. __test__/fast-paths.test.mjs
-// checks each against the native path (event objects vs their JSON text),
-// including after end(), after a fatal error and after a limit.
+// The object path of the converters: the hot SDK event and chunk objects
+// converted in JS, without serialising them for native. (The other two ways
+// past the general conversion are native: the template path, OpenAI chunk
+// text converted from a kept response, core/src/openai/template/mod.rs; and the
+// byte path, runs of hot SSE events handed over whole, core/src/sse.rs.)
+// Each predicate below states the condition under which it is taken, read
+// only from the event itself and from the state word of the converter's last
+// native call (lib/wire.js `NativeState`), and why its result equals the
+// native conversion's. __test__/object-path.test.mjs checks each against the
+// native conversion (event objects vs their JSON text), including after
+// end(), after a fatal error and after a limit.
 //
 // Every native call of a converter first hands over what is gathered here
-// (`flush`), so the state word a fast path reads is native's state with
+// (`flush`), so the state word a predicate reads is native's state with
 // nothing pending but this module's own gathered arguments.
 
 const { native } = require('./native.js');
 const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD } = require('./wire.js');
 const { simpleResponse } = require('./responses.js');
+
+/**
+ * Test builds only (__test__/helpers/object-path-counts.mjs sets them before
+ * this module loads; read once, here). With
+ * TOOLCALL_STREAM_OBJECT_PATH_COUNTS=1 each predicate below counts how often
+ * it was taken (`objectPathCounts`), so the differential tests can show that
+ * the object path was exercised, not only that it agrees with native.
+ * TOOLCALL_STREAM_OBJECT_PATH_OFF=<predicate,…> keeps the named predicates
+ * from ever being taken: native converts those inputs instead, outputs stay
+ * equal and only the counts tell, which proves the counting check can fail.
+ * Unset (every real use), nothing is counted and every predicate is on.
+ */
+const COUNTING = process.env.TOOLCALL_STREAM_OBJECT_PATH_COUNTS === '1';
+const OFF = new Set((process.env.TOOLCALL_STREAM_OBJECT_PATH_OFF ?? '').split(',').filter(Boolean));
+/** The predicates, by the name the counts and the OFF switch use. */
+const PREDICATES = ['anthropicGather', 'anthropicText', 'anthropicStopGathered', 'openaiText', 'openaiGather'];
+const ANTHROPIC_GATHER = !OFF.has('anthropicGather');
+const ANTHROPIC_TEXT = !OFF.has('anthropicText');
+const ANTHROPIC_STOP_GATHERED = !OFF.has('anthropicStopGathered');
+const OPENAI_TEXT = !OFF.has('openaiText');
+const OPENAI_GATHER = !OFF.has('openaiGather');
+const counts = Object.fromEntries(PREDICATES.map((name) => [name, 0]));
+
+/** How often each predicate was taken since the last reset (all 0 unless counting). */
+function objectPathCounts() {
+  return { ...counts };
+}
+
+function resetObjectPathCounts() {
+  for (const name of PREDICATES) counts[name] = 0;
+}
 
 /** Gathered argument text is handed to native at least every this many UTF-16 units. */
 const FLUSH_AT = 1 << 20;
@@ -46,38 +81,43 @@ function nativeBytes(text) {
   return bytes;
 }
 
-/** Fast paths of one AnthropicConverter (SDK event objects). */
-class AnthropicFastPaths {
-  #link;
+/** The object path of one AnthropicConverter (SDK event objects). */
+class AnthropicObjectPath {
+  /** The converter's NativeState (lib/wire.js). */
+  #state;
   #host;
-  /** qwen-0.24 holds calls for the stop reason: native never takes a held stop. */
-  #deferCalls;
+  /** qwen-0.24 holds calls for the stop reason: the stop of a gathered block is then converted natively. */
+  #holdCalls;
   /** Gathered `partial_json` text of block #index, not yet handed to native. */
   #args = '';
   #index = NaN;
   #key = '';
   #flushAt = 0;
 
-  constructor(link, host, deferCalls) {
-    this.#link = link;
+  constructor(state, host, holdCalls) {
+    this.#state = state;
     this.#host = host;
-    this.#deferCalls = deferCalls;
+    this.#holdCalls = holdCalls;
   }
 
-  /** The fast path's output for `event`, or undefined: take the native path (after `flush`). */
+  /** The object path's output for `event`, or undefined: convert it natively (after `flush`). */
   take(event) {
-    const link = this.#link;
-    if (link.finished || event === null || typeof event !== 'object') return undefined;
+    const state = this.#state;
+    if (state.finished || event === null || typeof event !== 'object') return undefined;
     const type = event.type;
     if (type === 'content_block_delta') {
       const delta = event.delta;
       if (delta === null || typeof delta !== 'object') return undefined;
       const kind = delta.type;
-      if (kind === 'input_json_delta') return this.#gather(event, delta);
-      if (kind === 'text_delta' || kind === 'thinking_delta') return this.#text(delta, kind === 'thinking_delta');
+      if (kind === 'input_json_delta') return ANTHROPIC_GATHER ? this.#gather(event, delta) : undefined;
+      if (kind === 'text_delta' || kind === 'thinking_delta') {
+        return ANTHROPIC_TEXT ? this.#text(delta, kind === 'thinking_delta') : undefined;
+      }
       return undefined;
     }
-    if (type === 'content_block_stop' && this.#args !== '' && !this.#deferCalls) return this.#stopHeld(event);
+    if (type === 'content_block_stop' && this.#args !== '' && !this.#holdCalls && ANTHROPIC_STOP_GATHERED) {
+      return this.#stopGathered(event);
+    }
     return undefined;
   }
 
@@ -103,20 +143,24 @@ class AnthropicFastPaths {
     const fragment = delta.partial_json;
     const index = event.index ?? 0;
     if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
-    if (fragment === '') return NOTHING;
+    if (fragment === '') {
+      if (COUNTING) counts.anthropicGather++;
+      return NOTHING;
+    }
     if (this.#args !== '') {
       if (index === this.#index) return this.#append(fragment);
       this.flush();
     }
-    const link = this.#link;
-    if (index !== link.gatherIndex) return undefined;
+    const state = this.#state;
+    if (index !== state.gatherIndex) return undefined;
     this.#index = index;
     this.#key = String(index);
-    this.#flushAt = Math.min(FLUSH_AT, Math.floor(link.budget / BYTES_PER_UNIT));
+    this.#flushAt = Math.min(FLUSH_AT, Math.floor(state.budget / BYTES_PER_UNIT));
     return this.#append(fragment);
   }
 
   #append(fragment) {
+    if (COUNTING) counts.anthropicGather++;
     this.#args += fragment;
     if (this.#args.length > this.#flushAt) this.flush();
     return NOTHING;
@@ -132,13 +176,14 @@ class AnthropicFastPaths {
    * end-of-stream check).
    */
   #text(delta, thought) {
-    const link = this.#link;
-    if ((link.state & HEADER) === 0 || link.header === null) return undefined;
+    const state = this.#state;
+    if ((state.word & HEADER) === 0 || state.header === null) return undefined;
     const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
     if (typeof text !== 'string') return undefined;
+    if (COUNTING) counts.anthropicText++;
     if (text === '') return NOTHING;
-    if ((link.state & PAYLOAD) === 0) decode(link, native.anthropicNotePayload(link.slot), undefined, this.#host);
-    const header = link.header;
+    if ((state.word & PAYLOAD) === 0) decode(state, native.anthropicNotePayload(state.slot), undefined, this.#host);
+    const header = state.header;
     header.createTime = String(Date.now());
     return [simpleResponse(header, thought ? { text, thought: true } : { text }, this.#host)];
   }
@@ -153,7 +198,7 @@ class AnthropicFastPaths {
    * which is what JS parses from the text native would hand back (valid
    * JSON is passed through verbatim). Not under qwen-0.24 (calls are held).
    */
-  #stopHeld(event) {
+  #stopGathered(event) {
     if ((event.index ?? 0) !== this.#index) return undefined;
     let args;
     try {
@@ -161,11 +206,12 @@ class AnthropicFastPaths {
     } catch {
       return undefined;
     }
-    const link = this.#link;
-    const batch = native.anthropicStopHeld(link.slot, this.#key, nativeBytes(this.#args));
+    const state = this.#state;
+    const batch = native.anthropicStopHeld(state.slot, this.#key, nativeBytes(this.#args));
     if (batch === undefined || batch === null) return undefined;
+    if (COUNTING) counts.anthropicStopGathered++;
     this.#args = '';
-    const out = decode(link, batch, undefined, this.#host);
+    const out = decode(state, batch, undefined, this.#host);
     out[0].candidates[0].content.parts[0].functionCall.args = args;
     return out;
   }
@@ -176,11 +222,11 @@ class AnthropicFastPaths {
     const fragments = this.#args;
     this.#args = '';
     const wellFormed = fragments.isWellFormed();
-    const link = this.#link;
+    const state = this.#state;
     decode(
-      link,
+      state,
       native.anthropicAppendInput(
-        link.slot,
+        state.slot,
         this.#key,
         wellFormed ? fragments : JSON.stringify(fragments),
         !wellFormed,
@@ -196,29 +242,29 @@ class AnthropicFastPaths {
   }
 }
 
-/** Fast paths of one OpenAIConverter (chat.completion.chunk objects). */
-class OpenAIFastPaths {
-  #link;
+/** The object path of one OpenAIConverter (chat.completion.chunk objects). */
+class OpenAIObjectPath {
+  #state;
   #host;
   /** Gathered argument-only deltas, `[index, arguments, …]`, not yet handed to native. */
   #fragments = [];
   #fragmentChars = 0;
   #flushAt = 0;
 
-  constructor(link, host) {
-    this.#link = link;
+  constructor(state, host) {
+    this.#state = state;
     this.#host = host;
   }
 
   /** The one response for `chunk`, or undefined: take the native path (after `flush`). */
   take(chunk) {
-    const link = this.#link;
+    const state = this.#state;
     if (chunk === null || typeof chunk !== 'object') return undefined;
-    if ((link.state & TEXT_READY) !== 0 && this.#fragments.length === 0) {
+    if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0) {
       const content = plainContent(chunk);
       if (content !== undefined && content.isWellFormed()) return this.#text(chunk, content);
     }
-    if ((link.state & QUIET) !== 0) {
+    if (OPENAI_GATHER && (state.word & QUIET) !== 0) {
       const fragment = argumentFragment(chunk);
       if (fragment !== undefined) return this.#gather(chunk, fragment);
     }
@@ -236,7 +282,8 @@ class OpenAIFastPaths {
    * The state word is unchanged by the call (src/lib.rs).
    */
   #text(chunk, content) {
-    const text = native.openaiPushTextDelta(this.#link.slot, content);
+    if (COUNTING) counts.openaiText++;
+    const text = native.openaiPushTextDelta(this.#state.slot, content);
     return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text }, this.#host);
   }
 
@@ -250,8 +297,9 @@ class OpenAIFastPaths {
    * limit fails at the chunk that crosses it, as natively.
    */
   #gather(chunk, fragment) {
+    if (COUNTING) counts.openaiGather++;
     if (this.#fragments.length === 0) {
-      this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#link.budget / BYTES_PER_UNIT));
+      this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#state.budget / BYTES_PER_UNIT));
     }
     this.#fragments.push(fragment[0], fragment[1]);
     this.#fragmentChars += fragment[1].length;
@@ -265,8 +313,8 @@ class OpenAIFastPaths {
     const text = JSON.stringify(this.#fragments);
     this.#fragments = [];
     this.#fragmentChars = 0;
-    const link = this.#link;
-    decode(link, native.openaiPushFragments(link.slot, text), undefined, this.#host);
+    const state = this.#state;
+    decode(state, native.openaiPushFragments(state.slot, text), undefined, this.#host);
   }
 
   drop() {
@@ -323,4 +371,4 @@ function argumentFragment(chunk) {
   return [index, args];
 }
 
-module.exports = { AnthropicFastPaths, OpenAIFastPaths, FLUSH_AT };
+module.exports = { AnthropicObjectPath, OpenAIObjectPath, PREDICATES, objectPathCounts, resetObjectPathCounts };

@@ -1,12 +1,17 @@
-// The JS fast paths (event objects handled or gathered in JS) must be
-// indistinguishable from the native path (the same events as JSON text):
-// property tests over random event sequences, including the states in which
-// a fast path must step aside (held parts, thinking tags, nameless calls),
+// The object path (event objects converted or gathered in JS,
+// lib/object-path.js) must be indistinguishable from the native conversion
+// (the same events as JSON text): property tests over random event
+// sequences, including the states in which it must step aside (held parts,
+// thinking tags, nameless calls),
 // under both profiles (qwen-0.24 holds calls for the stop reason, so the
 // stop of a gathered block takes the long way there).
+// First: the library must load with the predicates counted.
+import { resetObjectPathCounts, assertTaken } from './helpers/object-path-counts.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 
 const require = createRequire(import.meta.url);
@@ -35,6 +40,19 @@ function record(run, past = false) {
   }
   return out;
 }
+
+/**
+ * How often each object-path predicate is taken, at least, by the property
+ * tests below: about a fifth of the fewest seen over many seeds (the streams
+ * are random), so that a predicate that stops being taken fails the test.
+ */
+const TAKEN = {
+  openai: { openaiText: 40, openaiGather: 5 },
+  openaiAtLimits: { openaiText: 40, openaiGather: 5 },
+  anthropic: { anthropicGather: 300, anthropicText: 40, anthropicStopGathered: 25 },
+  anthropicAtLimits: { anthropicGather: 80, anthropicText: 10, anthropicStopGathered: 2 },
+  openaiAfterEnd: { openaiText: 20, openaiGather: 3 },
+};
 
 const text = fc.oneof(
   fc.constantFrom('', ' ', 'Hello', 'Hello world', '</think>', '\n</think>\n', '<think>', 'é😀', 'a"b\\c\n'),
@@ -66,7 +84,8 @@ function toChunk(kind, i) {
   return { ...base, choices: [{ index: 0, delta: kind, finish_reason: null }] };
 }
 
-test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random streams', () => {
+test('OpenAI: chunk objects (object path) equal chunk text (native) on random streams', () => {
+  resetObjectPathCounts();
   fc.assert(
     fc.property(fc.array(openaiChunk, { maxLength: 30 }), (kinds) => {
       const chunks = kinds.map(toChunk);
@@ -78,9 +97,11 @@ test('OpenAI: chunk objects (fast paths) equal chunk text (native) on random str
     }),
     { numRuns: 400 },
   );
+  assertTaken(TAKEN.openai);
 });
 
-test('OpenAI: the fast paths fail limits at the same chunk as the native path', () => {
+test('OpenAI: the object path fails limits at the same chunk as the native conversion', () => {
+  resetObjectPathCounts();
   const limits = fc.record({
     maxCallBytes: fc.integer({ min: 1, max: 24 }),
     maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
@@ -96,6 +117,7 @@ test('OpenAI: the fast paths fail limits at the same chunk as the native path', 
     }),
     { numRuns: 400 },
   );
+  assertTaken(TAKEN.openaiAtLimits);
 });
 
 test('Anthropic: a surrogate pair split between two fragments is joined on the object path, as the reference joins strings', () => {
@@ -262,7 +284,8 @@ const anthropicEvents = fc
 
 const profile = fc.constantFrom('qwen-0.21', 'qwen-0.24');
 
-test('Anthropic: event objects (fast paths) equal event text (native) on random streams, both profiles', () => {
+test('Anthropic: event objects (object path) equal event text (native) on random streams, both profiles', () => {
+  resetObjectPathCounts();
   fc.assert(
     fc.property(anthropicEvents, profile, (events, profile) => {
       const a = new AnthropicConverter({ profile });
@@ -273,13 +296,14 @@ test('Anthropic: event objects (fast paths) equal event text (native) on random 
     }),
     { numRuns: 400 },
   );
+  assertTaken(TAKEN.anthropic);
 });
 
 /**
  * The halves of a surrogate pair split between two fragments become letters:
  * the object path joins such a pair (as the reference does) where the text
  * path keeps two 6-byte escapes, so near a limit they count differently on
- * purpose (lib/fast-paths.js `#gather`).
+ * purpose (lib/object-path.js `#gather`).
  */
 const withoutSplitPairs = (events) =>
   events.map((e) =>
@@ -291,11 +315,12 @@ const withoutSplitPairs = (events) =>
       : e,
   );
 
-test('Anthropic: the fast paths fail limits at the same event as the native path, both profiles', () => {
+test('Anthropic: the object path fails limits at the same event as the native conversion, both profiles', () => {
   const limits = fc.record({
     maxCallBytes: fc.integer({ min: 1, max: 24 }),
     maxBufferedBytes: fc.integer({ min: 1, max: 48 }),
   });
+  resetObjectPathCounts();
   fc.assert(
     fc.property(anthropicEvents.map(withoutSplitPairs), limits, profile, (events, limits, profile) => {
       const a = new AnthropicConverter({ limits, profile });
@@ -306,10 +331,12 @@ test('Anthropic: the fast paths fail limits at the same event as the native path
     }),
     { numRuns: 400 },
   );
+  assertTaken(TAKEN.anthropicAtLimits);
 });
 
 test('after end() and after a fatal error (a limit), every later call agrees on both paths', () => {
   const limits = fc.option(fc.record({ maxCallBytes: fc.integer({ min: 1, max: 24 }) }), { nil: undefined });
+  resetObjectPathCounts();
   fc.assert(
     fc.property(
       anthropicEvents.map(withoutSplitPairs),
@@ -338,6 +365,8 @@ test('after end() and after a fatal error (a limit), every later call agrees on 
     ),
     { numRuns: 200 },
   );
+  assertTaken(TAKEN.anthropicAtLimits);
+  resetObjectPathCounts();
   fc.assert(
     fc.property(
       fc.array(openaiChunk, { maxLength: 20 }),
@@ -367,4 +396,28 @@ test('after end() and after a fatal error (a limit), every later call agrees on 
     ),
     { numRuns: 200 },
   );
+  assertTaken(TAKEN.openaiAfterEnd);
+});
+
+test('the counting check fails when a predicate is never taken, though every output still agrees', () => {
+  // The random-stream tests above, in a child whose library keeps two
+  // predicates off (lib/object-path.js, TOOLCALL_STREAM_OBJECT_PATH_OFF):
+  // native converts those inputs, so the outputs agree, and only the counts
+  // of the two predicates fall short.
+  // NODE_TEST_CONTEXT would make the child report to this runner.
+  const { NODE_TEST_CONTEXT, ...env } = process.env;
+  const r = spawnSync(process.execPath, ['--test-name-pattern=on random streams', fileURLToPath(import.meta.url)], {
+    encoding: 'utf8',
+    env: { ...env, TOOLCALL_STREAM_OBJECT_PATH_OFF: 'openaiText,anthropicStopGathered' },
+  });
+  const output = r.stdout + r.stderr;
+  assert.notEqual(r.status, 0, output);
+  assert.match(output, /# pass 0\b/);
+  assert.match(output, /# fail 2\b/);
+  assert.doesNotMatch(output, /Property failed/, 'the outputs agree');
+  const short = [...new Set(output.match(/\b\w+: 0 < \d+/g))].sort();
+  assert.deepEqual(short, [
+    `anthropicStopGathered: 0 < ${TAKEN.anthropic.anthropicStopGathered}`,
+    `openaiText: 0 < ${TAKEN.openai.openaiText}`,
+  ]);
 });
