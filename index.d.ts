@@ -14,7 +14,10 @@ import type { GenerateContentResponse } from '@google/genai';
 export type { GenerateContentResponse };
 export * from './lib/acp.js';
 
-/** A tool call announced before its arguments stream in (docs/behaviour.md §5.1). Frozen. */
+/**
+ * A tool call announced before its arguments stream in (docs/behaviour.md §5.1). Frozen. `callId`
+ * is a string, except under a host's `jsToolCallIds`, where it is the id as it came.
+ */
 export interface ToolCallPreparation {
   readonly callId: string;
   readonly toolName: string;
@@ -99,6 +102,13 @@ export interface ConverterHost {
    * isRetryableStatuslessUpstreamError(…)`). Default: a retryable transport code.
    */
   isRetryableUpstreamError?: (error: unknown) => boolean | Promise<boolean>;
+  /**
+   * OpenAI tool-call ids of any type, as the host's own JS parser takes them: every truthy `id`
+   * (`true`, a number, an object) is the call's id, compared as `Map` and `===` compare it, and
+   * preparations and function calls carry it as it came. Off (the default): ids are strings,
+   * a number by its text, and ids of other types are ignored. The Qwen preload turns it on.
+   */
+  jsToolCallIds?: boolean;
 }
 
 /**

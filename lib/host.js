@@ -12,6 +12,7 @@
 //     createError(error) { ... },   // ToolCallStreamError → the error the host's retry logic expects
 //     onEvent(event) { ... },       // every SDK event / chunk object, before it is converted (telemetry)
 //     isRetryableUpstreamError(error) { ... },  // qwen-0.24 Anthropic: the host's classification of a failed source
+//     jsToolCallIds: true,          // OpenAI tool-call ids of any type, kept and compared as the host's JS does
 //   }
 //
 // Every field is optional. Without a host, responses are @google/genai's class
@@ -38,6 +39,7 @@ function readHost(host, fn) {
     createError,
     onEvent,
     isRetryableUpstreamError,
+    jsToolCallIds,
   } = host;
   if (GenerateContentResponse !== undefined && !isFunction(GenerateContentResponse))
     throw invalidArgument(`${fn}: options.host.GenerateContentResponse must be a class`);
@@ -57,6 +59,8 @@ function readHost(host, fn) {
     throw invalidArgument(`${fn}: options.host.onEvent must be a function`);
   if (isRetryableUpstreamError !== undefined && !isFunction(isRetryableUpstreamError))
     throw invalidArgument(`${fn}: options.host.isRetryableUpstreamError must be a function`);
+  if (jsToolCallIds !== undefined && typeof jsToolCallIds !== 'boolean')
+    throw invalidArgument(`${fn}: options.host.jsToolCallIds must be a boolean`);
   return Object.freeze({
     Response: GenerateContentResponse,
     setPreparations: preparations ? (response, list) => preparations.set(response, list) : undefined,
@@ -65,6 +69,7 @@ function readHost(host, fn) {
     createError,
     onEvent,
     isRetryableUpstreamError,
+    jsToolCallIds: jsToolCallIds === true,
   });
 }
 

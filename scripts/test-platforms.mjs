@@ -59,6 +59,7 @@ const CORE_FILES = [
   'bodies.test.mjs',
   'lifted-arguments.test.mjs',
   'acp-tracker-emitter.test.mjs',
+  'js-tool-call-ids.test.mjs',
 ];
 
 /** The test folders: the root package's, then the agent's (its files' names are unique across both). */
@@ -99,7 +100,8 @@ const COMMON_SKIPS = {
   'qwen-random-differential.test.mjs': QWEN_HOST,
   'provider-event-text.test.mjs':
     'the whole data of in-band errors in every split; the same native code runs on every target in input-forms.test.mjs (npm test)',
-  'qwen-sdk-frames.test.mjs': "the preload's own JavaScript, not the addon; runs on linux-x64 (npm test)",
+  'qwen-sdk-frames.test.mjs':
+    "the preload's frame cutting, held to the openai SDK; the converter behind it is the same native code on every target (input-forms.test.mjs)",
   'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
 };
 

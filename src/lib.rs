@@ -37,7 +37,7 @@ pub struct NativeResponseParsing {
     pub tagged_thinking_tags_after_reasoning: Option<bool>,
 }
 
-/// What Qwen's OpenAI pipeline does around its converter, as
+/// What the host around an OpenAI converter does (Qwen's pipeline, its JS ids), as
 /// `lib/converters/options.js` checked it (absent = off).
 #[napi(object)]
 pub struct NativePipeline {
@@ -45,6 +45,8 @@ pub struct NativePipeline {
     pub throw_on_error_finish: Option<bool>,
     /// The SSE paths leave out the responses the pipeline drops unseen.
     pub drop_empty_responses: Option<bool>,
+    /// Tool-call ids keep their JS values (a host's `jsToolCallIds`).
+    pub js_tool_call_ids: Option<bool>,
 }
 
 /// Limits as JS passes them (numbers; absent = default).
@@ -155,6 +157,10 @@ impl ConverterHandle {
                 drop_empty: pipeline
                     .as_ref()
                     .and_then(|p| p.drop_empty_responses)
+                    .unwrap_or(false),
+                js_tool_call_ids: pipeline
+                    .as_ref()
+                    .and_then(|p| p.js_tool_call_ids)
                     .unwrap_or(false),
             }))),
             other => {

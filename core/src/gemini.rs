@@ -18,6 +18,9 @@ pub struct Preparation {
     /// The function name of the call, never empty (OpenAI: trimmed, as
     /// `StreamingToolCallParser.addChunk` stores it).
     pub tool_name: String,
+    /// The id's JSON where it is not a string (an OpenAI stream's JS ids,
+    /// `openai/call_ids.rs`): written in place of `call_id`.
+    pub call_id_json: Option<String>,
 }
 
 /// One Part of the candidate's content.

@@ -45,6 +45,7 @@ class OpenAIConverter {
     this.#handle = new native.ConverterHandle('openai', profile, limits, responseParsing, {
       throwOnErrorFinish,
       dropEmptyResponses,
+      jsToolCallIds: host?.jsToolCallIds === true,
     });
     this.#state = new NativeState(this.#handle.slot, this.#handle.state);
     this.#objectPath = new OpenAIObjectPath(this.#state, host);

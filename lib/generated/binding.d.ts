@@ -189,7 +189,7 @@ export interface NativeLimits {
 }
 
 /**
- * What Qwen's OpenAI pipeline does around its converter, as
+ * What the host around an OpenAI converter does (Qwen's pipeline, its JS ids), as
  * `lib/converters/options.js` checked it (absent = off).
  */
 export interface NativePipeline {
@@ -197,6 +197,8 @@ export interface NativePipeline {
   throwOnErrorFinish?: boolean
   /** The SSE paths leave out the responses the pipeline drops unseen. */
   dropEmptyResponses?: boolean
+  /** Tool-call ids keep their JS values (a host's `jsToolCallIds`). */
+  jsToolCallIds?: boolean
 }
 
 /** Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them. */

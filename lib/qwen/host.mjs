@@ -29,6 +29,9 @@ export function qwenHost(q) {
     preparations: { set: (response, list) => q.setToolCallPreparations(response, list) },
     usageProvenance: { set: (usage, provenance) => q.setGenAiUsageProvenance(usage, provenance) },
     createReasoningPart: (text) => q.createOpenAIReasoningThoughtPart(text),
+    // Qwen's StreamingToolCallParser takes any truthy `id` as the call's id
+    // (packages/core/src/core/openaiContentGenerator/streamingToolCallParser.ts, addChunk).
+    jsToolCallIds: true,
     createError(err) {
       // Where Qwen's own code fails on a value (a property read of null, a
       // call of a non-function), stock throws V8's TypeError: the converter

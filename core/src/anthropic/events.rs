@@ -103,6 +103,7 @@ impl AnthropicStream {
                 Some(Preparation {
                     call_id: id.into_owned(),
                     tool_name: name.into_owned(),
+                    call_id_json: None,
                 })
             }
             _ => None,

@@ -41,13 +41,3 @@ impl<'a> FirstOrNull<'a> for Value<'a> {
         first(self).unwrap_or(&NULL)
     }
 }
-
-/// A tool-call id as the parser keys it: strings, and numbers by their JS
-/// text (ids of other types are ignored).
-pub(super) fn id_text(v: &Value<'_>) -> Option<String> {
-    match v {
-        Value::Str(s) => Some(s.value().into_owned()),
-        Value::Num(_) if v.truthy() => Some(crate::js_text::js_to_string(v)),
-        _ => None,
-    }
-}

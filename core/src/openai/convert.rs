@@ -334,12 +334,15 @@ impl OpenAIStream {
             return Ok(None);
         }
         for call in completed {
-            let id = match call.id {
-                Some(id) => id,
-                None => self.generated_id(),
+            let id_json = match call.id {
+                Some(id) => self.ids.json(&id),
+                None => {
+                    let id = self.generated_id();
+                    let mut id_json = String::with_capacity(id.len() + 2);
+                    json::write_str(&mut id_json, &id);
+                    id_json
+                }
             };
-            let mut id_json = String::with_capacity(id.len() + 2);
-            json::write_str(&mut id_json, &id);
             let mut name_json = String::with_capacity(call.name.len() + 2);
             json::write_str(&mut name_json, &call.name);
             parts.push(Part::FunctionCall {

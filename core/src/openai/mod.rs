@@ -12,6 +12,7 @@
 //! `usage`, `finish_reason`, `chunk` (reading a chunk's fields), and the
 //! parsers they use: `tool_call_parser`, `text_delta`, `tagged`, `tags`.
 
+mod call_ids;
 mod chunk;
 mod convert;
 mod finish_reason;
@@ -70,6 +71,12 @@ pub struct OpenAIOptions {
     /// an argument-only chunk on the template path then builds nothing at all.
     /// A chunk given on its own (`push_chunk_text`) still gives exactly one.
     pub drop_empty: bool,
+    /// Tool-call ids keep their JS values, as in the reference: every
+    /// truthy `id` is one, compared as `Map` and `===` compare it, and
+    /// written as it came (the Qwen preload's setting). Off: strings, and
+    /// numbers by their text; ids of other types are ignored
+    /// (`call_ids.rs`).
+    pub js_tool_call_ids: bool,
 }
 
 /// The provider response parsing that Qwen Code switches on per provider
@@ -104,6 +111,8 @@ pub struct OpenAIStream {
     text_state: TextDeltaState,
     reasoning_state: TextDeltaState,
     prepared: HashSet<String>,
+    /// How tool-call ids are keyed and written.
+    ids: call_ids::CallIds,
     has_structured_reasoning: bool,
     has_thinking_tag_in_reasoning: bool,
     has_visible_content: bool,
@@ -158,6 +167,7 @@ impl OpenAIStream {
             text_state: TextDeltaState::default(),
             reasoning_state: TextDeltaState::default(),
             prepared: HashSet::new(),
+            ids: call_ids::CallIds::new(options.js_tool_call_ids),
             has_structured_reasoning: false,
             has_thinking_tag_in_reasoning: false,
             has_visible_content: false,

@@ -1,7 +1,8 @@
 //! Tool-call deltas into the parser (`StreamingToolCallParser.addChunk`),
 //! the preparations they announce, the limits, and generated call ids.
 
-use super::chunk::{id_text, provider_index};
+use super::call_ids::CallId;
+use super::chunk::provider_index;
 use super::tool_call_parser::ProviderIndex;
 use super::OpenAIStream;
 use crate::error::{Error, ErrorCode};
@@ -63,7 +64,7 @@ impl OpenAIStream {
                 ));
             }
         };
-        let id = id_text(call.at("id"));
+        let id = self.ids.key(call.at("id"));
         self.feed(index, chunk, id.as_deref(), name.as_deref(), preparations)
     }
 
@@ -86,9 +87,14 @@ impl OpenAIStream {
             if let Some((id, name)) = self.parser.unannounced_meta(slot) {
                 if !self.prepared.contains(id) {
                     self.prepared.insert(id.to_owned());
+                    let (call_id, call_id_json) = match self.ids.id(id) {
+                        CallId::Str(s) => (s.to_owned(), None),
+                        CallId::Json(json) => (json.to_owned(), Some(json.to_owned())),
+                    };
                     preparations.push(Preparation {
-                        call_id: id.to_owned(),
+                        call_id,
                         tool_name: name.to_owned(),
+                        call_id_json,
                     });
                 }
             }

@@ -29,7 +29,10 @@ impl Response {
                     out.push(',');
                 }
                 out.push_str("{\"callId\":");
-                write_str(out, &p.call_id);
+                match &p.call_id_json {
+                    Some(json) => out.push_str(json),
+                    None => write_str(out, &p.call_id),
+                }
                 out.push_str(",\"toolName\":");
                 write_str(out, &p.tool_name);
                 out.push('}');

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::chunk::{first, id_text, provider_index};
+use super::chunk::{first, provider_index};
 use super::tool_call_parser::{ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
 use crate::error::Error;
@@ -264,6 +264,11 @@ impl OpenAIStream {
         let [call] = calls.as_slice() else {
             return;
         };
+        // An object or array id is another id each time it comes (JS ids):
+        // a chunk repeating its bytes does not repeat its id.
+        if self.ids.is_identity(call.at("id")) {
+            return;
+        }
         let function = call.at("function");
         let Some(hole) = function
             .at("arguments")
@@ -272,9 +277,10 @@ impl OpenAIStream {
         else {
             return;
         };
+        let ids = &self.ids;
         self.templates.keep(text, hole, || Fields {
             index: provider_index(call.get("index")),
-            id: id_text(call.at("id")),
+            id: ids.value_key(call.at("id")),
             name: function.at("name").as_str().map(Cow::into_owned),
             header: header(),
         });
