@@ -171,18 +171,19 @@ class AnthropicObjectPath {
    * message_start usage is pending and the last response yielded has the
    * current response id and model, so native would yield exactly one chunk
    * with that header and the text (none for empty text), as built here
-   * (`simpleResponse`, the Anthropic key order, `createTime` now). The first
-   * such chunk tells native that a payload was yielded (`payload`, 0.24.4's
-   * end-of-stream check).
+   * (`simpleResponse`, the Anthropic key order, `createTime` now). Not
+   * before native has yielded a payload (the state word's `payload`,
+   * 0.24.4's end-of-stream check): the first text of a stream takes the
+   * native path, which records it, so no second copy of that flag is kept.
    */
   #text(delta, thought) {
     const state = this.#state;
     if ((state.word & HEADER) === 0 || state.header === null) return undefined;
     const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
     if (typeof text !== 'string') return undefined;
+    if (text !== '' && (state.word & PAYLOAD) === 0) return undefined;
     if (COUNTING) counts.anthropicText++;
     if (text === '') return NOTHING;
-    if ((state.word & PAYLOAD) === 0) decode(state, native.anthropicNotePayload(state.slot), undefined, this.#host);
     const header = state.header;
     header.createTime = String(Date.now());
     return [simpleResponse(header, thought ? { text, thought: true } : { text }, this.#host)];

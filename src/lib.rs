@@ -341,18 +341,6 @@ pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
     })
 }
 
-/// The JS layer yielded a text or thought chunk it built itself (the object
-/// path): a batch (its state word has `payload` set).
-#[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_note_payload(slot: f64) -> wire::Batch {
-    on_converter(slot, |c, _| {
-        if let Converter::Anthropic(s) = c {
-            s.note_payload();
-        }
-        Ok(())
-    })
-}
-
 /// One OpenAI chunk as JSON text: a batch of exactly one response or error.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {

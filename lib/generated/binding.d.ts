@@ -119,12 +119,6 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
  */
 export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number | Array<string>
 
-/**
- * The JS layer yielded a text or thought chunk it built itself (the object
- * path): a batch (its state word has `payload` set).
- */
-export declare function anthropicNotePayload(slot: number): string | number | Array<string>
-
 /** One Anthropic SDK event as JSON text. */
 export declare function anthropicPushEvent(slot: number, event: string): string | number | Array<string>
 

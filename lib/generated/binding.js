@@ -842,7 +842,6 @@ module.exports.NativeToolCallCards = nativeBinding.NativeToolCallCards
 module.exports.NativeToolCallIds = nativeBinding.NativeToolCallIds
 module.exports.acpPlanUpdate = nativeBinding.acpPlanUpdate
 module.exports.anthropicAppendInput = nativeBinding.anthropicAppendInput
-module.exports.anthropicNotePayload = nativeBinding.anthropicNotePayload
 module.exports.anthropicPushEvent = nativeBinding.anthropicPushEvent
 module.exports.anthropicStopHeld = nativeBinding.anthropicStopHeld
 module.exports.anthropicUpstreamFailed = nativeBinding.anthropicUpstreamFailed

@@ -12,11 +12,6 @@ use crate::json::{self, Value};
 use crate::profile::Profile;
 
 impl AnthropicStream {
-    /// A text or thought chunk was built by the JS layer from an SDK event.
-    pub fn note_payload(&mut self) {
-        self.payload = true;
-    }
-
     /// `input_json_delta` fragments for block `index` (JS number text),
     /// gathered and joined by the JS layer from SDK event objects. With
     /// `json_encoded` they come as one JSON string literal (the JS layer's
