@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startProvider } from '../packages/agent/demo/provider.mjs';
-import { openaiCallId } from '../packages/agent/demo/wire.mjs';
+import { openaiCallId } from '../packages/agent/demo/sse-body.mjs';
 import { designDocument } from '../packages/agent/demo/scenarios.mjs';
 import { launchQwen } from '../__test__/helpers/qwen-acp.mjs';
 import { sideAnswer } from '../__test__/helpers/qwen-host-suite.mjs';
