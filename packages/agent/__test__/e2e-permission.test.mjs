@@ -226,7 +226,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         ]);
       assert.equal(await fs.readFile(path.join(cwd, 'notes/a.md'), 'utf8'), 'a\n');
       assert.equal(await fs.readFile(path.join(cwd, 'notes/b.md'), 'utf8'), 'b\n');
-      // The answer holds for this session only.
+      // The answer holds for this ACP session only.
       const other = await agent.newSessionResponse(await workspace());
       assert.equal(other.modes.currentModeId, 'default');
     });
@@ -243,7 +243,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       const updates = agent.updates(sessionId);
       const refused = framesOf(updates, callId('toolu_01WriteA'));
       assert.deepEqual(refused.map(shape), ['tool_call:pending', 'tool_call_update:failed']);
-      assert.match(refused[1].content[0].content.text, /rejected all edits in this session/);
+      assert.match(refused[1].content[0].content.text, /rejected all edits in this ACP session/);
       await assert.rejects(fs.stat(path.join(cwd, 'notes/a.md')), { code: 'ENOENT' });
       await assert.rejects(fs.stat(path.join(cwd, 'notes/b.md')), { code: 'ENOENT' });
       // The model was told, and the read in the same batch still ran.

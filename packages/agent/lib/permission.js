@@ -53,7 +53,7 @@ function setMode(approval, modeId) {
 
 /**
  * What to do before running a tool of this ACP kind: `run` (no question),
- * `ask`, or `refuse` (the user rejected every edit for this session).
+ * `ask`, or `refuse` (the user rejected every edit for this ACP session).
  */
 function decide(approval, kind) {
   if (!CHANGING_KINDS.has(kind)) return 'run';

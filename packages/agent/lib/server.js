@@ -71,7 +71,8 @@ async function serve({ provider, options, output, input, onBroken }) {
     .onRequest(methods.agent.session.prompt, async ({ params, signal: requestSignal, client }) => {
       const session = sessions.get(params.sessionId);
       if (!session) throw RequestError.invalidParams({ sessionId: params.sessionId }, 'unknown session');
-      if (session.running) throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session');
+      if (session.running)
+        throw RequestError.invalidRequest(undefined, 'a prompt is already running in this ACP session');
       const controller = new AbortController();
       const signal = AbortSignal.any([controller.signal, requestSignal]);
       session.running = controller;

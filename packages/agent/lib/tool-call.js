@@ -149,7 +149,7 @@ async function runTool(session, call, send, ctx) {
       return failEarly(
         session,
         start,
-        `Tool "${toolName}" was not run: the user rejected all edits in this session. Do not retry it; ask the user instead.`,
+        `Tool "${toolName}" was not run: the user rejected all edits in this ACP session. Do not retry it; ask the user instead.`,
         send,
       );
     }
