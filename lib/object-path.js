@@ -133,11 +133,11 @@ class AnthropicObjectPath {
    * fails at the event that crosses it, as natively; and at least every
    * FLUSH_AT units. One difference from the JSON-text path, on purpose: a
    * surrogate pair split between two fragments is joined here, as the
-   * reference's string concatenation joins it (what jsonrepair sees in
-   * broken arguments depends on it), where native decoding each event's
-   * text alone keeps the halves as two 6-byte escapes; valid arguments parse
-   * to the same value either way, and near a limit the text path counts 8
-   * bytes more.
+   * reference's string concatenation joins it, where native decoding each
+   * event's text alone keeps the halves as two 6-byte escapes, noted as
+   * lone surrogates (core/src/json/lone_escapes.rs). Arguments parse, and
+   * broken ones repair, to the same value either way; near a limit the
+   * text path counts 8 bytes more.
    */
   #gather(event, delta) {
     const fragment = delta.partial_json;

@@ -226,12 +226,13 @@ fn safe_input_to_args(input: Option<&Value<'_>>, limits: &Limits) -> Result<Stri
 /// `safeJsonParse(text, {})` of a JSON string's value, as JSON text.
 fn safe_args(s: json::JStr<'_>, limits: &Limits) -> Result<String, Error> {
     // Lone surrogates stay escapes, as JS would parse them.
-    let mut text = String::with_capacity(s.raw().len());
-    s.append_json_text_to(&mut text);
-    Ok(match safe_json_parse(&text, limits.max_repair_depth)? {
-        Some((parsed, _)) => parsed.into_owned(),
-        None => "{}".to_owned(),
-    })
+    let (text, lone) = s.json_text();
+    Ok(
+        match safe_json_parse(&text, &lone, limits.max_repair_depth)? {
+            Some((parsed, _)) => parsed.into_owned(),
+            None => "{}".to_owned(),
+        },
+    )
 }
 
 /// [`openai_response`] with the clock's `Date.now()` given.

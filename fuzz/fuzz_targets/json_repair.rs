@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolcall_stream_core::json::validate;
+use toolcall_stream_core::json::{validate, LoneEscapes};
 use toolcall_stream_core::repair::safe_json_parse;
 use toolcall_stream_core::ErrorCode;
 
@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
         0 => usize::MAX,
         n => usize::from(n),
     };
-    match safe_json_parse(text, depth) {
+    match safe_json_parse(text, &LoneEscapes::new(), depth) {
         Ok(Some((out, kind))) => assert_eq!(validate(&out), Some(kind)),
         Ok(None) => {}
         Err(e) => assert_eq!(e.code, ErrorCode::LimitExceeded),

@@ -3,17 +3,18 @@
 
 use super::AnthropicStream;
 use crate::error::{Error, ErrorCode};
+use crate::json::LoneEscapes;
 
 impl AnthropicStream {
     /// Appends to block `pos`'s arguments, enforcing the limits.
     pub(super) fn append_at(
         &mut self,
         pos: usize,
-        append: impl FnOnce(&mut String),
+        append: impl FnOnce(&mut String, &mut LoneEscapes),
     ) -> Result<(), Error> {
-        let buf = &mut self.blocks[pos].input_json;
-        let before = buf.len();
-        append(buf);
+        let block = &mut self.blocks[pos];
+        let before = block.input_json.len();
+        append(&mut block.input_json, &mut block.lone);
         self.check_block_limits(pos, before)
     }
 

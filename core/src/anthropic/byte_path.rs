@@ -117,11 +117,12 @@ impl AnthropicStream {
             return shaped(end).then(|| (len(end), Ok(())));
         };
         // Taken back when the event turns out to have another shape.
-        let buf = &mut self.blocks[pos].input_json;
-        let before = buf.len();
-        let end = json::scan_json_text_into(body, 0, buf)?;
+        let block = &mut self.blocks[pos];
+        let before = block.input_json.len();
+        let end = json::scan_json_text_into(body, 0, &mut block.input_json, &mut block.lone)?;
         if !shaped(end) {
-            buf.truncate(before);
+            block.input_json.truncate(before);
+            block.lone.truncate(before);
             return None;
         }
         let result = if end > 0 {

@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorCode};
 use crate::gemini::{LiteralKind, Part, Preparation, Response};
 use crate::held_calls::Closed;
 use crate::js_text::js_to_string;
-use crate::json::{self, Value};
+use crate::json::{self, LoneEscapes, Value};
 use crate::lifted::lift_checked;
 use crate::profile::Profile;
 use crate::repair::safe_json_parse;
@@ -114,6 +114,9 @@ impl AnthropicStream {
             id: id.map(json::to_json_string),
             name: name.map(json::to_json_string),
             input_json,
+            // `JSON.stringify` of the input writes a lone surrogate as
+            // its escape text, as the reference's does: nothing to note.
+            lone: LoneEscapes::new(),
         };
         match self.blocks.iter_mut().find(|b| b.key == block.key) {
             Some(existing) => {
@@ -173,12 +176,13 @@ impl AnthropicStream {
             let (repaired, lifted) = match lift_checked(source) {
                 Some(lifted) => (None, lifted.map(Rc::new)),
                 None => {
-                    let repaired = match safe_json_parse(source, self.limits.max_repair_depth)? {
-                        // Valid as gathered: the buffer itself is handed out.
-                        Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => None,
-                        Some((text, _)) => Some(text.into_owned()),
-                        None => Some("{}".to_owned()),
-                    };
+                    let repaired =
+                        match safe_json_parse(source, &block.lone, self.limits.max_repair_depth)? {
+                            // Valid as gathered: the buffer itself is handed out.
+                            Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => None,
+                            Some((text, _)) => Some(text.into_owned()),
+                            None => Some("{}".to_owned()),
+                        };
                     (repaired, None)
                 }
             };
@@ -279,8 +283,8 @@ impl AnthropicStream {
                 if !fragment.truthy() {
                     return Ok(());
                 }
-                self.append_at(pos, |buf| match fragment.as_jstr() {
-                    Some(s) => s.append_json_text_to(buf),
+                self.append_at(pos, |buf, lone| match fragment.as_jstr() {
+                    Some(s) => s.append_json_text_to(buf, lone),
                     // `inputJson += value`: a value of another type is
                     // appended as its `String(value)` (`[object Object]`).
                     None => buf.push_str(&js_to_string(fragment)),

@@ -23,7 +23,7 @@ use std::rc::Rc;
 use crate::error::Error;
 use crate::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
 use crate::held_calls::HeldCalls;
-use crate::json;
+use crate::json::{self, LoneEscapes};
 use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::sse::Bom;
@@ -40,6 +40,8 @@ struct Block {
     id: Option<String>,
     name: Option<String>,
     input_json: String,
+    /// Where `input_json` holds a lone surrogate as its escape.
+    lone: LoneEscapes,
 }
 
 /// Options of one Anthropic stream. There is no configured model: both

@@ -8,7 +8,7 @@ use super::arg_limits::limit_error;
 use super::AnthropicStream;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{Part, Response};
-use crate::json::{self, Value};
+use crate::json::{self, LoneEscapes, Value};
 use crate::profile::Profile;
 
 impl AnthropicStream {
@@ -25,7 +25,9 @@ impl AnthropicStream {
         self.input.check_open()?;
         let result = if json_encoded {
             match json::parse(fragments) {
-                Ok(Value::Str(s)) => self.append_to_block(index, |buf| s.append_json_text_to(buf)),
+                Ok(Value::Str(s)) => {
+                    self.append_to_block(index, |buf, lone| s.append_json_text_to(buf, lone))
+                }
                 Ok(_) => Err(Error::new(
                     ErrorCode::InvalidArgument,
                     "encoded fragments must be a JSON string",
@@ -33,7 +35,7 @@ impl AnthropicStream {
                 Err(e) => Err(e),
             }
         } else {
-            self.append_to_block(index, |buf| buf.push_str(fragments))
+            self.append_to_block(index, |buf, _| buf.push_str(fragments))
         };
         self.input.settle(result)
     }
@@ -117,7 +119,7 @@ impl AnthropicStream {
     pub(super) fn append_to_block(
         &mut self,
         key: &str,
-        append: impl FnOnce(&mut String),
+        append: impl FnOnce(&mut String, &mut LoneEscapes),
     ) -> Result<(), Error> {
         match self.blocks.iter().position(|b| b.key == key) {
             Some(pos) => self.append_at(pos, append),

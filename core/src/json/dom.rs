@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use super::escape::{decode_into, Lone};
+use super::lone_escapes::{decode_into_noting, LoneEscapes};
 use super::scan::{scan_number, scan_string};
 use crate::error::{Error, ErrorCode};
 
@@ -45,21 +46,23 @@ impl<'a> JStr<'a> {
     /// Appends the decoded value to `out`, which holds JSON text being
     /// accumulated (tool arguments): a lone UTF-16 surrogate stays a `\uXXXX`
     /// escape, so a pair split across two fragments rejoins when JS parses
-    /// the whole text, as it does in the reference.
-    pub fn append_json_text_to(&self, out: &mut String) {
+    /// the whole text, as it does in the reference; `lone` notes where
+    /// ([`LoneEscapes`]).
+    pub fn append_json_text_to(&self, out: &mut String, lone: &mut LoneEscapes) {
         if self.escaped {
-            decode_into(self.raw, out, Lone::Escape);
+            decode_into_noting(self.raw, out, lone);
         } else {
             out.push_str(self.raw);
         }
     }
 
     /// The decoded value as JSON text being accumulated (tool arguments), see
-    /// [`JStr::append_json_text_to`].
-    pub fn json_text(&self) -> String {
+    /// [`JStr::append_json_text_to`], with where it holds lone surrogates.
+    pub fn json_text(&self) -> (String, LoneEscapes) {
         let mut out = String::with_capacity(self.raw.len());
-        self.append_json_text_to(&mut out);
-        out
+        let mut lone = LoneEscapes::new();
+        self.append_json_text_to(&mut out, &mut lone);
+        (out, lone)
     }
 
     /// Whether the string is `""`.
@@ -361,10 +364,21 @@ mod tests {
             parse(r#""\ude00b""#).unwrap(),
         );
         let mut args = String::from("\"");
-        hi.as_jstr().unwrap().append_json_text_to(&mut args);
-        lo.as_jstr().unwrap().append_json_text_to(&mut args);
+        let mut lone = LoneEscapes::new();
+        hi.as_jstr()
+            .unwrap()
+            .append_json_text_to(&mut args, &mut lone);
+        lo.as_jstr()
+            .unwrap()
+            .append_json_text_to(&mut args, &mut lone);
         args.push('"');
         assert_eq!(args, r#""a\ud83d\ude00b""#);
+        // Both halves are noted, and read together they are the character.
+        assert_eq!(lone.offsets(), &[2, 8]);
+        assert_eq!(
+            super::super::text::from_argument_text(&args, &lone),
+            "\"a😀b\""
+        );
         assert_eq!(parse(&args).unwrap().as_str().unwrap(), "a😀b");
     }
 }

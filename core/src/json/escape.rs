@@ -5,6 +5,9 @@ use std::io::Write as _;
 
 use super::stand_in;
 
+/// The length of the escape [`Lone::Escape`] keeps a lone surrogate as.
+pub(super) const LONE_ESCAPE_LEN: usize = 6;
+
 /// The value of four hex digits; `None` unless all four are hex digits.
 fn hex4(b: &[u8]) -> Option<u32> {
     let b: &[u8; 4] = b.try_into().ok()?;
@@ -111,6 +114,14 @@ pub(super) fn decode_into(raw: &str, out: &mut String, lone: Lone) {
         i = decode_escape(b, i + rel, v, lone).unwrap_or(b.len());
     }
     v.extend_from_slice(&b[i.min(b.len())..]);
+}
+
+/// What one escape decoded to is a lone surrogate kept as its escape
+/// ([`Lone::Escape`]): no other escape decodes to a backslash and five
+/// more bytes.
+#[inline(always)]
+pub(super) fn is_lone_escape(decoded: &[u8]) -> bool {
+    decoded.len() == LONE_ESCAPE_LEN && decoded[0] == b'\\'
 }
 
 /// Decodes the one escape of validated content `raw` whose backslash is at

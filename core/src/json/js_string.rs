@@ -76,7 +76,7 @@ impl JsString {
         if !self.0.contains('\\') {
             return Cow::Borrowed(&self.0);
         }
-        Cow::Owned(JStr::from_scanned(&self.0, true).json_text())
+        Cow::Owned(JStr::from_scanned(&self.0, true).json_text().0)
     }
 
     /// Whether the string is `""`.

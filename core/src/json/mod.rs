@@ -19,6 +19,9 @@
 //!   verbatim.
 //! - [`stringify`](mod@stringify): `JSON.stringify` output, byte for byte
 //!   (integer-like keys first, shortest round-trip numbers, minimal escapes).
+//! - [`lone_escapes`]: [`LoneEscapes`], where accumulated argument text
+//!   holds a lone surrogate as its escape, for the repair to read the text
+//!   as the reference's string.
 //! - [`js_string`]: [`JsString`], a JS string owned on the Rust side with its
 //!   lone UTF-16 surrogates, held as the text `JSON.stringify` writes for it.
 //! - [`owned`]: [`OwnedValue`], an owned value of those strings, built by the
@@ -32,6 +35,7 @@
 pub mod dom;
 mod escape;
 pub mod js_string;
+pub mod lone_escapes;
 pub mod owned;
 pub mod scan;
 pub mod scan_decode;
@@ -43,6 +47,7 @@ pub mod validate;
 
 pub use dom::{get, parse, parse_number, JStr, Value};
 pub use js_string::JsString;
+pub use lone_escapes::LoneEscapes;
 pub use owned::OwnedValue;
 pub use scan::scan_string;
 pub use scan_decode::{scan_json_bytes_following, scan_json_text_into, scan_value_into, Follow};

@@ -3,16 +3,27 @@
 //! call's buffer, values read exactly), with a [`Follow`] shown what is
 //! appended.
 
-use super::escape::{decode_escape, Lone, SIMPLE_ESCAPE};
+use super::escape::{decode_escape, is_lone_escape, Lone, SIMPLE_ESCAPE};
+use super::lone_escapes::LoneEscapes;
 use super::simd::{find_stop, first_stop_in_block, stop_mask, BLOCK, WINDOW};
 
 /// [`super::scan_string`] and [`super::JStr::append_json_text_to`] in one pass: scans the
 /// string content of `s` from `i` (after the opening quote) and appends its
-/// value to `out`, lone surrogates kept as escapes. Returns the index of the
-/// closing quote; `None`, with `out` unchanged, when the content is not a
-/// valid JSON string.
-pub fn scan_json_text_into(s: &str, i: usize, out: &mut String) -> Option<usize> {
-    scan_decode_into(s, i, out, Lone::Escape, &mut ())
+/// value to `out`, lone surrogates kept as escapes and noted in `lone`
+/// (their offsets in `out`). Returns the index of the closing quote;
+/// `None`, with `out` and `lone` unchanged, when the content is not a valid
+/// JSON string.
+pub fn scan_json_text_into(
+    s: &str,
+    i: usize,
+    out: &mut String,
+    lone: &mut LoneEscapes,
+) -> Option<usize> {
+    let end = scan_decode_into(s, i, out, Lone::Escape, lone);
+    if end.is_none() {
+        lone.truncate(out.len());
+    }
+    end
 }
 
 /// [`scan_json_text_into`] over bytes not known to be UTF-8, showing
@@ -50,6 +61,10 @@ pub trait Follow {
     fn plain(&mut self, run: &[u8]);
     /// The bytes one escape decoded to.
     fn decoded(&mut self, bytes: &[u8]);
+    /// The escape just decoded was a lone surrogate, kept as its escape
+    /// at offset `at` of the output.
+    #[inline(always)]
+    fn lone_escape(&mut self, _at: usize) {}
 }
 
 /// Following nothing: the plain decoders.
@@ -58,6 +73,37 @@ impl Follow for () {
     fn plain(&mut self, _: &[u8]) {}
     #[inline(always)]
     fn decoded(&mut self, _: &[u8]) {}
+}
+
+/// Noting where lone surrogates are kept as escapes.
+impl Follow for LoneEscapes {
+    #[inline(always)]
+    fn plain(&mut self, _: &[u8]) {}
+    #[inline(always)]
+    fn decoded(&mut self, _: &[u8]) {}
+    #[inline(always)]
+    fn lone_escape(&mut self, at: usize) {
+        self.note(at);
+    }
+}
+
+/// Two followers, each shown everything.
+impl<A: Follow, B: Follow> Follow for (&mut A, &mut B) {
+    #[inline(always)]
+    fn plain(&mut self, run: &[u8]) {
+        self.0.plain(run);
+        self.1.plain(run);
+    }
+    #[inline(always)]
+    fn decoded(&mut self, bytes: &[u8]) {
+        self.0.decoded(bytes);
+        self.1.decoded(bytes);
+    }
+    #[inline(always)]
+    fn lone_escape(&mut self, at: usize) {
+        self.0.lone_escape(at);
+        self.1.lone_escape(at);
+    }
 }
 
 /// Scans the string content of `s` from `i` (after the opening quote) and
@@ -163,6 +209,9 @@ fn scan_into_windows<F: Follow, const CHECK_HIGH: bool>(
                         let len = out.len();
                         i = decode_escape(b, stop, out, lone)?;
                         follow.decoded(&out[len..]);
+                        if is_lone_escape(&out[len..]) {
+                            follow.lone_escape(len);
+                        }
                     }
                 }
                 _ => return None,
@@ -239,6 +288,9 @@ fn scan_into<F: Follow>(
                     let len = out.len();
                     i = decode_escape(b, i, out, lone)?;
                     follow.decoded(&out[len..]);
+                    if is_lone_escape(&out[len..]) {
+                        follow.lone_escape(len);
+                    }
                 }
             }
             _ => return None,
@@ -250,6 +302,7 @@ fn scan_into<F: Follow>(
 mod tests {
     use super::*;
     use crate::json::escape::decode_into;
+    use crate::json::lone_escapes::decode_into_noting;
     use crate::json::scan::scan_string;
     use proptest::prelude::*;
 
@@ -269,14 +322,30 @@ mod tests {
         ) {
             let s: String = pieces.concat();
             let mut got = String::from("prefix");
-            let end = scan_json_text_into(&s, 0, &mut got);
+            let mut lone = LoneEscapes::new();
+            let end = scan_json_text_into(&s, 0, &mut got, &mut lone);
             let mut want = String::from("prefix");
+            let mut want_lone = LoneEscapes::new();
             let scanned = scan_string(s.as_bytes(), 0);
             if let Some((end, _)) = scanned {
-                decode_into(&s[..end], &mut want, Lone::Escape);
+                decode_into_noting(&s[..end], &mut want, &mut want_lone);
+                let mut plain = String::from("prefix");
+                decode_into(&s[..end], &mut plain, Lone::Escape);
+                prop_assert_eq!(&plain, &want);
             }
             prop_assert_eq!(end, scanned.map(|(end, _)| end));
             prop_assert_eq!(&got, &want);
+            // The lone escapes are noted where they were written, and only
+            // they: the text with them read as units is the text form
+            // decoded directly.
+            prop_assert_eq!(&lone, &want_lone);
+            if let Some((end, _)) = scanned {
+                let mut direct = String::from("prefix");
+                decode_into(&s[..end], &mut direct, Lone::Private);
+                prop_assert_eq!(crate::json::text::from_argument_text(&got, &lone), direct);
+            } else {
+                prop_assert!(lone.is_empty());
+            }
             // The window walk and the block walk agree, from every start.
             for from in 0..s.len() {
                 let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -21,8 +21,9 @@
 use std::borrow::Cow;
 
 use super::dom::JStr;
-use super::escape::{decode_into, decode_one, Lone};
-use super::stand_in::{is_reserved, BASE, ESCAPE, LEAD};
+use super::escape::{decode_into, decode_one, Lone, LONE_ESCAPE_LEN};
+use super::lone_escapes::LoneEscapes;
+use super::stand_in::{is_reserved, stand_in, BASE, ESCAPE, LEAD};
 use super::stringify::{write_str, write_str_content};
 
 /// UTF-16 units the character stands for in the text form: a stand-in one,
@@ -90,6 +91,8 @@ pub fn to_plain(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Appends Rust text in the text form: a reserved character behind the
+/// escape character.
 fn push_escaping(out: &mut String, s: &str) {
     if memchr::memchr(LEAD, s.as_bytes()).is_none() {
         out.push_str(s);
@@ -101,6 +104,86 @@ fn push_escaping(out: &mut String, s: &str) {
         }
         out.push(c);
     }
+}
+
+/// Argument text (JSON text, [`LoneEscapes`]) as the reference's string,
+/// in the text form: each noted escape as the unit it stands for (a high
+/// and a low one side by side, from two fragments, as their character),
+/// everything else as it is. What the repair reads.
+pub fn from_argument_text<'a>(text: &'a str, lone: &LoneEscapes) -> Cow<'a, str> {
+    if lone.is_empty() {
+        return from_str(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    let mut marks = lone.offsets().iter().copied().peekable();
+    while let Some(at) = marks.next() {
+        let Some(unit) = unit_at(text, at) else {
+            // Not an escape after all (cannot happen for offsets the
+            // decoders noted): left as the text it is.
+            continue;
+        };
+        push_escaping(&mut out, &text[from..at]);
+        from = at + LONE_ESCAPE_LEN;
+        let low = (0xD800..0xDC00)
+            .contains(&unit)
+            .then(|| {
+                marks
+                    .peek()
+                    .filter(|&&next| next == from)
+                    .and_then(|&next| unit_at(text, next))
+            })
+            .flatten()
+            .filter(|lo| (0xDC00..0xE000).contains(lo));
+        match low {
+            Some(lo) => {
+                marks.next();
+                from += LONE_ESCAPE_LEN;
+                let c = 0x10000 + ((unit - 0xD800) << 10) + (lo - 0xDC00);
+                let c = char::from_u32(c).unwrap_or('\u{FFFD}');
+                push_escaping(&mut out, c.encode_utf8(&mut [0; 4]));
+            }
+            None => out.push(stand_in(unit)),
+        }
+    }
+    push_escaping(&mut out, &text[from..]);
+    Cow::Owned(out)
+}
+
+/// The surrogate unit of the `\uXXXX` escape at `at`.
+fn unit_at(text: &str, at: usize) -> Option<u32> {
+    let b = text.as_bytes().get(at..at + LONE_ESCAPE_LEN)?;
+    if b[0] != b'\\' || b[1] != b'u' {
+        return None;
+    }
+    let hex = std::str::from_utf8(&b[2..]).ok()?;
+    u32::from_str_radix(hex, 16)
+        .ok()
+        .filter(|u| (0xD800..0xE000).contains(u))
+}
+
+/// JSON text written in the text form ([`from_argument_text`], repaired)
+/// as plain JSON text: a stand-in as
+/// its `\uXXXX` escape, which inside a string literal `JSON.parse` reads
+/// as the lone unit (elsewhere the text is invalid, as the unit makes the
+/// reference's text); an escaped reserved character as itself.
+pub fn to_json_text(text: &str) -> Cow<'_, str> {
+    if memchr::memchr(LEAD, text.as_bytes()).is_none() {
+        return Cow::Borrowed(text);
+    }
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ESCAPE => out.push(chars.next().unwrap_or(ESCAPE)),
+            c if is_reserved(c) => {
+                let _ = write!(out, "\\u{:04x}", 0xD800 + (c as u32 - BASE));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Writes text in the text form as the JSON string literal

@@ -30,13 +30,14 @@ impl OpenAIStream {
                 // keeps it: a pair split between two chunks rejoins in the
                 // arguments' text, as the reference's string concatenation
                 // joins it (U+FFFD here lost both halves).
-                let fragment = fragment
+                let (fragment, lone) = fragment
                     .as_jstr()
                     .map(|s| s.json_text())
                     .unwrap_or_default();
                 self.feed(
                     provider_index(Some(index)),
                     &fragment,
+                    &lone,
                     None,
                     None,
                     &mut preparations,

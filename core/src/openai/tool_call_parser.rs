@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
-use crate::json::{find_stop, scan_json_bytes_following, validate, Follow, Kind};
+use crate::json::{find_stop, scan_json_bytes_following, validate, Follow, Kind, LoneEscapes};
 use crate::lifted::{lift_checked, Lifted};
 use crate::repair::safe_json_parse;
 
@@ -24,6 +24,8 @@ struct Slot {
     /// (`completed_tool_calls`), so a large call is not copied; a later
     /// chunk for the slot copies it only while that part still lives.
     buffer: Rc<String>,
+    /// Where `buffer` holds a lone surrogate as its escape.
+    lone: LoneEscapes,
     scan: Scan,
     id: Option<String>,
     name: Option<String>,
@@ -275,11 +277,13 @@ impl ToolCallParser {
     }
 
     /// `addChunk(index, chunk, id?, name?)` (docs/behaviour.md §3.3.2). Returns the slot
-    /// the chunk was routed to (`actualIndex`), if any.
+    /// the chunk was routed to (`actualIndex`), if any. `lone` notes where
+    /// `chunk` holds lone surrogates as escapes.
     pub fn add_chunk(
         &mut self,
         index: ProviderIndex,
         chunk: &str,
+        lone: &LoneEscapes,
         id: Option<&str>,
         name: Option<&str>,
     ) -> Option<u64> {
@@ -344,6 +348,7 @@ impl ToolCallParser {
                 slot.name = Some(n.to_owned());
             }
         }
+        slot.lone.append(lone, slot.buffer.len());
         Rc::make_mut(&mut slot.buffer).push_str(chunk);
         slot.scan.text(chunk.as_bytes());
         let nameless = slot.name.is_none() && (slot.id.is_some() || !is_blank(&slot.buffer));
@@ -450,8 +455,11 @@ impl ToolCallParser {
             len: buffer.len(),
             scan: slot.scan,
         };
-        let Some(end) = scan_json_bytes_following(text, start, buffer, &mut slot.scan) else {
+        let mut following = (&mut slot.scan, &mut slot.lone);
+        let end = scan_json_bytes_following(text, start, buffer, &mut following);
+        let Some(end) = end else {
             slot.scan = appended.scan;
+            slot.lone.truncate(appended.len);
             return None;
         };
         self.buffered += buffer.len() - appended.len;
@@ -475,6 +483,7 @@ impl ToolCallParser {
         let slot = &mut self.slots[appended.pos];
         self.buffered -= slot.buffer.len() - appended.len;
         Rc::make_mut(&mut slot.buffer).truncate(appended.len);
+        slot.lone.truncate(appended.len);
         slot.scan = appended.scan;
     }
 
@@ -571,7 +580,7 @@ impl ToolCallParser {
                 let closed = slot.scan.in_string.then(|| format!("{}\"", slot.buffer));
                 match closed.as_deref().and_then(|c| validate(c).map(|k| (c, k))) {
                     Some((text, kind)) => object_or_empty(text, kind),
-                    None => match safe_json_parse(&slot.buffer, max_repair_depth)? {
+                    None => match safe_json_parse(&slot.buffer, &slot.lone, max_repair_depth)? {
                         Some((text, kind)) => object_or_empty(&text, kind),
                         None => empty_object(),
                     },
@@ -636,6 +645,9 @@ mod tests {
     use super::ProviderIndex::Valid;
     use super::*;
 
+    /// Argument text without lone surrogates.
+    const NONE: &LoneEscapes = &LoneEscapes::new();
+
     /// `getToolCallMeta(index)`: the slot's id and name.
     fn meta(p: &ToolCallParser, index: u64) -> (Option<&str>, Option<&str>) {
         match p.slot(index) {
@@ -662,11 +674,11 @@ mod tests {
     #[test]
     fn accumulates_fragments_and_tracks_depth_and_strings() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{\"key\":", None, None);
-        p.add_chunk(Valid(0), " \"va{l", None, None);
+        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{\"key\":", NONE, None, None);
+        p.add_chunk(Valid(0), " \"va{l", NONE, None, None);
         assert!(p.has_incomplete_tool_calls());
-        p.add_chunk(Valid(0), "ue\\\"\"}", None, None);
+        p.add_chunk(Valid(0), "ue\\\"\"}", NONE, None, None);
         assert!(!p.has_incomplete_tool_calls());
         assert_eq!(
             calls(&p),
@@ -683,8 +695,8 @@ mod tests {
     #[test]
     fn handed_out_arguments_share_the_slot_text() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{\"a\":1}", None, None);
+        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{\"a\":1}", NONE, None, None);
         let first = p.completed_tool_calls(512).unwrap().remove(0).args;
         let again = p.completed_tool_calls(512).unwrap().remove(0).args;
         assert!(Rc::ptr_eq(&first, &again));
@@ -699,16 +711,21 @@ mod tests {
             p.add_chunk(
                 Valid(0),
                 "{\"file_path\":\"a.sql\"}",
+                NONE,
                 Some("call-1"),
                 Some("read_file")
             ),
             Some(0)
         );
-        assert_eq!(p.add_chunk(Valid(0), "", Some("call-2"), None), Some(1));
+        assert_eq!(
+            p.add_chunk(Valid(0), "", NONE, Some("call-2"), None),
+            Some(1)
+        );
         assert_eq!(
             p.add_chunk(
                 Valid(0),
                 "{\"file_path\":\"b.sql\"}",
+                NONE,
                 None,
                 Some("write_file")
             ),
@@ -716,14 +733,17 @@ mod tests {
         );
         assert_eq!(meta(&p, 1), (Some("call-2"), Some("write_file")));
         assert_eq!(
-            p.add_chunk(Valid(0), "", None, Some("delete_file")),
+            p.add_chunk(Valid(0), "", NONE, None, Some("delete_file")),
             Some(2)
         );
         assert_eq!(
-            p.add_chunk(Valid(0), "{\"file_path\":\"c.sql\"}", None, None),
+            p.add_chunk(Valid(0), "{\"file_path\":\"c.sql\"}", NONE, None, None),
             Some(2)
         );
-        assert_eq!(p.add_chunk(Valid(0), "", Some("call-3"), None), Some(2));
+        assert_eq!(
+            p.add_chunk(Valid(0), "", NONE, Some("call-3"), None),
+            Some(2)
+        );
         let ids: Vec<_> = calls(&p).into_iter().map(|c| c.0.unwrap()).collect();
         assert_eq!(ids, ["call-1", "call-2", "call-3"]);
     }
@@ -731,8 +751,8 @@ mod tests {
     #[test]
     fn first_name_wins_and_names_are_trimmed() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", Some("c"), Some(" read_file "));
-        p.add_chunk(Valid(0), "{}", Some("c"), Some("shell"));
+        p.add_chunk(Valid(0), "", NONE, Some("c"), Some(" read_file "));
+        p.add_chunk(Valid(0), "{}", NONE, Some("c"), Some("shell"));
         assert_eq!(meta(&p, 0), (Some("c"), Some("read_file")));
         assert!(p.has_conflicting_identity());
     }
@@ -740,8 +760,8 @@ mod tests {
     #[test]
     fn replays_of_a_completed_call_are_ignored() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "{\"a\":1}", Some("c"), Some("f"));
-        p.add_chunk(Valid(0), "{\"a\":1}", Some("c"), Some("g"));
+        p.add_chunk(Valid(0), "{\"a\":1}", NONE, Some("c"), Some("f"));
+        p.add_chunk(Valid(0), "{\"a\":1}", NONE, Some("c"), Some("g"));
         assert_eq!(
             calls(&p),
             vec![(Some("c".into()), "f".into(), serde_json::json!({"a":1}), 0)]
@@ -751,16 +771,16 @@ mod tests {
     #[test]
     fn collisions_relocate_complete_calls_and_reuse_incomplete_slots() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "{}", Some("call_1"), Some("f1"));
+        p.add_chunk(Valid(0), "{}", NONE, Some("call_1"), Some("f1"));
         assert_eq!(
-            p.add_chunk(Valid(0), "{}", Some("call_2"), Some("f2")),
+            p.add_chunk(Valid(0), "{}", NONE, Some("call_2"), Some("f2")),
             Some(1)
         );
         assert!(!p.has_conflicting_identity());
         let mut q = ToolCallParser::default();
-        q.add_chunk(Valid(0), "{\"a\":", Some("call_1"), Some("function1"));
+        q.add_chunk(Valid(0), "{\"a\":", NONE, Some("call_1"), Some("function1"));
         assert_eq!(
-            q.add_chunk(Valid(0), "", Some("call_2"), Some("function2")),
+            q.add_chunk(Valid(0), "", NONE, Some("call_2"), Some("function2")),
             Some(0)
         );
         assert_eq!(meta(&q, 0), (Some("call_2"), Some("function1")));
@@ -769,15 +789,16 @@ mod tests {
     #[test]
     fn repair_order_and_collapse() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "{\"text\":\"unclosed", Some("a"), Some("f"));
+        p.add_chunk(Valid(0), "{\"text\":\"unclosed", NONE, Some("a"), Some("f"));
         p.add_chunk(
             Valid(1),
             "{\"valid\":\"data\",\"invalid\": }",
+            NONE,
             Some("b"),
             Some("g"),
         );
-        p.add_chunk(Valid(2), "[1,2]", Some("c"), Some("h"));
-        p.add_chunk(Valid(3), "  ", Some("d"), Some("i"));
+        p.add_chunk(Valid(2), "[1,2]", NONE, Some("c"), Some("h"));
+        p.add_chunk(Valid(3), "  ", NONE, Some("d"), Some("i"));
         let got: Vec<_> = calls(&p).into_iter().map(|c| c.2).collect();
         assert_eq!(
             got,
@@ -793,35 +814,47 @@ mod tests {
     #[test]
     fn phantom_and_invalid_index_chunks() {
         let mut p = ToolCallParser::default();
-        assert_eq!(p.add_chunk(Valid(0), "", None, None), None);
+        assert_eq!(p.add_chunk(Valid(0), "", NONE, None, None), None);
         assert!(!p.has_nameless_tool_call());
         assert_eq!(
-            p.add_chunk(ProviderIndex::Invalid, "{}", Some("x"), Some("f")),
+            p.add_chunk(ProviderIndex::Invalid, "{}", NONE, Some("x"), Some("f")),
             None
         );
         assert!(p.has_invalid_index() && p.has_conflicting_identity());
-        p.add_chunk(Valid(0), "", Some("call_1"), None);
+        p.add_chunk(Valid(0), "", NONE, Some("call_1"), None);
         assert!(p.has_nameless_tool_call());
     }
 
     #[test]
     fn no_argument_slots_are_skipped_when_relocating() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", Some("a"), Some("f"));
-        p.add_chunk(Valid(1), "", Some("b"), Some("g"));
+        p.add_chunk(Valid(0), "", NONE, Some("a"), Some("f"));
+        p.add_chunk(Valid(1), "", NONE, Some("b"), Some("g"));
         // A new id on index 0 collides with a complete no-argument call.
-        assert_eq!(p.add_chunk(Valid(0), "", Some("c"), Some("h")), Some(2));
+        assert_eq!(
+            p.add_chunk(Valid(0), "", NONE, Some("c"), Some("h")),
+            Some(2)
+        );
     }
 
-    /// A slot's buffer text and walk state, and the parser's byte count.
-    fn state(p: &ToolCallParser, index: u64) -> (String, i64, bool, bool, usize) {
+    /// A slot's buffer text, where it holds lone surrogates, its walk
+    /// state, and the parser's byte count.
+    fn state(p: &ToolCallParser, index: u64) -> (String, Vec<usize>, i64, bool, bool, usize) {
         let s = p.slot(index).unwrap();
         let Scan {
             depth,
             in_string,
             escape,
         } = s.scan;
-        (s.buffer.to_string(), depth, in_string, escape, p.buffered())
+        let lone = s.lone.offsets().to_vec();
+        (
+            s.buffer.to_string(),
+            lone,
+            depth,
+            in_string,
+            escape,
+            p.buffered(),
+        )
     }
 
     /// Argument fragments as a provider escapes them into a chunk:
@@ -865,14 +898,15 @@ mod tests {
             let mut long = ToolCallParser::default();
             let mut direct = ToolCallParser::default();
             for p in [&mut long, &mut direct] {
-                p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
-                p.add_chunk(Valid(0), "{\"a\":[", None, None);
+                p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
+                p.add_chunk(Valid(0), "{\"a\":[", NONE, None, None);
                 p.unannounced_meta(0);
             }
             for (fragment, back) in fragments.iter().zip(taken_back) {
                 let text = format!("\"{fragment}\"}}");
                 let mut decoded = String::new();
-                let end = crate::json::scan_json_text_into(&text, 1, &mut decoded).unwrap();
+                let mut lone = LoneEscapes::new();
+                let end = crate::json::scan_json_text_into(&text, 1, &mut decoded, &mut lone).unwrap();
                 let Some(pos) = direct.continuing(0) else {
                     // The walk left the value: the next chunk goes the long way.
                     prop_assert!(long.slot(0).unwrap().scan.depth <= 0);
@@ -886,7 +920,7 @@ mod tests {
                     prop_assert_eq!(state(&direct, 0), before);
                     direct.append_string(pos, text.as_bytes(), 1).unwrap();
                 }
-                long.add_chunk(Valid(0), &decoded, None, None);
+                long.add_chunk(Valid(0), &decoded, &lone, None, None);
                 prop_assert_eq!(state(&direct, 0), state(&long, 0));
                 prop_assert_eq!(direct.still_continuing(pos), direct.continuing(0).is_some());
             }
@@ -897,8 +931,8 @@ mod tests {
     #[test]
     fn an_invalid_string_appends_nothing() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{\"a\":\"", None, None);
+        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{\"a\":\"", NONE, None, None);
         p.unannounced_meta(0);
         let pos = p.continuing(0).unwrap();
         let before = state(&p, 0);
@@ -941,15 +975,15 @@ mod tests {
     fn continuing_needs_a_named_announced_slot_inside_a_value() {
         let mut p = ToolCallParser::default();
         assert_eq!(p.continuing(0), None, "no slot");
-        p.add_chunk(Valid(0), "", Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{", None, None);
+        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
+        p.add_chunk(Valid(0), "{", NONE, None, None);
         assert_eq!(p.continuing(0), None, "not announced");
         p.unannounced_meta(0);
         assert!(p.continuing(0).is_some());
-        p.add_chunk(Valid(0), "}", None, None);
+        p.add_chunk(Valid(0), "}", NONE, None, None);
         assert_eq!(p.continuing(0), None, "the value is complete");
-        p.add_chunk(Valid(1), "", Some("call_2"), None);
-        p.add_chunk(Valid(1), "{", None, None);
+        p.add_chunk(Valid(1), "", NONE, Some("call_2"), None);
+        p.add_chunk(Valid(1), "{", NONE, None, None);
         assert_eq!(p.continuing(1), None, "nameless");
     }
 }

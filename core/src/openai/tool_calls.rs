@@ -7,7 +7,7 @@ use super::tool_call_parser::ProviderIndex;
 use super::OpenAIStream;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{now_ms, Preparation};
-use crate::json::Value;
+use crate::json::{LoneEscapes, Value};
 
 impl OpenAIStream {
     pub(super) fn tool_call_delta(
@@ -37,10 +37,11 @@ impl OpenAIStream {
         let name = name_value.as_str();
         let arguments = function.at("arguments");
         let owned_args;
+        let mut lone = LoneEscapes::new();
         let chunk: &str = match arguments {
             v if !v.truthy() => "",
             Value::Str(s) => {
-                owned_args = s.json_text();
+                (owned_args, lone) = s.json_text();
                 &owned_args
             }
             _ if matches!(index, ProviderIndex::Invalid) => "",
@@ -65,18 +66,28 @@ impl OpenAIStream {
             }
         };
         let id = self.ids.key(call.at("id"));
-        self.feed(index, chunk, id.as_deref(), name.as_deref(), preparations)
+        self.feed(
+            index,
+            chunk,
+            &lone,
+            id.as_deref(),
+            name.as_deref(),
+            preparations,
+        )
     }
 
+    /// `addChunk` of argument text `chunk` (`lone`: where it holds lone
+    /// surrogates as escapes), then the limits and the call's preparation.
     pub(super) fn feed(
         &mut self,
         index: ProviderIndex,
         chunk: &str,
+        lone: &LoneEscapes,
         id: Option<&str>,
         name: Option<&str>,
         preparations: &mut Vec<Preparation>,
     ) -> Result<(), Error> {
-        let routed = self.parser.add_chunk(index, chunk, id, name);
+        let routed = self.parser.add_chunk(index, chunk, lone, id, name);
         self.check_limits(routed.map(|slot| self.parser.buffer_len(slot)))?;
         let slot = match (routed, index) {
             (Some(slot), _) => Some(slot),

@@ -12,7 +12,8 @@ mod text;
 use std::borrow::Cow;
 
 use crate::error::{Error, ErrorCode};
-use crate::json::{validate, Kind};
+use crate::json::text::{from_argument_text, to_json_text};
+use crate::json::{validate, Kind, LoneEscapes};
 
 pub use jsonrepair::{jsonrepair, Failure};
 
@@ -26,12 +27,23 @@ pub const MAX_REPAIR_DEPTH: usize = 2048;
 /// `None` where the reference returns its fallback `{}`.
 pub type Parsed<'a> = Option<(Cow<'a, str>, Kind)>;
 
-/// `safeJsonParse(text, {})` (utils/safeJsonParse.ts). `max_depth` (at most
+/// `safeJsonParse(text, {})` (utils/safeJsonParse.ts) of argument text
+/// whose lone surrogates `lone` notes. `max_depth` (at most
 /// [`MAX_REPAIR_DEPTH`]) bounds the nesting the repairer recurses into;
 /// deeper broken input is a `LIMIT_EXCEEDED` error rather than a risk to the
 /// stack (the reference recurses until its stack overflows, then returns
 /// `{}`).
-pub fn safe_json_parse(text: &str, max_depth: usize) -> Result<Parsed<'_>, Error> {
+///
+/// `JSON.parse` accepts the text exactly when it accepts the reference's
+/// string (a lone surrogate's escape is valid where the unit is: in a
+/// string literal). The repair reads the reference's string: the text
+/// form, each noted escape as its unit ([`from_argument_text`]), and
+/// its output is written back as JSON text, a unit as its escape.
+pub fn safe_json_parse<'a>(
+    text: &'a str,
+    lone: &LoneEscapes,
+    max_depth: usize,
+) -> Result<Parsed<'a>, Error> {
     if text.is_empty() {
         return Ok(None);
     }
@@ -39,7 +51,13 @@ pub fn safe_json_parse(text: &str, max_depth: usize) -> Result<Parsed<'_>, Error
         return Ok(Some((Cow::Borrowed(text), kind)));
     }
     let max_depth = max_depth.min(MAX_REPAIR_DEPTH);
-    match jsonrepair(text, max_depth) {
+    let repaired = if lone.is_empty() {
+        jsonrepair(text, max_depth)
+    } else {
+        jsonrepair(&from_argument_text(text, lone), max_depth)
+            .map(|f| to_json_text(&f).into_owned())
+    };
+    match repaired {
         Ok(fixed) => Ok(validate(&fixed).map(|kind| (Cow::Owned(fixed), kind))),
         // A `JSONRepairError`: safeJsonParse returns its fallback.
         Err(Failure::Invalid) => Ok(None),
@@ -55,7 +73,7 @@ mod tests {
     use super::*;
 
     fn repaired(text: &str) -> Option<String> {
-        safe_json_parse(text, 512)
+        safe_json_parse(text, &LoneEscapes::new(), 512)
             .unwrap()
             .map(|(t, _)| t.into_owned())
     }
@@ -158,7 +176,9 @@ mod tests {
             "\"a\"+".repeat(100_000),
         ] {
             assert_eq!(
-                safe_json_parse(&deep, 512).unwrap_err().code,
+                safe_json_parse(&deep, &LoneEscapes::new(), 512)
+                    .unwrap_err()
+                    .code,
                 ErrorCode::LimitExceeded
             );
         }
@@ -168,7 +188,7 @@ mod tests {
     fn no_limit_is_above_the_stack_safe_depth() {
         for unit in ["[", "{\"a\":", "f(", "\"a\"+"] {
             let deep = unit.repeat(100_000);
-            let err = safe_json_parse(&deep, usize::MAX).unwrap_err();
+            let err = safe_json_parse(&deep, &LoneEscapes::new(), usize::MAX).unwrap_err();
             assert_eq!(err.code, ErrorCode::LimitExceeded);
             assert!(err.message.contains("2048"), "{}", err.message);
         }
@@ -183,7 +203,7 @@ mod tests {
             repaired_at(&text, 8),
             Some(format!("{}1{}", "[".repeat(8), "]".repeat(8)))
         );
-        assert!(safe_json_parse(&format!("{}1", "[".repeat(9)), 8).is_err());
+        assert!(safe_json_parse(&format!("{}1", "[".repeat(9)), &LoneEscapes::new(), 8).is_err());
         // Brackets inside a quoted string are not nesting.
         let quoted = format!("['{}'", "[".repeat(100));
         assert_eq!(
@@ -193,7 +213,7 @@ mod tests {
     }
 
     fn repaired_at(text: &str, depth: usize) -> Option<String> {
-        safe_json_parse(text, depth)
+        safe_json_parse(text, &LoneEscapes::new(), depth)
             .unwrap()
             .map(|(t, _)| t.into_owned())
     }
@@ -275,7 +295,7 @@ mod tests {
                 depth in 1usize..16,
             ) {
                 let text = pieces.concat();
-                match safe_json_parse(&text, depth) {
+                match safe_json_parse(&text, &LoneEscapes::new(), depth) {
                     Ok(Some((out, kind))) => prop_assert_eq!(validate(&out), Some(kind)),
                     Ok(None) => {}
                     Err(e) => prop_assert_eq!(e.code, ErrorCode::LimitExceeded),

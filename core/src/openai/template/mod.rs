@@ -10,7 +10,7 @@ use super::tool_call_parser::{ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
 use crate::error::Error;
 use crate::gemini::{Part, Response};
-use crate::json::{self, Value};
+use crate::json::{self, LoneEscapes, Value};
 use crate::path_counters::{self, Path};
 use store::{Fields, Fill, Header, Hole};
 
@@ -96,10 +96,11 @@ impl OpenAIStream {
         let mut hole = ArgumentHole {
             parser: &mut self.parser,
             scratch: std::mem::take(&mut self.scratch),
+            scratch_lone: LoneEscapes::new(),
         };
         hole.scratch.clear();
         let found = templates.find_prefix(text, &mut hole, rest_ok);
-        let scratch = hole.scratch;
+        let (scratch, scratch_lone) = (hole.scratch, hole.scratch_lone);
         let result = found.map(|(template, len, kept)| {
             let f = &template.fields;
             let mut preparations = Vec::new();
@@ -110,6 +111,7 @@ impl OpenAIStream {
                 Kept::Scratch => self.feed(
                     f.index,
                     &scratch,
+                    &scratch_lone,
                     f.id.as_deref(),
                     f.name.as_deref(),
                     &mut preparations,
@@ -293,6 +295,8 @@ impl OpenAIStream {
 struct ArgumentHole<'p> {
     parser: &'p mut ToolCallParser,
     scratch: String,
+    /// Where `scratch` holds lone surrogates as escapes.
+    scratch_lone: LoneEscapes,
 }
 
 /// What an [`ArgumentHole`] kept of a chunk's string.
@@ -316,15 +320,20 @@ impl Fill<Fields> for ArgumentHole<'_> {
                 .parser
                 .append_string(pos, text.as_bytes(), start)
                 .map(|end| (end, Kept::Appended(pos))),
-            None => json::scan_json_text_into(text, start, &mut self.scratch)
-                .map(|end| (end, Kept::Scratch)),
+            None => {
+                json::scan_json_text_into(text, start, &mut self.scratch, &mut self.scratch_lone)
+                    .map(|end| (end, Kept::Scratch))
+            }
         }
     }
 
     fn take_back(&mut self, kept: Kept) {
         match kept {
             Kept::Appended(_) => self.parser.take_back(),
-            Kept::Scratch => self.scratch.clear(),
+            Kept::Scratch => {
+                self.scratch.clear();
+                self.scratch_lone = LoneEscapes::new();
+            }
         }
     }
 }
