@@ -6,7 +6,9 @@
 // process samples its memory every few turns after a full GC and fits a
 // least-squares line: the slope per turn of RSS, heap and external memory,
 // and the count of live native handles (liveHandles() of the package's
-// lib/native.js), which must not grow. Prints the numbers; asserts nothing.
+// lib/native.js), which must not grow. Then it compares how each turn
+// ended in the two modes (the error's class and message, or none). Prints
+// the numbers and the turns that ended differently; asserts nothing.
 //
 //   node scripts/soak-qwen.mjs [--turns 3000] [--release 0.24.4] [--every 100] [--warmup 500]
 import { execFileSync } from 'node:child_process';
@@ -57,6 +59,8 @@ async function child(mode) {
   const samples = [];
   const request = { model: 'test-model', contents: [{ role: 'user', parts: [{ text: 'hi' }] }], config: {} };
   let errors = 0;
+  /** turn → `Class: message` of the error it ended in. */
+  const ended = {};
   const started = Date.now();
   for (let turn = 1; turn <= turns; turn++) {
     // The same turns in both modes; SDK-retried HTTP errors are left out (their backoff is the SDK's).
@@ -65,8 +69,9 @@ async function child(mode) {
     provider.serve(kase);
     try {
       for await (const r of await qwen.generators[kase.provider].generateContentStream(request, 'prompt-1')) void r;
-    } catch {
+    } catch (e) {
       errors++;
+      ended[turn] = `${e?.constructor?.name}: ${e?.message}`;
     }
     if (turn % every === 0) {
       // napi runs the finalizers of collected handles after the GC, on the event loop.
@@ -93,6 +98,7 @@ async function child(mode) {
     mode,
     turns,
     errors,
+    ended,
     seconds: (Date.now() - started) / 1000,
     slopes: { rss: fit('rss'), heap: fit('heap'), external: fit('external'), handles: fit('handles') },
     end: { rss: last.rss, heap: last.heap, external: last.external, handles: last.handles },
@@ -112,14 +118,24 @@ if (args.child) {
   console.log(
     `machine: ${os.cpus()[0]?.model} ×${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
   );
+  const runs = {};
   for (const mode of ['stock', 'native']) {
     const out = execFileSync(process.execPath, ['--expose-gc', script, '--child', mode, ...process.argv.slice(2)], {
       encoding: 'utf8',
       maxBuffer: 16 << 20,
     });
     const r = JSON.parse(out.trim().split('\n').pop());
+    runs[mode] = r;
     console.log(
       `${mode.padEnd(6)} ${r.seconds.toFixed(1)} s, ${r.errors} turns ended in an error; per turn: RSS ${kb(r.slopes.rss)}, heap ${kb(r.slopes.heap)}, external ${kb(r.slopes.external)}, live handles ${r.slopes.handles.toFixed(4)}; at the end: RSS ${(r.end.rss / 2 ** 20).toFixed(1)} MiB, heap ${(r.end.heap / 2 ** 20).toFixed(1)} MiB, live handles ${r.end.handles} (after warm-up ${r.handles.min}…${r.handles.max})`,
     );
   }
+  // The same turns in both modes: each must end the same way.
+  const differing = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    const [a, b] = [runs.stock.ended[turn], runs.native.ended[turn]];
+    if (a !== b) differing.push(`turn ${turn}: stock ${a ?? 'no error'}, preload ${b ?? 'no error'}`);
+  }
+  console.log(`turns that ended differently stock and with the preload: ${differing.length}`);
+  for (const line of differing.slice(0, 10)) console.log(`  ${line}`);
 }
