@@ -162,11 +162,11 @@ fn unit_at(text: &str, at: usize) -> Option<u32> {
         .filter(|u| (0xD800..0xE000).contains(u))
 }
 
-/// JSON text written in the text form ([`from_argument_text`], repaired)
-/// as plain JSON text: a stand-in as
-/// its `\uXXXX` escape, which inside a string literal `JSON.parse` reads
-/// as the lone unit (elsewhere the text is invalid, as the unit makes the
-/// reference's text); an escaped reserved character as itself.
+/// JSON text written in the text form ([`from_argument_text`], then
+/// repaired) as plain JSON text: a stand-in as its `\uXXXX` escape, which
+/// inside a string literal `JSON.parse` reads as the lone unit (elsewhere
+/// the text is invalid, as the unit makes the reference's text invalid);
+/// an escaped reserved character as itself.
 pub fn to_json_text(text: &str) -> Cow<'_, str> {
     if memchr::memchr(LEAD, text.as_bytes()).is_none() {
         return Cow::Borrowed(text);
