@@ -5,7 +5,9 @@
 //
 // - A batch is what every converter call returns: a number (the state word
 //   alone: nothing converted, no error) or the text of one JSON array whose
-//   items are header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
+//   items are a chunk-header item `{c}` (OpenAI: the header native built
+//   from a chunk's id, created and model, with those fields, kept in the
+//   state for the object path), header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
 //   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
 //   after the responses converted before it, and the state word last.
 //   When a call's large string arguments were lifted out of the text
@@ -42,6 +44,7 @@ const {
   KIND_EMPTY,
   KIND_REASONING,
   KEY_HEADER,
+  KEY_CHUNK_HEADER,
   KEY_RESPONSE,
   KEY_PREPARATIONS,
   KEY_SANITIZED,
@@ -62,8 +65,8 @@ const NOTHING = Object.freeze([]);
 
 /**
  * A converter's native state as last reported: its slot, the state word its
- * last call returned (`word`), and (Anthropic) the header of the last
- * response it yielded.
+ * last call returned (`word`), (Anthropic) the header of the last response
+ * it yielded, and (OpenAI) the chunk header native sent last.
  */
 class NativeState {
   constructor(slot, word, { headers = false } = {}) {
@@ -72,6 +75,11 @@ class NativeState {
     /** `{f: 0, responseId?, modelVersion?}` of the last yielded response, or null. */
     this.header = null;
     this.headers = headers;
+    /**
+     * OpenAI: `{id?, created, model?, h}`, the header `h` native built from a
+     * chunk with those fields (core/src/chunk_header.rs), or null.
+     */
+    this.chunkHeader = null;
   }
 
   get finished() {
@@ -142,6 +150,10 @@ function decode(state, batch, sanitized, host) {
     }
     if (item[KEY_HEADER]) {
       header = item[KEY_HEADER];
+      continue;
+    }
+    if (item[KEY_CHUNK_HEADER]) {
+      state.chunkHeader = item[KEY_CHUNK_HEADER];
       continue;
     }
     if (item[KEY_ERROR]) {

@@ -17,9 +17,11 @@ mod wire;
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::chunk_header::ChunkHeader;
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
 use toolcall_stream_core::wire::State;
@@ -87,6 +89,17 @@ impl Converter {
             Converter::Anthropic(s) => s.wire_state(yielded),
             Converter::OpenAI(s) => s.wire_state(),
         }
+    }
+
+    /// The state word after a call, and (OpenAI) the chunk header the call
+    /// noted when the JS layer does not have it yet.
+    fn report(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
+        let state = self.state(yielded);
+        let chunk_header = match self {
+            Converter::Anthropic(_) => None,
+            Converter::OpenAI(s) => s.take_chunk_header(),
+        };
+        (state, chunk_header)
     }
 }
 
@@ -211,11 +224,16 @@ fn on_converter(
 ) -> wire::Batch {
     CONVERTERS
         .with(slot, |entry| {
-            step(&mut entry.converter, &mut entry.closed, f, Converter::state)
+            step(
+                &mut entry.converter,
+                &mut entry.closed,
+                f,
+                Converter::report,
+            )
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
-            batch(&mut [], Some(&e), State::FINISHED)
+            batch(&mut [], Some(&e), State::FINISHED, None)
         })
 }
 

@@ -10,6 +10,7 @@ use super::tagged::TaggedThinkingParser;
 use super::tags::*;
 use super::text_delta::{self, estimate_token_units};
 use super::OpenAIStream;
+use crate::chunk_header::ChunkHeader;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::js_text::js_trim_start;
@@ -88,7 +89,7 @@ impl OpenAIStream {
             None => None,
         };
         let created = chunk.at("created");
-        Ok(Response {
+        let response = Response {
             flavor: Flavor::OpenAI,
             response_id: chunk.get("id").map(|id| json::to_json_string(id).into()),
             create_time: if created.truthy() {
@@ -107,7 +108,26 @@ impl OpenAIStream {
                 .map(|u| self.usage(u)),
             preparations,
             sanitized: self.sanitized.take(),
-        })
+        };
+        if created.truthy() {
+            self.note_chunk_header(chunk, created, &response);
+        }
+        Ok(response)
+    }
+
+    /// The header just built from a chunk with a truthy `created`, with the
+    /// chunk's fields, for the JS object path (`crate::chunk_header`).
+    fn note_chunk_header(&mut self, chunk: &Value<'_>, created: &Value<'_>, response: &Response) {
+        self.chunk_header.note_built(ChunkHeader {
+            id: response.response_id.clone(),
+            created: json::to_json_string(created).into(),
+            model: match &response.model_version {
+                Some(model) => Some(model.clone()),
+                None => chunk.get("model").map(|m| json::to_json_string(m).into()),
+            },
+            create_time: response.create_time.clone(),
+            model_version: response.model_version.clone(),
+        });
     }
 
     /// One choice of a chunk (`convertOpenAIChunkToGemini`, docs/behaviour.md

@@ -30,6 +30,7 @@ mod usage;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use crate::chunk_header::{ChunkHeader, LastChunkHeader};
 use crate::error::Error;
 use crate::gemini::{now_ms, Candidate, Flavor, Part, Response};
 use crate::js_text::has_non_whitespace;
@@ -151,6 +152,9 @@ pub struct OpenAIStream {
     /// Where `convert_text` takes a template-path response from (kept, so the
     /// path allocates nothing per chunk).
     template_out: Vec<Response>,
+    /// The header of the last chunk converted with a truthy `created`, for
+    /// the JS object path ([`Self::take_chunk_header`]).
+    chunk_header: LastChunkHeader,
 }
 
 impl OpenAIStream {
@@ -195,6 +199,7 @@ impl OpenAIStream {
             error_finish_throws: options.throw_on_error_finish,
             drop_empty: options.drop_empty,
             template_out: Vec::new(),
+            chunk_header: LastChunkHeader::default(),
         }
     }
 
@@ -297,6 +302,13 @@ impl OpenAIStream {
             budget,
             ..crate::state::State::default()
         }
+    }
+
+    /// The header of the chunk converted last (`crate::chunk_header`), when
+    /// the JS layer has not been sent it yet: it goes out with the call's
+    /// batch.
+    pub fn take_chunk_header(&mut self) -> Option<Rc<ChunkHeader>> {
+        self.chunk_header.take_unsent()
     }
 
     /// No held parts and no thinking-tag candidate: an argument-only delta

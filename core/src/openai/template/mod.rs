@@ -64,7 +64,7 @@ impl OpenAIStream {
             .find_hole(text, rest_ok)
             .map(|(template, content, len)| (template.fields.clone(), content, len))?;
         let normalized = self.plain_text(&content.text());
-        self.note_template_chunk();
+        self.note_template_chunk(&header);
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
             // drops it.
@@ -116,7 +116,7 @@ impl OpenAIStream {
                 ),
             };
             let converted = fed.map_err(Box::new).map(|()| {
-                self.note_template_chunk();
+                self.note_template_chunk(&f.header);
                 if !build && preparations.is_empty() {
                     // Dropped unseen with its sanitisation note, as the
                     // pipeline drops it.
@@ -185,7 +185,7 @@ impl OpenAIStream {
                     result = Err(Box::new(e));
                     break;
                 }
-                self.note_template_chunk();
+                self.note_template_chunk(&t.fields.header);
                 if build {
                     let response =
                         t.fields
@@ -207,11 +207,15 @@ impl OpenAIStream {
         (taken, result)
     }
 
-    /// One chunk converted on the template path: the statistic, and the
-    /// count of test builds.
-    fn note_template_chunk(&mut self) {
+    /// One chunk converted on the template path: the statistic, the count
+    /// of test builds, and its header for the JS object path (the one the
+    /// long way built from the template's chunk, whose fields it repeats).
+    fn note_template_chunk(&mut self, header: &Header) {
         self.template_chunks += 1;
         path_counters::taken(Path::Template);
+        if let Some(chunk) = &header.chunk {
+            self.chunk_header.note(chunk);
+        }
     }
 
     /// Keeps a converted chunk as a template when the template path can reproduce
@@ -232,13 +236,16 @@ impl OpenAIStream {
             Some(v) => v,
             None => delta.at("reasoning"),
         };
+        let created = chunk.at("created").truthy();
+        // The long way has just noted this chunk's header (`convert`).
+        let chunk_header = created
+            .then(|| self.chunk_header.current().cloned())
+            .flatten();
         let header = || Header {
             response_id: response.response_id.clone(),
             model_version: response.model_version.clone(),
-            create_time: chunk
-                .at("created")
-                .truthy()
-                .then(|| response.create_time.clone()),
+            create_time: created.then(|| response.create_time.clone()),
+            chunk: chunk_header,
         };
         if let Some(content) = delta.at("content").as_jstr() {
             if !choice.at("finish_reason").truthy()
