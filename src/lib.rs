@@ -91,9 +91,14 @@ impl Converter {
         }
     }
 
-    /// The state word after a call, and (OpenAI) the chunk header the call
-    /// noted when the JS layer does not have it yet.
-    fn report(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
+    /// The state word after a call, and nothing more to send.
+    fn report_state(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
+        (self.state(yielded), None)
+    }
+
+    /// The state word after a call, and (OpenAI) the chunk header noted for
+    /// the object path when the JS layer does not have it yet.
+    fn report_chunk_header(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
         let state = self.state(yielded);
         let chunk_header = match self {
             Converter::Anthropic(_) => None,
@@ -222,14 +227,18 @@ fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
 ) -> wire::Batch {
+    on_converter_reporting(slot, f, Converter::report_state)
+}
+
+/// [`on_converter`], the batch carrying what `report` reads after the call.
+fn on_converter_reporting(
+    slot: f64,
+    f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
+    report: impl FnOnce(&mut Converter, &[Response]) -> (State, Option<Rc<ChunkHeader>>),
+) -> wire::Batch {
     CONVERTERS
         .with(slot, |entry| {
-            step(
-                &mut entry.converter,
-                &mut entry.closed,
-                f,
-                Converter::report,
-            )
+            step(&mut entry.converter, &mut entry.closed, f, report)
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
@@ -359,16 +368,22 @@ pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
     })
 }
 
-/// One OpenAI chunk as JSON text: a batch of exactly one response or error.
+/// One OpenAI chunk as JSON text: a batch of exactly one response or error,
+/// with the chunk header for the object path when it changed (the object
+/// path's native path: `lib/object-path.js`).
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::OpenAI(s) => {
-            out.push(s.push_chunk_text(&chunk)?);
-            Ok(())
-        }
-        Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
-    })
+    on_converter_reporting(
+        slot,
+        |c, out| match c {
+            Converter::OpenAI(s) => {
+                out.push(s.push_chunk_text(&chunk)?);
+                Ok(())
+            }
+            Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
+        },
+        Converter::report_chunk_header,
+    )
 }
 
 /// Argument-only tool-call deltas the JS layer gathered (the object path,

@@ -3,8 +3,9 @@
 //! (`lib/object-path.js`): it takes a chunk object only when its `id`,
 //! `created` and `model` are `===` the fields reported here, and gives it
 //! this header, so the JS layer never applies `convertOpenAIChunkToGemini`'s
-//! header rules itself. The wire carries it as a batch's chunk-header item
-//! (`crate::wire`).
+//! header rules itself. Only chunks given one at a time note it (the object
+//! path never follows the SSE paths); the wire carries it as the batch's
+//! chunk-header item (`crate::wire`).
 
 use std::rc::Rc;
 

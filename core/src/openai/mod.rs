@@ -341,6 +341,47 @@ mod tests {
     }
 
     #[test]
+    fn a_chunk_given_alone_notes_its_header_once_for_the_object_path() {
+        let mut s = stream(Profile::Qwen021);
+        let chunk = |id: &str, created: &str, model: &str, content: &str| {
+            format!(
+                r#"{{"id":{id},"created":{created},"model":{model},"choices":[{{"delta":{{"content":"{content}"}}}}]}}"#
+            )
+        };
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "x"))
+            .unwrap();
+        let h = s.take_chunk_header().expect("the first chunk's header");
+        assert_eq!(
+            (h.id.as_deref(), &*h.created, h.model.as_deref()),
+            (Some(r#""a""#), "7", Some("null"))
+        );
+        assert_eq!((&*h.create_time, h.model_version.as_deref()), ("7", None));
+        // The same fields (the long way and the template path): nothing new.
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "y"))
+            .unwrap();
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "z"))
+            .unwrap();
+        assert_eq!(s.take_chunk_header(), None);
+        // A falsy created is the clock: no header.
+        s.push_chunk_text(&chunk(r#""a""#, "0", r#""m""#, "w"))
+            .unwrap();
+        assert_eq!(s.take_chunk_header(), None);
+        s.push_chunk_text(&chunk(r#""a""#, "8", r#""m""#, "v"))
+            .unwrap();
+        let h = s.take_chunk_header().expect("a new header");
+        assert_eq!(
+            (&*h.create_time, h.model_version.as_deref()),
+            ("8", Some(r#""m""#))
+        );
+        // The SSE paths note none (the object path never follows them).
+        let mut out = Vec::new();
+        let event = format!("data: {}\n\n", chunk(r#""b""#, "9", r#""m""#, "u"));
+        s.push_bytes(event.as_bytes(), &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.take_chunk_header(), None);
+    }
+
+    #[test]
     fn finish_reasons_map_as_each_release_maps_them() {
         let map = |text: &str, profile| map_finish_reason(&json::parse(text).unwrap(), profile);
         use Profile::{Qwen021, Qwen024};

@@ -6,11 +6,12 @@
 //! - a number, the *state word* alone (nothing was converted, no error); or
 //! - the text of one JSON array of items, the state word last:
 //!   - `{"c": {id?, created, model?, h: header}}`: a chunk-header item
-//!     (OpenAI, first in the batch): the header the call's conversion built
-//!     from a chunk with those `id`, `created` and `model` (each as the
-//!     chunk had it, absent when the chunk had none), written when it
-//!     differs from the last one sent ([`crate::chunk_header`]); the object
-//!     path reuses it for a chunk object with the same three fields;
+//!     (first in the batch of an OpenAI chunk given on its own): the header
+//!     `h` the conversion built from a chunk with those `id`, `created` and
+//!     `model` (each the chunk's JSON value, absent when the chunk had
+//!     none), written when it differs from the last one sent
+//!     ([`crate::chunk_header`]); the object path reuses it for a chunk
+//!     object with the same three fields;
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
 //!     written whenever the header of the next compact chunk changes (`f`:
 //!     [`header_flavor`], which key order the response takes);
@@ -408,6 +409,8 @@ fn write_header_item(r: &Response, out: &mut String) {
 
 /// `{"c": {"id"?, "created", "model"?, "h": header}}` (see the module
 /// documentation).
+#[cold]
+#[inline(never)]
 fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
     open_item(out, key::CHUNK_HEADER);
     out.push('{');
@@ -435,6 +438,7 @@ fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
 
 /// A header: `{f, createTime, responseId?, modelVersion?}` (JSON texts
 /// but `create_time`, the string itself).
+#[inline]
 fn write_header(
     f: u8,
     create_time: &str,
@@ -535,6 +539,32 @@ mod tests {
             out,
             format!(r#"[{},[2,3],[0,"a"],[2],{},[2,2],0]"#, h("1"), h("2"))
         );
+    }
+
+    #[test]
+    fn a_chunk_header_item_comes_first_with_the_fields_and_the_header_built_from_them() {
+        let header = ChunkHeader {
+            id: Some("\"id\"".into()),
+            created: "7".into(),
+            model: Some("\"\"".into()),
+            create_time: "7".into(),
+            model_version: None,
+        };
+        let mut out = String::new();
+        write_batch(
+            &mut [chunk("7", Vec::new())],
+            None,
+            State::default(),
+            Some(&header),
+            &mut out,
+            &mut Vec::new(),
+        );
+        assert_eq!(
+            out,
+            r#"[{"c":{"id":"id","created":7,"model":"","h":{"f":1,"createTime":"7","responseId":"id"}}},{"h":{"f":1,"createTime":"7","responseId":"id"}},[2],0]"#
+        );
+        // A header alone is a batch too.
+        assert!(batch(&mut [], None, State::default(), Some(&header)).is_some());
     }
 
     #[test]

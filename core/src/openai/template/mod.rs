@@ -4,10 +4,12 @@
 //! exactly the long way's response.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use super::chunk::{first, provider_index};
 use super::tool_call_parser::{ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
+use crate::chunk_header::ChunkHeader;
 use crate::error::Error;
 use crate::gemini::{Part, Response};
 use crate::json::{self, Value};
@@ -64,7 +66,8 @@ impl OpenAIStream {
             .find_hole(text, rest_ok)
             .map(|(template, content, len)| (template.fields.clone(), content, len))?;
         let normalized = self.plain_text(&content.text());
-        self.note_template_chunk(&header);
+        self.note_template_chunk();
+        self.note_template_header(&header);
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
             // drops it.
@@ -116,7 +119,8 @@ impl OpenAIStream {
                 ),
             };
             let converted = fed.map_err(Box::new).map(|()| {
-                self.note_template_chunk(&f.header);
+                self.note_template_chunk();
+                self.note_template_header(&f.header);
                 if !build && preparations.is_empty() {
                     // Dropped unseen with its sanitisation note, as the
                     // pipeline drops it.
@@ -185,7 +189,7 @@ impl OpenAIStream {
                     result = Err(Box::new(e));
                     break;
                 }
-                self.note_template_chunk(&t.fields.header);
+                self.note_template_chunk();
                 if build {
                     let response =
                         t.fields
@@ -202,17 +206,25 @@ impl OpenAIStream {
                 }
                 start = end + between.len();
             }
+            if taken > 0 {
+                self.note_template_header(&t.fields.header);
+            }
         }
         self.templates = templates;
         (taken, result)
     }
 
-    /// One chunk converted on the template path: the statistic, the count
-    /// of test builds, and its header for the JS object path (the one the
-    /// long way built from the template's chunk, whose fields it repeats).
-    fn note_template_chunk(&mut self, header: &Header) {
+    /// One chunk converted on the template path: the statistic, and the
+    /// count of test builds.
+    fn note_template_chunk(&mut self) {
         self.template_chunks += 1;
         path_counters::taken(Path::Template);
+    }
+
+    /// The header of the chunks just converted from a template, for the JS
+    /// object path: the one the long way built from the template's chunk,
+    /// whose fields they repeat.
+    fn note_template_header(&mut self, header: &Header) {
         if let Some(chunk) = &header.chunk {
             self.chunk_header.note(chunk);
         }
@@ -224,7 +236,14 @@ impl OpenAIStream {
     /// `content` and nothing else that converts (no reasoning, no tool
     /// calls, no finish, no usage, no error: `plainContent` in
     /// lib/object-path.js).
-    pub(super) fn keep_template(&mut self, text: &str, chunk: &Value<'_>, response: &Response) {
+    /// `chunk_header`: the header noted for the chunk, if any.
+    pub(super) fn keep_template(
+        &mut self,
+        text: &str,
+        chunk: &Value<'_>,
+        response: &Response,
+        chunk_header: Option<Rc<ChunkHeader>>,
+    ) {
         if chunk.at("usage").truthy() || chunk.at("error").truthy() {
             return;
         }
@@ -237,10 +256,6 @@ impl OpenAIStream {
             None => delta.at("reasoning"),
         };
         let created = chunk.at("created").truthy();
-        // The long way has just noted this chunk's header (`convert`).
-        let chunk_header = created
-            .then(|| self.chunk_header.current().cloned())
-            .flatten();
         let header = || Header {
             response_id: response.response_id.clone(),
             model_version: response.model_version.clone(),

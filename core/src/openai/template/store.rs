@@ -77,7 +77,8 @@ pub struct Header {
     /// takes `Date.now()` each time, as the long way does).
     pub create_time: Option<Rc<str>>,
     /// The same header with the chunk's fields, for the JS object path
-    /// (`crate::chunk_header`); `None` when `created` is falsy.
+    /// (`crate::chunk_header`); `None` when `created` is falsy, or the chunk
+    /// came from an SSE path (the object path never follows those).
     pub chunk: Option<Rc<ChunkHeader>>,
 }
 
