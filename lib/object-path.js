@@ -8,11 +8,11 @@
 // only from the event itself and from what the converter's last native call
 // reported (lib/wire.js `NativeState`: the state word, and the response
 // headers native built), and why its result equals the native conversion's.
-// The responses built here take their header from native and their key
-// order from the core (lib/generated/simple-response.js): no conversion rule
-// for a header is applied here. __test__/object-path.test.mjs checks each against the
-// native conversion (event objects vs their JSON text), including after
-// end(), after a fatal error and after a limit.
+// The OpenAI responses built here take their header from native and every
+// response its key order from the core (lib/generated/simple-response.js).
+// __test__/object-path.test.mjs checks each predicate against the native
+// conversion (event objects vs their JSON text), including after end(),
+// after a fatal error and after a limit.
 //
 // Every native call of a converter first hands over what is gathered here
 // (`flush`), so the state word a predicate reads is native's state with
@@ -300,10 +300,11 @@ class OpenAIObjectPath {
    * Argument-only tool-call deltas (`argumentFragment`). Taken when the
    * state word has `quiet` (no held parts, no thinking-tag candidate): native
    * would feed the arguments to the parser and yield a response with no
-   * parts, built here with native's header for the chunk. The arguments are handed over in order (`flush`)
-   * before any other native call; as soon as the gathered text could exceed
-   * the state word's `budget` they are handed over with this chunk, so a
-   * limit fails at the chunk that crosses it, as natively.
+   * parts, built here with native's header for the chunk. The arguments are
+   * handed over in order (`flush`) before any other native call; as soon as
+   * the gathered text could exceed the state word's `budget` they are
+   * handed over with this chunk, so a limit fails at the chunk that crosses
+   * it, as natively.
    */
   #gather(header, fragment) {
     if (COUNTING) counts.openaiGather++;
@@ -335,13 +336,13 @@ class OpenAIObjectPath {
 /**
  * The header native built for a chunk with this chunk's `id`, `created` and
  * `model` (lib/wire.js `NativeState.chunkHeader`), else undefined: the chunk
- * takes the native path, which sends the header it builds. Native builds
- * that header from those three fields alone (core/src/chunk_header.rs), as
- * JSON text of the chunk shows them; a primitive that is `===` a field
- * native sent shows as the same JSON, so the native conversion of this
- * chunk builds the same header. (An object is never `===` one decoded from
- * a batch.) Native sends a header only for a truthy `created`, so none
- * stands for `Date.now()`.
+ * takes the native path, which sends the header it builds. That header
+ * depends on the values of those three fields alone
+ * (core/src/chunk_header.rs), which native reads from the chunk's JSON text
+ * and sends back as JSON: a primitive `===` a value native sent has that
+ * value in JSON too, so native would build this chunk the same header; an
+ * object is never `===` a value decoded from a batch. Native sends a header
+ * only for a truthy `created`: none stands for `Date.now()`.
  */
 function knownHeader(state, chunk) {
   const known = state.chunkHeader;
