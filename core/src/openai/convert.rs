@@ -96,7 +96,7 @@ impl OpenAIStream {
             None => None,
         };
         let created = chunk.at("created");
-        let response = Response {
+        Ok(Response {
             flavor: Flavor::OpenAI,
             response_id: chunk.get("id").map(|id| json::to_json_string(id).into()),
             create_time: if created.truthy() {
@@ -115,8 +115,7 @@ impl OpenAIStream {
                 .map(|u| self.usage(u)),
             preparations,
             sanitized: self.sanitized.take(),
-        };
-        Ok(response)
+        })
     }
 
     /// Notes the header just built from a chunk with a truthy `created`,

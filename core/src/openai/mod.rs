@@ -152,8 +152,9 @@ pub struct OpenAIStream {
     /// Where `convert_text` takes a template-path response from (kept, so the
     /// path allocates nothing per chunk).
     template_out: Vec<Response>,
-    /// The header of the last chunk converted with a truthy `created`, for
-    /// the JS object path ([`Self::take_chunk_header`]).
+    /// The header noted for the JS object path: that of the last chunk
+    /// given on its own, or converted from a template kept from one, with a
+    /// truthy `created` ([`Self::take_chunk_header`]).
     chunk_header: LastChunkHeader,
 }
 
@@ -304,7 +305,7 @@ impl OpenAIStream {
         }
     }
 
-    /// The header of the chunk converted last (`crate::chunk_header`), when
+    /// The header noted for the object path (`crate::chunk_header`), when
     /// the JS layer has not been sent it yet: it goes out with the call's
     /// batch.
     pub fn take_chunk_header(&mut self) -> Option<Rc<ChunkHeader>> {

@@ -410,7 +410,6 @@ fn write_header_item(r: &Response, out: &mut String) {
 /// `{"c": {"id"?, "created", "model"?, "h": header}}` (see the module
 /// documentation).
 #[cold]
-#[inline(never)]
 fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
     open_item(out, key::CHUNK_HEADER);
     out.push('{');
@@ -438,7 +437,6 @@ fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
 
 /// A header: `{f, createTime, responseId?, modelVersion?}` (JSON texts
 /// but `create_time`, the string itself).
-#[inline]
 fn write_header(
     f: u8,
     create_time: &str,
