@@ -28,8 +28,9 @@
 const { setToolCallPreparations } = require('./preparations.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
-// The state word's bits, the compact chunk kinds and the item keys, as the
-// core defines them (written from core/src/wire/ by scripts/generate.mjs).
+// The state word's bits, the compact chunk kinds, the header flavors and the
+// item keys, as the core defines them (written from core/src/wire/ by
+// scripts/generate.mjs).
 const {
   FINISHED,
   QUIET,
@@ -43,6 +44,7 @@ const {
   KIND_THOUGHT,
   KIND_EMPTY,
   KIND_REASONING,
+  FLAVOR_ANTHROPIC,
   KEY_HEADER,
   KEY_CHUNK_HEADER,
   KEY_RESPONSE,
@@ -72,7 +74,7 @@ class NativeState {
   constructor(slot, word, { headers = false } = {}) {
     this.slot = slot;
     this.word = word;
-    /** `{f: 0, responseId?, modelVersion?}` of the last yielded response, or null. */
+    /** `{f: FLAVOR_ANTHROPIC, responseId?, modelVersion?}` of the last yielded response, or null. */
     this.header = null;
     this.headers = headers;
     /**
@@ -201,7 +203,7 @@ function putBack(response, places, strings, next) {
 function noteHeader(state, out) {
   if (!state.headers || out.length === 0) return;
   const last = out[out.length - 1];
-  const header = { f: 0 };
+  const header = { f: FLAVOR_ANTHROPIC };
   if ('responseId' in last) header.responseId = last.responseId;
   if ('modelVersion' in last) header.modelVersion = last.modelVersion;
   state.header = header;

@@ -1,6 +1,7 @@
 //! Prints what the JS layer takes from the core's own constants, as one JSON
 //! object: under `"wire"`, the wire constants (the state word's bits, the
-//! compact chunk kinds, the batch item keys); under `"headerFlavors"`, each
+//! compact chunk kinds, a header's flavors, the batch item keys); under
+//! `"headerFlavors"`, each
 //! header flavor (a header item's `f`) with the key order of its responses.
 //! `node scripts/generate.mjs` runs it and writes
 //! `lib/generated/wire-constants.js` and `lib/generated/simple-response.js`.
@@ -11,7 +12,7 @@ use toolcall_stream_core::gemini::Flavor;
 use toolcall_stream_core::wire::{compact_kind, header_flavor, key, word};
 
 fn main() {
-    let numbers: [(&str, u64); 13] = [
+    let numbers: [(&str, u64); 15] = [
         ("FINISHED", word::FINISHED),
         ("QUIET", word::QUIET),
         ("TEXT_READY", word::TEXT_READY),
@@ -25,6 +26,8 @@ fn main() {
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
         ("KIND_EMPTY", u64::from(compact_kind::EMPTY)),
         ("KIND_REASONING", u64::from(compact_kind::REASONING)),
+        ("FLAVOR_ANTHROPIC", u64::from(header_flavor::ANTHROPIC)),
+        ("FLAVOR_OPENAI", u64::from(header_flavor::OPENAI)),
     ];
     let keys = [
         ("KEY_HEADER", key::HEADER),
