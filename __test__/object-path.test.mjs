@@ -6,7 +6,7 @@
 // under both profiles (qwen-0.24 holds calls for the stop reason, so the
 // stop of a gathered block takes the long way there).
 // First: the library must load with the predicates counted.
-import { resetObjectPathCounts, assertTaken } from './helpers/object-path-counts.mjs';
+import { resetObjectPathCounts, assertTaken, objectPathCounts } from './helpers/object-path-counts.mjs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -47,11 +47,11 @@ function record(run, past = false) {
  * are random), so that a predicate that stops being taken fails the test.
  */
 const TAKEN = {
-  openai: { openaiText: 40, openaiGather: 5 },
-  openaiAtLimits: { openaiText: 40, openaiGather: 5 },
+  openai: { openaiText: 35, openaiGather: 4 },
+  openaiAtLimits: { openaiText: 30, openaiGather: 4 },
   anthropic: { anthropicGather: 300, anthropicText: 40, anthropicStopGathered: 25 },
   anthropicAtLimits: { anthropicGather: 80, anthropicText: 10, anthropicStopGathered: 2 },
-  openaiAfterEnd: { openaiText: 20, openaiGather: 3 },
+  openaiAfterEnd: { openaiText: 12, openaiGather: 2 },
 };
 
 const text = fc.oneof(
@@ -77,8 +77,23 @@ const openaiChunk = fc.oneof(
   fc.constantFrom({ finish: 'stop' }, { finish: 'tool_calls' }, { finish: 'length' }, { usage: true }),
 );
 
+/**
+ * The id, created and model of a random stream's chunks: eight chunks in a
+ * row share them, then they change. The object path takes a chunk only with
+ * the fields of the header native sent last, so the first chunk after a
+ * change takes the native path, which sends the new header; a falsy
+ * `created` (the clock) never takes the object path. (Each field changing
+ * alone: the test of the header below.)
+ */
+const HEADERS = [
+  { id: 'chatcmpl-p', created: 1710000000, model: 'gpt-p' },
+  { id: 'chatcmpl-q', created: 1710000001, model: '' },
+  { created: 1710000001 },
+  { id: 'chatcmpl-q', created: 0, model: 'gpt-p' },
+];
+
 function toChunk(kind, i) {
-  const base = { id: 'chatcmpl-p', object: 'chat.completion.chunk', created: 1710000000 + (i % 2), model: 'gpt-p' };
+  const base = { object: 'chat.completion.chunk', ...HEADERS[Math.floor(i / 8) % HEADERS.length] };
   if (kind.finish) return { ...base, choices: [{ index: 0, delta: {}, finish_reason: kind.finish }] };
   if (kind.usage) return { ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } };
   return { ...base, choices: [{ index: 0, delta: kind, finish_reason: null }] };
@@ -118,6 +133,69 @@ test('OpenAI: the object path fails limits at the same chunk as the native conve
     { numRuns: 400 },
   );
   assertTaken(TAKEN.openaiAtLimits);
+});
+
+test('OpenAI: a chunk takes the object path only with the id, created and model of the header native sent last, and gets that header', () => {
+  // [the chunk's fields, whether the object path takes it]: a chunk whose
+  // fields differ from the last header's takes the native path, which sends
+  // its header; the next chunk with those fields takes the object path.
+  const steps = [
+    [{ id: 'a', created: 7, model: 'm' }, false],
+    [{ id: 'a', created: 7, model: 'm' }, true],
+    [{ id: 'b', created: 7, model: 'm' }, false],
+    [{ id: 'b', created: 7, model: 'm' }, true],
+    [{ id: 'b', created: 8, model: 'm' }, false],
+    [{ id: 'b', created: 8, model: 'n' }, false],
+    [{ id: 'b', created: 8, model: 'n' }, true],
+    // The same String(created), another value.
+    [{ id: 'b', created: '8', model: 'n' }, false],
+    [{ id: 'b', created: '8', model: 'n' }, true],
+    // A falsy model: no modelVersion; null and absent are different fields.
+    [{ id: 'b', created: 8, model: null }, false],
+    [{ id: 'b', created: 8, model: null }, true],
+    [{ id: 'b', created: 8 }, false],
+    [{ id: 'b', created: 8 }, true],
+    // No id: no responseId.
+    [{ created: 8 }, false],
+    [{ created: 8 }, true],
+    [{ id: null, created: 8 }, false],
+    [{ id: null, created: 8 }, true],
+    // A falsy created is the clock: never the object path.
+    [{ id: 'b', created: 0, model: 'n' }, false],
+    [{ id: 'b', created: 0, model: 'n' }, false],
+    [{ id: 'b', model: 'n' }, false],
+    // Back to an earlier header: native sends it again.
+    [{ id: 'a', created: 7, model: 'm' }, false],
+    [{ id: 'a', created: 7, model: 'm' }, true],
+  ];
+  for (const kind of ['content', 'arguments']) {
+    const a = new OpenAIConverter();
+    const b = new OpenAIConverter();
+    const delta = (i) =>
+      kind === 'content'
+        ? { content: `w${i} ` }
+        : i === 0
+          ? { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'f', arguments: '' } }] }
+          : { tool_calls: [{ index: 0, function: { arguments: i === 1 ? '[' : '0,' } }] };
+    steps.forEach(([fields, taken], i) => {
+      const chunk = { object: 'chat.completion.chunk', ...fields, choices: [{ index: 0, delta: delta(i) }] };
+      resetObjectPathCounts();
+      const viaObject = a.pushChunk(chunk);
+      const counts = objectPathCounts();
+      const viaText = b.pushChunk(JSON.stringify(chunk));
+      const what = `${kind} chunk ${i}, ${JSON.stringify(fields)}`;
+      // The first argument chunk names the call: the native path.
+      assert.equal(counts.openaiText + counts.openaiGather, taken && !(kind === 'arguments' && i === 0) ? 1 : 0, what);
+      if (fields.created) {
+        assert.deepEqual(JSON.stringify(viaObject), JSON.stringify(viaText), what);
+        assert.equal(viaObject.createTime, String(fields.created), what);
+      }
+      assert.equal(viaObject.responseId, fields.id, what);
+      assert.equal('responseId' in viaObject, 'id' in fields, what);
+      assert.equal(viaObject.modelVersion, fields.model || undefined, what);
+      assert.equal('modelVersion' in viaObject, Boolean(fields.model), what);
+    });
+  }
 });
 
 test('Anthropic: a surrogate pair split between two fragments is joined on the object path, as the reference joins strings', () => {

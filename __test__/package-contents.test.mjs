@@ -87,6 +87,7 @@ test('the root package ships the library and the Qwen Code preload, and nothing 
       'lib/generated/binding.js',
       'lib/generated/binding.d.ts',
       'lib/generated/wire-constants.js',
+      'lib/generated/simple-response.js',
       'lib/native.js',
       'lib/wire.js',
       'lib/available.js',

@@ -5,11 +5,14 @@
 // text converted from a kept response, core/src/openai/template/mod.rs; and the
 // byte path, runs of hot SSE events handed over whole, core/src/sse.rs.)
 // Each predicate below states the condition under which it is taken, read
-// only from the event itself and from the state word of the converter's last
-// native call (lib/wire.js `NativeState`), and why its result equals the
-// native conversion's. __test__/object-path.test.mjs checks each against the
-// native conversion (event objects vs their JSON text), including after
-// end(), after a fatal error and after a limit.
+// only from the event itself and from what the converter's last native call
+// reported (lib/wire.js `NativeState`: the state word, and the response
+// headers native built), and why its result equals the native conversion's.
+// The OpenAI responses built here take their header from native and every
+// response its key order from the core (lib/generated/simple-response.js).
+// __test__/object-path.test.mjs checks each predicate against the native
+// conversion (event objects vs their JSON text), including after end(),
+// after a fatal error and after a limit.
 //
 // Every native call of a converter first hands over what is gathered here
 // (`flush`), so the state word a predicate reads is native's state with
@@ -257,17 +260,22 @@ class OpenAIObjectPath {
     this.#host = host;
   }
 
-  /** The one response for `chunk`, or undefined: take the native path (after `flush`). */
+  /**
+   * The one response for `chunk`, or undefined: take the native path (after
+   * `flush`). Only for a chunk with native's last chunk header (`knownHeader`).
+   */
   take(chunk) {
     const state = this.#state;
     if (chunk === null || typeof chunk !== 'object') return undefined;
+    const header = knownHeader(state, chunk);
+    if (header === undefined) return undefined;
     if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0) {
       const content = plainContent(chunk);
-      if (content !== undefined && content.isWellFormed()) return this.#text(chunk, content);
+      if (content !== undefined && content.isWellFormed()) return this.#text(header, content);
     }
     if (OPENAI_GATHER && (state.word & QUIET) !== 0) {
       const fragment = argumentFragment(chunk);
-      if (fragment !== undefined) return this.#gather(chunk, fragment);
+      if (fragment !== undefined) return this.#gather(header, fragment);
     }
     return undefined;
   }
@@ -279,25 +287,26 @@ class OpenAIObjectPath {
    * could hold or rewrite text) and nothing is gathered: native normalises
    * the text exactly as its full conversion does (openai_push_text_delta)
    * and the response is `convertOpenAIChunkToGemini`'s for a chunk with one
-   * text part (none for empty text), built here from the chunk's header.
-   * The state word is unchanged by the call (src/lib.rs).
+   * text part (none for empty text), built here with native's header for
+   * the chunk. The state word is unchanged by the call (src/lib.rs).
    */
-  #text(chunk, content) {
+  #text(header, content) {
     if (COUNTING) counts.openaiText++;
     const text = native.openaiPushTextDelta(this.#state.slot, content);
-    return simpleResponse(chunkHeader(chunk), text === '' ? undefined : { text }, this.#host);
+    return simpleResponse(header, text === '' ? undefined : { text }, this.#host);
   }
 
   /**
    * Argument-only tool-call deltas (`argumentFragment`). Taken when the
    * state word has `quiet` (no held parts, no thinking-tag candidate): native
    * would feed the arguments to the parser and yield a response with no
-   * parts, built here. The arguments are handed over in order (`flush`)
-   * before any other native call; as soon as the gathered text could exceed
-   * the state word's `budget` they are handed over with this chunk, so a
-   * limit fails at the chunk that crosses it, as natively.
+   * parts, built here with native's header for the chunk. The arguments are
+   * handed over in order (`flush`) before any other native call; as soon as
+   * the gathered text could exceed the state word's `budget` they are
+   * handed over with this chunk, so a limit fails at the chunk that crosses
+   * it, as natively.
    */
-  #gather(chunk, fragment) {
+  #gather(header, fragment) {
     if (COUNTING) counts.openaiGather++;
     if (this.#fragments.length === 0) {
       this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#state.budget / BYTES_PER_UNIT));
@@ -305,7 +314,7 @@ class OpenAIObjectPath {
     this.#fragments.push(fragment[0], fragment[1]);
     this.#fragmentChars += fragment[1].length;
     if (this.#fragmentChars > this.#flushAt) this.flush();
-    return simpleResponse(chunkHeader(chunk), undefined, this.#host);
+    return simpleResponse(header, undefined, this.#host);
   }
 
   /** Hands the gathered deltas to native's parser, in order. */
@@ -324,12 +333,23 @@ class OpenAIObjectPath {
   }
 }
 
-/** The response fields `convertOpenAIChunkToGemini` takes from a chunk. */
-function chunkHeader(chunk) {
-  const header = { f: 1, createTime: chunk.created ? String(chunk.created) : String(Date.now()) };
-  if (chunk.id !== undefined) header.responseId = chunk.id;
-  if (chunk.model) header.modelVersion = chunk.model;
-  return header;
+/**
+ * The header native built for a chunk with this chunk's `id`, `created` and
+ * `model` (lib/wire.js `NativeState.chunkHeader`), else undefined: the chunk
+ * takes the native path, which sends the header it builds. That header
+ * depends on the values of those three fields alone
+ * (core/src/chunk_header.rs), which native reads from the chunk's JSON text
+ * and sends back as JSON: a primitive `===` a value native sent has that
+ * value in JSON too, so native would build this chunk the same header; an
+ * object is never `===` a value decoded from a batch. Native sends a header
+ * only for a truthy `created`: none stands for `Date.now()`.
+ */
+function knownHeader(state, chunk) {
+  const known = state.chunkHeader;
+  if (known === null || chunk.id !== known.id || chunk.created !== known.created || chunk.model !== known.model) {
+    return undefined;
+  }
+  return known.h;
 }
 
 /**

@@ -2,6 +2,8 @@
 // Response objects (plain, or the host's / @google/genai's class) and the
 // package's error type. Native batches are decoded by lib/wire.js.
 
+const { fillSimpleResponse } = require('./generated/simple-response.js');
+
 let GenerateContentResponse; // undefined: not looked up yet; null: not installed
 
 /** The `@google/genai` class when installed (optional peer dependency). */
@@ -81,21 +83,14 @@ function newResponse(host) {
 
 /**
  * A chunk with at most one text part and nothing else, built from its header
- * (`{f, createTime, responseId?, modelVersion?}`, `f` 1 = OpenAI key order)
- * and its part (`part` undefined = no parts), with the reference's key order.
+ * (`{f, createTime, responseId?, modelVersion?}`, core/src/wire/mod.rs) and
+ * its part (`part` undefined = no parts), its keys in the order the core
+ * writes the header's flavor (lib/generated/simple-response.js).
  */
 function simpleResponse(h, part, host) {
-  const r = newResponse(host);
-  const candidates = [
+  return fillSimpleResponse(newResponse(host), h, [
     { content: { parts: part === undefined ? [] : [part], role: 'model' }, index: 0, safetyRatings: [] },
-  ];
-  if (h.f === 1) r.candidates = candidates;
-  if ('responseId' in h) r.responseId = h.responseId;
-  r.createTime = h.createTime;
-  if ('modelVersion' in h) r.modelVersion = h.modelVersion;
-  r.promptFeedback = { safetyRatings: [] };
-  if (h.f !== 1) r.candidates = candidates;
-  return r;
+  ]);
 }
 
 module.exports = {

@@ -5,7 +5,9 @@
 //
 // - A batch is what every converter call returns: a number (the state word
 //   alone: nothing converted, no error) or the text of one JSON array whose
-//   items are header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
+//   items are a chunk-header item `{c}` (OpenAI: the header native built
+//   from a chunk's id, created and model, with those fields, kept in the
+//   state for the object path), header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
 //   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
 //   after the responses converted before it, and the state word last.
 //   When a call's large string arguments were lifted out of the text
@@ -26,8 +28,9 @@
 const { setToolCallPreparations } = require('./preparations.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
-// The state word's bits, the compact chunk kinds and the item keys, as the
-// core defines them (written from core/src/wire/ by scripts/generate.mjs).
+// The state word's bits, the compact chunk kinds, the header flavors and the
+// item keys, as the core defines them (written from core/src/wire/ by
+// scripts/generate.mjs).
 const {
   FINISHED,
   QUIET,
@@ -41,7 +44,9 @@ const {
   KIND_THOUGHT,
   KIND_EMPTY,
   KIND_REASONING,
+  FLAVOR_ANTHROPIC,
   KEY_HEADER,
+  KEY_CHUNK_HEADER,
   KEY_RESPONSE,
   KEY_PREPARATIONS,
   KEY_SANITIZED,
@@ -62,16 +67,21 @@ const NOTHING = Object.freeze([]);
 
 /**
  * A converter's native state as last reported: its slot, the state word its
- * last call returned (`word`), and (Anthropic) the header of the last
- * response it yielded.
+ * last call returned (`word`), (Anthropic) the header of the last response
+ * it yielded, and (OpenAI) the chunk header native sent last.
  */
 class NativeState {
   constructor(slot, word, { headers = false } = {}) {
     this.slot = slot;
     this.word = word;
-    /** `{f: 0, responseId?, modelVersion?}` of the last yielded response, or null. */
+    /** `{f: FLAVOR_ANTHROPIC, responseId?, modelVersion?}` of the last yielded response, or null. */
     this.header = null;
     this.headers = headers;
+    /**
+     * OpenAI: `{id?, created, model?, h}`, the header `h` native built from a
+     * chunk with those fields (core/src/chunk_header.rs), or null.
+     */
+    this.chunkHeader = null;
   }
 
   get finished() {
@@ -144,6 +154,10 @@ function decode(state, batch, sanitized, host) {
       header = item[KEY_HEADER];
       continue;
     }
+    if (item[KEY_CHUNK_HEADER]) {
+      state.chunkHeader = item[KEY_CHUNK_HEADER];
+      continue;
+    }
     if (item[KEY_ERROR]) {
       out.length = n;
       noteHeader(state, out);
@@ -189,7 +203,7 @@ function putBack(response, places, strings, next) {
 function noteHeader(state, out) {
   if (!state.headers || out.length === 0) return;
   const last = out[out.length - 1];
-  const header = { f: 0 };
+  const header = { f: FLAVOR_ANTHROPIC };
   if ('responseId' in last) header.responseId = last.responseId;
   if ('modelVersion' in last) header.modelVersion = last.modelVersion;
   state.header = header;

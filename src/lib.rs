@@ -17,9 +17,11 @@ mod wire;
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 
 use napi_derive::napi;
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::chunk_header::ChunkHeader;
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
 use toolcall_stream_core::wire::State;
@@ -87,6 +89,22 @@ impl Converter {
             Converter::Anthropic(s) => s.wire_state(yielded),
             Converter::OpenAI(s) => s.wire_state(),
         }
+    }
+
+    /// The state word after a call, and nothing more to send.
+    fn report_state(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
+        (self.state(yielded), None)
+    }
+
+    /// The state word after a call, and (OpenAI) the chunk header noted for
+    /// the object path when the JS layer does not have it yet.
+    fn report_chunk_header(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
+        let state = self.state(yielded);
+        let chunk_header = match self {
+            Converter::Anthropic(_) => None,
+            Converter::OpenAI(s) => s.take_chunk_header(),
+        };
+        (state, chunk_header)
     }
 }
 
@@ -209,13 +227,22 @@ fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
 ) -> wire::Batch {
+    on_converter_reporting(slot, f, Converter::report_state)
+}
+
+/// [`on_converter`], the batch carrying what `report` reads after the call.
+fn on_converter_reporting(
+    slot: f64,
+    f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
+    report: impl FnOnce(&mut Converter, &[Response]) -> (State, Option<Rc<ChunkHeader>>),
+) -> wire::Batch {
     CONVERTERS
         .with(slot, |entry| {
-            step(&mut entry.converter, &mut entry.closed, f, Converter::state)
+            step(&mut entry.converter, &mut entry.closed, f, report)
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
-            batch(&mut [], Some(&e), State::FINISHED)
+            batch(&mut [], Some(&e), State::FINISHED, None)
         })
 }
 
@@ -341,16 +368,22 @@ pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
     })
 }
 
-/// One OpenAI chunk as JSON text: a batch of exactly one response or error.
+/// One OpenAI chunk as JSON text: a batch of exactly one response or error,
+/// with the chunk header for the object path when it changed (the object
+/// path's native path: `lib/object-path.js`).
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::OpenAI(s) => {
-            out.push(s.push_chunk_text(&chunk)?);
-            Ok(())
-        }
-        Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
-    })
+    on_converter_reporting(
+        slot,
+        |c, out| match c {
+            Converter::OpenAI(s) => {
+                out.push(s.push_chunk_text(&chunk)?);
+                Ok(())
+            }
+            Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
+        },
+        Converter::report_chunk_header,
+    )
 }
 
 /// Argument-only tool-call deltas the JS layer gathered (the object path,

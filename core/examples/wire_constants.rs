@@ -1,14 +1,18 @@
-//! Prints the wire constants the JS layer reads (the state word's bits, the
-//! compact chunk kinds, the batch item keys) as one JSON object, taken from
-//! the core's own constants. `node scripts/generate.mjs` runs it and writes
-//! `lib/generated/wire-constants.js`.
+//! Prints what the JS layer takes from the core's own constants, as one JSON
+//! object: under `"wire"`, the wire constants (the state word's bits, the
+//! compact chunk kinds, a header's flavors, the batch item keys); under
+//! `"headerFlavors"`, each
+//! header flavor (a header item's `f`) with the key order of its responses.
+//! `node scripts/generate.mjs` runs it and writes
+//! `lib/generated/wire-constants.js` and `lib/generated/simple-response.js`.
 //!
 //!     cargo run -q -p toolcall-stream-core --example wire_constants
 
-use toolcall_stream_core::wire::{compact_kind, key, word};
+use toolcall_stream_core::gemini::Flavor;
+use toolcall_stream_core::wire::{compact_kind, header_flavor, key, word};
 
 fn main() {
-    let numbers: [(&str, u64); 13] = [
+    let numbers: [(&str, u64); 15] = [
         ("FINISHED", word::FINISHED),
         ("QUIET", word::QUIET),
         ("TEXT_READY", word::TEXT_READY),
@@ -22,9 +26,12 @@ fn main() {
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
         ("KIND_EMPTY", u64::from(compact_kind::EMPTY)),
         ("KIND_REASONING", u64::from(compact_kind::REASONING)),
+        ("FLAVOR_ANTHROPIC", u64::from(header_flavor::ANTHROPIC)),
+        ("FLAVOR_OPENAI", u64::from(header_flavor::OPENAI)),
     ];
     let keys = [
         ("KEY_HEADER", key::HEADER),
+        ("KEY_CHUNK_HEADER", key::CHUNK_HEADER),
         ("KEY_RESPONSE", key::RESPONSE),
         ("KEY_PREPARATIONS", key::PREPARATIONS),
         ("KEY_SANITIZED", key::SANITIZED),
@@ -35,12 +42,34 @@ fn main() {
     ];
     let mut fields: Vec<String> = numbers
         .iter()
-        .map(|(name, value)| format!("  \"{name}\": {value}"))
+        .map(|(name, value)| format!("    \"{name}\": {value}"))
         .collect();
-    // The keys are plain ASCII letters: no escaping needed.
+    // The keys and names are plain ASCII letters: no escaping needed.
     fields.extend(
         keys.iter()
-            .map(|(name, value)| format!("  \"{name}\": \"{value}\"")),
+            .map(|(name, value)| format!("    \"{name}\": \"{value}\"")),
     );
-    println!("{{\n{}\n}}", fields.join(",\n"));
+    let flavors = [
+        ("OpenAI", header_flavor::OPENAI, Flavor::OpenAI),
+        ("Anthropic", header_flavor::ANTHROPIC, Flavor::Anthropic),
+    ];
+    let flavors: Vec<String> = flavors
+        .iter()
+        .map(|(name, f, flavor)| {
+            let keys: Vec<String> = flavor
+                .key_order()
+                .iter()
+                .map(|k| format!("\"{}\"", k.name()))
+                .collect();
+            format!(
+                "    {{ \"name\": \"{name}\", \"f\": {f}, \"keys\": [{}] }}",
+                keys.join(", ")
+            )
+        })
+        .collect();
+    println!(
+        "{{\n  \"wire\": {{\n{}\n  }},\n  \"headerFlavors\": [\n{}\n  ]\n}}",
+        fields.join(",\n"),
+        flavors.join(",\n")
+    );
 }

@@ -191,21 +191,91 @@ pub enum LiteralKind {
     Reasoning,
 }
 
-/// Which reference produced the chunk: it decides the key order.
+/// Which reference produced the chunk: it decides the key order
+/// ([`Flavor::key_order`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
     /// `buildGeminiChunk` (Qwen Code
-    /// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts):
-    /// `responseId`, `createTime`, `modelVersion`, `promptFeedback`, then
-    /// `candidates` and `usageMetadata`.
+    /// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts).
     Anthropic,
     /// `convertOpenAIChunkToGemini` (Qwen Code
-    /// packages/core/src/core/openaiContentGenerator/converter.ts):
-    /// `candidates` first, then the header fields and `usageMetadata`.
+    /// packages/core/src/core/openaiContentGenerator/converter.ts).
     OpenAI,
     /// The pipeline's end-of-stream flush of held parts: a bare
     /// `new GenerateContentResponse()` with only `candidates`.
     Bare,
+}
+
+/// A response's top-level key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseKey {
+    /// `responseId` (absent when the source had none).
+    ResponseId,
+    /// `createTime`.
+    CreateTime,
+    /// `modelVersion` (absent when the source's model was absent or falsy).
+    ModelVersion,
+    /// `promptFeedback`, always `{safetyRatings: []}`.
+    PromptFeedback,
+    /// `candidates`.
+    Candidates,
+    /// `usageMetadata` (absent without usage).
+    UsageMetadata,
+}
+
+impl ResponseKey {
+    /// The key as JSON and JS name it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ResponseKey::ResponseId => "responseId",
+            ResponseKey::CreateTime => "createTime",
+            ResponseKey::ModelVersion => "modelVersion",
+            ResponseKey::PromptFeedback => "promptFeedback",
+            ResponseKey::Candidates => "candidates",
+            ResponseKey::UsageMetadata => "usageMetadata",
+        }
+    }
+}
+
+/// `buildGeminiChunk`'s object literal (Qwen Code
+/// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts):
+/// the header fields first, then `candidates` and `usageMetadata`.
+pub const ANTHROPIC_KEY_ORDER: [ResponseKey; 6] = [
+    ResponseKey::ResponseId,
+    ResponseKey::CreateTime,
+    ResponseKey::ModelVersion,
+    ResponseKey::PromptFeedback,
+    ResponseKey::Candidates,
+    ResponseKey::UsageMetadata,
+];
+
+/// `convertOpenAIChunkToGemini`'s assignments (Qwen Code
+/// packages/core/src/core/openaiContentGenerator/converter.ts): `candidates`
+/// first, then the header fields and `usageMetadata`.
+pub const OPENAI_KEY_ORDER: [ResponseKey; 6] = [
+    ResponseKey::Candidates,
+    ResponseKey::ResponseId,
+    ResponseKey::CreateTime,
+    ResponseKey::ModelVersion,
+    ResponseKey::PromptFeedback,
+    ResponseKey::UsageMetadata,
+];
+
+/// The pipeline's bare `new GenerateContentResponse()`: `candidates` only.
+pub const BARE_KEY_ORDER: [ResponseKey; 1] = [ResponseKey::Candidates];
+
+impl Flavor {
+    /// The order in which [`Response::write_response`] writes the keys (an
+    /// absent one is skipped). The JS layer builds the responses it makes
+    /// itself in the same order: `lib/generated/simple-response.js`, written
+    /// from these by `core/examples/wire_constants.rs`.
+    pub const fn key_order(self) -> &'static [ResponseKey] {
+        match self {
+            Flavor::Anthropic => &ANTHROPIC_KEY_ORDER,
+            Flavor::OpenAI => &OPENAI_KEY_ORDER,
+            Flavor::Bare => &BARE_KEY_ORDER,
+        }
+    }
 }
 
 /// `candidates[0]`, the only candidate the reference writes:
@@ -312,47 +382,57 @@ impl Response {
             && self.preparations.is_empty()
     }
 
-    /// The response alone, as JSON text.
+    /// The response alone, as JSON text, its keys in its flavor's order
+    /// ([`Flavor::key_order`]).
     pub fn write_response(&self, out: &mut String) {
         out.push('{');
-        match self.flavor {
-            Flavor::Anthropic => {
-                let mut first = self.write_header(out, true);
-                comma(out, &mut first);
-                self.write_candidates(out);
-                self.write_usage(out);
-            }
-            Flavor::OpenAI => {
-                self.write_candidates(out);
-                self.write_header(out, false);
-                self.write_usage(out);
-            }
-            Flavor::Bare => self.write_candidates(out),
+        let mut first = true;
+        for &key in self.flavor.key_order() {
+            self.write_key(key, out, &mut first);
         }
         out.push('}');
     }
 
-    /// responseId, createTime, modelVersion, promptFeedback. Returns whether
-    /// nothing was written yet.
-    fn write_header(&self, out: &mut String, mut first: bool) -> bool {
-        if let Some(id) = &self.response_id {
-            comma(out, &mut first);
-            out.push_str("\"responseId\":");
-            out.push_str(id);
+    /// One top-level key and its value (nothing for an absent one).
+    #[inline]
+    fn write_key(&self, key: ResponseKey, out: &mut String, first: &mut bool) {
+        match key {
+            ResponseKey::ResponseId => {
+                if let Some(id) = &self.response_id {
+                    open_key(out, first, key);
+                    out.push_str(id);
+                }
+            }
+            ResponseKey::CreateTime => {
+                open_key(out, first, key);
+                write_str(out, &self.create_time);
+            }
+            ResponseKey::ModelVersion => {
+                if let Some(m) = &self.model_version {
+                    open_key(out, first, key);
+                    out.push_str(m);
+                }
+            }
+            ResponseKey::PromptFeedback => {
+                open_key(out, first, key);
+                out.push_str("{\"safetyRatings\":[]}");
+            }
+            ResponseKey::Candidates => {
+                open_key(out, first, key);
+                self.write_candidates(out);
+            }
+            ResponseKey::UsageMetadata => {
+                if let Some(u) = &self.usage {
+                    open_key(out, first, key);
+                    out.push_str(&u.json);
+                }
+            }
         }
-        comma(out, &mut first);
-        out.push_str("\"createTime\":");
-        write_str(out, &self.create_time);
-        if let Some(m) = &self.model_version {
-            out.push_str(",\"modelVersion\":");
-            out.push_str(m);
-        }
-        out.push_str(",\"promptFeedback\":{\"safetyRatings\":[]}");
-        false
     }
 
+    /// The value of `candidates`.
     fn write_candidates(&self, out: &mut String) {
-        out.push_str("\"candidates\":[");
+        out.push('[');
         if let Some(c) = &self.candidate {
             out.push_str("{\"content\":{\"parts\":[");
             for (i, p) in c.parts.iter().enumerate() {
@@ -374,20 +454,18 @@ impl Response {
         }
         out.push(']');
     }
-
-    fn write_usage(&self, out: &mut String) {
-        if let Some(u) = &self.usage {
-            out.push_str(",\"usageMetadata\":");
-            out.push_str(&u.json);
-        }
-    }
 }
 
-fn comma(out: &mut String, first: &mut bool) {
+/// `"key":`, after a comma unless it is the object's `first` key.
+#[inline]
+fn open_key(out: &mut String, first: &mut bool, key: ResponseKey) {
     if !*first {
         out.push(',');
     }
     *first = false;
+    out.push('"');
+    out.push_str(key.name());
+    out.push_str("\":");
 }
 
 /// Milliseconds since the epoch as JS `String(Date.now())` shows them.
@@ -521,10 +599,55 @@ mod tests {
             &mut responses.to_vec(),
             None,
             crate::wire::State::default(),
+            None,
             &mut out,
             &mut Vec::new(),
         );
         out
+    }
+
+    /// The top-level keys of a written response, in the order written.
+    fn keys_written(response: &Response) -> Vec<String> {
+        let mut out = String::new();
+        response.write_response(&mut out);
+        match crate::json::parse(&out).unwrap() {
+            crate::json::Value::Obj(entries) => entries
+                .iter()
+                .map(|(k, _)| k.value().into_owned())
+                .collect(),
+            other => panic!("not an object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_flavor_writes_its_keys_in_its_key_order() {
+        let usage = Some(Usage {
+            json: "{}".into(),
+            provenance: UsageProvenance::OpenAI {
+                cached_input_tokens_reported: false,
+            },
+        });
+        for flavor in [Flavor::Anthropic, Flavor::OpenAI, Flavor::Bare] {
+            let full = Response {
+                flavor,
+                response_id: Some("\"id\"".into()),
+                model_version: Some("\"m\"".into()),
+                ..response(Vec::new(), usage.clone())
+            };
+            let names: Vec<&str> = flavor.key_order().iter().map(|k| k.name()).collect();
+            assert_eq!(keys_written(&full), names, "{flavor:?}");
+            // An absent key is skipped, the others keep their order.
+            let sparse = Response {
+                flavor,
+                ..response(Vec::new(), None)
+            };
+            let present: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|k| !matches!(*k, "responseId" | "modelVersion" | "usageMetadata"))
+                .collect();
+            assert_eq!(keys_written(&sparse), present, "{flavor:?}");
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use toolcall_stream_core::gemini::UsageProvenance;
+use toolcall_stream_core::gemini::{Flavor, UsageProvenance};
 use toolcall_stream_core::json::{self, Value};
 use toolcall_stream_core::nonstream::{
     anthropic_response_at, body_text, openai_response_at, BodyOptions, BodyResponse,
@@ -144,6 +144,43 @@ fn check_release(expected: &str, profile: Profile) -> usize {
         checked += 1;
     }
     checked
+}
+
+/// The top-level keys of a response's JSON text, in order.
+fn keys(text: &str) -> Vec<String> {
+    match json::parse(text).unwrap_or_else(|e| panic!("{e}: {text}")) {
+        Value::Obj(entries) => entries
+            .iter()
+            .map(|(k, _)| k.value().into_owned())
+            .collect(),
+        other => panic!("not an object: {other:?}"),
+    }
+}
+
+#[test]
+fn a_body_response_has_its_keys_in_the_openai_key_order() {
+    // Both converters write the keys in the order of the streams' OpenAI
+    // chunks (`Flavor::key_order`), every key present here.
+    let order: Vec<&str> = Flavor::OpenAI
+        .key_order()
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    let options = BodyOptions::default();
+    let anthropic = anthropic_response_at(
+        r#"{"id":"msg","model":"m","content":[{"type":"text","text":"a"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}"#,
+        &options,
+        FROZEN_NOW,
+    )
+    .unwrap();
+    let openai = openai_response_at(
+        r#"{"id":"c","created":7,"model":"m","choices":[{"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#,
+        &options,
+        FROZEN_NOW,
+    )
+    .unwrap();
+    assert_eq!(keys(&anthropic.json), order, "{}", anthropic.json);
+    assert_eq!(keys(&openai.json), order, "{}", openai.json);
 }
 
 #[test]

@@ -202,7 +202,11 @@ export interface NativeResponseParsing {
   taggedThinkingTagsAfterReasoning?: boolean
 }
 
-/** One OpenAI chunk as JSON text: a batch of exactly one response or error. */
+/**
+ * One OpenAI chunk as JSON text: a batch of exactly one response or error,
+ * with the chunk header for the object path when it changed (the object
+ * path's native path: `lib/object-path.js`).
+ */
 export declare function openaiPushChunk(slot: number, chunk: string): string | number | Array<string>
 
 /**

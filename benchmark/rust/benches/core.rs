@@ -253,7 +253,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
         if write {
             text.clear();
             strings.clear();
-            write_batch(&mut out, None, State::default(), &mut text, &mut strings);
+            write_batch(&mut out, None, State::default(), None, &mut text, &mut strings);
             n += text.len() + strings.iter().map(String::len).sum::<usize>();
         }
         n += out.len();

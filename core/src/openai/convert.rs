@@ -10,6 +10,7 @@ use super::tagged::TaggedThinkingParser;
 use super::tags::*;
 use super::text_delta::{self, estimate_token_units};
 use super::OpenAIStream;
+use crate::chunk_header::ChunkHeader;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::js_text::js_trim_start;
@@ -75,7 +76,14 @@ impl OpenAIStream {
             }
         }
         let response = self.convert(&chunk)?;
-        self.keep_template(text, &chunk, &response);
+        // The object path follows chunks given one at a time
+        // (`push_chunk_text`), not the SSE paths: only these note the header.
+        let chunk_header = if sse {
+            None
+        } else {
+            self.note_chunk_header(&chunk, &response)
+        };
+        self.keep_template(text, &chunk, &response, chunk_header);
         Ok(response)
     }
 
@@ -108,6 +116,51 @@ impl OpenAIStream {
             preparations,
             sanitized: self.sanitized.take(),
         })
+    }
+
+    /// Notes the header just built from a chunk with a truthy `created`,
+    /// with the chunk's fields, for the JS object path
+    /// (`crate::chunk_header`); returns it (`None` for a falsy `created`,
+    /// whose `createTime` is the clock). The JS layer compares the fields'
+    /// values, so a number is kept as its source text; the same fields as
+    /// the header noted last (every chunk of a stream after its first)
+    /// allocate nothing here.
+    fn note_chunk_header(
+        &mut self,
+        chunk: &Value<'_>,
+        response: &Response,
+    ) -> Option<Rc<ChunkHeader>> {
+        let created = chunk.at("created");
+        if !created.truthy() {
+            return None;
+        }
+        let model = || match &response.model_version {
+            Some(model) => Some(model.clone()),
+            None => chunk.get("model").map(|m| json::to_json_string(m).into()),
+        };
+        let same = self.chunk_header.current().is_some_and(|last| {
+            let same_created = match created {
+                Value::Num(n) => **n == *last.created,
+                other => json::to_json_string(other) == *last.created,
+            };
+            same_created
+                && last.id == response.response_id
+                && last.model_version == response.model_version
+                && (response.model_version.is_some() || last.model == model())
+        });
+        if !same {
+            self.chunk_header.note_built(ChunkHeader {
+                id: response.response_id.clone(),
+                created: match created {
+                    Value::Num(n) => (*n).into(),
+                    other => json::to_json_string(other).into(),
+                },
+                model: model(),
+                create_time: response.create_time.clone(),
+                model_version: response.model_version.clone(),
+            });
+        }
+        self.chunk_header.current().cloned()
     }
 
     /// One choice of a chunk (`convertOpenAIChunkToGemini`, docs/behaviour.md

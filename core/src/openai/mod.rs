@@ -30,6 +30,7 @@ mod usage;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use crate::chunk_header::{ChunkHeader, LastChunkHeader};
 use crate::error::Error;
 use crate::gemini::{now_ms, Candidate, Flavor, Part, Response};
 use crate::js_text::has_non_whitespace;
@@ -151,6 +152,10 @@ pub struct OpenAIStream {
     /// Where `convert_text` takes a template-path response from (kept, so the
     /// path allocates nothing per chunk).
     template_out: Vec<Response>,
+    /// The header noted for the JS object path: that of the last chunk
+    /// given on its own, or converted from a template kept from one, with a
+    /// truthy `created` ([`Self::take_chunk_header`]).
+    chunk_header: LastChunkHeader,
 }
 
 impl OpenAIStream {
@@ -195,6 +200,7 @@ impl OpenAIStream {
             error_finish_throws: options.throw_on_error_finish,
             drop_empty: options.drop_empty,
             template_out: Vec::new(),
+            chunk_header: LastChunkHeader::default(),
         }
     }
 
@@ -299,6 +305,13 @@ impl OpenAIStream {
         }
     }
 
+    /// The header noted for the object path (`crate::chunk_header`), when
+    /// the JS layer has not been sent it yet: it goes out with the call's
+    /// batch.
+    pub fn take_chunk_header(&mut self) -> Option<Rc<ChunkHeader>> {
+        self.chunk_header.take_unsent()
+    }
+
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
@@ -326,6 +339,47 @@ mod tests {
             profile,
             ..OpenAIOptions::default()
         })
+    }
+
+    #[test]
+    fn a_chunk_given_alone_notes_its_header_once_for_the_object_path() {
+        let mut s = stream(Profile::Qwen021);
+        let chunk = |id: &str, created: &str, model: &str, content: &str| {
+            format!(
+                r#"{{"id":{id},"created":{created},"model":{model},"choices":[{{"delta":{{"content":"{content}"}}}}]}}"#
+            )
+        };
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "x"))
+            .unwrap();
+        let h = s.take_chunk_header().expect("the first chunk's header");
+        assert_eq!(
+            (h.id.as_deref(), &*h.created, h.model.as_deref()),
+            (Some(r#""a""#), "7", Some("null"))
+        );
+        assert_eq!((&*h.create_time, h.model_version.as_deref()), ("7", None));
+        // The same fields (the long way and the template path): nothing new.
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "y"))
+            .unwrap();
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "z"))
+            .unwrap();
+        assert_eq!(s.take_chunk_header(), None);
+        // A falsy created is the clock: no header.
+        s.push_chunk_text(&chunk(r#""a""#, "0", r#""m""#, "w"))
+            .unwrap();
+        assert_eq!(s.take_chunk_header(), None);
+        s.push_chunk_text(&chunk(r#""a""#, "8", r#""m""#, "v"))
+            .unwrap();
+        let h = s.take_chunk_header().expect("a new header");
+        assert_eq!(
+            (&*h.create_time, h.model_version.as_deref()),
+            ("8", Some(r#""m""#))
+        );
+        // The SSE paths note none (the object path never follows them).
+        let mut out = Vec::new();
+        let event = format!("data: {}\n\n", chunk(r#""b""#, "9", r#""m""#, "u"));
+        s.push_bytes(event.as_bytes(), &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.take_chunk_header(), None);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 /// A header item.
 pub const HEADER: &str = "h";
+/// A chunk-header item (OpenAI: the header for the object path).
+pub const CHUNK_HEADER: &str = "c";
 /// A full item's response.
 pub const RESPONSE: &str = "r";
 /// A full item's tool-call preparations.

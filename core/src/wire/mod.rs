@@ -5,9 +5,16 @@
 //! **A batch** is what every converter call returns: either
 //! - a number, the *state word* alone (nothing was converted, no error); or
 //! - the text of one JSON array of items, the state word last:
+//!   - `{"c": {id?, created, model?, h: header}}`: a chunk-header item
+//!     (first in the batch of an OpenAI chunk given on its own): the header
+//!     `h` the conversion built from a chunk with those `id`, `created` and
+//!     `model` (each the chunk's JSON value, absent when the chunk had
+//!     none), written when it differs from the last one sent
+//!     ([`crate::chunk_header`]); the object path reuses it for a chunk
+//!     object with the same three fields;
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
-//!     written whenever the header of the next compact chunk changes (`f`: 0
-//!     for the Anthropic key order, 1 for OpenAI's);
+//!     written whenever the header of the next compact chunk changes (`f`:
+//!     [`header_flavor`], which key order the response takes);
 //!   - `[0, text]` (one text part), `[1, text]` (one thought part), `[2]`
 //!     (no parts): a compact chunk with the last header and nothing else;
 //!     `[2, n]`: a run of n > 1 such part-less chunks; `[3, text]`: one
@@ -42,6 +49,7 @@ mod item;
 pub mod key;
 pub mod lift;
 
+use crate::chunk_header::ChunkHeader;
 use crate::error::Error;
 use crate::gemini::{Flavor, Part, Response, UsageProvenance};
 use crate::json::{write_str, write_text};
@@ -86,6 +94,15 @@ pub mod compact_kind {
     pub const EMPTY: u8 = 2;
     /// `[3, text]`: one OpenAI reasoning thought part.
     pub const REASONING: u8 = 3;
+}
+
+/// A header's `f`: the flavor, and so the key order
+/// ([`crate::gemini::Flavor::key_order`]), of the responses built from it.
+pub mod header_flavor {
+    /// [`crate::gemini::Flavor::Anthropic`].
+    pub const ANTHROPIC: u8 = 0;
+    /// [`crate::gemini::Flavor::OpenAI`].
+    pub const OPENAI: u8 = 1;
 }
 
 /// Writes a compact chunk item with one part: `[kind, text]`.
@@ -238,8 +255,13 @@ pub struct Batch {
 
 /// A call's outcome as one batch: `None` when there is nothing but the state
 /// (the number form), else the array form.
-pub fn batch(responses: &mut [Response], error: Option<&Error>, state: State) -> Option<Batch> {
-    if responses.is_empty() && error.is_none() {
+pub fn batch(
+    responses: &mut [Response],
+    error: Option<&Error>,
+    state: State,
+    chunk_header: Option<&ChunkHeader>,
+) -> Option<Batch> {
+    if responses.is_empty() && error.is_none() && chunk_header.is_none() {
         return None;
     }
     // Sized once for what the batch will hold: a batch with a large call
@@ -251,7 +273,14 @@ pub fn batch(responses: &mut [Response], error: Option<&Error>, state: State) ->
         .sum();
     let mut text = String::with_capacity(responses.len() * 256 + parts + 64);
     let mut strings = Vec::new();
-    write_batch(responses, error, state, &mut text, &mut strings);
+    write_batch(
+        responses,
+        error,
+        state,
+        chunk_header,
+        &mut text,
+        &mut strings,
+    );
     Some(Batch { text, strings })
 }
 
@@ -261,10 +290,15 @@ pub fn write_batch(
     responses: &mut [Response],
     error: Option<&Error>,
     state: State,
+    chunk_header: Option<&ChunkHeader>,
     out: &mut String,
     strings: &mut Vec<String>,
 ) {
     out.push('[');
+    if let Some(h) = chunk_header {
+        write_chunk_header_item(h, out);
+        out.push(',');
+    }
     // The header item last written, by position.
     let mut header: Option<usize> = None;
     let mut at = 0;
@@ -358,19 +392,71 @@ fn same_header(a: &Response, b: &Response) -> bool {
 
 fn write_header_item(r: &Response, out: &mut String) {
     open_item(out, key::HEADER);
+    let f = if r.flavor == Flavor::OpenAI {
+        header_flavor::OPENAI
+    } else {
+        header_flavor::ANTHROPIC
+    };
+    write_header(
+        f,
+        &r.create_time,
+        r.response_id.as_deref(),
+        r.model_version.as_deref(),
+        out,
+    );
+    out.push('}');
+}
+
+/// `{"c": {"id"?, "created", "model"?, "h": header}}` (see the module
+/// documentation).
+#[cold]
+fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
+    open_item(out, key::CHUNK_HEADER);
+    out.push('{');
+    if let Some(id) = &h.id {
+        out.push_str("\"id\":");
+        out.push_str(id);
+        out.push(',');
+    }
+    out.push_str("\"created\":");
+    out.push_str(&h.created);
+    if let Some(model) = &h.model {
+        out.push_str(",\"model\":");
+        out.push_str(model);
+    }
+    out.push_str(",\"h\":");
+    write_header(
+        header_flavor::OPENAI,
+        &h.create_time,
+        h.id.as_deref(),
+        h.model_version.as_deref(),
+        out,
+    );
+    out.push_str("}}");
+}
+
+/// A header: `{f, createTime, responseId?, modelVersion?}` (JSON texts
+/// but `create_time`, the string itself).
+fn write_header(
+    f: u8,
+    create_time: &str,
+    response_id: Option<&str>,
+    model_version: Option<&str>,
+    out: &mut String,
+) {
     out.push_str("{\"f\":");
-    out.push(if r.flavor == Flavor::OpenAI { '1' } else { '0' });
+    out.push(char::from(b'0' + f));
     out.push_str(",\"createTime\":");
-    write_str(out, &r.create_time);
-    if let Some(id) = &r.response_id {
+    write_str(out, create_time);
+    if let Some(id) = response_id {
         out.push_str(",\"responseId\":");
         out.push_str(id);
     }
-    if let Some(m) = &r.model_version {
+    if let Some(m) = model_version {
         out.push_str(",\"modelVersion\":");
         out.push_str(m);
     }
-    out.push_str("}}");
+    out.push('}');
 }
 
 #[cfg(test)]
@@ -442,6 +528,7 @@ mod tests {
             &mut batch,
             None,
             State::default(),
+            None,
             &mut out,
             &mut Vec::new(),
         );
@@ -450,6 +537,32 @@ mod tests {
             out,
             format!(r#"[{},[2,3],[0,"a"],[2],{},[2,2],0]"#, h("1"), h("2"))
         );
+    }
+
+    #[test]
+    fn a_chunk_header_item_comes_first_with_the_fields_and_the_header_built_from_them() {
+        let header = ChunkHeader {
+            id: Some("\"id\"".into()),
+            created: "7".into(),
+            model: Some("\"\"".into()),
+            create_time: "7".into(),
+            model_version: None,
+        };
+        let mut out = String::new();
+        write_batch(
+            &mut [chunk("7", Vec::new())],
+            None,
+            State::default(),
+            Some(&header),
+            &mut out,
+            &mut Vec::new(),
+        );
+        assert_eq!(
+            out,
+            r#"[{"c":{"id":"id","created":7,"model":"","h":{"f":1,"createTime":"7","responseId":"id"}}},{"h":{"f":1,"createTime":"7","responseId":"id"}},[2],0]"#
+        );
+        // A header alone is a batch too.
+        assert!(batch(&mut [], None, State::default(), Some(&header)).is_some());
     }
 
     #[test]
@@ -485,6 +598,7 @@ mod tests {
             &mut [],
             Some(&e),
             State::FINISHED,
+            None,
             &mut out,
             &mut Vec::new(),
         );
@@ -492,6 +606,6 @@ mod tests {
             out,
             "[{\"error\":{\"code\":\"FINISHED\",\"name\":\"Error\",\"message\":\"done \\u0001\",\"fatal\":true}},1]"
         );
-        assert_eq!(batch(&mut [], None, State::default()), None);
+        assert_eq!(batch(&mut [], None, State::default(), None), None);
     }
 }

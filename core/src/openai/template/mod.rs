@@ -4,10 +4,12 @@
 //! exactly the long way's response.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use super::chunk::{first, provider_index};
 use super::tool_call_parser::{ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
+use crate::chunk_header::ChunkHeader;
 use crate::error::Error;
 use crate::gemini::{Part, Response};
 use crate::json::{self, LoneEscapes, Value};
@@ -65,6 +67,7 @@ impl OpenAIStream {
             .map(|(template, content, len)| (template.fields.clone(), content, len))?;
         let normalized = self.plain_text(&content.text());
         self.note_template_chunk();
+        self.note_template_header(&header);
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
             // drops it.
@@ -119,6 +122,7 @@ impl OpenAIStream {
             };
             let converted = fed.map_err(Box::new).map(|()| {
                 self.note_template_chunk();
+                self.note_template_header(&f.header);
                 if !build && preparations.is_empty() {
                     // Dropped unseen with its sanitisation note, as the
                     // pipeline drops it.
@@ -204,6 +208,9 @@ impl OpenAIStream {
                 }
                 start = end + between.len();
             }
+            if taken > 0 {
+                self.note_template_header(&t.fields.header);
+            }
         }
         self.templates = templates;
         (taken, result)
@@ -216,13 +223,29 @@ impl OpenAIStream {
         path_counters::taken(Path::Template);
     }
 
+    /// The header of the chunks just converted from a template, for the JS
+    /// object path: the one the long way built from the template's chunk,
+    /// whose fields they repeat.
+    fn note_template_header(&mut self, header: &Header) {
+        if let Some(chunk) = &header.chunk {
+            self.chunk_header.note(chunk);
+        }
+    }
+
     /// Keeps a converted chunk as a template when the template path can reproduce
     /// its conversion: one tool call with a string `arguments`, and nothing
     /// that yields a part, a finish, usage or an error; or a string
     /// `content` and nothing else that converts (no reasoning, no tool
     /// calls, no finish, no usage, no error: `plainContent` in
     /// lib/object-path.js).
-    pub(super) fn keep_template(&mut self, text: &str, chunk: &Value<'_>, response: &Response) {
+    /// `chunk_header`: the header noted for the chunk, if any.
+    pub(super) fn keep_template(
+        &mut self,
+        text: &str,
+        chunk: &Value<'_>,
+        response: &Response,
+        chunk_header: Option<Rc<ChunkHeader>>,
+    ) {
         if chunk.at("usage").truthy() || chunk.at("error").truthy() {
             return;
         }
@@ -234,13 +257,12 @@ impl OpenAIStream {
             Some(v) => v,
             None => delta.at("reasoning"),
         };
+        let created = chunk.at("created").truthy();
         let header = || Header {
             response_id: response.response_id.clone(),
             model_version: response.model_version.clone(),
-            create_time: chunk
-                .at("created")
-                .truthy()
-                .then(|| response.create_time.clone()),
+            create_time: created.then(|| response.create_time.clone()),
+            chunk: chunk_header,
         };
         if let Some(content) = delta.at("content").as_jstr() {
             if !choice.at("finish_reason").truthy()

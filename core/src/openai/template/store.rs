@@ -18,6 +18,7 @@
 
 use std::rc::Rc;
 
+use crate::chunk_header::ChunkHeader;
 use crate::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
 use crate::json::{self, JStr};
 
@@ -75,6 +76,10 @@ pub struct Header {
     /// `String(created)`; `None` when `created` is falsy (the response then
     /// takes `Date.now()` each time, as the long way does).
     pub create_time: Option<Rc<str>>,
+    /// The same header with the chunk's fields, for the JS object path
+    /// (`crate::chunk_header`); `None` when `created` is falsy, or the chunk
+    /// came from an SSE path (the object path never follows those).
+    pub chunk: Option<Rc<ChunkHeader>>,
 }
 
 impl Header {
