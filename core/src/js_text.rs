@@ -4,7 +4,28 @@
 #![warn(missing_docs)]
 
 use crate::json::text::js_units;
-use crate::json::{self, Value};
+use crate::json::{self, LoneEscapes, Value};
+
+/// `String(value)` appended to argument text (`inputJson += value`, an
+/// array's `String(array)` appended as a chunk): as [`js_to_string`], but a
+/// string's lone surrogate stays its escape, noted in `lone`
+/// ([`LoneEscapes`]), where `js_to_string` gives U+FFFD.
+pub fn append_js_string_to_arguments(v: &Value<'_>, out: &mut String, lone: &mut LoneEscapes) {
+    match v {
+        Value::Str(s) => s.append_json_text_to(out, lone),
+        Value::Arr(items) => {
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                if !item.is_null() {
+                    append_js_string_to_arguments(item, out, lone);
+                }
+            }
+        }
+        other => out.push_str(&js_to_string(other)),
+    }
+}
 
 /// `String(value)` for the values the reference coerces.
 pub fn js_to_string(v: &Value<'_>) -> String {

@@ -8,7 +8,7 @@ use super::{AnthropicStream, Block};
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{LiteralKind, Part, Preparation, Response};
 use crate::held_calls::Closed;
-use crate::js_text::js_to_string;
+use crate::js_text::{append_js_string_to_arguments, js_to_string};
 use crate::json::{self, LoneEscapes, Value};
 use crate::lifted::lift_checked;
 use crate::profile::Profile;
@@ -287,7 +287,7 @@ impl AnthropicStream {
                     Some(s) => s.append_json_text_to(buf, lone),
                     // `inputJson += value`: a value of another type is
                     // appended as its `String(value)` (`[object Object]`).
-                    None => buf.push_str(&js_to_string(fragment)),
+                    None => append_js_string_to_arguments(fragment, buf, lone),
                 })
             }
             // `const text = "text" in event.delta ? event.delta.text : ""`,

@@ -4,6 +4,7 @@
 //! the full conversion makes.
 
 use super::chunk::provider_index;
+use super::tool_call_parser::ArgumentChunk;
 use super::OpenAIStream;
 use crate::error::{Error, ErrorCode};
 use crate::js_text::has_non_whitespace;
@@ -36,8 +37,7 @@ impl OpenAIStream {
                     .unwrap_or_default();
                 self.feed(
                     provider_index(Some(index)),
-                    &fragment,
-                    &lone,
+                    ArgumentChunk::string(&fragment, &lone),
                     None,
                     None,
                     &mut preparations,

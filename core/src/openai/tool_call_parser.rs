@@ -16,6 +16,32 @@ use crate::json::{find_stop, scan_json_bytes_following, validate, Follow, Kind, 
 use crate::lifted::{lift_checked, Lifted};
 use crate::repair::safe_json_parse;
 
+/// One `addChunk` chunk: `text`, what `currentBuffer + chunk` appends
+/// (`String(chunk)`), with where it holds lone surrogates as escapes
+/// (`lone`), and `walk`, what `chunk.length` counts and `for (const char of
+/// chunk)` walks, one byte per item: a string's own bytes, an array's
+/// [`array_walk`].
+#[derive(Clone, Copy, Debug)]
+pub struct ArgumentChunk<'a> {
+    /// The text appended to the buffer.
+    pub text: &'a str,
+    /// One byte per item the reference walks.
+    pub walk: &'a [u8],
+    /// Where `text` holds lone surrogates as escapes.
+    pub lone: &'a LoneEscapes,
+}
+
+impl<'a> ArgumentChunk<'a> {
+    /// A string chunk (argument text).
+    pub fn string(text: &'a str, lone: &'a LoneEscapes) -> Self {
+        ArgumentChunk {
+            text,
+            walk: text.as_bytes(),
+            lone,
+        }
+    }
+}
+
 /// One slot (docs/behaviour.md §3.3.1: buffers / depths / inStrings / escapes / meta).
 #[derive(Debug, Default)]
 struct Slot {
@@ -276,17 +302,16 @@ impl ToolCallParser {
         self.slot(index).map_or(0, |s| s.buffer.len())
     }
 
-    /// `addChunk(index, chunk, id?, name?)` (docs/behaviour.md §3.3.2). Returns the slot
-    /// the chunk was routed to (`actualIndex`), if any. `lone` notes where
-    /// `chunk` holds lone surrogates as escapes.
+    /// `addChunk(index, chunk, id?, name?)` (docs/behaviour.md §3.3.2).
+    /// Returns the slot the chunk was routed to (`actualIndex`), if any.
     pub fn add_chunk(
         &mut self,
         index: ProviderIndex,
-        chunk: &str,
-        lone: &LoneEscapes,
+        chunk: ArgumentChunk<'_>,
         id: Option<&str>,
         name: Option<&str>,
     ) -> Option<u64> {
+        let ArgumentChunk { text, walk, lone } = chunk;
         let valid_name = name.map(js_trim).filter(|n| !n.is_empty());
         let id = id.filter(|id| !id.is_empty());
         let ProviderIndex::Valid(index) = index else {
@@ -295,7 +320,7 @@ impl ToolCallParser {
             return None;
         };
         // Phantom chunk: nothing to route.
-        if id.is_none() && valid_name.is_none() && is_blank(chunk) {
+        if id.is_none() && valid_name.is_none() && is_blank(text) {
             match self.slot(index) {
                 None => return None,
                 Some(s) if s.scan.depth == 0 && !s.scan.in_string => return None,
@@ -305,11 +330,11 @@ impl ToolCallParser {
         let known_id = id.is_some_and(|id| self.id_to_index.contains_key(id));
         let existing_name = self.slot(index).and_then(|s| s.name.as_deref());
         let name_only =
-            valid_name.is_some_and(|n| chunk.is_empty() && existing_name.is_none_or(|e| e == n));
+            valid_name.is_some_and(|n| walk.is_empty() && existing_name.is_none_or(|e| e == n));
         let actual = self.route(index, id, name_only);
         self.slot_mut(actual);
         // Metadata-only update (step 5).
-        if chunk.is_empty() && (id.is_some() || valid_name.is_some()) {
+        if walk.is_empty() && (id.is_some() || valid_name.is_some()) {
             let slot = self.slot_mut(actual);
             if let Some(id) = id {
                 slot.id = Some(id.to_owned());
@@ -349,10 +374,10 @@ impl ToolCallParser {
             }
         }
         slot.lone.append(lone, slot.buffer.len());
-        Rc::make_mut(&mut slot.buffer).push_str(chunk);
-        slot.scan.text(chunk.as_bytes());
+        Rc::make_mut(&mut slot.buffer).push_str(text);
+        slot.scan.text(walk);
         let nameless = slot.name.is_none() && (slot.id.is_some() || !is_blank(&slot.buffer));
-        self.buffered += chunk.len();
+        self.buffered += text.len();
         if conflict {
             self.conflicting_identity = true;
         }
@@ -640,6 +665,21 @@ fn empty_object() -> Rc<String> {
     Rc::new("{}".to_owned())
 }
 
+/// What `for (const char of chunk)` walks in an array chunk, one byte per
+/// item: an item that is exactly one of the strings the walk looks for
+/// (`{`, `[`, `}`, `]`, `"`, `\\`, compared with `===`) as that byte, any
+/// other item (a longer string, a number, `null`) as a byte the walk
+/// passes over.
+pub fn array_walk(items: &[crate::json::Value<'_>]) -> Vec<u8> {
+    items
+        .iter()
+        .map(|item| match item.as_jstr().map(|s| s.value()).as_deref() {
+            Some(one @ ("{" | "[" | "}" | "]" | "\"" | "\\")) => one.as_bytes()[0],
+            _ => b'a',
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::ProviderIndex::Valid;
@@ -674,11 +714,26 @@ mod tests {
     #[test]
     fn accumulates_fragments_and_tracks_depth_and_strings() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{\"key\":", NONE, None, None);
-        p.add_chunk(Valid(0), " \"va{l", NONE, None, None);
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("call_1"),
+            Some("f"),
+        );
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"key\":", NONE),
+            None,
+            None,
+        );
+        p.add_chunk(Valid(0), ArgumentChunk::string(" \"va{l", NONE), None, None);
         assert!(p.has_incomplete_tool_calls());
-        p.add_chunk(Valid(0), "ue\\\"\"}", NONE, None, None);
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("ue\\\"\"}", NONE),
+            None,
+            None,
+        );
         assert!(!p.has_incomplete_tool_calls());
         assert_eq!(
             calls(&p),
@@ -695,8 +750,18 @@ mod tests {
     #[test]
     fn handed_out_arguments_share_the_slot_text() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{\"a\":1}", NONE, None, None);
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("call_1"),
+            Some("f"),
+        );
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"a\":1}", NONE),
+            None,
+            None,
+        );
         let first = p.completed_tool_calls(512).unwrap().remove(0).args;
         let again = p.completed_tool_calls(512).unwrap().remove(0).args;
         assert!(Rc::ptr_eq(&first, &again));
@@ -710,22 +775,25 @@ mod tests {
         assert_eq!(
             p.add_chunk(
                 Valid(0),
-                "{\"file_path\":\"a.sql\"}",
-                NONE,
+                ArgumentChunk::string("{\"file_path\":\"a.sql\"}", NONE),
                 Some("call-1"),
                 Some("read_file")
             ),
             Some(0)
         );
         assert_eq!(
-            p.add_chunk(Valid(0), "", NONE, Some("call-2"), None),
+            p.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("", NONE),
+                Some("call-2"),
+                None
+            ),
             Some(1)
         );
         assert_eq!(
             p.add_chunk(
                 Valid(0),
-                "{\"file_path\":\"b.sql\"}",
-                NONE,
+                ArgumentChunk::string("{\"file_path\":\"b.sql\"}", NONE),
                 None,
                 Some("write_file")
             ),
@@ -733,15 +801,30 @@ mod tests {
         );
         assert_eq!(meta(&p, 1), (Some("call-2"), Some("write_file")));
         assert_eq!(
-            p.add_chunk(Valid(0), "", NONE, None, Some("delete_file")),
+            p.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("", NONE),
+                None,
+                Some("delete_file")
+            ),
             Some(2)
         );
         assert_eq!(
-            p.add_chunk(Valid(0), "{\"file_path\":\"c.sql\"}", NONE, None, None),
+            p.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("{\"file_path\":\"c.sql\"}", NONE),
+                None,
+                None
+            ),
             Some(2)
         );
         assert_eq!(
-            p.add_chunk(Valid(0), "", NONE, Some("call-3"), None),
+            p.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("", NONE),
+                Some("call-3"),
+                None
+            ),
             Some(2)
         );
         let ids: Vec<_> = calls(&p).into_iter().map(|c| c.0.unwrap()).collect();
@@ -751,8 +834,18 @@ mod tests {
     #[test]
     fn first_name_wins_and_names_are_trimmed() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", NONE, Some("c"), Some(" read_file "));
-        p.add_chunk(Valid(0), "{}", NONE, Some("c"), Some("shell"));
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("c"),
+            Some(" read_file "),
+        );
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{}", NONE),
+            Some("c"),
+            Some("shell"),
+        );
         assert_eq!(meta(&p, 0), (Some("c"), Some("read_file")));
         assert!(p.has_conflicting_identity());
     }
@@ -760,8 +853,18 @@ mod tests {
     #[test]
     fn replays_of_a_completed_call_are_ignored() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "{\"a\":1}", NONE, Some("c"), Some("f"));
-        p.add_chunk(Valid(0), "{\"a\":1}", NONE, Some("c"), Some("g"));
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"a\":1}", NONE),
+            Some("c"),
+            Some("f"),
+        );
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"a\":1}", NONE),
+            Some("c"),
+            Some("g"),
+        );
         assert_eq!(
             calls(&p),
             vec![(Some("c".into()), "f".into(), serde_json::json!({"a":1}), 0)]
@@ -771,16 +874,36 @@ mod tests {
     #[test]
     fn collisions_relocate_complete_calls_and_reuse_incomplete_slots() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "{}", NONE, Some("call_1"), Some("f1"));
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{}", NONE),
+            Some("call_1"),
+            Some("f1"),
+        );
         assert_eq!(
-            p.add_chunk(Valid(0), "{}", NONE, Some("call_2"), Some("f2")),
+            p.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("{}", NONE),
+                Some("call_2"),
+                Some("f2")
+            ),
             Some(1)
         );
         assert!(!p.has_conflicting_identity());
         let mut q = ToolCallParser::default();
-        q.add_chunk(Valid(0), "{\"a\":", NONE, Some("call_1"), Some("function1"));
+        q.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"a\":", NONE),
+            Some("call_1"),
+            Some("function1"),
+        );
         assert_eq!(
-            q.add_chunk(Valid(0), "", NONE, Some("call_2"), Some("function2")),
+            q.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("", NONE),
+                Some("call_2"),
+                Some("function2")
+            ),
             Some(0)
         );
         assert_eq!(meta(&q, 0), (Some("call_2"), Some("function1")));
@@ -789,16 +912,30 @@ mod tests {
     #[test]
     fn repair_order_and_collapse() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "{\"text\":\"unclosed", NONE, Some("a"), Some("f"));
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"text\":\"unclosed", NONE),
+            Some("a"),
+            Some("f"),
+        );
         p.add_chunk(
             Valid(1),
-            "{\"valid\":\"data\",\"invalid\": }",
-            NONE,
+            ArgumentChunk::string("{\"valid\":\"data\",\"invalid\": }", NONE),
             Some("b"),
             Some("g"),
         );
-        p.add_chunk(Valid(2), "[1,2]", NONE, Some("c"), Some("h"));
-        p.add_chunk(Valid(3), "  ", NONE, Some("d"), Some("i"));
+        p.add_chunk(
+            Valid(2),
+            ArgumentChunk::string("[1,2]", NONE),
+            Some("c"),
+            Some("h"),
+        );
+        p.add_chunk(
+            Valid(3),
+            ArgumentChunk::string("  ", NONE),
+            Some("d"),
+            Some("i"),
+        );
         let got: Vec<_> = calls(&p).into_iter().map(|c| c.2).collect();
         assert_eq!(
             got,
@@ -814,25 +951,53 @@ mod tests {
     #[test]
     fn phantom_and_invalid_index_chunks() {
         let mut p = ToolCallParser::default();
-        assert_eq!(p.add_chunk(Valid(0), "", NONE, None, None), None);
+        assert_eq!(
+            p.add_chunk(Valid(0), ArgumentChunk::string("", NONE), None, None),
+            None
+        );
         assert!(!p.has_nameless_tool_call());
         assert_eq!(
-            p.add_chunk(ProviderIndex::Invalid, "{}", NONE, Some("x"), Some("f")),
+            p.add_chunk(
+                ProviderIndex::Invalid,
+                ArgumentChunk::string("{}", NONE),
+                Some("x"),
+                Some("f")
+            ),
             None
         );
         assert!(p.has_invalid_index() && p.has_conflicting_identity());
-        p.add_chunk(Valid(0), "", NONE, Some("call_1"), None);
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("call_1"),
+            None,
+        );
         assert!(p.has_nameless_tool_call());
     }
 
     #[test]
     fn no_argument_slots_are_skipped_when_relocating() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", NONE, Some("a"), Some("f"));
-        p.add_chunk(Valid(1), "", NONE, Some("b"), Some("g"));
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("a"),
+            Some("f"),
+        );
+        p.add_chunk(
+            Valid(1),
+            ArgumentChunk::string("", NONE),
+            Some("b"),
+            Some("g"),
+        );
         // A new id on index 0 collides with a complete no-argument call.
         assert_eq!(
-            p.add_chunk(Valid(0), "", NONE, Some("c"), Some("h")),
+            p.add_chunk(
+                Valid(0),
+                ArgumentChunk::string("", NONE),
+                Some("c"),
+                Some("h")
+            ),
             Some(2)
         );
     }
@@ -898,8 +1063,8 @@ mod tests {
             let mut long = ToolCallParser::default();
             let mut direct = ToolCallParser::default();
             for p in [&mut long, &mut direct] {
-                p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
-                p.add_chunk(Valid(0), "{\"a\":[", NONE, None, None);
+                p.add_chunk(Valid(0), ArgumentChunk::string("", NONE), Some("call_1"), Some("f"));
+                p.add_chunk(Valid(0), ArgumentChunk::string("{\"a\":[", NONE), None, None);
                 p.unannounced_meta(0);
             }
             for (fragment, back) in fragments.iter().zip(taken_back) {
@@ -920,19 +1085,66 @@ mod tests {
                     prop_assert_eq!(state(&direct, 0), before);
                     direct.append_string(pos, text.as_bytes(), 1).unwrap();
                 }
-                long.add_chunk(Valid(0), &decoded, &lone, None, None);
+                long.add_chunk(Valid(0), ArgumentChunk::string(&decoded, &lone), None, None);
                 prop_assert_eq!(state(&direct, 0), state(&long, 0));
                 prop_assert_eq!(direct.still_continuing(pos), direct.continuing(0).is_some());
             }
         }
     }
 
+    /// An array chunk is appended as `String(array)` and walked item by
+    /// item: only an item that is exactly `}` closes the object.
+    #[test]
+    fn an_array_chunk_is_walked_item_by_item() {
+        let items = |json: &str| match crate::json::parse(json).unwrap() {
+            crate::json::Value::Arr(items) => array_walk(&items),
+            _ => unreachable!(),
+        };
+        let mut p = ToolCallParser::default();
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"a\":", NONE),
+            Some("c"),
+            Some("f"),
+        );
+        let walk = items(r#"["\"x\"}", 1, null]"#);
+        assert_eq!(walk, b"aaa");
+        let chunk = ArgumentChunk {
+            text: "\"x\"},1,",
+            walk: &walk,
+            lone: NONE,
+        };
+        p.add_chunk(Valid(0), chunk, Some("c"), None);
+        assert_eq!(p.slot(0).unwrap().scan.depth, 1);
+        let walk = items(r#"["}", "\\", "\"", "["]"#);
+        assert_eq!(walk, b"}\\\"[");
+        // `[]`: length 0, a metadata-only update.
+        let before = state(&p, 0);
+        let chunk = ArgumentChunk {
+            text: "",
+            walk: &[],
+            lone: NONE,
+        };
+        p.add_chunk(Valid(0), chunk, Some("c"), None);
+        assert_eq!(state(&p, 0), before);
+    }
+
     /// Invalid string content leaves a continuing slot as it was.
     #[test]
     fn an_invalid_string_appends_nothing() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{\"a\":\"", NONE, None, None);
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("call_1"),
+            Some("f"),
+        );
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("{\"a\":\"", NONE),
+            None,
+            None,
+        );
         p.unannounced_meta(0);
         let pos = p.continuing(0).unwrap();
         let before = state(&p, 0);
@@ -975,15 +1187,25 @@ mod tests {
     fn continuing_needs_a_named_announced_slot_inside_a_value() {
         let mut p = ToolCallParser::default();
         assert_eq!(p.continuing(0), None, "no slot");
-        p.add_chunk(Valid(0), "", NONE, Some("call_1"), Some("f"));
-        p.add_chunk(Valid(0), "{", NONE, None, None);
+        p.add_chunk(
+            Valid(0),
+            ArgumentChunk::string("", NONE),
+            Some("call_1"),
+            Some("f"),
+        );
+        p.add_chunk(Valid(0), ArgumentChunk::string("{", NONE), None, None);
         assert_eq!(p.continuing(0), None, "not announced");
         p.unannounced_meta(0);
         assert!(p.continuing(0).is_some());
-        p.add_chunk(Valid(0), "}", NONE, None, None);
+        p.add_chunk(Valid(0), ArgumentChunk::string("}", NONE), None, None);
         assert_eq!(p.continuing(0), None, "the value is complete");
-        p.add_chunk(Valid(1), "", NONE, Some("call_2"), None);
-        p.add_chunk(Valid(1), "{", NONE, None, None);
+        p.add_chunk(
+            Valid(1),
+            ArgumentChunk::string("", NONE),
+            Some("call_2"),
+            None,
+        );
+        p.add_chunk(Valid(1), ArgumentChunk::string("{", NONE), None, None);
         assert_eq!(p.continuing(1), None, "nameless");
     }
 }

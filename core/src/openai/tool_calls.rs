@@ -3,7 +3,7 @@
 
 use super::call_ids::CallId;
 use super::chunk::provider_index;
-use super::tool_call_parser::ProviderIndex;
+use super::tool_call_parser::{array_walk, ArgumentChunk, ProviderIndex};
 use super::OpenAIStream;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{now_ms, Preparation};
@@ -36,8 +36,9 @@ impl OpenAIStream {
         }
         let name = name_value.as_str();
         let arguments = function.at("arguments");
-        let owned_args;
+        let mut owned_args = String::new();
         let mut lone = LoneEscapes::new();
+        let mut walk = None;
         let chunk: &str = match arguments {
             v if !v.truthy() => "",
             Value::Str(s) => {
@@ -53,9 +54,15 @@ impl OpenAIStream {
                     "chunk.trim is not a function",
                 ));
             }
-            // An array is iterable, and appended as `String(array)`.
-            Value::Arr(_) => {
-                owned_args = crate::js_text::js_to_string(arguments);
+            // An array is iterable: appended as `String(array)`, walked
+            // item by item.
+            Value::Arr(items) => {
+                walk = Some(array_walk(items));
+                crate::js_text::append_js_string_to_arguments(
+                    arguments,
+                    &mut owned_args,
+                    &mut lone,
+                );
                 &owned_args
             }
             _ => {
@@ -66,28 +73,25 @@ impl OpenAIStream {
             }
         };
         let id = self.ids.key(call.at("id"));
-        self.feed(
-            index,
-            chunk,
-            &lone,
-            id.as_deref(),
-            name.as_deref(),
-            preparations,
-        )
+        let chunk = ArgumentChunk {
+            text: chunk,
+            walk: walk.as_deref().unwrap_or(chunk.as_bytes()),
+            lone: &lone,
+        };
+        self.feed(index, chunk, id.as_deref(), name.as_deref(), preparations)
     }
 
-    /// `addChunk` of argument text `chunk` (`lone`: where it holds lone
-    /// surrogates as escapes), then the limits and the call's preparation.
+    /// [`super::tool_call_parser::ToolCallParser::add_chunk`], then the
+    /// limits and the call's preparation.
     pub(super) fn feed(
         &mut self,
         index: ProviderIndex,
-        chunk: &str,
-        lone: &LoneEscapes,
+        chunk: ArgumentChunk<'_>,
         id: Option<&str>,
         name: Option<&str>,
         preparations: &mut Vec<Preparation>,
     ) -> Result<(), Error> {
-        let routed = self.parser.add_chunk(index, chunk, lone, id, name);
+        let routed = self.parser.add_chunk(index, chunk, id, name);
         self.check_limits(routed.map(|slot| self.parser.buffer_len(slot)))?;
         let slot = match (routed, index) {
             (Some(slot), _) => Some(slot),

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 use super::chunk::{first, provider_index};
-use super::tool_call_parser::{ProviderIndex, ToolCallParser};
+use super::tool_call_parser::{ArgumentChunk, ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
 use crate::chunk_header::ChunkHeader;
 use crate::error::Error;
@@ -113,8 +113,7 @@ impl OpenAIStream {
                 Kept::Appended(pos) => self.check_limits(Some(self.parser.len_at(pos))),
                 Kept::Scratch => self.feed(
                     f.index,
-                    &scratch,
-                    &scratch_lone,
+                    ArgumentChunk::string(&scratch, &scratch_lone),
                     f.id.as_deref(),
                     f.name.as_deref(),
                     &mut preparations,
