@@ -92,7 +92,9 @@ function oddValue(c, current) {
     true,
     false,
   ];
-  if (typeof current === 'string') options.push(current.toUpperCase(), 0);
+  // A string as an array: `String(array)` gives back the text (its items
+  // joined), while `for (const char of chunk)` walks the items.
+  if (typeof current === 'string') options.push(current.toUpperCase(), 0, [current], [...current]);
   return c.pick(options.filter((v) => JSON.stringify(v) !== JSON.stringify(current)));
 }
 
