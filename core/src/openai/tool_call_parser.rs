@@ -688,6 +688,17 @@ mod tests {
     /// Argument text without lone surrogates.
     const NONE: &LoneEscapes = &LoneEscapes::new();
 
+    /// `addChunk` of a string chunk without lone surrogates.
+    fn add(
+        p: &mut ToolCallParser,
+        index: ProviderIndex,
+        text: &str,
+        id: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<u64> {
+        p.add_chunk(index, ArgumentChunk::string(text, NONE), id, name)
+    }
+
     /// `getToolCallMeta(index)`: the slot's id and name.
     fn meta(p: &ToolCallParser, index: u64) -> (Option<&str>, Option<&str>) {
         match p.slot(index) {
@@ -714,26 +725,11 @@ mod tests {
     #[test]
     fn accumulates_fragments_and_tracks_depth_and_strings() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("call_1"),
-            Some("f"),
-        );
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{\"key\":", NONE),
-            None,
-            None,
-        );
-        p.add_chunk(Valid(0), ArgumentChunk::string(" \"va{l", NONE), None, None);
+        add(&mut p, Valid(0), "", Some("call_1"), Some("f"));
+        add(&mut p, Valid(0), "{\"key\":", None, None);
+        add(&mut p, Valid(0), " \"va{l", None, None);
         assert!(p.has_incomplete_tool_calls());
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("ue\\\"\"}", NONE),
-            None,
-            None,
-        );
+        add(&mut p, Valid(0), "ue\\\"\"}", None, None);
         assert!(!p.has_incomplete_tool_calls());
         assert_eq!(
             calls(&p),
@@ -750,18 +746,8 @@ mod tests {
     #[test]
     fn handed_out_arguments_share_the_slot_text() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("call_1"),
-            Some("f"),
-        );
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{\"a\":1}", NONE),
-            None,
-            None,
-        );
+        add(&mut p, Valid(0), "", Some("call_1"), Some("f"));
+        add(&mut p, Valid(0), "{\"a\":1}", None, None);
         let first = p.completed_tool_calls(512).unwrap().remove(0).args;
         let again = p.completed_tool_calls(512).unwrap().remove(0).args;
         assert!(Rc::ptr_eq(&first, &again));
@@ -773,27 +759,21 @@ mod tests {
         // docs/behaviour.md §3.3.5 worked example.
         let mut p = ToolCallParser::default();
         assert_eq!(
-            p.add_chunk(
+            add(
+                &mut p,
                 Valid(0),
-                ArgumentChunk::string("{\"file_path\":\"a.sql\"}", NONE),
+                "{\"file_path\":\"a.sql\"}",
                 Some("call-1"),
                 Some("read_file")
             ),
             Some(0)
         );
+        assert_eq!(add(&mut p, Valid(0), "", Some("call-2"), None), Some(1));
         assert_eq!(
-            p.add_chunk(
+            add(
+                &mut p,
                 Valid(0),
-                ArgumentChunk::string("", NONE),
-                Some("call-2"),
-                None
-            ),
-            Some(1)
-        );
-        assert_eq!(
-            p.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("{\"file_path\":\"b.sql\"}", NONE),
+                "{\"file_path\":\"b.sql\"}",
                 None,
                 Some("write_file")
             ),
@@ -801,32 +781,14 @@ mod tests {
         );
         assert_eq!(meta(&p, 1), (Some("call-2"), Some("write_file")));
         assert_eq!(
-            p.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("", NONE),
-                None,
-                Some("delete_file")
-            ),
+            add(&mut p, Valid(0), "", None, Some("delete_file")),
             Some(2)
         );
         assert_eq!(
-            p.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("{\"file_path\":\"c.sql\"}", NONE),
-                None,
-                None
-            ),
+            add(&mut p, Valid(0), "{\"file_path\":\"c.sql\"}", None, None),
             Some(2)
         );
-        assert_eq!(
-            p.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("", NONE),
-                Some("call-3"),
-                None
-            ),
-            Some(2)
-        );
+        assert_eq!(add(&mut p, Valid(0), "", Some("call-3"), None), Some(2));
         let ids: Vec<_> = calls(&p).into_iter().map(|c| c.0.unwrap()).collect();
         assert_eq!(ids, ["call-1", "call-2", "call-3"]);
     }
@@ -834,18 +796,8 @@ mod tests {
     #[test]
     fn first_name_wins_and_names_are_trimmed() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("c"),
-            Some(" read_file "),
-        );
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{}", NONE),
-            Some("c"),
-            Some("shell"),
-        );
+        add(&mut p, Valid(0), "", Some("c"), Some(" read_file "));
+        add(&mut p, Valid(0), "{}", Some("c"), Some("shell"));
         assert_eq!(meta(&p, 0), (Some("c"), Some("read_file")));
         assert!(p.has_conflicting_identity());
     }
@@ -853,18 +805,8 @@ mod tests {
     #[test]
     fn replays_of_a_completed_call_are_ignored() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{\"a\":1}", NONE),
-            Some("c"),
-            Some("f"),
-        );
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{\"a\":1}", NONE),
-            Some("c"),
-            Some("g"),
-        );
+        add(&mut p, Valid(0), "{\"a\":1}", Some("c"), Some("f"));
+        add(&mut p, Valid(0), "{\"a\":1}", Some("c"), Some("g"));
         assert_eq!(
             calls(&p),
             vec![(Some("c".into()), "f".into(), serde_json::json!({"a":1}), 0)]
@@ -874,36 +816,22 @@ mod tests {
     #[test]
     fn collisions_relocate_complete_calls_and_reuse_incomplete_slots() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{}", NONE),
-            Some("call_1"),
-            Some("f1"),
-        );
+        add(&mut p, Valid(0), "{}", Some("call_1"), Some("f1"));
         assert_eq!(
-            p.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("{}", NONE),
-                Some("call_2"),
-                Some("f2")
-            ),
+            add(&mut p, Valid(0), "{}", Some("call_2"), Some("f2")),
             Some(1)
         );
         assert!(!p.has_conflicting_identity());
         let mut q = ToolCallParser::default();
-        q.add_chunk(
+        add(
+            &mut q,
             Valid(0),
-            ArgumentChunk::string("{\"a\":", NONE),
+            "{\"a\":",
             Some("call_1"),
             Some("function1"),
         );
         assert_eq!(
-            q.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("", NONE),
-                Some("call_2"),
-                Some("function2")
-            ),
+            add(&mut q, Valid(0), "", Some("call_2"), Some("function2")),
             Some(0)
         );
         assert_eq!(meta(&q, 0), (Some("call_2"), Some("function1")));
@@ -912,30 +840,22 @@ mod tests {
     #[test]
     fn repair_order_and_collapse() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
+        add(
+            &mut p,
             Valid(0),
-            ArgumentChunk::string("{\"text\":\"unclosed", NONE),
+            "{\"text\":\"unclosed",
             Some("a"),
             Some("f"),
         );
-        p.add_chunk(
+        add(
+            &mut p,
             Valid(1),
-            ArgumentChunk::string("{\"valid\":\"data\",\"invalid\": }", NONE),
+            "{\"valid\":\"data\",\"invalid\": }",
             Some("b"),
             Some("g"),
         );
-        p.add_chunk(
-            Valid(2),
-            ArgumentChunk::string("[1,2]", NONE),
-            Some("c"),
-            Some("h"),
-        );
-        p.add_chunk(
-            Valid(3),
-            ArgumentChunk::string("  ", NONE),
-            Some("d"),
-            Some("i"),
-        );
+        add(&mut p, Valid(2), "[1,2]", Some("c"), Some("h"));
+        add(&mut p, Valid(3), "  ", Some("d"), Some("i"));
         let got: Vec<_> = calls(&p).into_iter().map(|c| c.2).collect();
         assert_eq!(
             got,
@@ -951,55 +871,24 @@ mod tests {
     #[test]
     fn phantom_and_invalid_index_chunks() {
         let mut p = ToolCallParser::default();
-        assert_eq!(
-            p.add_chunk(Valid(0), ArgumentChunk::string("", NONE), None, None),
-            None
-        );
+        assert_eq!(add(&mut p, Valid(0), "", None, None), None);
         assert!(!p.has_nameless_tool_call());
         assert_eq!(
-            p.add_chunk(
-                ProviderIndex::Invalid,
-                ArgumentChunk::string("{}", NONE),
-                Some("x"),
-                Some("f")
-            ),
+            add(&mut p, ProviderIndex::Invalid, "{}", Some("x"), Some("f")),
             None
         );
         assert!(p.has_invalid_index() && p.has_conflicting_identity());
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("call_1"),
-            None,
-        );
+        add(&mut p, Valid(0), "", Some("call_1"), None);
         assert!(p.has_nameless_tool_call());
     }
 
     #[test]
     fn no_argument_slots_are_skipped_when_relocating() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("a"),
-            Some("f"),
-        );
-        p.add_chunk(
-            Valid(1),
-            ArgumentChunk::string("", NONE),
-            Some("b"),
-            Some("g"),
-        );
+        add(&mut p, Valid(0), "", Some("a"), Some("f"));
+        add(&mut p, Valid(1), "", Some("b"), Some("g"));
         // A new id on index 0 collides with a complete no-argument call.
-        assert_eq!(
-            p.add_chunk(
-                Valid(0),
-                ArgumentChunk::string("", NONE),
-                Some("c"),
-                Some("h")
-            ),
-            Some(2)
-        );
+        assert_eq!(add(&mut p, Valid(0), "", Some("c"), Some("h")), Some(2));
     }
 
     /// A slot's buffer text, where it holds lone surrogates, its walk
@@ -1063,8 +952,8 @@ mod tests {
             let mut long = ToolCallParser::default();
             let mut direct = ToolCallParser::default();
             for p in [&mut long, &mut direct] {
-                p.add_chunk(Valid(0), ArgumentChunk::string("", NONE), Some("call_1"), Some("f"));
-                p.add_chunk(Valid(0), ArgumentChunk::string("{\"a\":[", NONE), None, None);
+                add(p, Valid(0), "", Some("call_1"), Some("f"));
+                add(p, Valid(0), "{\"a\":[", None, None);
                 p.unannounced_meta(0);
             }
             for (fragment, back) in fragments.iter().zip(taken_back) {
@@ -1101,12 +990,7 @@ mod tests {
             _ => unreachable!(),
         };
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{\"a\":", NONE),
-            Some("c"),
-            Some("f"),
-        );
+        add(&mut p, Valid(0), "{\"a\":", Some("c"), Some("f"));
         let walk = items(r#"["\"x\"}", 1, null]"#);
         assert_eq!(walk, b"aaa");
         let chunk = ArgumentChunk {
@@ -1133,18 +1017,8 @@ mod tests {
     #[test]
     fn an_invalid_string_appends_nothing() {
         let mut p = ToolCallParser::default();
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("call_1"),
-            Some("f"),
-        );
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("{\"a\":\"", NONE),
-            None,
-            None,
-        );
+        add(&mut p, Valid(0), "", Some("call_1"), Some("f"));
+        add(&mut p, Valid(0), "{\"a\":\"", None, None);
         p.unannounced_meta(0);
         let pos = p.continuing(0).unwrap();
         let before = state(&p, 0);
@@ -1187,25 +1061,15 @@ mod tests {
     fn continuing_needs_a_named_announced_slot_inside_a_value() {
         let mut p = ToolCallParser::default();
         assert_eq!(p.continuing(0), None, "no slot");
-        p.add_chunk(
-            Valid(0),
-            ArgumentChunk::string("", NONE),
-            Some("call_1"),
-            Some("f"),
-        );
-        p.add_chunk(Valid(0), ArgumentChunk::string("{", NONE), None, None);
+        add(&mut p, Valid(0), "", Some("call_1"), Some("f"));
+        add(&mut p, Valid(0), "{", None, None);
         assert_eq!(p.continuing(0), None, "not announced");
         p.unannounced_meta(0);
         assert!(p.continuing(0).is_some());
-        p.add_chunk(Valid(0), ArgumentChunk::string("}", NONE), None, None);
+        add(&mut p, Valid(0), "}", None, None);
         assert_eq!(p.continuing(0), None, "the value is complete");
-        p.add_chunk(
-            Valid(1),
-            ArgumentChunk::string("", NONE),
-            Some("call_2"),
-            None,
-        );
-        p.add_chunk(Valid(1), ArgumentChunk::string("{", NONE), None, None);
+        add(&mut p, Valid(1), "", Some("call_2"), None);
+        add(&mut p, Valid(1), "{", None, None);
         assert_eq!(p.continuing(1), None, "nameless");
     }
 }
