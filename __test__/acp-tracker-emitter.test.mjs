@@ -1,7 +1,7 @@
 // PreparationTracker with a host emitter ({ emitter }): what the package adds
 // to Qwen Code's ToolCallPreparationTracker contract (the contract itself is
 // checked against Qwen's own tracker in acp-tracker-qwen-differential): the
-// frames handed to the emitter, the card ledger's view of a card the emitter
+// frames readable by the emitter, the card ledger's view of a card the emitter
 // declined, the ledger deciding before the emitter, argument errors, and what
 // a client sees.
 import { describe, it } from 'node:test';
@@ -18,17 +18,21 @@ function response(preparations) {
   return r;
 }
 
-/** An emitter that shows every card except `declined` tools, logging each call with its frame. */
-function recordingEmitter({ declined = [] } = {}) {
+/**
+ * An emitter that shows every card except `declined` tools, logging each
+ * call with every argument it got and the frame `tracker.frame` holds then
+ * (`trackerOf()` names the tracker, made after the emitter).
+ */
+function recordingEmitter({ declined = [], trackerOf = () => undefined } = {}) {
   const calls = [];
   return {
     calls,
-    emitStart(params, frame) {
-      calls.push(['emitStart', params, frame]);
-      return !declined.includes(params.toolName);
+    emitStart(...args) {
+      calls.push(['emitStart', ...args, trackerOf()?.frame]);
+      return !declined.includes(args[0].toolName);
     },
-    emitPreparationDiscarded(callId, toolName, frame) {
-      calls.push(['emitPreparationDiscarded', callId, toolName, frame]);
+    emitPreparationDiscarded(...args) {
+      calls.push(['emitPreparationDiscarded', ...args, trackerOf()?.frame]);
     },
   };
 }
@@ -36,13 +40,21 @@ function recordingEmitter({ declined = [] } = {}) {
 const isInvalidArgument = (err) => err instanceof ToolCallStreamError && err.code === 'INVALID_ARGUMENT';
 
 describe('PreparationTracker({ emitter })', () => {
-  it("hands the emitter Qwen's params and this package's frames, valid ACP, described", async () => {
+  it("calls the emitter exactly as Qwen's tracker does, this package's frames readable meanwhile", async () => {
     const cards = new ToolCallCards({ describe: (name) => ({ title: `Read ${name}`, kind: 'read' }) });
-    const emitter = recordingEmitter();
-    const tracker = new PreparationTracker(cards, { emitter });
+    let tracker;
+    const emitter = recordingEmitter({ trackerOf: () => tracker });
+    tracker = new PreparationTracker(cards, { emitter });
     await tracker.observe(response([{ callId: 'a', toolName: 'read_file' }]));
     await tracker.discard();
+    // One argument to emitStart and two to emitPreparationDiscarded, nothing
+    // more: Qwen's own tests check these calls with toHaveBeenCalledWith.
+    assert.deepEqual(
+      emitter.calls.map((c) => c.length),
+      [3, 4],
+    );
     const [[, params, frame], [, callId, toolName, discarded]] = emitter.calls;
+    assert.equal(tracker.frame, undefined, 'the frame is readable only while the emitter runs');
     assert.deepEqual(params, { callId: 'a', toolName: 'read_file', args: {}, status: 'pending', phase: 'preparing' });
     assert.deepEqual(
       frame,
@@ -97,19 +109,22 @@ describe('PreparationTracker({ emitter })', () => {
   it('an id with a lone surrogate is answered and discarded as given', async () => {
     for (const shown of [true, false]) {
       const cards = new ToolCallCards();
-      const emitter = recordingEmitter({ declined: shown ? [] : ['t\udc00'] });
-      const tracker = new PreparationTracker(cards, { emitter });
+      let tracker;
+      const emitter = recordingEmitter({ declined: shown ? [] : ['t\udc00'], trackerOf: () => tracker });
+      tracker = new PreparationTracker(cards, { emitter });
       const r = response([{ callId: 'x\ud800', toolName: 't\udc00' }]);
       await tracker.observe(r);
       await tracker.observe(r);
       assert.deepEqual(cards.openIds(), shown ? ['x\ud800'] : []);
       await tracker.discard(true);
       assert.deepEqual(
-        emitter.calls.map(([method, a, b]) => [method, method === 'emitStart' ? a.callId : a, b.toolCallId ?? b]),
+        emitter.calls.map(([method, a, b, c]) =>
+          method === 'emitStart' ? [method, a.callId, b.toolCallId] : [method, a, b, c.toolCallId],
+        ),
         shown
           ? [
               ['emitStart', 'x\ud800', 'x\ud800'],
-              ['emitPreparationDiscarded', 'x\ud800', 't\udc00'],
+              ['emitPreparationDiscarded', 'x\ud800', 't\udc00', 'x\ud800'],
             ]
           : [['emitStart', 'x\ud800', 'x\ud800']],
       );
@@ -226,13 +241,13 @@ describe('PreparationTracker({ emitter })', () => {
     const client = new CardClient((id) => ({ id }));
     const cards = new ToolCallCards({ suppressedTools: [] });
     const emitter = {
-      async emitStart(params, frame) {
+      async emitStart(params) {
         if (params.toolName === 'web_fetch') return false;
-        client.receive(frame);
+        client.receive(tracker.frame);
         return true;
       },
-      async emitPreparationDiscarded(callId, toolName, frame) {
-        client.receive(frame);
+      async emitPreparationDiscarded() {
+        client.receive(tracker.frame);
       },
     };
     const tracker = new PreparationTracker(cards, { emitter });

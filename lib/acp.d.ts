@@ -149,11 +149,16 @@ export interface PreparationEmitter {
    * discarded later unless its call resolves. Falsy (Qwen answers `false` for
    * a suppressed tool): never shown, never discarded, never asked again in
    * this stream. A throw or rejection records nothing and rejects `observe`.
-   * `frame` is this package's preparing `tool_call`, ready to send.
+   * Called with `params` alone, as Qwen's tracker calls it; this package's
+   * preparing `tool_call` is `tracker.frame` meanwhile.
    */
-  emitStart(params: PreparationStartParams, frame: ToolCallFrame): unknown;
-  /** Ends a shown card whose call never arrived; `frame` is the discarded-preparation update. */
-  emitPreparationDiscarded(callId: string, toolName: string, frame: ToolCallUpdateFrame): unknown;
+  emitStart(params: PreparationStartParams): unknown;
+  /**
+   * Ends a shown card whose call never arrived; called with these two
+   * arguments alone, as Qwen's tracker calls it. The discarded-preparation
+   * update is `tracker.frame` meanwhile.
+   */
+  emitPreparationDiscarded(callId: string, toolName: string): unknown;
 }
 
 export interface PreparationTrackerOptions<E extends PreparationEmitter | undefined = PreparationEmitter | undefined> {
@@ -173,6 +178,13 @@ export declare class PreparationTracker<E extends PreparationEmitter | undefined
   resolve(functionCalls: ReadonlyArray<{ id?: string }> | null | undefined): void;
   /** The discarded frames; with an emitter, settles once each was handed to `emitPreparationDiscarded`. */
   discard(includeResolved?: boolean): E extends PreparationEmitter ? Promise<void> : ToolCallUpdateFrame[];
+  /**
+   * While an emitter method runs (its synchronous part), the frame this
+   * package built for that call: the preparing `tool_call` during
+   * `emitStart`, the discarded-preparation update during
+   * `emitPreparationDiscarded`. `undefined` at any other time.
+   */
+  readonly frame: ToolCallFrame | ToolCallUpdateFrame | undefined;
 }
 
 /** One attempt's id normalisation (docs/behaviour.md §4.1). */

@@ -287,12 +287,14 @@ tracker.resolve(null);
 const dropped: ToolCallUpdateFrame[] = tracker.discard(true);
 
 // With a host emitter (Qwen's ToolCallEmitter shape), observe and discard are async.
+// It calls them as Qwen's tracker does; the package's frame is `tracker.frame` meanwhile.
 const hostEmitter: PreparationEmitter = {
-  async emitStart(params: PreparationStartParams, frame: ToolCallFrame): Promise<boolean> {
-    return params.toolName !== 'todo_write' && frame.status === 'pending';
+  async emitStart(params: PreparationStartParams): Promise<boolean> {
+    const frame: ToolCallFrame | ToolCallUpdateFrame | undefined = emitting.frame;
+    return params.toolName !== 'todo_write' && frame?.status === 'pending';
   },
-  emitPreparationDiscarded(callId: string, toolName: string, frame: ToolCallUpdateFrame): void {
-    void [callId, toolName, frame];
+  emitPreparationDiscarded(callId: string, toolName: string): void {
+    void [callId, toolName, emitting.frame];
   },
 };
 const emitting = new PreparationTracker(cards, { emitter: hostEmitter });

@@ -37,33 +37,38 @@ function trackerOptions(options) {
  *
  * With `{ emitter }`, the tracker keeps Qwen Code's
  * `ToolCallPreparationTracker` contract
- * (packages/cli/src/acp-integration/session/tool-call-preparation-tracker.ts):
- * the host's emitter (Qwen's `ToolCallEmitter`, or any object with the same
- * two methods) shows the frames and decides whether a card is shown at all.
- * `observe` calls `emitter.emitStart(params, frame)` once per new
- * preparation, one at a time, with Qwen's params
- * `{callId, toolName, args: {}, status: 'pending', phase: 'preparing'}` and
- * this package's preparing frame, and awaits the answer (a value or a
- * promise). A truthy answer records the card as shown; a falsy one (Qwen's
- * `emitStart` answers `false` for a suppressed tool) records the call as
- * suppressed: it is never offered again in this stream, and no start or
- * discard is ever built for it (its card is withdrawn from the ledger). If
- * `emitStart` throws or rejects, nothing is recorded, the rest of the
- * response's preparations wait for the next `observe`, and `observe` rejects
- * with that same error. `discard` awaits
- * `emitter.emitPreparationDiscarded(callId, toolName, frame)` for each card to
- * discard, tries them all, and rejects with the first failure. Both then
+ * (packages/cli/src/acp-integration/session/tool-call-preparation-tracker.ts)
+ * call for call: the host's emitter (Qwen's `ToolCallEmitter`, or any object
+ * with the same two methods) shows the frames and decides whether a card is
+ * shown at all, and is called exactly as Qwen's tracker calls it, so that a
+ * host's spies and wrappers see the same calls. `observe` calls
+ * `emitter.emitStart(params)` once per new preparation, one at a time, with
+ * Qwen's params `{callId, toolName, args: {}, status: 'pending', phase:
+ * 'preparing'}`, and awaits the answer (a value or a promise). A truthy
+ * answer records the card as shown; a falsy one (Qwen's `emitStart` answers
+ * `false` for a suppressed tool) records the call as suppressed: it is never
+ * offered again in this stream, and no start or discard is ever built for it
+ * (its card is withdrawn from the ledger). If `emitStart` throws or rejects,
+ * nothing is recorded, the rest of the response's preparations wait for the
+ * next `observe`, and `observe` rejects with that same error. `discard`
+ * awaits `emitter.emitPreparationDiscarded(callId, toolName)` for each card
+ * to discard, tries them all, and rejects with the first failure. Both then
  * return promises that resolve to `undefined`; a preparation still awaiting
  * its answer is neither discarded nor offered twice.
+ *
+ * The frame this package built for the call in progress is `tracker.frame`
+ * while the emitter runs (read it synchronously, before the emitter's first
+ * `await`), for a host that sends this package's frames rather than its own.
  */
 class PreparationTracker {
   #native = new native.NativePreparationTracker();
   #cards;
   #emitter;
+  #frame;
 
   /**
    * @param {ToolCallCards} cards the session's cards
-   * @param {{ emitter?: { emitStart: (params: object, frame: object) => unknown, emitPreparationDiscarded: (callId: string, toolName: string, frame: object) => unknown } }} [options]
+   * @param {{ emitter?: { emitStart: (params: object) => unknown, emitPreparationDiscarded: (callId: string, toolName: string) => unknown } }} [options]
    */
   constructor(cards, options) {
     if (!(cards instanceof ToolCallCards)) throw invalid('PreparationTracker: expected a ToolCallCards instance');
@@ -106,9 +111,14 @@ class PreparationTracker {
       if (frame === null) continue;
       let emitted;
       try {
-        emitted = await emitter.emitStart(
-          { callId: p.callId, toolName: p.toolName, args: {}, status: 'pending', phase: 'preparing' },
-          frame,
+        emitted = await this.#withFrame(frame, () =>
+          emitter.emitStart({
+            callId: p.callId,
+            toolName: p.toolName,
+            args: {},
+            status: 'pending',
+            phase: 'preparing',
+          }),
         );
       } catch (err) {
         this.#native.answer(state.native, p.callId, 'failed');
@@ -150,7 +160,30 @@ class PreparationTracker {
       throw unreadable(err, 'PreparationTracker.discard');
     }
     const emitter = this.#emitter;
-    await sendAll(frames, (frame) => emitter.emitPreparationDiscarded(frame.toolCallId, frame._meta.toolName, frame));
+    await sendAll(frames, (frame) =>
+      this.#withFrame(frame, () => emitter.emitPreparationDiscarded(frame.toolCallId, frame._meta.toolName)),
+    );
+  }
+
+  /**
+   * The frame this tracker built for the emitter call in progress: the
+   * preparing `tool_call` during `emitStart`, the discarded-preparation
+   * update during `emitPreparationDiscarded`; `undefined` at any other time.
+   * It is read synchronously, in the emitter's first synchronous part.
+   */
+  get frame() {
+    return this.#frame;
+  }
+
+  // Calls the emitter with `frame` readable as `tracker.frame` until the call
+  // returns (its synchronous part), so that the call itself stays Qwen's.
+  #withFrame(frame, call) {
+    this.#frame = frame;
+    try {
+      return call();
+    } finally {
+      this.#frame = undefined;
+    }
   }
 }
 
