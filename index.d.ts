@@ -29,6 +29,32 @@ export declare function getToolCallPreparations(response: object): readonly Tool
 /** Attaches preparations to a response, overwriting any; `[]` clears. */
 export declare function setToolCallPreparations(response: object, preparations: readonly ToolCallPreparation[]): void;
 
+/** One open call's argument progress: counts only, never content. */
+export interface ArgumentProgress {
+  /** As the call's preparation named it. */
+  readonly callId: string;
+  readonly toolName: string;
+  /** UTF-8 bytes of the call's argument text received so far. */
+  readonly argumentBytes: number;
+  /** Line breaks (`\n` escapes) inside the argument's string values so far. */
+  readonly argumentLines: number;
+}
+
+/** What a converter reports of its open calls, read at the moment of asking. */
+export interface ArgumentProgressSnapshot {
+  /** Grows with every input the converter took (events, chunks, reads; pings and keep-alive reads too). */
+  readonly received: number;
+  /** Each open call whose preparation the converter yielded; none once it is finished. */
+  readonly calls: readonly ArgumentProgress[];
+}
+
+/**
+ * The argument progress of the converter that made `response` (a response
+ * with preparations), read now; `null` for a response no converter of this
+ * package made with preparations.
+ */
+export declare function getToolCallProgress(response: object): ArgumentProgressSnapshot | null;
+
 /**
  * Where a response's usage numbers came from, as Qwen Code records it for its
  * telemetry (`setGenAiUsageProvenance`). Attached out of band to the
@@ -187,6 +213,11 @@ export declare class AnthropicConverter {
   end(): GenerateContentResponse[];
   /** Releases the native state now (an abandoned stream); later calls throw `FINISHED`. */
   free(): void;
+  /**
+   * How far each open call whose preparation this converter yielded has
+   * come, read now (counts only). Meant for a timer's pace, not per input.
+   */
+  argumentProgress(): ArgumentProgressSnapshot;
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished(): boolean;
   /**
@@ -227,6 +258,11 @@ export declare class OpenAIConverter {
   end(): GenerateContentResponse[];
   /** Releases the native state now (an abandoned stream); later calls throw `FINISHED`. */
   free(): void;
+  /**
+   * How far each open call whose preparation this converter yielded has
+   * come, read now (counts only). Meant for a timer's pace, not per input.
+   */
+  argumentProgress(): ArgumentProgressSnapshot;
   /** True after `end()`, after a fatal error, or after `free()`. */
   get finished(): boolean;
 }

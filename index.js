@@ -3,6 +3,7 @@
 // binding (lib/generated/binding.js). See README.md.
 const preparations = require('./lib/preparations.js');
 const { getUsageProvenance, isReasoningPart } = require('./lib/annotations.js');
+const { getToolCallProgress } = require('./lib/progress.js');
 const converters = require('./lib/converters/index.js');
 const bodies = require('./lib/bodies.js');
 const acp = require('./lib/acp/index.js');
@@ -10,6 +11,7 @@ const { liveHandles } = require('./lib/native.js');
 
 module.exports = {
   ...preparations,
+  getToolCallProgress,
   getUsageProvenance,
   isReasoningPart,
   ...converters,

@@ -9,6 +9,7 @@ const cjs = require('./index.js');
 export const {
   getToolCallPreparations,
   setToolCallPreparations,
+  getToolCallProgress,
   getUsageProvenance,
   isReasoningPart,
   AnthropicConverter,

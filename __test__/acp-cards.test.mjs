@@ -42,7 +42,7 @@ describe('ToolCallCards', () => {
       locations: [],
       kind: 'read',
       rawInput: {},
-      _meta: { toolName: 'read_file', phase: 'preparing', provenance: 'builtin' },
+      _meta: { toolName: 'read_file', tool_name: 'read_file', phase: 'preparing', provenance: 'builtin' },
     });
     assertFrame(
       cards.started({
@@ -61,7 +61,7 @@ describe('ToolCallCards', () => {
         locations: [{ path: '/w/README.md', line: null }],
         kind: 'read',
         rawInput: { file_path: 'README.md' },
-        _meta: { toolName: 'read_file', provenance: 'builtin' },
+        _meta: { toolName: 'read_file', tool_name: 'read_file', provenance: 'builtin' },
       },
     );
     const text = { type: 'content', content: { type: 'text', text: 'hello' } };
@@ -70,7 +70,7 @@ describe('ToolCallCards', () => {
       toolCallId: 'call-1',
       status: 'completed',
       content: [text],
-      _meta: { toolName: 'read_file', provenance: 'builtin' },
+      _meta: { toolName: 'read_file', tool_name: 'read_file', provenance: 'builtin' },
       rawOutput: 'hello',
     });
     assert.equal(cards.isOpen('call-1'), false);
@@ -87,7 +87,12 @@ describe('ToolCallCards', () => {
       locations: [],
       kind: 'other',
       rawInput: { t: 1 },
-      _meta: { toolName: 'mcp__github__create_issue', provenance: 'mcp', serverId: 'github' },
+      _meta: {
+        toolName: 'mcp__github__create_issue',
+        tool_name: 'mcp__github__create_issue',
+        provenance: 'mcp',
+        serverId: 'github',
+      },
     });
   });
 
@@ -101,6 +106,7 @@ describe('ToolCallCards', () => {
       content: [],
       _meta: {
         toolName: 'mcp__filesystem__read_file',
+        tool_name: 'mcp__filesystem__read_file',
         phase: 'preparing',
         preparationDiscarded: true,
         provenance: 'mcp',
@@ -222,7 +228,7 @@ describe('ToolCallCards', () => {
         locations: [{ path: '/w/a.txt', line: null }],
         kind: 'edit',
         rawInput: args,
-        _meta: { toolName: 'write_file' },
+        _meta: { toolName: 'write_file', tool_name: 'write_file' },
       }),
     );
     client.permission(toolCall);
@@ -420,7 +426,7 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
     for (const s of odd) {
       const tool = `mcp__${s}__t`;
       const cards = new ToolCallCards({ describe: () => ({ title: `T${s}`, kind: 'read' }) });
-      const meta = { toolName: tool, provenance: 'mcp', serverId: s };
+      const meta = { toolName: tool, tool_name: tool, provenance: 'mcp', serverId: s };
       const prep = cards.preparing(s, tool);
       assertValidUpdate(prep);
       assert.deepStrictEqual(
@@ -434,7 +440,7 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
           locations: [],
           kind: 'read',
           rawInput: {},
-          _meta: { toolName: tool, phase: 'preparing', provenance: 'mcp', serverId: s },
+          _meta: { toolName: tool, tool_name: tool, phase: 'preparing', provenance: 'mcp', serverId: s },
         }),
       );
       const started = cards.started({
@@ -483,7 +489,7 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
           locations: [{ path: s, line: null }],
           kind: 'read',
           rawInput: {},
-          _meta: { toolName: tool },
+          _meta: { toolName: tool, tool_name: tool },
         }),
       );
       cards.preparing(`${s}d`, tool);
@@ -494,7 +500,14 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
           toolCallId: `${s}d`,
           status: 'failed',
           content: [],
-          _meta: { toolName: tool, phase: 'preparing', preparationDiscarded: true, provenance: 'mcp', serverId: s },
+          _meta: {
+            toolName: tool,
+            tool_name: tool,
+            phase: 'preparing',
+            preparationDiscarded: true,
+            provenance: 'mcp',
+            serverId: s,
+          },
         }),
       );
       assert.deepStrictEqual(

@@ -66,7 +66,13 @@ describe('PreparationTracker({ emitter })', () => {
       toolCallId: 'a',
       status: 'failed',
       content: [],
-      _meta: { toolName: 'read_file', phase: 'preparing', preparationDiscarded: true, provenance: 'builtin' },
+      _meta: {
+        toolName: 'read_file',
+        tool_name: 'read_file',
+        phase: 'preparing',
+        preparationDiscarded: true,
+        provenance: 'builtin',
+      },
     });
     assertValidUpdate(frame);
     assertValidUpdate(discarded);

@@ -11,8 +11,11 @@ export type ToolKind =
   'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
 
 export interface ToolCallMeta {
+  /** The tool name under Qwen Code's key. */
   toolName: string;
-  /** Only on preparing and discarded frames. */
+  /** The same name under Zed's key (the only one Zed reads). */
+  tool_name: string;
+  /** Only on preparing, progress and discarded frames. */
   phase?: 'preparing';
   /** Only on a discarded preparation: remove the card rather than show a failed tool. */
   preparationDiscarded?: true;
@@ -125,7 +128,7 @@ export interface PermissionToolCall {
   locations: { path: string; line: number | null }[];
   kind: string;
   rawInput: object;
-  _meta: { toolName: string };
+  _meta: { toolName: string; tool_name: string };
 }
 
 /** What `emitStart` receives first: the params Qwen Code's tracker passes to `ToolCallEmitter.emitStart`. */

@@ -26,6 +26,7 @@
 //   is never set from anything but a native answer.
 
 const { setToolCallPreparations } = require('./preparations.js');
+const { noteProgressSource } = require('./progress.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
 // The state word's bits, the compact chunk kinds, the header flavors and the
@@ -82,6 +83,8 @@ class NativeState {
      * chunk with those fields (core/src/chunk_header.rs), or null.
      */
     this.chunkHeader = null;
+    /** The converter this state belongs to: the progress source of its responses (lib/progress.js). */
+    this.converter = undefined;
   }
 
   get finished() {
@@ -171,6 +174,7 @@ function decode(state, batch, sanitized, host) {
     const preparations = item[KEY_PREPARATIONS];
     if (preparations) {
       setToolCallPreparations(response, preparations);
+      if (state.converter) noteProgressSource(response, state.converter);
       if (host?.setPreparations) host.setPreparations(response, preparations);
     }
     const sanitization = item[KEY_SANITIZED];

@@ -19,8 +19,9 @@ use crate::handles::Tracked;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::{
-    frame_json, frames_json, plan_update_json, tool_content_from_json, JsString, Preparation,
-    PreparationTracker, StartAnswer, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
+    frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress, JsString,
+    Preparation, PreparationTracker, Stall, StartAnswer, ToolCallCards, ToolCallIds, ToolResult,
+    ToolStart,
 };
 
 /// A JS string argument, lone surrogates kept.
@@ -176,6 +177,38 @@ impl NativeToolCallCards {
         self.with(|cards| {
             Ok(frame_json(
                 cards.discarded(js(&call_id), js(&tool_name))?.as_ref(),
+            ))
+        })
+    }
+
+    /// The progress frame of a card still preparing, or `null`. The counts
+    /// are whole numbers `lib/acp/progress.js` checked; `stalled` is
+    /// `"model"`, `"connection"` or absent.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn progress(
+        &mut self,
+        call_id: Utf16String,
+        title: Option<Utf16String>,
+        argument_bytes: f64,
+        argument_lines: f64,
+        elapsed_ms: f64,
+        idle_ms: f64,
+        stalled: Option<String>,
+    ) -> Result<String, String> {
+        self.with(|cards| {
+            // `as` saturates: a negative or NaN count is 0, never a panic.
+            let progress = CardProgress {
+                argument_bytes: argument_bytes as u64,
+                argument_lines: argument_lines as u64,
+                elapsed_ms: elapsed_ms as u64,
+                idle_ms: idle_ms as u64,
+                stalled: stalled.as_deref().and_then(Stall::parse),
+            };
+            Ok(frame_json(
+                cards
+                    .progress(js(&call_id), title.as_ref().map(js), &progress)
+                    .as_ref(),
             ))
         })
     }

@@ -24,6 +24,7 @@ use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::chunk_header::ChunkHeader;
 use toolcall_stream_core::gemini::Response;
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::wire::progress::write_argument_progress;
 use toolcall_stream_core::wire::State;
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
@@ -279,6 +280,33 @@ pub fn converter_end(slot: f64) -> wire::Batch {
         Converter::Anthropic(s) => s.end(out),
         Converter::OpenAI(s) => s.end(out),
     })
+}
+
+/// The open calls' argument progress of either converter, as one JSON text
+/// (`toolcall_stream_core::wire::progress`); `[]` for a converter that is
+/// closed or gone. Asked for at a timer's pace (`lib/progress.js`), never per
+/// chunk. A panic here (a bug) is caught and reports no progress: it never
+/// crosses the boundary.
+#[napi]
+pub fn converter_argument_progress(slot: f64) -> String {
+    CONVERTERS
+        .with(slot, |entry| {
+            if entry.closed.is_some() {
+                return None;
+            }
+            catch_unwind(AssertUnwindSafe(|| {
+                let progress = match &mut entry.converter {
+                    Converter::Anthropic(s) => s.argument_progress(),
+                    Converter::OpenAI(s) => s.argument_progress(),
+                };
+                let mut out = String::new();
+                write_argument_progress(&progress, &mut out);
+                out
+            }))
+            .ok()
+        })
+        .flatten()
+        .unwrap_or_else(|| "[]".to_owned())
 }
 
 /// Releases a converter's state at once (its stream was abandoned): every

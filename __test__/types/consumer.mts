@@ -16,6 +16,7 @@ import {
   convertOpenAIStream,
   getProviderToolCallId,
   getToolCallPreparations,
+  getToolCallProgress,
   getUsageProvenance,
   isReasoningPart,
   liveHandles,
@@ -24,6 +25,7 @@ import {
 } from 'toolcall-stream';
 import type {
   AnthropicStreamOptions,
+  ArgumentProgressSnapshot,
   ResponseBody,
   ConsumeModelStreamOptions,
   ConsumeModelStreamResult,
@@ -114,6 +116,10 @@ const calls = one.functionCalls;
 if (calls) for (const call of calls) void call.name;
 
 const preparations: readonly ToolCallPreparation[] = getToolCallPreparations(one);
+const progress: ArgumentProgressSnapshot | null = getToolCallProgress(one);
+if (progress) for (const c of progress.calls) void [c.callId, c.toolName, c.argumentBytes, c.argumentLines];
+const received: number = openai.argumentProgress().received;
+void received;
 for (const p of preparations) {
   const id: string = p.callId;
   const name: string = p.toolName;

@@ -7,6 +7,7 @@
 
 pub mod acp;
 pub mod anthropic;
+pub mod argument_progress;
 pub mod chunk_header;
 pub mod error;
 pub mod gemini;

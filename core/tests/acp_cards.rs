@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::{
-    map_tool_kind, plan_update, tool_provenance, CardPhase, JsString, Location, OwnedValue,
-    ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart,
+    map_tool_kind, plan_update, tool_provenance, CardPhase, CardProgress, JsString, Location,
+    OwnedValue, ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart,
 };
 
 /// The core's value of a JSON literal written with serde_json's `json!`.
@@ -55,7 +55,7 @@ fn should_emit_tool_call_update_with_basic_params_when_tool_not_in_registry() {
         json!({"sessionUpdate": "tool_call", "toolCallId": "call-123", "status": "pending",
                "title": "unknown_tool", "content": [], "locations": [], "kind": "other",
                "rawInput": {"arg1": "value1"},
-               "_meta": {"toolName": "unknown_tool", "provenance": "builtin"}}),
+               "_meta": {"toolName": "unknown_tool", "tool_name": "unknown_tool", "provenance": "builtin"}}),
     );
 }
 
@@ -135,7 +135,7 @@ fn emits_a_preparing_tool_call_without_partial_input() {
         json!({"sessionUpdate": "tool_call", "toolCallId": "call-1", "status": "pending",
                "title": "read_file", "content": [], "locations": [], "kind": "other",
                "rawInput": {},
-               "_meta": {"toolName": "read_file", "phase": "preparing", "provenance": "builtin"}}),
+               "_meta": {"toolName": "read_file", "tool_name": "read_file", "phase": "preparing", "provenance": "builtin"}}),
     );
     assert_eq!(cards.phase("call-1"), Some(CardPhase::Preparing));
 }
@@ -185,7 +185,7 @@ fn updates_the_prepared_tool_call_when_execution_starts() {
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "in_progress",
                "title": "ReadFile: README.md", "content": [], "locations": [], "kind": "read",
                "rawInput": {"file_path": "README.md"},
-               "_meta": {"toolName": "read_file", "provenance": "builtin"}}),
+               "_meta": {"toolName": "read_file", "tool_name": "read_file", "provenance": "builtin"}}),
     );
     assert_eq!(cards.phase("call-1"), Some(CardPhase::Started));
 }
@@ -202,7 +202,7 @@ fn emits_a_protocol_valid_discarded_preparation_terminal_update() {
             .unwrap(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "failed",
                "content": [],
-               "_meta": {"toolName": "mcp__filesystem__read_file", "phase": "preparing",
+               "_meta": {"toolName": "mcp__filesystem__read_file", "tool_name": "mcp__filesystem__read_file", "phase": "preparing",
                          "preparationDiscarded": true, "provenance": "mcp", "serverId": "filesystem"}}),
     );
     assert!(!cards.is_open("call-1"));
@@ -292,7 +292,7 @@ fn should_emit_tool_call_update_with_completed_status_on_success() {
             .unwrap(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed",
                "content": [text("ok")],
-               "_meta": {"toolName": "read_file", "provenance": "builtin"}, "rawOutput": "ok"}),
+               "_meta": {"toolName": "read_file", "tool_name": "read_file", "provenance": "builtin"}, "rawOutput": "ok"}),
     );
 }
 
@@ -316,7 +316,7 @@ fn should_emit_tool_call_update_with_failed_status_on_failure_without_raw_output
             .unwrap(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "failed",
                "content": [text("Something went wrong")],
-               "_meta": {"toolName": "read_file", "provenance": "builtin"}}),
+               "_meta": {"toolName": "read_file", "tool_name": "read_file", "provenance": "builtin"}}),
     );
 }
 
@@ -355,7 +355,7 @@ fn should_handle_empty_message_parts() {
             )
             .unwrap(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "completed", "content": [],
-               "_meta": {"toolName": "read_file", "provenance": "builtin"}}),
+               "_meta": {"toolName": "read_file", "tool_name": "read_file", "provenance": "builtin"}}),
     );
 }
 
@@ -384,7 +384,7 @@ fn provenance_is_stamped_on_start_result_and_error() {
         .unwrap();
     assert_eq!(
         s["_meta"],
-        j(json!({"toolName": name, "provenance": "mcp", "serverId": "github"}))
+        j(json!({"toolName": name, "tool_name": name, "provenance": "mcp", "serverId": "github"}))
     );
     let r = cards
         .finished("a", name, result(ResultStatus::Completed, vec![], None))
@@ -392,7 +392,7 @@ fn provenance_is_stamped_on_start_result_and_error() {
         .unwrap();
     assert_eq!(
         r["_meta"],
-        j(json!({"toolName": name, "provenance": "mcp", "serverId": "github"}))
+        j(json!({"toolName": name, "tool_name": name, "provenance": "mcp", "serverId": "github"}))
     );
     cards.started(&start("b", name, json!({}))).unwrap();
     let e = cards
@@ -486,7 +486,7 @@ fn close_all_ends_every_open_card_in_opening_order() {
     assert_eq!(
         frames[0].to_string(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "p", "status": "failed", "content": [],
-               "_meta": {"toolName": "mcp__fs__read", "phase": "preparing", "preparationDiscarded": true,
+               "_meta": {"toolName": "mcp__fs__read", "tool_name": "mcp__fs__read", "phase": "preparing", "preparationDiscarded": true,
                          "provenance": "mcp", "serverId": "fs"}})
         .to_string()
     );
@@ -494,7 +494,7 @@ fn close_all_ends_every_open_card_in_opening_order() {
         frames[1].to_string(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "s", "status": "failed",
                "content": [text("Tool execution was cancelled")],
-               "_meta": {"toolName": "shell", "provenance": "builtin"}})
+               "_meta": {"toolName": "shell", "tool_name": "shell", "provenance": "builtin"}})
         .to_string()
     );
     assert!(cards.close_all(None).is_empty());
@@ -745,7 +745,7 @@ fn permission_request_for_a_prepared_card_is_the_same_card() {
             "toolCallId": "call-1", "status": "pending", "title": "WriteFile: a.txt",
             "content": [diff], "locations": [{"path": "/ws/a.txt", "line": null}],
             "kind": "edit", "rawInput": {"path": "a.txt", "content": "hi"},
-            "_meta": {"toolName": "write_file"}
+            "_meta": {"toolName": "write_file", "tool_name": "write_file"}
         }),
     );
     // The frame as written, keys in the order they are written.
@@ -835,4 +835,82 @@ fn permission_is_never_asked_for_a_suppressed_tool_and_rejects_bad_content() {
         .unwrap_err();
     assert_eq!(err.code, toolcall_stream_core::ErrorCode::InvalidArgument);
     assert!(!cards.is_open("call-5"));
+}
+
+const RECEIVING: CardProgress = CardProgress {
+    argument_bytes: 40_448,
+    argument_lines: 812,
+    elapsed_ms: 2_600,
+    idle_ms: 40,
+    stalled: None,
+};
+
+#[test]
+fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
+    let mut cards = ToolCallCards::default();
+    assert!(
+        cards.progress("a", None, &RECEIVING).is_none(),
+        "never opened"
+    );
+    cards
+        .preparing("a", "write_file", Some("WriteFile".into()), None)
+        .unwrap();
+    assert_frame(
+        cards.progress("a", Some("WriteFile".into()), &RECEIVING),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "a",
+               "title": "WriteFile · receiving 39.5 KB, 812 lines",
+               "_meta": {"toolName": "write_file", "tool_name": "write_file", "phase": "preparing",
+                         "progress": {"argumentBytes": 40448, "argumentLines": 812,
+                                      "elapsedMs": 2600, "idleMs": 40},
+                         "provenance": "builtin"}}),
+    );
+    let title = |f: Option<OwnedValue>| f.map(|f| f.to_json());
+    assert!(
+        title(cards.progress("a", None, &RECEIVING))
+            .unwrap()
+            .contains("write_file · receiving"),
+        "without a title, the tool name"
+    );
+
+    // Suppressed: no card, so no progress.
+    assert!(cards
+        .preparing("t", "todo_write", None, None)
+        .unwrap()
+        .is_none());
+    assert!(cards.progress("t", None, &RECEIVING).is_none());
+
+    // Started, permission, finished, discarded: no progress after any of them.
+    cards.preparing("s", "shell", None, None).unwrap();
+    cards
+        .started(&start("s", "shell", json!({"command": "ls"})))
+        .unwrap();
+    assert!(
+        cards.progress("s", None, &RECEIVING).is_none(),
+        "after the start"
+    );
+    cards.preparing("p", "shell", None, None).unwrap();
+    cards
+        .permission(&start("p", "shell", json!({})), Vec::new())
+        .unwrap();
+    assert!(
+        cards.progress("p", None, &RECEIVING).is_none(),
+        "after a permission request"
+    );
+    cards.discarded("a", "write_file").unwrap();
+    assert!(
+        cards.progress("a", None, &RECEIVING).is_none(),
+        "after the discard"
+    );
+    cards.preparing("f", "read_file", None, None).unwrap();
+    cards
+        .finished(
+            "f",
+            "read_file",
+            ToolResult::from_json(r#"{"status":"failed"}"#).unwrap(),
+        )
+        .unwrap();
+    assert!(
+        cards.progress("f", None, &RECEIVING).is_none(),
+        "after the terminal frame"
+    );
 }

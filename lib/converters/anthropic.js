@@ -34,12 +34,15 @@ class AnthropicConverter {
   #nonEmpty = false;
   /** `end()` returned. */
   #ended = false;
+  /** Inputs taken (events and reads), for argumentProgress(). */
+  #received = 0;
 
   constructor(options) {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
     this.#host = host;
     this.#handle = new native.ConverterHandle('anthropic', profile, limits);
     this.#state = new NativeState(this.#handle.slot, this.#handle.state, { headers: true });
+    this.#state.converter = this;
     this.#holdCalls = profile === 'qwen-0.24';
     this.#objectPath = new AnthropicObjectPath(this.#state, host, this.#holdCalls);
   }
@@ -52,6 +55,7 @@ class AnthropicConverter {
 
   /** pushEvent without the fresh array for "no chunks" (the generator's path). */
   [kPushEvent](event) {
+    this.#received++;
     this.#host?.onEvent?.(event);
     try {
       const out = this.#objectPath.take(event);
@@ -67,6 +71,7 @@ class AnthropicConverter {
 
   /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
+    this.#received++;
     try {
       this.#objectPath.flush();
       return this.#note(
@@ -132,6 +137,32 @@ class AnthropicConverter {
   free() {
     this.#objectPath.drop();
     this.#state.word = native.converterFree(this.#state.slot);
+  }
+
+  /**
+   * How far each open call whose preparation this converter yielded has
+   * come, read now: `{ received, calls: [{callId, toolName, argumentBytes,
+   * argumentLines}] }`. `argumentBytes` counts the UTF-8 bytes of the call's
+   * argument text so far, `argumentLines` the line breaks (`\n` escapes)
+   * inside its string values; `received` grows with every input taken
+   * (events, chunks and reads, pings and keep-alive reads included), so a
+   * reader can tell a quiet model on a live connection from a silent
+   * connection. Counts only: never a byte of the arguments. A call leaves
+   * the list when it closes; a finished converter has none. Meant to be read
+   * at a timer's pace (the ACP layer reads it at most every 250 ms); the
+   * conversion itself does no extra work for it.
+   */
+  argumentProgress() {
+    if (this.#state.finished) return { received: this.#received, calls: [] };
+    try {
+      // What the object path gathered counts as received. Gathered text
+      // cannot cross a limit (lib/object-path.js keeps it under the budget),
+      // so handing it over early changes no outcome.
+      this.#objectPath.flush();
+      return { received: this.#received, calls: JSON.parse(native.converterArgumentProgress(this.#state.slot)) };
+    } catch (err) {
+      throw hostError(this.#host, unreadable(err, 'AnthropicConverter.argumentProgress'));
+    }
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */

@@ -35,6 +35,8 @@ class OpenAIConverter {
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
+  /** Inputs taken (chunks and reads), for argumentProgress(). */
+  #received = 0;
 
   constructor(options) {
     const { limits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses } = readOptions(
@@ -48,11 +50,13 @@ class OpenAIConverter {
       jsToolCallIds: host?.jsToolCallIds === true,
     });
     this.#state = new NativeState(this.#handle.slot, this.#handle.state);
+    this.#state.converter = this;
     this.#objectPath = new OpenAIObjectPath(this.#state, host);
   }
 
   /** One `chat.completion.chunk` (object or JSON text) → exactly one response. */
   pushChunk(chunk) {
+    this.#received++;
     this.#host?.onEvent?.(chunk);
     try {
       const response = this.#objectPath.take(chunk);
@@ -70,6 +74,7 @@ class OpenAIConverter {
    * `dropEmptyResponses`, none for the events Qwen's pipeline drops unseen.
    */
   pushBytes(data) {
+    this.#received++;
     try {
       this.#objectPath.flush();
       return fresh(
@@ -103,6 +108,32 @@ class OpenAIConverter {
   free() {
     this.#objectPath.drop();
     this.#state.word = native.converterFree(this.#state.slot);
+  }
+
+  /**
+   * How far each open call whose preparation this converter yielded has
+   * come, read now: `{ received, calls: [{callId, toolName, argumentBytes,
+   * argumentLines}] }`. `argumentBytes` counts the UTF-8 bytes of the call's
+   * argument text so far, `argumentLines` the line breaks (`\n` escapes)
+   * inside its string values; `received` grows with every input taken
+   * (events, chunks and reads, pings and keep-alive reads included), so a
+   * reader can tell a quiet model on a live connection from a silent
+   * connection. Counts only: never a byte of the arguments. A call leaves
+   * the list when it closes; a finished converter has none. Meant to be read
+   * at a timer's pace (the ACP layer reads it at most every 250 ms); the
+   * conversion itself does no extra work for it.
+   */
+  argumentProgress() {
+    if (this.#state.finished) return { received: this.#received, calls: [] };
+    try {
+      // What the object path gathered counts as received. Gathered text
+      // cannot cross a limit (lib/object-path.js keeps it under the budget),
+      // so handing it over early changes no outcome.
+      this.#objectPath.flush();
+      return { received: this.#received, calls: JSON.parse(native.converterArgumentProgress(this.#state.slot)) };
+    } catch (err) {
+      throw hostError(this.#host, unreadable(err, 'OpenAIConverter.argumentProgress'));
+    }
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */

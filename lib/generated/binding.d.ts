@@ -84,6 +84,12 @@ export declare class NativeToolCallCards {
   finished(callId: string, toolName: string, resultJson: string): string
   /** A discarded-preparation frame, or `null`. */
   discarded(callId: string, toolName: string): string
+  /**
+   * The progress frame of a card still preparing, or `null`. The counts
+   * are whole numbers `lib/acp/progress.js` checked; `stalled` is
+   * `"model"`, `"connection"` or absent.
+   */
+  progress(callId: string, title: string | undefined | null, argumentBytes: number, argumentLines: number, elapsedMs: number, idleMs: number, stalled?: string | undefined | null): string
   /** Terminal frames for every open card, as a JSON array. */
   closeAll(message?: string | undefined | null): string
   /** Whether a card is open for the id. */
@@ -137,6 +143,15 @@ export declare function anthropicStopHeld(slot: number, index: string, argBytes:
  * converter.
  */
 export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | number | Array<string>
+
+/**
+ * The open calls' argument progress of either converter, as one JSON text
+ * (`toolcall_stream_core::wire::progress`); `[]` for a converter that is
+ * closed or gone. Asked for at a timer's pace (`lib/progress.js`), never per
+ * chunk. A panic here (a bug) is caught and reports no progress: it never
+ * crosses the boundary.
+ */
+export declare function converterArgumentProgress(slot: number): string
 
 /** End of input for either converter. */
 export declare function converterEnd(slot: number): string | number | Array<string>

@@ -845,6 +845,7 @@ module.exports.anthropicAppendInput = nativeBinding.anthropicAppendInput
 module.exports.anthropicPushEvent = nativeBinding.anthropicPushEvent
 module.exports.anthropicStopHeld = nativeBinding.anthropicStopHeld
 module.exports.anthropicUpstreamFailed = nativeBinding.anthropicUpstreamFailed
+module.exports.converterArgumentProgress = nativeBinding.converterArgumentProgress
 module.exports.converterEnd = nativeBinding.converterEnd
 module.exports.converterFree = nativeBinding.converterFree
 module.exports.converterPushBytes = nativeBinding.converterPushBytes

@@ -10,6 +10,7 @@
 //! open, so no card is ever left pending.
 
 use super::frames::{frame_json, invalid, parse_json, JsString, OwnedValue, Result, SessionUpdate};
+use super::progress::{progress_frame, CardProgress};
 
 /// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
@@ -322,22 +323,32 @@ fn check_call_id(call_id: &JsString, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: `toolName`, then
-/// the preparing markers, then provenance.
+/// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: the tool name
+/// (under Qwen's `toolName`, then Zed's `tool_name`, the one key Zed reads),
+/// then the preparing markers, then provenance.
 fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) -> OwnedValue {
-    let mut meta = vec![("toolName", OwnedValue::from(tool_name))];
+    let mut meta = vec![
+        ("toolName", OwnedValue::from(tool_name)),
+        ("tool_name", OwnedValue::from(tool_name)),
+    ];
     if preparing {
         meta.push(("phase", "preparing".into()));
     }
     if discarded {
         meta.push(("preparationDiscarded", true.into()));
     }
+    meta.extend(provenance_meta(tool_name));
+    OwnedValue::object(meta)
+}
+
+/// `_meta.provenance`, and `_meta.serverId` for an MCP tool.
+fn provenance_meta(tool_name: &JsString) -> Vec<(&'static str, OwnedValue)> {
     let p = tool_provenance(tool_name.escaped());
-    meta.push(("provenance", p.provenance.into()));
+    let mut meta = vec![("provenance", p.provenance.into())];
     if let Some(server) = p.server_id {
         meta.push(("serverId", JsString::from_escaped_unchecked(server).into()));
     }
-    OwnedValue::object(meta)
+    meta
 }
 
 fn locations_json(locations: &[Location]) -> OwnedValue {
@@ -504,6 +515,30 @@ impl ToolCallCards {
         Ok(Some(frame))
     }
 
+    /// The progress frame of a card still preparing
+    /// ([`super::progress`]): its title is `title` (else the tool name)
+    /// followed by what is happening now. `None` once the card is no longer
+    /// preparing (started, asked for permission, ended) or was never opened:
+    /// no progress frame ever follows those.
+    pub fn progress(
+        &self,
+        call_id: impl Into<JsString>,
+        title: Option<JsString>,
+        progress: &CardProgress,
+    ) -> Option<SessionUpdate> {
+        let call_id = call_id.into();
+        let card = self
+            .card(&call_id)
+            .filter(|c| c.phase == CardPhase::Preparing)?;
+        Some(progress_frame(
+            &card.call_id,
+            &card.tool_name,
+            title.as_ref().unwrap_or(&card.tool_name),
+            progress,
+            provenance_meta(&card.tool_name),
+        ))
+    }
+
     /// Forgets a card [`preparing`](Self::preparing) opened when the host's
     /// emitter did not show it (it answered `false`, or failed): the client
     /// never saw the card, so it is closed without a frame. Only a card still
@@ -614,7 +649,10 @@ impl ToolCallCards {
             ("rawInput", start.raw_input.clone()),
             (
                 "_meta",
-                OwnedValue::object([("toolName", (&start.tool_name).into())]),
+                OwnedValue::object([
+                    ("toolName", (&start.tool_name).into()),
+                    ("tool_name", (&start.tool_name).into()),
+                ]),
             ),
         ])))
     }

@@ -1,7 +1,8 @@
 //! The ACP tool-card lifecycle: which cards are open in a session (the
 //! ledger, [`cards`]), which preparations one model stream has shown
 //! ([`tracker`]), and the per-attempt tool-call id normalisation that makes a
-//! preparation and its complete call share one `toolCallId` ([`ids`]).
+//! preparation and its complete call share one `toolCallId` ([`ids`]), and
+//! the progress frames of a card still preparing ([`progress`]).
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
 //! [`OwnedValue`]s of the core's own JSON module (`crate::json`), with
@@ -16,6 +17,7 @@
 pub mod cards;
 pub mod frames;
 pub mod ids;
+pub mod progress;
 pub mod tracker;
 
 pub use cards::{
@@ -25,4 +27,5 @@ pub use cards::{
 };
 pub use frames::{frame_json, frames_json, JsString, OwnedValue, Result, SessionUpdate};
 pub use ids::ToolCallIds;
+pub use progress::{format_size, progress_title, CardProgress, Stall};
 pub use tracker::{Preparation, PreparationTracker, StartAnswer};

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 use super::{AnthropicStream, Block};
+use crate::argument_progress::LineCount;
 use crate::error::{Error, ErrorCode};
 use crate::gemini::{LiteralKind, Part, Preparation, Response};
 use crate::held_calls::Closed;
@@ -117,6 +118,10 @@ impl AnthropicStream {
             // `JSON.stringify` of the input writes a lone surrogate as
             // its escape text, as the reference's does: nothing to note.
             lone: LoneEscapes::new(),
+            prepared: preparation
+                .as_ref()
+                .map(|p| (p.call_id.clone(), p.tool_name.clone())),
+            lines: LineCount::default(),
         };
         match self.blocks.iter_mut().find(|b| b.key == block.key) {
             Some(existing) => {

@@ -20,6 +20,7 @@ mod usage;
 
 use std::rc::Rc;
 
+use crate::argument_progress::{ArgumentProgress, LineCount};
 use crate::error::Error;
 use crate::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
 use crate::held_calls::HeldCalls;
@@ -42,6 +43,11 @@ struct Block {
     input_json: String,
     /// Where `input_json` holds a lone surrogate as its escape.
     lone: LoneEscapes,
+    /// The preparation a `tool_use` block yielded (its id and name), for
+    /// [`AnthropicStream::argument_progress`].
+    prepared: Option<(String, String)>,
+    /// The line breaks of `input_json` counted so far.
+    lines: LineCount,
 }
 
 /// Options of one Anthropic stream. There is no configured model: both
@@ -141,6 +147,29 @@ impl AnthropicStream {
     /// `FINISHED`.
     pub fn is_finished(&self) -> bool {
         self.input.is_finished()
+    }
+
+    /// The progress of each open `tool_use` block that yielded a
+    /// preparation, in block order: its argument bytes so far and the line
+    /// breaks in them; nothing once the stream is finished. The JS layer asks
+    /// for it at a timer's pace, never per event (`lib/progress.js`).
+    pub fn argument_progress(&mut self) -> Vec<ArgumentProgress> {
+        if self.is_finished() {
+            return Vec::new();
+        }
+        self.blocks
+            .iter_mut()
+            .filter_map(|block| {
+                let (call_id, tool_name) = block.prepared.as_ref()?;
+                Some(ArgumentProgress {
+                    call_id: call_id.clone(),
+                    call_id_json: None,
+                    tool_name: tool_name.clone(),
+                    argument_bytes: block.input_json.len(),
+                    argument_lines: block.lines.update(block.input_json.as_bytes()),
+                })
+            })
+            .collect()
     }
 
     /// One SDK event given as JSON text.

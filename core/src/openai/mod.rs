@@ -30,6 +30,7 @@ mod usage;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use crate::argument_progress::ArgumentProgress;
 use crate::chunk_header::{ChunkHeader, LastChunkHeader};
 use crate::error::Error;
 use crate::gemini::{now_ms, Candidate, Flavor, Part, Response};
@@ -38,6 +39,7 @@ use crate::limits::Limits;
 use crate::profile::Profile;
 use crate::sse::Bom;
 use crate::stream_input::{SseConsumer, StreamInput};
+use call_ids::CallId;
 use tagged::TaggedThinkingParser;
 use template::store::{Fields, Header, Templates};
 use text_delta::TextDeltaState;
@@ -202,6 +204,34 @@ impl OpenAIStream {
             template_out: Vec::new(),
             chunk_header: LastChunkHeader::default(),
         }
+    }
+
+    /// The progress of each open call whose preparation was yielded, in the
+    /// order the parser made their slots: its argument bytes so far and the
+    /// line breaks in them; nothing once the stream is finished. The JS layer
+    /// asks for it at a timer's pace, never per chunk (`lib/progress.js`).
+    pub fn argument_progress(&mut self) -> Vec<ArgumentProgress> {
+        if self.is_finished() {
+            return Vec::new();
+        }
+        let (prepared, ids) = (&self.prepared, &self.ids);
+        self.parser
+            .announced_progress()
+            .filter(|(id, ..)| prepared.contains(*id))
+            .map(|(id, name, argument_bytes, argument_lines)| {
+                let (call_id, call_id_json) = match ids.id(id) {
+                    CallId::Str(s) => (s.to_owned(), None),
+                    CallId::Json(json) => (json.to_owned(), Some(json.to_owned())),
+                };
+                ArgumentProgress {
+                    call_id,
+                    call_id_json,
+                    tool_name: name.to_owned(),
+                    argument_bytes,
+                    argument_lines,
+                }
+            })
+            .collect()
     }
 
     /// `end()` was called or a fatal error occurred: every further call is

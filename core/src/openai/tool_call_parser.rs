@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
+use crate::argument_progress::LineCount;
 use crate::error::Error;
 use crate::js_text::{is_blank, js_trim};
 use crate::json::{find_stop, scan_json_bytes_following, validate, Follow, Kind, LoneEscapes};
@@ -61,6 +62,9 @@ struct Slot {
     announced: bool,
     /// `(buffer length, JSON.parse outcome)` of the last probe.
     parsed: Cell<Option<(usize, Option<Kind>)>>,
+    /// The line breaks of `buffer` counted so far
+    /// ([`ToolCallParser::announced_progress`]).
+    lines: LineCount,
 }
 
 impl Slot {
@@ -531,6 +535,23 @@ impl ToolCallParser {
         };
         slot.announced = true;
         Some((id, name))
+    }
+
+    /// Each slot whose id and name were handed out ([`Self::unannounced_meta`]),
+    /// in creation order: `(id, name, argument bytes, line breaks)`.
+    pub fn announced_progress(&mut self) -> impl Iterator<Item = (&str, &str, usize, u64)> {
+        self.slots.iter_mut().filter_map(|slot| {
+            if !slot.announced {
+                return None;
+            }
+            let lines = slot.lines.update(slot.buffer.as_bytes());
+            Some((
+                slot.id.as_deref()?,
+                slot.name.as_deref()?,
+                slot.buffer.len(),
+                lines,
+            ))
+        })
     }
 
     /// `hasNamelessToolCall()`: a slot has an id or non-blank arguments but

@@ -48,6 +48,7 @@
 mod item;
 pub mod key;
 pub mod lift;
+pub mod progress;
 
 use crate::chunk_header::ChunkHeader;
 use crate::error::Error;
