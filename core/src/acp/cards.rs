@@ -4,8 +4,10 @@
 //! Where Qwen keeps only `preparedCallIds`, this ledger keeps every *open*
 //! card (opened by a preparing frame, by a start that was not prepared, or by
 //! a permission request for a call with no card) so it can refuse to build a
-//! `tool_call_update` for an id the client has never seen: Zed turns such an update into a permanent "Tool call not found" card
-//! (quirks §1.10). Every method that would address a closed card returns
+//! `tool_call_update` for an id the client has never seen: Zed turns such an
+//! update into a permanent "Tool call not found" card (Zed's
+//! `crates/acp_thread/src/acp_thread.rs`, `AcpThread::update_tool_call`).
+//! Every method that would address a closed card returns
 //! `None` instead, and [`ToolCallCards::close_all`] ends whatever is still
 //! open, so no card is ever left pending.
 
@@ -517,7 +519,7 @@ impl ToolCallCards {
         }
     }
 
-    /// docs/behaviour.md §5.4 step 3 / §6.2 "Execution start": a `tool_call_update` with
+    /// docs/behaviour.md §5.4 / §6.2 "Execution start": a `tool_call_update` with
     /// the full field set when the card is open (prepared), else a new
     /// `tool_call`. `None` for a suppressed tool without an open card (§6.3:
     /// execution start is skipped for TodoWrite).
