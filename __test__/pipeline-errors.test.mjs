@@ -1,5 +1,5 @@
 // The OpenAI pipeline's error path (Qwen Code pipeline.ts,
-// `processStreamWithLogging`'s catch; spec §3.1) against the published
+// `processStreamWithLogging`'s catch; docs/behaviour.md §3.1) against the published
 // pipeline's outputs in fixtures/pipeline-errors (generate.mjs there): a
 // source that throws, is aborted or times out, or carries an `error_finish`
 // chunk, while a closing thinking-tag candidate is pending or a finish is

@@ -1,8 +1,8 @@
 // The documents' promises: every ```js example of README.md and docs/*.md
 // runs and prints what the `// ...` comments beside it say; the API page
 // documents every export; every relative link and every repository path a
-// document cites exists. A package's README (packages/agent/README.md) cites
-// paths inside its package.
+// document cites exists. A package's pages (packages/agent/README.md,
+// packages/agent/docs/) cite paths inside their package.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,6 +23,7 @@ const documents = [
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
   'packages/agent/README.md',
+  'packages/agent/docs/reference.md',
 ].filter((doc) => fs.existsSync(path.join(root, doc)));
 const read = (doc) => fs.readFileSync(path.join(root, doc), 'utf8');
 
@@ -123,7 +124,7 @@ test('every repository path a document cites exists', () => {
   const cited = new RegExp(`\`((?:${tops})/[^\`\\s<>*…{(]*)\``, 'g');
   const missing = [];
   for (const doc of documents) {
-    const base = doc.startsWith('packages/') ? path.dirname(doc) : '';
+    const base = doc.startsWith('packages/') ? doc.split('/').slice(0, 2).join('/') : '';
     for (const [, cite] of read(doc).matchAll(cited)) {
       const file = cite.replace(/[,.;:]$/, '');
       // Qwen Code's own sources (packages/core, packages/cli) are cited from its repository.

@@ -114,7 +114,7 @@ fn a_preparation_whose_card_is_already_open_stays_suppressed_across_discard() {
 
 #[test]
 fn retry_discards_then_the_replacement_attempt_prepares_the_same_id_again() {
-    // docs/behaviour.md §5.5 / §6.9.1: a discarded card can come back with the same id.
+    // docs/behaviour.md §5.5: a discarded card can come back with the same id.
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
     let preps = [Preparation::new("call-1", "write_file")];

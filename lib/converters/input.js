@@ -16,8 +16,8 @@ const { decode, NOTHING } = require('../wire.js');
 function eventText(value, fn) {
   if (typeof value === 'string') return value;
   if (value === null) return 'null';
-  if (value === null || typeof value !== 'object') {
-    throw invalidArgument(`${fn}: expected an object or its JSON text, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'object') {
+    throw invalidArgument(`${fn}: expected an object or its JSON text, got ${typeof value}`);
   }
   try {
     return JSON.stringify(value);

@@ -1,8 +1,11 @@
 //! The ACP tool-card lifecycle: which cards are open in a session (the
-//! ledger, [`cards`]), which preparations one model stream has shown
-//! ([`tracker`]), and the per-attempt tool-call id normalisation that makes a
-//! preparation and its complete call share one `toolCallId` ([`ids`]), and
-//! the progress frames of a card still preparing ([`progress`]).
+//! ledger, [`cards`], which takes its [`input`] as JSON text, builds its
+//! frames in `card_frames` with the kinds and provenance of [`kinds`], and
+//! leaves TodoWrite to its [`plan`] update), which preparations one model
+//! stream has shown ([`tracker`]), and the per-attempt tool-call id
+//! normalisation that makes a preparation and its complete call share one
+//! `toolCallId` ([`ids`]), and the progress frames of a card still
+//! preparing ([`progress`]).
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
 //! [`OwnedValue`]s of the core's own JSON module (`crate::json`), with
@@ -14,18 +17,23 @@
 //! surrogate, so a frame gives back exactly what `JSON.parse(JSON.stringify(x))`
 //! gives. Nothing here knows about napi or JS.
 
+mod card_frames;
 pub mod cards;
 pub mod frames;
 pub mod ids;
+pub mod input;
+pub mod kinds;
+pub mod plan;
 pub mod progress;
 pub mod tracker;
 
-pub use cards::{
-    map_tool_kind, plan_update, plan_update_json, tool_content_from_json, tool_provenance,
-    CardPhase, Location, Provenance, ResultStatus, StartStatus, ToolCallCards, ToolResult,
-    ToolStart, DEFAULT_SUPPRESSED_TOOLS,
-};
+pub use cards::{CardPhase, ToolCallCards, DEFAULT_SUPPRESSED_TOOLS};
 pub use frames::{frame_json, frames_json, JsString, OwnedValue, Result, SessionUpdate};
 pub use ids::ToolCallIds;
+pub use input::{
+    tool_content_from_json, Location, ResultStatus, StartStatus, ToolResult, ToolStart,
+};
+pub use kinds::{map_tool_kind, tool_provenance, Provenance};
+pub use plan::{plan_update, plan_update_json};
 pub use progress::{format_size, progress_title, CardProgress, Stall};
 pub use tracker::{Preparation, PreparationTracker, StartAnswer};

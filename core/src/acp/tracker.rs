@@ -30,7 +30,7 @@ pub struct Preparation {
     pub tool_name: JsString,
     /// The card title; `None` shows the tool name.
     pub title: Option<JsString>,
-    /// A Qwen `Kind` or ACP kind, mapped by [`super::cards::map_tool_kind`].
+    /// A Qwen `Kind` or ACP kind, mapped by [`super::kinds::map_tool_kind`].
     pub kind: Option<JsString>,
 }
 

@@ -108,7 +108,8 @@ pub struct ResponseParsing {
     pub tagged_thinking_after_reasoning: bool,
 }
 
-/// One request's context (docs/behaviour.md §3.1 `createRequestContext`, §7).
+/// One request's context (docs/behaviour.md §3.1, `createRequestContext`):
+/// everything here lives as long as one request.
 pub struct OpenAIStream {
     parser: ToolCallParser,
     text_state: TextDeltaState,

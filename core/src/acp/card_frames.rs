@@ -1,0 +1,169 @@
+//! The tool-card frames of docs/behaviour.md §6.2, keys in the order Qwen
+//! Code writes them: the preparing start, the execution start, the
+//! permission request's `toolCall`, the result and the discarded
+//! preparation. The ledger ([`super::cards`]) decides which frame a card
+//! gets; this module only builds it.
+
+use super::frames::{JsString, OwnedValue, SessionUpdate};
+use super::input::{Location, ResultStatus, ToolStart};
+use super::kinds::{map_tool_kind, tool_provenance};
+
+/// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: the tool name
+/// (under Qwen's `toolName`, then Zed's `tool_name`, the one key Zed reads),
+/// then the preparing markers, then provenance.
+pub(super) fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) -> OwnedValue {
+    let mut meta = vec![
+        ("toolName", OwnedValue::from(tool_name)),
+        ("tool_name", OwnedValue::from(tool_name)),
+    ];
+    if preparing {
+        meta.push(("phase", "preparing".into()));
+    }
+    if discarded {
+        meta.push(("preparationDiscarded", true.into()));
+    }
+    meta.extend(provenance_meta(tool_name));
+    OwnedValue::object(meta)
+}
+
+/// `_meta.provenance`, and `_meta.serverId` for an MCP tool.
+pub(super) fn provenance_meta(tool_name: &JsString) -> Vec<(&'static str, OwnedValue)> {
+    let p = tool_provenance(tool_name.escaped());
+    let mut meta = vec![("provenance", p.provenance.into())];
+    if let Some(server) = p.server_id {
+        meta.push(("serverId", JsString::from_escaped_unchecked(server).into()));
+    }
+    meta
+}
+
+pub(super) fn locations_json(locations: &[Location]) -> OwnedValue {
+    OwnedValue::Arr(
+        locations
+            .iter()
+            .map(|l| {
+                OwnedValue::object([
+                    ("path", OwnedValue::from(&l.path)),
+                    ("line", l.line.map_or(OwnedValue::Null, OwnedValue::from)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn text_content(text: &JsString) -> OwnedValue {
+    OwnedValue::object([
+        ("type", "content".into()),
+        (
+            "content",
+            OwnedValue::object([("type", "text".into()), ("text", text.into())]),
+        ),
+    ])
+}
+
+/// The card title: the described one, else the tool name.
+fn title(title: Option<&JsString>, tool_name: &JsString) -> OwnedValue {
+    title.unwrap_or(tool_name).into()
+}
+
+/// The ACP kind, see [`super::kinds::map_tool_kind`].
+fn kind(tool_name: &JsString, kind: Option<&JsString>) -> OwnedValue {
+    map_tool_kind(tool_name.escaped(), kind.map(JsString::escaped)).into()
+}
+
+/// docs/behaviour.md §6.2 "Discarded preparation": no title, kind, rawInput or rawOutput.
+pub(super) fn discarded_frame(call_id: &JsString, tool_name: &JsString) -> SessionUpdate {
+    OwnedValue::object([
+        ("sessionUpdate", "tool_call_update".into()),
+        ("toolCallId", call_id.into()),
+        ("status", "failed".into()),
+        ("content", OwnedValue::Arr(Vec::new())),
+        ("_meta", tool_meta(tool_name, true, true)),
+    ])
+}
+
+/// docs/behaviour.md §6.2 "Result" / "Error".
+pub(super) fn result_frame(
+    call_id: &JsString,
+    tool_name: &JsString,
+    status: ResultStatus,
+    content: Vec<OwnedValue>,
+    raw_output: Option<OwnedValue>,
+) -> SessionUpdate {
+    let mut f = vec![
+        ("sessionUpdate", "tool_call_update".into()),
+        ("toolCallId", call_id.into()),
+        ("status", status.as_str().into()),
+        ("content", OwnedValue::Arr(content)),
+        ("_meta", tool_meta(tool_name, false, false)),
+    ];
+    if let Some(raw) = raw_output {
+        f.push(("rawOutput", raw));
+    }
+    OwnedValue::object(f)
+}
+
+/// docs/behaviour.md §6.2 preparing start: a `tool_call`, `pending`, with no
+/// locations and `rawInput: {}`.
+pub(super) fn preparing_frame(
+    call_id: &JsString,
+    tool_name: &JsString,
+    title: Option<&JsString>,
+    kind: Option<&JsString>,
+) -> SessionUpdate {
+    OwnedValue::object([
+        ("sessionUpdate", "tool_call".into()),
+        ("toolCallId", call_id.into()),
+        ("status", "pending".into()),
+        ("title", self::title(title, tool_name)),
+        ("content", OwnedValue::Arr(Vec::new())),
+        ("locations", OwnedValue::Arr(Vec::new())),
+        ("kind", self::kind(tool_name, kind)),
+        // Never partial arguments (design: "It never contains partial
+        // arguments").
+        ("rawInput", OwnedValue::Obj(Vec::new())),
+        ("_meta", tool_meta(tool_name, true, false)),
+    ])
+}
+
+/// docs/behaviour.md §6.2 "Execution start": a `tool_call_update` of a card
+/// already open (`update`), else a new `tool_call`, with the full field set.
+pub(super) fn start_frame(start: &ToolStart, update: bool) -> SessionUpdate {
+    let session_update = if update {
+        "tool_call_update"
+    } else {
+        "tool_call"
+    };
+    OwnedValue::object([
+        ("sessionUpdate", session_update.into()),
+        ("toolCallId", (&start.call_id).into()),
+        ("status", start.status.as_str().into()),
+        ("title", title(start.title.as_ref(), &start.tool_name)),
+        ("content", OwnedValue::Arr(Vec::new())),
+        ("locations", locations_json(&start.locations)),
+        ("kind", kind(&start.tool_name, start.kind.as_ref())),
+        ("rawInput", start.raw_input.clone()),
+        ("_meta", tool_meta(&start.tool_name, false, false)),
+    ])
+}
+
+/// The `toolCall` of a `session/request_permission` request (Qwen Code's
+/// `packages/cli/src/acp-integration/session/Session.ts`, `runTool`): always
+/// `pending`, `_meta` with the tool name only.
+pub(super) fn permission_tool_call(start: &ToolStart, content: Vec<OwnedValue>) -> OwnedValue {
+    OwnedValue::object([
+        ("toolCallId", (&start.call_id).into()),
+        ("status", "pending".into()),
+        ("title", title(start.title.as_ref(), &start.tool_name)),
+        ("content", OwnedValue::Arr(content)),
+        ("locations", locations_json(&start.locations)),
+        ("kind", kind(&start.tool_name, start.kind.as_ref())),
+        ("rawInput", start.raw_input.clone()),
+        (
+            "_meta",
+            OwnedValue::object([
+                ("toolName", (&start.tool_name).into()),
+                ("tool_name", (&start.tool_name).into()),
+            ]),
+        ),
+    ])
+}
