@@ -19,7 +19,7 @@ function streamOptions(events, options) {
     throw invalid('consumeModelStream: events must be an (async) iterable');
   }
   if (!isPlainObjectLike(options)) throw invalid('consumeModelStream: options must be an object');
-  const { cards, send, signal, historyIds, onDiscardError } = options;
+  const { cards, send, signal, historyIds, onDiscardError, progress } = options;
   if (!(cards instanceof ToolCallCards)) throw invalid('consumeModelStream: options.cards must be a ToolCallCards');
   if (typeof send !== 'function') throw invalid('consumeModelStream: options.send must be a function');
   if (signal !== undefined && !(isObject(signal) && typeof signal.aborted === 'boolean')) {
@@ -28,7 +28,18 @@ function streamOptions(events, options) {
   if (onDiscardError !== undefined && typeof onDiscardError !== 'function') {
     throw invalid('consumeModelStream: options.onDiscardError must be a function');
   }
-  return { cards, send, signal, history: historyIds === undefined ? undefined : [...historyIds], onDiscardError };
+  if (progress !== undefined && typeof progress !== 'boolean' && !isPlainObjectLike(progress)) {
+    throw invalid('consumeModelStream: options.progress must be a boolean or an object');
+  }
+  return {
+    cards,
+    send,
+    signal,
+    history: historyIds === undefined ? undefined : [...historyIds],
+    onDiscardError,
+    // Progress frames go out through the same `send` unless the caller names another.
+    progress: progress === true ? { send } : progress ? { ...progress, send: progress.send ?? send } : undefined,
+  };
 }
 
 /**
@@ -43,20 +54,27 @@ function streamOptions(events, options) {
  * With `historyIds`, chunks are id-normalised here (a fresh
  * {@link ToolCallIds} per attempt); leave it out if the stream already is.
  *
+ * With `progress` (`true`, or the options of lib/acp/progress.js), each
+ * preparing card whose chunk came from this package's converters is updated
+ * while its arguments stream (docs/api.md "Live progress on preparing
+ * cards"), through `send` unless `progress.send` is given. Its timer ends
+ * with the stream: no progress frame follows a card's call, its discard, or
+ * the end of the stream.
+ *
  * @param {AsyncIterable<{type: string, value?: object}> | Iterable<{type: string, value?: object}>} events
- * @param {{ cards: ToolCallCards, send: (update: object) => unknown, signal?: AbortSignal, historyIds?: Iterable<string>, onDiscardError?: (error: unknown) => void }} options
+ * @param {{ cards: ToolCallCards, send: (update: object) => unknown, signal?: AbortSignal, historyIds?: Iterable<string>, onDiscardError?: (error: unknown) => void, progress?: boolean | object }} options
  * @returns {Promise<{ functionCalls: object[], usage?: object, cancelled?: true }>}
  */
 async function consumeModelStream(events, options) {
-  let cards, send, signal, history, onDiscardError;
+  let cards, send, signal, history, onDiscardError, progress, tracker;
   try {
-    ({ cards, send, signal, history, onDiscardError } = streamOptions(events, options));
+    ({ cards, send, signal, history, onDiscardError, progress } = streamOptions(events, options));
+    tracker = new PreparationTracker(cards, progress === undefined ? undefined : { progress });
   } catch (err) {
     throw unreadable(err, 'consumeModelStream');
   }
   const newAttemptIds = () => (history === undefined ? undefined : new ToolCallIds(history));
 
-  const tracker = new PreparationTracker(cards);
   let ids = newAttemptIds();
   let functionCalls = [];
   let usage;
@@ -99,7 +117,10 @@ async function consumeModelStream(events, options) {
           }
         }
         if (response.usageMetadata) usage = response.usageMetadata;
-        for (const frame of tracker.observe(response)) await send(frame);
+        for (const frame of tracker.observe(response)) {
+          await send(frame);
+          tracker.sent(frame);
+        }
         const calls = functionCallsOf(response);
         if (calls && calls.length > 0) {
           tracker.resolve(calls);

@@ -8,22 +8,34 @@ const { unreadable } = require('../responses.js');
 const { invalid, isObject, isPlainObjectLike } = require('./values.js');
 const { ToolCallCards, internalsOf, describeTool } = require('./cards.js');
 const { sendAll } = require('./send-all.js');
+const { CardProgress, progressOptions } = require('./progress.js');
 
 /** The options of a PreparationTracker, checked; `emitter` kept as given. */
 function trackerOptions(options) {
   if (options === undefined) return {};
   if (!isPlainObjectLike(options)) throw invalid('PreparationTracker: options must be an object');
   const { emitter } = options;
-  if (emitter === undefined) return {};
-  if (!isObject(emitter) && typeof emitter !== 'function') {
-    throw invalid('PreparationTracker: options.emitter must be an object');
-  }
-  for (const method of ['emitStart', 'emitPreparationDiscarded']) {
-    if (typeof emitter[method] !== 'function') {
-      throw invalid(`PreparationTracker: options.emitter.${method} must be a function`);
+  if (emitter !== undefined) {
+    if (!isObject(emitter) && typeof emitter !== 'function') {
+      throw invalid('PreparationTracker: options.emitter must be an object');
+    }
+    for (const method of ['emitStart', 'emitPreparationDiscarded']) {
+      if (typeof emitter[method] !== 'function') {
+        throw invalid(`PreparationTracker: options.emitter.${method} must be a function`);
+      }
+    }
+    const optional = emitter.emitPreparationProgress;
+    if (optional !== undefined && typeof optional !== 'function') {
+      throw invalid('PreparationTracker: options.emitter.emitPreparationProgress must be a function');
     }
   }
-  return { emitter };
+  const progress = progressOptions(options.progress, 'PreparationTracker');
+  if (progress && !progress.send && typeof emitter?.emitPreparationProgress !== 'function') {
+    throw invalid(
+      'PreparationTracker: progress needs progress.send, or an emitter with emitPreparationProgress, to show its frames',
+    );
+  }
+  return { emitter, progress };
 }
 
 /**
@@ -65,6 +77,10 @@ class PreparationTracker {
   #cards;
   #emitter;
   #frame;
+  /** The live progress of the shown cards (lib/acp/progress.js), or null when off. */
+  #progress = null;
+  /** Without an emitter: callId → the card `observe` returned a frame for, until it is `sent`. */
+  #unsent = new Map();
 
   /**
    * @param {ToolCallCards} cards the session's cards
@@ -73,7 +89,30 @@ class PreparationTracker {
   constructor(cards, options) {
     if (!(cards instanceof ToolCallCards)) throw invalid('PreparationTracker: expected a ToolCallCards instance');
     this.#cards = cards;
-    this.#emitter = trackerOptions(options).emitter;
+    const { emitter, progress } = trackerOptions(options);
+    this.#emitter = emitter;
+    if (progress) {
+      this.#progress = new CardProgress(internalsOf(cards, 'PreparationTracker').native, progress, (frame, card) =>
+        this.#deliverProgress(frame, card, progress.send),
+      );
+    }
+  }
+
+  // A progress frame goes to the emitter's optional emitPreparationProgress
+  // (Qwen's emitter has none: its tracker never calls one), with the frame
+  // readable as `tracker.frame`, else to `progress.send`.
+  #deliverProgress(frame, card, send) {
+    const emitter = this.#emitter;
+    if (typeof emitter?.emitPreparationProgress === 'function') {
+      const params = {
+        callId: card.callId,
+        toolName: card.toolName,
+        title: frame.title,
+        progress: frame._meta.progress,
+      };
+      return this.#withFrame(frame, () => emitter.emitPreparationProgress(params));
+    }
+    return send(frame);
   }
 
   /**
@@ -91,7 +130,30 @@ class PreparationTracker {
       toolName: p.toolName,
       ...describeTool(state, p.toolName),
     }));
-    return JSON.parse(this.#native.observe(state.native, JSON.stringify(list)));
+    const frames = JSON.parse(this.#native.observe(state.native, JSON.stringify(list)));
+    if (this.#progress) {
+      for (const frame of frames) {
+        const p = list.find((entry) => entry.callId === frame.toolCallId);
+        if (p) this.#unsent.set(p.callId, { ...p, response });
+      }
+    }
+    return frames;
+  }
+
+  /**
+   * Without an emitter, with progress: tells the tracker that a preparing
+   * frame `observe` returned has been sent, and its card's progress starts
+   * then, so no progress frame can reach a client before its card.
+   * (`consumeModelStream` calls it; with an emitter, progress starts once
+   * `emitStart` answers.) Any other frame is ignored.
+   */
+  sent(frame) {
+    if (!this.#progress || !isObject(frame)) return;
+    const id = frame.toolCallId;
+    const card = this.#unsent.get(id);
+    if (card === undefined) return;
+    this.#unsent.delete(id);
+    this.#progress.track(card.callId, card.toolName, card.title, card.response);
   }
 
   // Qwen's `observe`: the emitter is asked one preparation at a time, and its
@@ -100,10 +162,10 @@ class PreparationTracker {
   async #observeThroughEmitter(response) {
     const emitter = this.#emitter;
     for (const p of getToolCallPreparations(response)) {
-      let state, frame;
+      let state, frame, preparation;
       try {
         state = internalsOf(this.#cards, 'observe');
-        const preparation = { callId: p.callId, toolName: p.toolName, ...describeTool(state, p.toolName) };
+        preparation = { callId: p.callId, toolName: p.toolName, ...describeTool(state, p.toolName) };
         frame = JSON.parse(this.#native.offer(state.native, JSON.stringify(preparation)));
       } catch (err) {
         throw unreadable(err, 'PreparationTracker.observe');
@@ -125,6 +187,7 @@ class PreparationTracker {
         throw err;
       }
       this.#native.answer(state.native, p.callId, emitted ? 'emitted' : 'declined');
+      if (emitted && this.#progress) this.#progress.track(p.callId, p.toolName, preparation.title, response);
     }
   }
 
@@ -136,7 +199,14 @@ class PreparationTracker {
     for (const call of functionCalls) {
       if (isObject(call) && typeof call.id === 'string' && call.id !== '') ids.push(call.id);
     }
-    if (ids.length > 0) this.#native.resolve(ids);
+    if (ids.length > 0) {
+      this.#native.resolve(ids);
+      // The call's arguments are complete: its card counts no more.
+      if (this.#progress) {
+        for (const id of ids) this.#unsent.delete(id);
+        this.#progress.stop(ids);
+      }
+    }
   }
 
   /**
@@ -146,6 +216,10 @@ class PreparationTracker {
    * once `emitPreparationDiscarded` was awaited for each of them.
    */
   discard(includeResolved = false) {
+    // Every discard ends the stream or its attempt: no progress after it,
+    // and no timer left running.
+    this.#progress?.stopAll();
+    this.#unsent.clear();
     if (this.#emitter) return this.#discardThroughEmitter(includeResolved);
     return JSON.parse(this.#native.discard(internalsOf(this.#cards, 'discard').native, Boolean(includeResolved)));
   }
@@ -163,6 +237,11 @@ class PreparationTracker {
     await sendAll(frames, (frame) =>
       this.#withFrame(frame, () => emitter.emitPreparationDiscarded(frame.toolCallId, frame._meta.toolName)),
     );
+  }
+
+  /** Whether live progress still has a timer pending or a tick delivering. */
+  get progressRunning() {
+    return this.#progress?.running ?? false;
   }
 
   /**
