@@ -125,9 +125,13 @@ for (const providerKind of ['anthropic', 'openai']) {
       return { messages, updates, stopReason: prompt?.msg.result?.stopReason };
     }
 
+    // A card's lifecycle frames; its live progress frames are checked apart.
     const frames = (updates, id) =>
       updates.filter(
-        (u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id,
+        (u) =>
+          (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') &&
+          u.toolCallId === id &&
+          !u._meta?.progress,
       );
     const requestsOf = (messages, method) => messages.filter((m) => m.from === 'agent' && m.msg.method === method);
 

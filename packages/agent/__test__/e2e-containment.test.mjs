@@ -117,7 +117,8 @@ for (const providerKind of ['anthropic', 'openai']) {
         .updates(sessionId)
         .slice(before)
         .map((e) => e.update);
-      const frames = (id) => updates.filter((u) => u.toolCallId === callId(id));
+      // A card's lifecycle frames, without its live progress frames.
+      const frames = (id) => updates.filter((u) => u.toolCallId === callId(id) && !u._meta?.progress);
       const requests = provider.requests.filter((r) => r.scenario === name);
       const messages = requests.at(-1).body.messages;
       const results =

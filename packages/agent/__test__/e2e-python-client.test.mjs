@@ -89,9 +89,13 @@ function stepsOf(record, conn) {
 
 const updatesIn = (step) =>
   step.wire.filter((w) => w.dir === 'in' && w.msg.method === 'session/update').map((w) => w.msg.params.update);
+// A card's lifecycle frames, without its live progress frames.
 const toolFrames = (step, id) =>
   updatesIn(step).filter(
-    (u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id,
+    (u) =>
+      (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') &&
+      u.toolCallId === id &&
+      !u._meta?.progress,
   );
 const usageFrames = (step) =>
   updatesIn(step).filter((u) => u.sessionUpdate === 'agent_message_chunk' && u._meta?.usage !== undefined);

@@ -195,7 +195,8 @@ for (const providerKind of ['anthropic', 'openai']) {
         .updates(sessionId)
         .slice(first)
         .map((e) => e.update);
-      const frames = (id) => updates.filter((u) => u.toolCallId === id);
+      // A card's lifecycle frames, without its live progress frames.
+      const frames = (id) => updates.filter((u) => u.toolCallId === id && !u._meta?.progress);
       const requests = provider.requests.filter((r) => r.scenario === name);
       return { frames, requests, updates };
     }
@@ -519,7 +520,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         const card = agent
           .updates(sessionId)
           .map((e) => e.update)
-          .filter((u) => u.toolCallId === callId('toolu_01ReadCtl'));
+          .filter((u) => u.toolCallId === callId('toolu_01ReadCtl') && !u._meta?.progress);
         assert.deepEqual(
           card.map((u) => u.status),
           ['pending', 'in_progress', 'failed'],
@@ -552,7 +553,7 @@ for (const providerKind of ['anthropic', 'openai']) {
         const card = agent
           .updates(sessionId)
           .map((e) => e.update)
-          .filter((u) => u.toolCallId === callId('toolu_01Stall'));
+          .filter((u) => u.toolCallId === callId('toolu_01Stall') && !u._meta?.progress);
         const requests = provider.requests.filter((r) => r.scenario === 'stall');
         assert.deepEqual(
           card.map((u) => `${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`),

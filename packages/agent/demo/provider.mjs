@@ -172,6 +172,19 @@ export async function startProvider({
         }
         return;
       }
+      if (frame.pause) {
+        // The model stops writing for a while: keep-alives every second, or
+        // not a byte; then the body goes on where it was.
+        if (frame.note) events.emit('frame', { record, note: frame.note, at: performance.now() });
+        const keepAlive = kind === 'anthropic' ? 'event: ping\ndata: {"type": "ping"}\n\n' : ': keep-alive\n\n';
+        const until = performance.now() + frame.pause.ms / speed;
+        while (performance.now() < until && !record.aborted && !res.destroyed) {
+          await new Promise((r) => setTimeout(r, Math.min(1000 / speed, until - performance.now())));
+          if (frame.pause.keepAlive && performance.now() < until) res.write(keepAlive);
+        }
+        due += frame.pause.ms / speed;
+        continue;
+      }
       if (frame.unterminated) {
         // Whitespace without a newline, a megabyte at a time, until the client gives up (or 512 MiB).
         res.write(frame.text);

@@ -5,7 +5,7 @@
 // realistically paced streams; bin/agent.js runs as a child process over real
 // stdio pipes with the real provider SDK; a scripted ACP client (the SDK's
 // client() app) prompts it and prints what an editor would see, as a timeline
-// and a summary table. Scenarios 1–3 run with --approve=always; 4–5 in the
+// and a summary table. Scenarios 1–4 run with --approve=always; 5–6 in the
 // default mode, where the agent asks before writing and the scripted user
 // allows, then rejects.
 import fs from 'node:fs/promises';
@@ -81,8 +81,20 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     asked: 0,
     frames: 0,
     invalid: [],
+    progressFrames: 0,
+    /** The longest time a preparing card showed no change, before its call or its discard. */
+    longestStill: null,
   };
   const seenCards = new Set();
+  /** callId → when the card last changed, and the last progress line printed. */
+  const lastChange = new Map();
+  const lastPrinted = new Map();
+  const settle = (id, t) => {
+    const since = lastChange.get(id);
+    if (since === undefined) return;
+    m.longestStill = Math.max(m.longestStill ?? 0, t - since);
+    lastChange.delete(id);
+  };
   let textRun = null; // consecutive message/thought chunks, printed as one line
   const flush = () => {
     if (!textRun) return;
@@ -130,6 +142,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
       const again = seenCards.has(id);
       if (again) m.reprepared++;
       seenCards.add(id);
+      lastChange.set(id, t);
       m.firstCard ??= t - t0;
       line(
         t,
@@ -142,7 +155,24 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
           agent.cancel(sessionId);
         }, cancelAfterMs);
       }
+    } else if (meta.progress) {
+      // A live progress frame: the card's title counts up, or says why it waits.
+      m.progressFrames++;
+      settle(id, t);
+      lastChange.set(id, t);
+      const stall = meta.progress.stalled;
+      const last = lastPrinted.get(id);
+      // Printed once a second, and whenever the card starts or stops waiting.
+      if (last === undefined || last.stall !== stall || t - last.at >= 1000 / speed) {
+        lastPrinted.set(id, { at: t, stall });
+        line(
+          t,
+          stall ? c.yellow('card ⋯') : c.green('card ⋯'),
+          `${id}  ${stall ? c.yellow(update.title) : update.title}`,
+        );
+      }
     } else if (meta.preparationDiscarded) {
+      settle(id, t);
       m.discarded++;
       line(
         t,
@@ -150,6 +180,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
         `${id}  failed + preparationDiscarded: the attempt was abandoned; the editor removes the card`,
       );
     } else if (update.status === 'in_progress') {
+      settle(id, t);
       m.inProgress ??= t - t0;
       const size = JSON.stringify(update.rawInput ?? {}).length;
       line(
@@ -180,6 +211,15 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     if (note.error) {
       flush();
       line(t, c.red('provider'), `event: error ${note.error} — the stream is cut mid-arguments`);
+    } else if (note.pause) {
+      flush();
+      line(
+        t,
+        c.dim('provider'),
+        c.dim(
+          `the model stops writing for ${(note.pause.ms / 1000).toFixed(1)} s: ${note.pause.keepAlive ? 'keep-alives only' : 'not a byte on the connection'}`,
+        ),
+      );
     } else if (note.argsComplete) {
       m.completeCall ??= t - t0;
       if (note.argBytes > 1000) {
@@ -224,6 +264,7 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
   // Permission requests (not session/update: a request the client answers).
   const onMessage = ({ at: t, msg }) => {
     if (msg.method !== 'session/request_permission' || msg.params.sessionId !== sessionId) return;
+    settle(msg.params.toolCall?.toolCallId, t);
     flush();
     m.asked++;
     // Without preparation, the request is where the card would first appear.
@@ -274,6 +315,7 @@ function table(rows) {
     'complete call',
     'card without preparation',
     'earlier by',
+    'longest still',
     'discarded',
     'asked',
     'stop',
@@ -284,6 +326,7 @@ function table(rows) {
     r.completeCall === null ? 'never' : `+${secs(r.completeCall)}`,
     r.inProgress === null ? 'never (no call ran)' : `+${secs(r.inProgress)}`,
     r.firstCard !== null && r.inProgress !== null ? secs(r.inProgress - r.firstCard) : '—',
+    r.longestStill === null ? '—' : `${secs(r.longestStill)}`,
     `${r.discarded}${r.reprepared ? ` (re-prepared ${r.reprepared})` : ''}`,
     String(r.asked),
     r.stop,
@@ -299,7 +342,7 @@ async function main() {
   const started = performance.now();
   const provider = await startProvider({ speed });
   const model = values.provider === 'openai' ? 'gpt-4.1' : 'claude-sonnet-4-5';
-  // Scenarios 1–3 are about cards: this agent never asks (--approve=always).
+  // Scenarios 1–4 are about cards: this agent never asks (--approve=always).
   const agent = await launchAgent({
     provider: values.provider,
     providerUrl: provider.url,
@@ -308,7 +351,7 @@ async function main() {
     extraArgs: ['--approve=always'],
   });
   agent.events.on('stderr', printStderr);
-  // Scenarios 4–5: the default mode, where a write asks first; the scripted
+  // Scenarios 5–6: the default mode, where a write asks first; the scripted
   // user answers what the scenario says.
   let nextAnswer = 'allow_once';
   const asking = await launchAgent({
@@ -342,7 +385,7 @@ async function main() {
   );
   console.log(
     c.dim(
-      `  legend    card ◌ preparing (id + name known, no arguments yet)   ▶ in_progress (complete arguments)   ✔/✖ result   ✕ discarded   permission ? the agent asks (default mode)`,
+      `  legend    card ◌ preparing (id + name known, no arguments yet)   ⋯ live progress (counts only)   ▶ in_progress (complete arguments)   ✔/✖ result   ✕ discarded   permission ? the agent asks (default mode)`,
     ),
   );
 
@@ -355,7 +398,17 @@ async function main() {
         cwd,
         name: 'large-write',
         short: 'large write_file',
-        title: '1. A large write_file: the card appears while its arguments stream',
+        title: '1. A large write_file: the card appears while its arguments stream, and counts them up',
+      }),
+    );
+    results.push(
+      await runScenario({
+        agent,
+        provider,
+        cwd,
+        name: 'pause-mid-arguments',
+        short: 'model pauses twice',
+        title: '2. The model stops writing mid-arguments: the card says it waits, and for what',
       }),
     );
     results.push(
@@ -365,7 +418,7 @@ async function main() {
         cwd,
         name: 'overloaded-retry',
         short: 'overloaded + retry',
-        title: '2. Overloaded mid-arguments: cards discarded, then prepared again on the retry',
+        title: '3. Overloaded mid-arguments: cards discarded, then prepared again on the retry',
       }),
     );
     results.push(
@@ -375,7 +428,7 @@ async function main() {
         cwd,
         name: 'cancel-mid-arguments',
         short: 'cancel mid-arguments',
-        title: '3. session/cancel in the middle of the arguments',
+        title: '4. session/cancel in the middle of the arguments',
         cancel: true,
       }),
     );
@@ -387,7 +440,7 @@ async function main() {
         cwd,
         name: 'permission-write',
         short: 'ask, allowed',
-        title: '4. Default mode: the agent asks before writing (the request is the same card), the user allows',
+        title: '5. Default mode: the agent asks before writing (the request is the same card), the user allows',
       }),
     );
     nextAnswer = 'reject_once';
@@ -398,7 +451,7 @@ async function main() {
         cwd: rejectCwd,
         name: 'permission-write',
         short: 'ask, rejected',
-        title: '5. Default mode: the user rejects the write; the card fails, the file is untouched, the turn ends',
+        title: '6. Default mode: the user rejects the write; the card fails, the file is untouched, the turn ends',
       }),
     );
   } finally {
@@ -408,7 +461,7 @@ async function main() {
   }
 
   console.log(
-    `\n${c.bold('Summary')}  ${c.dim('(times from the prompt; "card without preparation" is when the card would first appear without this package: execution start, after the complete call)')}`,
+    `\n${c.bold('Summary')}  ${c.dim('(times from the prompt; "card without preparation" is when the card would first appear without this package: execution start, after the complete call; "longest still": the longest a preparing card showed no change)')}`,
   );
   table(results);
   const frames = results.reduce((n, r) => n + r.frames, 0);

@@ -375,6 +375,32 @@ export const scenarios = {
       [{ blocks: [{ type: 'text', text: 'Both read.' }], stop: 'end_turn' }],
     ],
   },
+  'pause-mid-arguments': {
+    // The model stops writing twice mid-arguments: once with keep-alives on
+    // the connection (the model is slow), once without a byte (the
+    // connection is); the card says which, and the same attempt completes.
+    prompt: 'Write the parser module to src/tokens.js.',
+    turns: [
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01WritePaused',
+              name: 'write_file',
+              input: { path: 'src/tokens.js', content: longFixture().slice(0, 9000) },
+              pauses: [
+                { fraction: 0.3, ms: 6500, keepAlive: true },
+                { fraction: 0.6, ms: 6500, keepAlive: false },
+              ],
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Written.' }], stop: 'end_turn' }],
+    ],
+  },
   'stall-mid-arguments': {
     // Attempt 1 goes silent halfway through the arguments (the connection
     // stays open, only keep-alives); the retry completes.

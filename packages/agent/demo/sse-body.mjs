@@ -6,7 +6,11 @@
 // An attempt with `interrupt: {block, fraction, error?}` stops after that
 // fraction of the block's arguments and sends `error` as the provider's
 // mid-stream error event; without `error` the body simply ends there, as when
-// a proxy closes the connection mid-stream.
+// a proxy closes the connection mid-stream. A tool block with `pauses:
+// [{fraction, ms, keepAlive}]` goes quiet for `ms` once that fraction of its
+// arguments is out, as a model that stops writing does: with keep-alives on
+// the connection (Anthropic `ping` events, OpenAI `: keep-alive` comments), or
+// with no byte at all; then its arguments go on.
 import { prng } from './scenarios.mjs';
 
 const PACE = {
@@ -70,6 +74,7 @@ function walk(attempt, seed, emit) {
     );
     emit('start', { index, block }, gap, { tool: block.name, id: block.id, argBytes: json.length });
     let sent = 0;
+    const pauses = [...(block.pauses ?? [])];
     for (const [i, piece] of pieces.entries()) {
       sent += piece.length;
       emit('delta', { index, block, piece }, i === 0 ? PACE.toolStartToArgsMs : argDelay(piece), {
@@ -78,6 +83,9 @@ function walk(attempt, seed, emit) {
         argSent: sent,
         argBytes: json.length,
       });
+      while (pauses.length > 0 && sent >= json.length * pauses[0].fraction) {
+        emit('pause', { index, block, pause: pauses.shift() }, 0);
+      }
     }
     if (interrupted) return true;
     emit('stop', { index, block }, 5, { tool: block.name, id: block.id, argsComplete: true });
@@ -133,7 +141,11 @@ export function renderAnthropic(attempt, { model, key }) {
     PACE.firstByteMs,
   );
   sse('ping', {}, 2);
-  const interrupted = walk(attempt, seedOf(key), (kind, { index, block, piece }, delayMs, note) => {
+  const interrupted = walk(attempt, seedOf(key), (kind, { index, block, piece, pause }, delayMs, note) => {
+    if (kind === 'pause') {
+      frames.push({ delayMs, text: '', pause, note: { tool: block.name, id: block.id, pause } });
+      return;
+    }
     if (kind === 'start') {
       const content_block =
         block.type === 'text'
@@ -224,7 +236,11 @@ export function renderOpenAI(attempt, { model, key }) {
   chunk({ role: 'assistant', content: '' }, PACE.firstByteMs);
   const toolIndex = new Map();
   let completeNote; // OpenAI calls are complete only at the finish chunk
-  const interrupted = walk(attempt, seedOf(key), (kind, { block, piece }, delayMs, rawNote) => {
+  const interrupted = walk(attempt, seedOf(key), (kind, { block, piece, pause }, delayMs, rawNote) => {
+    if (kind === 'pause') {
+      frames.push({ delayMs, text: '', pause, note: { tool: block.name, id: openaiCallId(block.id), pause } });
+      return;
+    }
     const note = rawNote && { ...rawNote, id: openaiCallId(rawNote.id) };
     if (kind === 'stop' && note?.argsComplete) completeNote = note;
     if (block.type === 'text' || block.type === 'thinking') {

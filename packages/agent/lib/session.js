@@ -61,7 +61,8 @@ function endRefusedResponse(send, argumentLimit) {
 /**
  * Runs one session/prompt and returns its ACP stop reason. `options`:
  * {retryDelayMs, stallTimeoutMs, fallbackModel, maxFrameBytes,
- * runRepairedArguments}. `client` is what the tools need from the connection
+ * runRepairedArguments, progress}: live progress on preparing cards is on
+ * unless `progress` is false. `client` is what the tools need from the connection
  * (tool-call.js runTool): requestPermission, and writeTextFile when the
  * client offered it.
  */
@@ -78,6 +79,7 @@ async function runPrompt(session, provider, params, signal, send, options, clien
         cards: session.cards,
         send,
         signal,
+        progress: options.progress !== false,
       });
     } catch (err) {
       if (signal.aborted) return 'cancelled';

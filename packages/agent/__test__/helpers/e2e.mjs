@@ -30,15 +30,21 @@ const TERMINAL = new Set(['completed', 'failed']);
  * tool_call, or a permission request, which opens the card as Zed does; no
  * tool_call_update for an id without an open card; every card that opened
  * ends exactly once (per opening); a preparing card never carries arguments.
+ * Live progress frames come only while their card is still preparing (after
+ * its preparing tool_call, before its start, permission request or end),
+ * carry no status, arguments or content, and their counts never decrease.
  */
 export function assertCardInvariants(traffic) {
   const open = new Set();
+  /** callId → the last progress of a card still preparing; absent once it started or ended. */
+  const preparing = new Map();
   for (const entry of traffic) {
     const msg = entry.msg;
     if (msg?.method === 'session/request_permission') {
       const id = msg.params.toolCall.toolCallId;
       assert.equal(msg.params.toolCall.status, 'pending');
       open.add(id);
+      preparing.delete(id);
       continue;
     }
     const u = msg ? msg.params?.update : entry.update;
@@ -46,12 +52,27 @@ export function assertCardInvariants(traffic) {
     if (u.sessionUpdate === 'tool_call') {
       assert.ok(!open.has(u.toolCallId), `tool_call for ${u.toolCallId} while its card is open`);
       open.add(u.toolCallId);
+      if (u._meta?.phase === 'preparing') preparing.set(u.toolCallId, null);
       if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
     } else if (u.sessionUpdate === 'tool_call_update') {
       assert.ok(
         open.has(u.toolCallId),
         `tool_call_update for ${u.toolCallId} with no open card (Zed: "Tool call not found")`,
       );
+      if (u._meta?.progress) {
+        assert.ok(preparing.has(u.toolCallId), `a progress frame for ${u.toolCallId}, which is not preparing`);
+        assert.ok(u.status === undefined || u.status === 'pending', 'a progress frame changes no status');
+        assert.ok(!('rawInput' in u) && !('content' in u), 'a progress frame carries no arguments or content');
+        const last = preparing.get(u.toolCallId);
+        const p = u._meta.progress;
+        if (last) {
+          assert.ok(p.argumentBytes >= last.argumentBytes, 'argumentBytes never decrease');
+          assert.ok(p.argumentLines >= last.argumentLines, 'argumentLines never decrease');
+        }
+        preparing.set(u.toolCallId, p);
+      } else {
+        preparing.delete(u.toolCallId);
+      }
       if (TERMINAL.has(u.status)) open.delete(u.toolCallId);
     } else continue;
     if (u._meta?.phase === 'preparing' && u.sessionUpdate === 'tool_call')
@@ -68,11 +89,23 @@ export const trafficOf = (agent, sessionId) =>
       e.msg.params.sessionId === sessionId,
   );
 
-/** The tool frames of one call, in order. */
+/** The lifecycle frames of one call, in order: its tool frames without the live progress ones. */
 export function framesOf(updates, id) {
   return updates
     .map((e) => e.update)
-    .filter((u) => (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.toolCallId === id);
+    .filter(
+      (u) =>
+        (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') &&
+        u.toolCallId === id &&
+        !u._meta?.progress,
+    );
+}
+
+/** The live progress frames of one call, in order. */
+export function progressOf(updates, id) {
+  return updates
+    .map((e) => e.update)
+    .filter((u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === id && u._meta?.progress);
 }
 
 export const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
