@@ -8,7 +8,7 @@
 //
 //   toolcall-stream-agent --provider anthropic|openai [--base-url URL] [--model NAME] [--retry-delay-ms N]
 //     [--fallback-model NAME] [--approve ask|always] [--stall-timeout-ms N] [--max-frame-bytes N]
-//     [--run-repaired-arguments] [--no-progress]
+//     [--run-repaired-arguments] [--no-progress] [--progress-stall-ms N]
 //
 // Tools that change the workspace ask first (session/request_permission)
 // unless --approve=always or the client picks the auto-edit / yolo mode.
@@ -37,6 +37,7 @@ const USAGE = `Usage: toolcall-stream-agent --provider anthropic|openai [options
   --max-frame-bytes N       bound of one outgoing ACP line (default ${DEFAULT_MAX_FRAME_BYTES}; the SDKs refuse 32 MiB)
   --run-repaired-arguments  run calls whose arguments were cut off (max_tokens) or repaired, as Qwen Code does
   --no-progress             keep preparing cards as they opened: no live count of the arguments received, no stall notice
+  --progress-stall-ms N     a preparing card says the model is waiting once its arguments have not grown for N ms (default 5000)
 `;
 
 /** A positive integer option, or the default. */
@@ -86,6 +87,7 @@ async function main() {
       'max-frame-bytes': { type: 'string' },
       'run-repaired-arguments': { type: 'boolean', default: false },
       'no-progress': { type: 'boolean', default: false },
+      'progress-stall-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -107,7 +109,9 @@ async function main() {
     stallTimeoutMs: positive(values['stall-timeout-ms'], 'stall-timeout-ms', DEFAULT_STALL_TIMEOUT_MS),
     maxFrameBytes: positive(values['max-frame-bytes'], 'max-frame-bytes', DEFAULT_MAX_FRAME_BYTES),
     runRepairedArguments: values['run-repaired-arguments'],
-    progress: !values['no-progress'],
+    progress: !values['no-progress'] && {
+      stallMs: positive(values['progress-stall-ms'], 'progress-stall-ms', 5000),
+    },
   };
 
   // A client that is gone cannot be told anything more: say so on stderr and

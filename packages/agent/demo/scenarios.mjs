@@ -401,6 +401,30 @@ export const scenarios = {
       [{ blocks: [{ type: 'text', text: 'Written.' }], stop: 'end_turn' }],
     ],
   },
+  'progress-pauses': {
+    // The same two pauses, short: for tests that shorten the stall time.
+    prompt: 'Write the token table to src/table.js.',
+    turns: [
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01WriteTable',
+              name: 'write_file',
+              input: { path: 'src/table.js', content: longFixture().slice(0, 6000) },
+              pauses: [
+                { fraction: 0.3, ms: 2600, keepAlive: true },
+                { fraction: 0.6, ms: 2600, keepAlive: false },
+              ],
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Written.' }], stop: 'end_turn' }],
+    ],
+  },
   'stall-mid-arguments': {
     // Attempt 1 goes silent halfway through the arguments (the connection
     // stays open, only keep-alives); the retry completes.

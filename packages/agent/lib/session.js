@@ -61,8 +61,9 @@ function endRefusedResponse(send, argumentLimit) {
 /**
  * Runs one session/prompt and returns its ACP stop reason. `options`:
  * {retryDelayMs, stallTimeoutMs, fallbackModel, maxFrameBytes,
- * runRepairedArguments, progress}: live progress on preparing cards is on
- * unless `progress` is false. `client` is what the tools need from the connection
+ * runRepairedArguments, progress}: live progress on preparing cards, with
+ * `progress` as consumeModelStream's options; on with the defaults when
+ * absent, off when false. `client` is what the tools need from the connection
  * (tool-call.js runTool): requestPermission, and writeTextFile when the
  * client offered it.
  */
@@ -79,7 +80,7 @@ async function runPrompt(session, provider, params, signal, send, options, clien
         cards: session.cards,
         send,
         signal,
-        progress: options.progress !== false,
+        progress: options.progress ?? true,
       });
     } catch (err) {
       if (signal.aborted) return 'cancelled';
