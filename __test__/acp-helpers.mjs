@@ -40,6 +40,8 @@ export function assertValidUpdate(update) {
  */
 export class CardClient {
   open = new Set();
+  /** Open cards still preparing: only they may get live progress frames. */
+  preparing = new Set();
   terminals = new Map();
   opens = new Map();
   frames = [];
@@ -62,6 +64,16 @@ export class CardClient {
     } else {
       return;
     }
+    if (update._meta?.progress) {
+      // Live progress: only while the card prepares, and nothing of the call.
+      assert.equal(kind, 'tool_call_update');
+      assert.ok(this.preparing.has(id), `a progress frame for ${id}, which is not preparing`);
+      assert.ok(update.status === undefined || update.status === 'pending', 'a progress frame changes no status');
+      assert.ok(!('rawInput' in update) && !('content' in update), 'a progress frame carries nothing of the call');
+      return;
+    }
+    if (kind === 'tool_call' && update._meta?.phase === 'preparing') this.preparing.add(id);
+    else this.preparing.delete(id);
     if (update._meta?.phase === 'preparing') {
       if (kind === 'tool_call') {
         assert.deepEqual(update.rawInput, {}, 'a preparing frame carries no arguments');
@@ -90,6 +102,7 @@ export class CardClient {
       );
     }
     assert.equal(toolCall.status, 'pending');
+    this.preparing.delete(toolCall.toolCallId);
     assert.deepEqual(
       toolCall.rawInput,
       this.fullArgs(toolCall.toolCallId),

@@ -5,7 +5,8 @@
 // node_modules, driven by the official ACP client over stdio. The preparing
 // card comes before the arguments end and cancel works (the scenarios of
 // helpers/qwen-host-suite.mjs), and the report file shows every stream
-// converted from the raw body. On the newest release of each code variant,
+// converted from the raw body, and Qwen's preparing cards count their
+// arguments up and say why they wait. On the newest release of each code variant,
 // both providers; the first release is installed together with this package
 // (one `npm install -g`) and started as from a desktop, with neither npm's
 // bin folder nor a global root holding Qwen (found beside this package); the
@@ -91,7 +92,9 @@ describeQwenHost({
   versions: skip ? [] : QWEN_VARIANT_RELEASES,
   command: installed && launcherCommand(installed.prefix),
   cwd: projectFolder,
-  scenarios: ['write', 'cancel'],
+  scenarios: ['write', 'cancel', 'progress'],
+  // The launcher adds live progress to Qwen's preparing cards in ACP mode.
+  progress: true,
   env: (run) => {
     ran.push(run);
     return { ...editorEnv(run.version), TOOLCALL_STREAM_QWEN_REPORT: reportOf(run) };

@@ -121,17 +121,30 @@ function launch(args, { env = {}, input = '', cwd = tmp } = {}) {
 
 const ownLines = (stderr) => stderr.split('\n').filter((l) => l.startsWith('toolcall-stream'));
 
-test('the launcher options: --qwen is taken out (before --), --check / doctor lead; NODE_OPTIONS keeps what the user has', () => {
+test('the launcher options: --qwen and --no-progress are taken out (before --), --check / doctor lead; NODE_OPTIONS keeps what the user has', () => {
   assert.deepEqual(parseLauncherArgs(['--qwen', '/q', '--acp', '--', '--qwen', 'x']), {
     qwen: '/q',
     check: false,
+    progress: true,
     qwenArgs: ['--acp', '--', '--qwen', 'x'],
   });
-  assert.deepEqual(parseLauncherArgs(['--qwen=/q', 'doctor']), { qwen: '/q', check: true, qwenArgs: [] });
+  assert.deepEqual(parseLauncherArgs(['--qwen=/q', 'doctor']), {
+    qwen: '/q',
+    check: true,
+    progress: true,
+    qwenArgs: [],
+  });
   assert.deepEqual(parseLauncherArgs(['-p', '--check']), {
     qwen: undefined,
     check: false,
+    progress: true,
     qwenArgs: ['-p', '--check'],
+  });
+  assert.deepEqual(parseLauncherArgs(['--no-progress', '--acp', '--', '--no-progress']), {
+    qwen: undefined,
+    check: false,
+    progress: false,
+    qwenArgs: ['--acp', '--', '--no-progress'],
   });
   const url = pathToFileURL(path.join(tmp, 'a dir', 'preload.mjs')).href;
   assert.doesNotMatch(url, /\s/, 'a file URL has no spaces to quote');
@@ -324,6 +337,7 @@ test(
       '  runs cli-entry.js, which starts cli.js with the preload',
       'Anthropic: served, profile qwen-0.24',
       'OpenAI-compatible: served, profile qwen-0.24',
+      'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)',
       'native binary: loads',
     ]);
     const off = launch(['--qwen', latest.dir, '--check'], { env: { TOOLCALL_STREAM_QWEN: 'off' } });

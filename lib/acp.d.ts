@@ -162,11 +162,15 @@ export interface PreparationEmitter {
    * update is `tracker.frame` meanwhile.
    */
   emitPreparationDiscarded(callId: string, toolName: string): unknown;
+  /** Optional: shows a progress frame of a shown card (`tracker.frame` meanwhile). Without it, `progress.send` does. */
+  emitPreparationProgress?(params: PreparationProgressParams): unknown;
 }
 
 export interface PreparationTrackerOptions<E extends PreparationEmitter | undefined = PreparationEmitter | undefined> {
   /** Keeps Qwen's `ToolCallPreparationTracker` contract: the emitter shows the frames and answers for each card. */
   emitter?: E;
+  /** Live progress on the shown cards; needs `progress.send` or the emitter's `emitPreparationProgress`. */
+  progress?: boolean | ProgressOptions;
 }
 
 /**
@@ -187,7 +191,11 @@ export declare class PreparationTracker<E extends PreparationEmitter | undefined
    * `emitStart`, the discarded-preparation update during
    * `emitPreparationDiscarded`. `undefined` at any other time.
    */
-  readonly frame: ToolCallFrame | ToolCallUpdateFrame | undefined;
+  readonly frame: ToolCallFrame | ToolCallUpdateFrame | ToolCallProgressFrame | undefined;
+  /** Without an emitter: a preparing frame `observe` returned was sent, so its card's progress starts. */
+  sent(frame: object): void;
+  /** Whether live progress has a timer pending or a tick delivering. */
+  readonly progressRunning: boolean;
 }
 
 /** One attempt's id normalisation (docs/behaviour.md §4.1). */
@@ -216,6 +224,48 @@ export interface ConsumeModelStreamOptions {
   historyIds?: Iterable<string>;
   /** Called with the first failure of a discard; discard failures never change the outcome. */
   onDiscardError?: (error: unknown) => void;
+  /** Live progress on preparing cards: `true` for the defaults; frames go through `send` unless `progress.send` is given. */
+  progress?: boolean | ProgressOptions;
+}
+
+/** The rate and the channel of live progress on preparing cards (docs/api.md "Live progress on preparing cards"). */
+export interface ProgressOptions {
+  /** At most one frame per card this often, and a change is shown at the next tick: 10 to 1000 ms (default 250). */
+  intervalMs?: number;
+  /** A card says it waits once its arguments have not grown for this long (default 5000 ms). */
+  stallMs?: number;
+  /** While stalled, at most one frame this often (default 1000 ms). */
+  stallIntervalMs?: number;
+  /** Where progress frames go (a PreparationTracker without an emitter needs it). */
+  send?: (update: ToolCallProgressFrame) => unknown;
+  /** A progress send that failed; it ends nothing. */
+  onError?: (error: unknown) => void;
+}
+
+/** What a card's progress frame reports: counts only, never a byte of the arguments. */
+export interface ToolCallProgress {
+  argumentBytes: number;
+  argumentLines: number;
+  elapsedMs: number;
+  idleMs: number;
+  /** Only while stalled: the model went quiet on a live connection, or the connection went silent. */
+  stalled?: 'model' | 'connection';
+}
+
+/** A preparing card's live progress: no status, arguments or content; the title says it in words. */
+export interface ToolCallProgressFrame {
+  sessionUpdate: 'tool_call_update';
+  toolCallId: string;
+  title: string;
+  _meta: ToolCallMeta & { phase: 'preparing'; progress: ToolCallProgress };
+}
+
+/** What `emitPreparationProgress` receives. */
+export interface PreparationProgressParams {
+  callId: string;
+  toolName: string;
+  title: string;
+  progress: ToolCallProgress;
 }
 
 export interface ConsumeModelStreamResult {

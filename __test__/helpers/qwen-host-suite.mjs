@@ -29,26 +29,44 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 // card-before-arguments check on a loaded machine; the cancelled one would
 // stream ~45 KB for ~6 s if nobody cancelled it.
 const SPEED = 20;
-const SCENARIO_SPEED = { write: 5, cancel: 5, retry: 10, error: 10 };
+const SCENARIO_SPEED = { write: 5, cancel: 5, retry: 10, error: 10, progress: 4 };
+
+/**
+ * The pauses of the `progress` scenario, in replay time at its speed (4):
+ * 5.6 s each on the clock, past the 5 s after which a card says it waits.
+ */
+const PROGRESS_PAUSES = [
+  { fraction: 0.3, ms: 22_400, keepAlive: true },
+  { fraction: 0.6, ms: 22_400, keepAlive: false },
+];
 
 const PROMPTS = {
   write: 'Write the design notes for tool-call preparing events to docs/design.md.',
   cancel: 'Generate the full regression fixture file test/fixtures.js.',
   retry: 'Save a copy of the design notes to notes/retry.md.',
   error: 'Copy the design notes to notes/error.md.',
+  progress: 'Write the fixture table to src/table.js.',
 };
 const IDS = {
   write: 'toolu_01QwenWriteDesign',
   cancel: 'toolu_01QwenWriteFixtures',
   retry: 'toolu_01QwenWriteRetry',
   error: 'toolu_01QwenWriteAfterError',
+  progress: 'toolu_01QwenWritePaused',
 };
-const FILES = { write: 'docs/design.md', cancel: 'test/fixtures.js', retry: 'notes/retry.md', error: 'notes/error.md' };
+const FILES = {
+  write: 'docs/design.md',
+  cancel: 'test/fixtures.js',
+  retry: 'notes/retry.md',
+  error: 'notes/error.md',
+  progress: 'src/table.js',
+};
 const contentOf = {
   write: () => designDocument() + '\n' + longFixture().slice(0, 10_000),
   cancel: () => longFixture(),
   retry: () => designDocument(),
   error: () => designDocument(),
+  progress: () => longFixture().slice(0, 8000),
 };
 
 /**
@@ -92,6 +110,19 @@ function qwenScenarios(workspaces, providerKind) {
   return {
     write: { prompt: PROMPTS.write, turns: [[writing('write')], done('Done: docs/design.md holds the notes.')] },
     cancel: { prompt: PROMPTS.cancel, turns: [[writing('cancel')], done('Fixtures written.')] },
+    progress: {
+      prompt: PROMPTS.progress,
+      // The model stops writing twice: with keep-alives, then without a byte.
+      turns: [
+        [
+          {
+            ...writing('progress'),
+            blocks: [writing('progress').blocks[0], { ...call('progress'), pauses: PROGRESS_PAUSES }],
+          },
+        ],
+        done('Written.'),
+      ],
+    },
     retry: {
       prompt: PROMPTS.retry,
       // Attempt 1 ends halfway through the call's arguments (no error event, no
@@ -131,11 +162,17 @@ export const sideAnswer = ({ text }) => ({
 });
 
 const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
+/** A card's lifecycle frames: its tool frames without the live progress ones (checked apart). */
 const toolFrames = (updates, id) =>
   updates.filter(
     (e) =>
       (e.update.sessionUpdate === 'tool_call' || e.update.sessionUpdate === 'tool_call_update') &&
-      e.update.toolCallId === id,
+      e.update.toolCallId === id &&
+      !e.update._meta?.progress,
+  );
+const progressFrames = (updates, id) =>
+  updates.filter(
+    (e) => e.update.sessionUpdate === 'tool_call_update' && e.update.toolCallId === id && e.update._meta?.progress,
   );
 
 /**
@@ -172,7 +209,9 @@ async function until(predicate) {
  * @param {string[]} [options.execArgv]    Node flags placed before cli.js
  * @param {string} [options.command]       start Qwen through this executable (see launchQwen)
  * @param {Function} [options.cwd]         ({version, provider}) => Qwen's working directory (default: the repository root)
- * @param {string[]} [options.scenarios]   which of 'write', 'cancel', 'retry', 'error' run; the others are skipped (default: all)
+ * @param {string[]} [options.scenarios]   which of 'write', 'cancel', 'retry', 'error', 'progress' run; the others
+ *   are skipped (default: the first four)
+ * @param {boolean} [options.progress]     whether Qwen's preparing cards get live progress frames (default: not one)
  * @param {object|Function} [options.env]  extra environment, or ({version, provider}) => environment
  * @param {string[]} [options.versions]
  * @param {string[]} [options.providers]
@@ -187,6 +226,7 @@ export function describeQwenHost({
   cwd,
   env,
   scenarios: chosenScenarios = ['write', 'cancel', 'retry', 'error'],
+  progress: withProgress = false,
   versions = QWEN_VARIANT_RELEASES,
   providers = ['anthropic', 'openai'],
   extend,
@@ -313,6 +353,7 @@ export function describeQwenHost({
             ['tool_call:pending', 'tool_call_update:completed'],
           );
           const [preparing, finished] = cardFrames;
+          assertProgressFrames(updates, id, input);
           assert.deepEqual(preparing.update.rawInput, {});
           assert.deepEqual(preparing.update.content, []);
           assert.equal(preparing.update.kind, 'edit');
@@ -349,6 +390,66 @@ export function describeQwenHost({
           assert.deepEqual(callsInHistory(requests[1].body.messages, id), { calls: 1, results: 1 });
         });
 
+        /**
+         * The live progress rules on one card's frames: only while it prepares, no
+         * status, arguments or content, Qwen's title with what happens now, counts
+         * that never decrease and never pass the complete arguments, and no
+         * piece of an argument value anywhere.
+         */
+        function assertProgressFrames(updates, id, input) {
+          const all = updates.filter((e) => e.update.toolCallId === id).map((e) => e.update);
+          const progress = progressFrames(updates, id).map((e) => e.update);
+          if (!withProgress) {
+            assert.deepEqual(progress, [], 'no progress frame without live progress');
+            return null;
+          }
+          const lifecycle = all.filter((u) => !u._meta?.progress);
+          const after = all.indexOf(lifecycle[0]);
+          const before = lifecycle.length > 1 ? all.indexOf(lifecycle[1]) : all.length;
+          const complete = Buffer.byteLength(JSON.stringify(input));
+          const pieces = input.content.match(/export const case\d+/g).slice(0, 20);
+          let last = { argumentBytes: 0, argumentLines: 0 };
+          for (const frame of progress) {
+            const at = all.indexOf(frame);
+            assert.ok(at > after && at < before, 'only between the preparing frame and the next');
+            assert.deepEqual(Object.keys(frame), ['sessionUpdate', 'toolCallId', 'title', '_meta']);
+            assert.match(frame.title, /^WriteFile · (receiving|waiting for the model|no data from the provider)/);
+            const p = frame._meta.progress;
+            assert.equal(frame._meta.phase, 'preparing');
+            assert.equal(frame._meta.toolName, 'write_file');
+            assert.equal(frame._meta.tool_name, 'write_file');
+            assert.ok(p.argumentBytes >= last.argumentBytes && p.argumentLines >= last.argumentLines);
+            assert.ok(p.argumentBytes <= complete);
+            const text = JSON.stringify(frame);
+            for (const piece of pieces) assert.ok(!text.includes(piece), `a progress frame shows "${piece}"`);
+            assert.ok(!text.includes(input.file_path), 'a progress frame shows the path');
+            last = p;
+          }
+          return progress;
+        }
+
+        it('live progress: the card counts the arguments up and says why it waits, or stays as it opened', async (t) => {
+          if (!chosen('progress', t)) return;
+          const id = idOf('progress');
+          const { response, updates, input } = await run('progress');
+          turnEnded(response, 'end_turn');
+          assert.deepEqual(
+            toolFrames(updates, id).map((e) => shape(e.update)),
+            ['tool_call:pending', 'tool_call_update:completed'],
+          );
+          const progress = assertProgressFrames(updates, id, input);
+          if (!progress) return;
+          assert.ok(progress.length >= 4, `${progress.length} progress frames`);
+          const receiving = progress.filter((f) => f._meta.progress.stalled === undefined);
+          assert.ok(receiving.length >= 2 && receiving.at(-1)._meta.progress.argumentLines > 0);
+          const model = progress.findIndex((f) => f._meta.progress.stalled === 'model');
+          const connection = progress.findIndex((f) => f._meta.progress.stalled === 'connection');
+          assert.ok(model >= 0, 'the pause with keep-alives: waiting for the model');
+          assert.ok(connection > model, 'the silent pause: no data from the provider');
+          assert.match(progress[model].title, /^WriteFile · waiting for the model, \d+ s$/);
+          assert.match(progress[connection].title, /^WriteFile · no data from the provider, \d+ s$/);
+        });
+
         it('session/cancel while the arguments stream: the card ends failed and discarded, the turn is cancelled, nothing is written', async (t) => {
           if (!chosen('cancel', t)) return;
           const id = idOf('cancel');
@@ -377,6 +478,12 @@ export function describeQwenHost({
             ['tool_call:pending', 'tool_call_update:failed:discarded'],
           );
           const discarded = cardFrames[1].update;
+          assertProgressFrames(updates, id, input);
+          assert.equal(
+            updates.filter((e) => e.update.toolCallId === id).at(-1).update,
+            discarded,
+            'the discard is the last frame of the card',
+          );
           assert.deepEqual(discarded.content, []);
           assert.equal(discarded._meta.phase, 'preparing');
           assert.equal(discarded._meta.toolName, 'write_file');

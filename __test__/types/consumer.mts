@@ -24,6 +24,7 @@ import {
   toResponse,
 } from 'toolcall-stream';
 import type {
+  ToolCallProgressFrame,
   AnthropicStreamOptions,
   ArgumentProgressSnapshot,
   ResponseBody,
@@ -296,14 +297,20 @@ const dropped: ToolCallUpdateFrame[] = tracker.discard(true);
 // It calls them as Qwen's tracker does; the package's frame is `tracker.frame` meanwhile.
 const hostEmitter: PreparationEmitter = {
   async emitStart(params: PreparationStartParams): Promise<boolean> {
-    const frame: ToolCallFrame | ToolCallUpdateFrame | undefined = emitting.frame;
-    return params.toolName !== 'todo_write' && frame?.status === 'pending';
+    const frame: ToolCallFrame | ToolCallUpdateFrame | ToolCallProgressFrame | undefined = emitting.frame;
+    return params.toolName !== 'todo_write' && frame !== undefined && 'status' in frame && frame.status === 'pending';
   },
   emitPreparationDiscarded(callId: string, toolName: string): void {
     void [callId, toolName, emitting.frame];
   },
 };
 const emitting = new PreparationTracker(cards, { emitter: hostEmitter });
+const counting = new PreparationTracker(cards, {
+  progress: { send: (frame: ToolCallProgressFrame) => void [frame.title, frame._meta.progress.argumentBytes] },
+});
+for (const frame of counting.observe(one)) counting.sent(frame);
+const running: boolean = counting.progressRunning;
+void running;
 const observedThrough: Promise<void> = emitting.observe(one);
 emitting.resolve(one.functionCalls);
 const droppedThrough: Promise<void> = emitting.discard();
@@ -335,6 +342,7 @@ async function session(signal: AbortSignal): Promise<ConsumeModelStreamResult> {
     signal,
     historyIds: new Set(['call_old']),
     onDiscardError: (error) => void error,
+    progress: { intervalMs: 250, stallMs: 5000, onError: (error) => void error },
   };
   const out = await consumeModelStream(events, opts);
   const calls: object[] = out.functionCalls;

@@ -93,7 +93,11 @@ class CardProgress {
    * progress source: its card gets no progress frames.
    */
   track(callId, toolName, title, response) {
-    const source = progressSourceOf(response);
+    this.trackSource(callId, toolName, title, progressSourceOf(response));
+  }
+
+  /** {@link CardProgress#track} with the converter itself (`argumentProgress()`), or nothing. */
+  trackSource(callId, toolName, title, source) {
     if (!source || this.#tracked.has(callId)) return;
     const now = performance.now();
     this.#tracked.set(callId, {

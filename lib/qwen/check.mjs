@@ -9,6 +9,9 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inspectQwen } from './inspect.mjs';
 import { activeUpdateOf } from './qwen-update.mjs';
+import fs from 'node:fs';
+import { emitterClassText, emitterCodeMismatch } from './acp-progress.mjs';
+import { progressSetting } from './progress-setting.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -60,8 +63,33 @@ export function checkReport(found, { preload, preloadProblem, env = process.env 
         : `${name}: ${verdict}`,
     );
   }
+  lines.push(progressLine(decision, env, off));
   lines.push(binary.available ? 'native binary: loads' : `native binary: does not load: ${binary.reason}`);
   return { lines, code: 0 };
+}
+
+/**
+ * Whether Qwen's preparing cards get live progress in ACP mode, and why not
+ * (progress-setting.mjs, acp-progress.mjs): what a start with --acp does.
+ */
+function progressLine(decision, env, off) {
+  const setting = progressSetting(['--acp'], env);
+  if (!setting.wanted) return `live progress on preparing cards (--acp): off: ${setting.reason}`;
+  if (off) return `live progress on preparing cards (--acp): off: ${off}`;
+  if (!decision.anthropic.served && !decision.openai.served) {
+    return 'live progress on preparing cards (--acp): off: no provider is served, so nothing counts the arguments';
+  }
+  const file = decision.hookPoints?.ToolCallEmitter;
+  let text;
+  try {
+    text = file === undefined ? undefined : emitterClassText(fs.readFileSync(file, 'utf8'));
+  } catch {
+    text = undefined;
+  }
+  const mismatch = emitterCodeMismatch(text);
+  return mismatch
+    ? `live progress on preparing cards (--acp): off: ${mismatch}`
+    : 'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)';
 }
 
 /** Prints the check to stdout; returns the exit code. */

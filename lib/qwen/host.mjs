@@ -22,11 +22,20 @@ class StreamContentError extends Error {
   }
 }
 
-/** The embedding API host made of Qwen's hook points. */
-export function qwenHost(q) {
+/**
+ * The embedding API host made of Qwen's hook points. `onPreparations(response,
+ * list)`, when given, hears of every response with preparations too (the
+ * live progress of Qwen's cards, acp-progress.mjs).
+ */
+export function qwenHost(q, onPreparations) {
   return {
     GenerateContentResponse: q.GenerateContentResponse,
-    preparations: { set: (response, list) => q.setToolCallPreparations(response, list) },
+    preparations: {
+      set(response, list) {
+        q.setToolCallPreparations(response, list);
+        onPreparations?.(response, list);
+      },
+    },
     usageProvenance: { set: (usage, provenance) => q.setGenAiUsageProvenance(usage, provenance) },
     createReasoningPart: (text) => q.createOpenAIReasoningThoughtPart(text),
     // Qwen's StreamingToolCallParser takes any truthy `id` as the call's id

@@ -60,11 +60,20 @@ export const CLASSIFIER_HOOK_POINTS = [
 /** Names a fingerprint does not follow: the host functions the native path calls as Qwen's own. */
 const KEPT = new Set([...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser']);
 
+/**
+ * Qwen's ACP card emitter (packages/cli/src/acp-integration/session/emitters/ToolCallEmitter.ts),
+ * which live progress wraps (acp-progress.mjs); located here with the rest.
+ */
+export const ACP_HOOK_POINTS = ['ToolCallEmitter'];
+
 /** Which table of known code a cached decision was made with. */
-const KNOWN_CODE_HASH = createHash('sha256').update(JSON.stringify(KNOWN_CODE)).digest('hex').slice(0, 16);
+const KNOWN_CODE_HASH = createHash('sha256')
+  .update(JSON.stringify([KNOWN_CODE, HOOK_POINTS, CLASSIFIER_HOOK_POINTS, ACP_HOOK_POINTS]))
+  .digest('hex')
+  .slice(0, 16);
 
 /** Every name looked up in the bundle's exports. */
-const WANTED = [...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser'];
+const WANTED = [...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser', ...ACP_HOOK_POINTS];
 
 /** Text that marks a chunk worth parsing for its `export { … }` block. */
 const EXPORT_BLOCK = /\nexport \{([^}]*)\};?/g;

@@ -9,6 +9,8 @@ import { importHookPoints } from './hook-points.mjs';
 import { qwenHost } from './host.mjs';
 import { prepareAnthropicPatch } from './anthropic.mjs';
 import { prepareOpenAIPatch } from './openai.mjs';
+import { emitterMismatch, installCardProgress } from './acp-progress.mjs';
+import { progressSetting } from './progress-setting.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -23,8 +25,9 @@ const stock = (reason) => ({ anthropic: { served: false, reason }, openai: { ser
 
 /**
  * Patches the Qwen Code in `pkg` (`{dir, version}`). Returns
- * `{anthropic, openai}`, each `{served: true, profile}` or
- * `{served: false, reason}`; never throws.
+ * `{anthropic, openai, progress}`: each provider `{served: true, profile}`
+ * or `{served: false, reason}`, and live progress on Qwen's preparing cards
+ * `{on: true}` or `{on: false, reason, wanted}`; never throws.
  */
 export async function install(pkg, stats) {
   const { checkAvailable } = require('../available.js');
@@ -43,7 +46,9 @@ export async function install(pkg, stats) {
   }
   const missing = HOOK_POINTS.filter((name) => q[name] === undefined);
   if (missing.length) return stock(`missing hook points: ${missing.join(', ')}`);
-  const host = qwenHost(q);
+  const { progress, notePreparations } = await prepareProgress(decision);
+  outcome.progress = progress;
+  const host = qwenHost(q, notePreparations);
 
   const patches = [];
   const prepare = (provider, make) => {
@@ -58,6 +63,28 @@ export async function install(pkg, stats) {
   prepare('openai', (options) => prepareOpenAIPatch(q, outcome.openai, options));
   for (const patch of patches) patch();
   return outcome;
+}
+
+/**
+ * Live progress on Qwen's preparing cards, when asked for in ACP mode and
+ * Qwen's ToolCallEmitter is the code the wrapping knows (acp-progress.mjs).
+ * Anything else leaves the cards as Qwen shows them, with the reason.
+ */
+async function prepareProgress(decision) {
+  const setting = progressSetting();
+  if (!setting.wanted) return { progress: { on: false, wanted: false, reason: setting.reason } };
+  let ToolCallEmitter;
+  try {
+    ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter']));
+  } catch (err) {
+    return {
+      progress: { on: false, wanted: true, reason: `Qwen's ToolCallEmitter could not be loaded: ${err.message}` },
+    };
+  }
+  const mismatch = emitterMismatch(ToolCallEmitter);
+  if (mismatch) return { progress: { on: false, wanted: true, reason: mismatch } };
+  const { notePreparations } = installCardProgress(ToolCallEmitter);
+  return { progress: { on: true }, notePreparations };
 }
 
 /** One line saying what runs stock and why, or undefined when both providers are served. */

@@ -21,12 +21,13 @@ const PREFIX = 'toolcall-stream-qwen';
 
 /**
  * Splits the launcher's own options from Qwen's: `--qwen <dir>` / `--qwen=<dir>`
- * (before any `--`) is taken out; `--check` or `doctor` as the first of what
- * remains asks for the check.
+ * and `--no-progress` (before any `--`) are taken out; `--check` or `doctor`
+ * as the first of what remains asks for the check.
  */
 export function parseLauncherArgs(argv) {
   const rest = [];
   let qwen;
+  let progress = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -37,12 +38,14 @@ export function parseLauncherArgs(argv) {
       qwen = argv[++i];
     } else if (qwen === undefined && arg.startsWith('--qwen=')) {
       qwen = arg.slice('--qwen='.length);
+    } else if (arg === '--no-progress') {
+      progress = false;
     } else {
       rest.push(arg);
     }
   }
   const check = rest[0] === '--check' || rest[0] === 'doctor';
-  return { qwen, check, qwenArgs: check ? rest.slice(1) : rest };
+  return { qwen, check, progress, qwenArgs: check ? rest.slice(1) : rest };
 }
 
 /**
@@ -68,7 +71,12 @@ function preloadProblem() {
 
 /** Runs the launcher with `argv` (the arguments after the bin's own path). */
 export async function main(argv = process.argv.slice(2)) {
-  const { qwen, check, qwenArgs } = parseLauncherArgs(argv);
+  const { qwen, check, progress, qwenArgs } = parseLauncherArgs(argv);
+  // Live progress on Qwen's preparing cards (progress-setting.mjs): on unless
+  // --no-progress or the variable says off; it reaches Qwen's relaunched
+  // cli.js through the environment.
+  if (!progress) process.env.TOOLCALL_STREAM_QWEN_PROGRESS = 'off';
+  else if (process.env.TOOLCALL_STREAM_QWEN_PROGRESS !== 'off') process.env.TOOLCALL_STREAM_QWEN_PROGRESS = 'on';
   const found = findQwen({ flag: qwen, env: process.env });
   if (check) {
     const { printCheck } = await import('./check.mjs');

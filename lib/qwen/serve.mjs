@@ -21,7 +21,15 @@ export async function serve({ say }) {
     const reason = `the preload failed: ${err?.message ?? err}`;
     outcome = { anthropic: { served: false, reason }, openai: { served: false, reason } };
   }
-  const line = stockLine(pkg, outcome);
+  // One line for everything that runs stock: the providers, and live progress
+  // when it was asked for in ACP mode but cannot be added.
+  const progress = outcome.progress;
+  const progressOff = progress?.wanted && !progress.on ? `live progress off: ${progress.reason}` : undefined;
+  const stock = stockLine(pkg, outcome);
+  const line =
+    stock && progressOff
+      ? `${stock}; ${progressOff}`
+      : (stock ?? (progressOff && `toolcall-stream/qwen: ${progressOff}`));
   if (line) say(line);
   const reportFile = process.env.TOOLCALL_STREAM_QWEN_REPORT;
   if (reportFile) {
@@ -35,6 +43,7 @@ export async function serve({ say }) {
         },
         streams: { anthropic: stats.anthropic, openai: stats.openai },
         fallbacks: stats.fallbacks,
+        progress: progress ? { on: progress.on, ...(progress.on ? {} : { reason: progress.reason }) } : undefined,
       };
       try {
         fs.appendFileSync(reportFile, JSON.stringify(report) + '\n');

@@ -65,6 +65,10 @@ struct Slot {
     /// The line breaks of `buffer` counted so far
     /// ([`ToolCallParser::announced_progress`]).
     lines: LineCount,
+    /// The buffer's length when a finish last handed the call out
+    /// (`completed_tool_calls`): its arguments are complete then, so it no
+    /// longer reports progress unless more arrive.
+    completed_at: Cell<Option<usize>>,
 }
 
 impl Slot {
@@ -541,7 +545,7 @@ impl ToolCallParser {
     /// in creation order: `(id, name, argument bytes, line breaks)`.
     pub fn announced_progress(&mut self) -> impl Iterator<Item = (&str, &str, usize, u64)> {
         self.slots.iter_mut().filter_map(|slot| {
-            if !slot.announced {
+            if !slot.announced || slot.completed_at.get() == Some(slot.buffer.len()) {
                 return None;
             }
             let lines = slot.lines.update(slot.buffer.as_bytes());
@@ -604,6 +608,7 @@ impl ToolCallParser {
                 }
                 emitted.push(id);
             }
+            slot.completed_at.set(Some(slot.buffer.len()));
             // Large arguments are validated in the pass that lifts their
             // large strings (an object it accepts is valid as gathered);
             // the rest, and what that pass does not decide, as the
