@@ -1,37 +1,45 @@
 //! The stop search: where a run of plain JSON string content ends (`"`,
 //! `\\` or a control character a JSON string may not hold raw), a block of
-//! 16 bytes or a window of 64 at a time. Laid out as httparse
-//! lays out its SIMD module (`src/simd/`): one file an instruction set, this
-//! one choosing at build time, none of them detected at run time.
-//! - [`sse2`]: x86_64, where SSE2 is part of the baseline: three byte
+//! 16 bytes or a window of 64 at a time. Laid out as httparse lays out its
+//! SIMD module (https://github.com/seanmonstar/httparse/tree/master/src/simd):
+//! one file an instruction set, this one choosing at build time, none of
+//! them detected at run time.
+//! - `sse2.rs`: x86_64, where SSE2 is part of the baseline: three byte
 //!   compares and a movemask a block.
-//! - [`neon`]: little-endian aarch64 with NEON (every aarch64 target a Node.js
+//! - `neon.rs`: little-endian aarch64 with NEON (every aarch64 target a Node.js
 //!   addon is built for): three byte compares and a narrowing shift a block.
-//! - [`swar`]: every other target, eight bytes a word; its tests run on
+//! - `swar.rs`: every other target, eight bytes a word; its tests run on
 //!   every machine.
-//! - [`scalar`] (tests and the `stop-search-switch` feature only): a byte at
+//! - `scalar.rs` (tests and the `stop-search-switch` feature only): a byte at
 //!   a time, the yardstick the others are held to.
 //!
 //! `memchr` is not used: its searches are for one to three given bytes,
 //! and a stop is any of 34 (`"`, `\\` and 0x00–0x1f).
 //!
-//! With the `stop-search-switch` feature (tests and `benchmark/rust` only;
-//! the addon never enables it) [`set_stop_search`] picks the search on the
-//! calling thread, so each one runs the whole converter on one machine.
+//! Two switches compare them on one machine, and the addon's builds set
+//! neither: the `stop-search-switch` feature (core's tests and
+//! `benchmark/rust`), with which `set_stop_search` picks the search on the
+//! calling thread at the cost of a branch a call; and `--cfg
+//! stop_search="swar"` (or `"scalar"`) in `RUSTFLAGS`, which builds the
+//! converters on that search with nothing in between, for timing two
+//! binaries (`benchmark/stop-search.mjs`).
 
 #[cfg(all(
     target_arch = "aarch64",
     target_feature = "neon",
     target_endian = "little"
 ))]
+#[cfg_attr(any(stop_search = "scalar", stop_search = "swar"), allow(dead_code))]
 mod neon;
-#[cfg(any(test, feature = "stop-search-switch"))]
+#[cfg(any(test, feature = "stop-search-switch", stop_search = "scalar"))]
 mod scalar;
 #[cfg(target_arch = "x86_64")]
+#[cfg_attr(any(stop_search = "scalar", stop_search = "swar"), allow(dead_code))]
 mod sse2;
 #[cfg(any(
     test,
     feature = "stop-search-switch",
+    stop_search = "swar",
     not(any(
         target_arch = "x86_64",
         all(
@@ -106,23 +114,37 @@ trait Stops {
     }
 }
 
-/// The stop search this target compiles to.
-#[cfg(target_arch = "x86_64")]
+/// The stop search the converters use: the target's own. A build with
+/// `--cfg stop_search="swar"` (or `"scalar"`) in `RUSTFLAGS` uses that one
+/// instead, so two binaries time two searches with nothing else between
+/// them (`benchmark/stop-search.mjs`); the addon's builds never set it.
+#[cfg(stop_search = "scalar")]
+type Native = scalar::Scalar;
+#[cfg(stop_search = "swar")]
+type Native = swar::Swar;
+#[cfg(all(
+    not(any(stop_search = "scalar", stop_search = "swar")),
+    target_arch = "x86_64"
+))]
 type Native = sse2::Sse2;
 #[cfg(all(
+    not(any(stop_search = "scalar", stop_search = "swar")),
     target_arch = "aarch64",
     target_feature = "neon",
     target_endian = "little"
 ))]
 type Native = neon::Neon;
-#[cfg(not(any(
-    target_arch = "x86_64",
-    all(
-        target_arch = "aarch64",
-        target_feature = "neon",
-        target_endian = "little"
-    )
-)))]
+#[cfg(all(
+    not(any(stop_search = "scalar", stop_search = "swar")),
+    not(any(
+        target_arch = "x86_64",
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            target_endian = "little"
+        )
+    ))
+))]
 type Native = swar::Swar;
 
 /// A stop search this build holds, for the tests and the benchmark that
@@ -162,7 +184,8 @@ impl StopSearch {
         StopSearch::Neon,
     ];
 
-    /// The one the converters use when none is set: the target's own.
+    /// The one the converters use when none is set: the target's own (or
+    /// the one a `stop_search` cfg forced).
     pub fn native() -> StopSearch {
         StopSearch::ALL
             .iter()
@@ -390,6 +413,7 @@ mod tests {
     /// The switch's names are the searches' own, and the target's own is
     /// the one the converters run: NEON on aarch64, SSE2 on x86_64.
     #[test]
+    #[cfg(not(any(stop_search = "scalar", stop_search = "swar")))]
     fn the_native_search_is_the_targets_instruction_set() {
         let names: Vec<&str> = StopSearch::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(names[..2], ["scalar", "swar"]);

@@ -2,20 +2,21 @@
 //! detection), on little-endian targets.
 //!
 //! NEON has no movemask. A block's first stop comes from the narrowing
-//! shift that memchr (`src/vector.rs`, `movemask` of its `uint8x16_t`)
-//! uses: `vshrn_n_u16(…, 4)` keeps four bits of every byte's
-//! 0x00/0xff compare result, so a block becomes one `u64` with four bits a
-//! byte, and the first stop is its trailing zeros over four. One
-//! instruction and one move to a general register, where a bit per byte
-//! would take an AND with lane weights and three pairwise adds.
+//! shift that memchr uses (`movemask` of its `uint8x16_t` in
+//! https://github.com/BurntSushi/memchr/blob/master/src/vector.rs):
+//! `vshrn_n_u16(…, 4)` keeps four bits of every byte's 0x00/0xff compare
+//! result, so a block becomes one `u64` with four bits a byte, and the first
+//! stop is its trailing zeros over four. One instruction and one move to a
+//! general register, where a bit per byte would take an AND with lane
+//! weights and three pairwise adds.
 //!
 //! A window's mask must have one bit a byte (the walks above shift it by
 //! byte counts), so there the four blocks are reduced together as simdjson
-//! does (`simd8x64::to_bitmask` in `include/simdjson/arm64/simd.h`): each compare result
-//! ANDed with its lane's bit (1, 2, … 0x80, twice), and three rounds of
-//! pairwise adds (`vpaddq_u8`) fold 64 lanes into the 8 bytes of the mask,
-//! in byte order. Four blocks share the reduction, so it costs under two
-//! instructions a block.
+//! does (`simd8x64::to_bitmask` in `include/simdjson/arm64/simd.h`): each
+//! compare result ANDed with its lane's bit (1, 2, … 0x80, twice), and
+//! three rounds of pairwise adds (`vpaddq_u8`) fold 64 lanes into the 8
+//! bytes of the mask, in byte order. Four blocks share the reduction: four
+//! ANDs, four adds and one move for the window.
 
 use std::arch::aarch64::{
     uint8x16_t, vandq_u8, vceqq_u8, vcltq_u8, vdupq_n_u8, vget_lane_u64, vgetq_lane_u64, vld1q_u8,

@@ -8,6 +8,7 @@ use super::{is_stop, Stops, BLOCK, WINDOW};
 pub(super) struct Scalar;
 
 impl Stops for Scalar {
+    #[cfg(any(test, feature = "stop-search-switch"))]
     const NAME: &'static str = "scalar";
 
     fn first_stop_in_block(block: &[u8; BLOCK]) -> usize {
