@@ -117,8 +117,16 @@ function insns() {
     return Number(m[1]);
   };
   const n = 5;
-  console.log(`millions of instructions per conversion (qemu-user ${execFileSync('qemu-aarch64', ['--version'], { encoding: 'utf8' }).split('\n')[0].replace(/^.*version /, '')}, counting plugin)\n`);
-  console.log(`| stream | ${columns.map(([c]) => c).join(' | ')} | NEON ÷ SSE2 |\n|---|${'---:|'.repeat(columns.length + 1)}`);
+  console.log(
+    `millions of instructions per conversion (qemu-user ${execFileSync('qemu-aarch64', ['--version'], {
+      encoding: 'utf8',
+    })
+      .split('\n')[0]
+      .replace(/^.*version /, '')}, counting plugin)\n`,
+  );
+  console.log(
+    `| stream | ${columns.map(([c]) => c).join(' | ')} | NEON ÷ SSE2 |\n|---|${'---:|'.repeat(columns.length + 1)}`,
+  );
   for (const [provider, kb, label] of STREAMS) {
     const per = columns.map(([, qemu, exe]) => {
       const base = count(qemu, exe, ['profile', String(kb), '0', provider]);
