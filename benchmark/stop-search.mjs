@@ -1,11 +1,12 @@
 // The JSON stop search by instruction set (BENCHMARKS.md, "Stop search by
-// instruction set"): the Rust benchmark (benchmark/rust) built once on the
-// target's own search and once on SWAR (`--cfg stop_search="swar"`, nothing
-// else between them), so a row's two times differ by the search alone.
+// instruction set"): the Rust benchmark (benchmark/rust) built on the
+// target's own search, on SWAR and on the byte loop (`--cfg
+// stop_search="swar"` or `"scalar"`, nothing else between them), so a row's
+// times differ by the search alone.
 //
-//   node benchmark/stop-search.mjs [rounds=3]   times on this machine: the two binaries run in
-//                                               turn, `rounds` times each; the median of each row's
-//                                               convert ms, and SWAR ÷ the target's own
+//   node benchmark/stop-search.mjs [rounds=3]   times on this machine: the binaries run in turn,
+//                                               `rounds` times each; the median of each row's
+//                                               convert ms, and each over the target's own
 //   node benchmark/stop-search.mjs insns        instructions per conversion under qemu-user with a
 //                                               counting plugin (benchmark/qemu-insn.c): x86_64 SSE2
 //                                               and SWAR, aarch64 NEON and SWAR, on the same streams
@@ -27,11 +28,15 @@ const manifest = path.join(here, 'rust', 'Cargo.toml');
 const ARM64 = 'aarch64-unknown-linux-gnu';
 const arm64Sysroot = '/usr/aarch64-linux-gnu';
 
-/** The bench executable for `target` (host when absent), on SWAR when `swar`; each in its own target folder. */
-function build({ target, swar }) {
-  const dir = path.join(root, 'target', 'stop-search', `${target ?? 'host'}-${swar ? 'swar' : 'native'}`);
+/**
+ * The bench executable for `target` (host when absent), built on `search`
+ * (`swar`, `scalar`; the target's own when absent), each in its own target
+ * folder.
+ */
+function build({ target, search }) {
+  const dir = path.join(root, 'target', 'stop-search', `${target ?? 'host'}-${search ?? 'native'}`);
   const env = { ...process.env, CARGO_TARGET_DIR: dir };
-  env.RUSTFLAGS = [process.env.RUSTFLAGS, swar && '--cfg stop_search="swar"'].filter(Boolean).join(' ');
+  env.RUSTFLAGS = [process.env.RUSTFLAGS, search && `--cfg stop_search="${search}"`].filter(Boolean).join(' ');
   if (target === ARM64) env.CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER = 'aarch64-linux-gnu-gcc';
   const args = ['bench', '--manifest-path', manifest, '--no-run', '--message-format=json'];
   if (target) args.push('--target', target);
@@ -65,18 +70,22 @@ function convertTimes(exe) {
 }
 
 function times(rounds) {
-  const builds = [
-    ['native', build({})],
-    ['swar', build({ swar: true })],
-  ];
-  const runs = new Map(builds.map(([name]) => [name, []]));
-  for (let r = 0; r < rounds; r++) for (const [name, exe] of builds) runs.get(name).push(convertTimes(exe));
   const native = process.arch === 'x64' ? 'SSE2' : process.arch === 'arm64' ? 'NEON' : 'native';
+  const builds = [
+    [native, build({})],
+    ['SWAR', build({ search: 'swar' })],
+    ['byte loop', build({ search: 'scalar' })],
+  ];
+  const runs = builds.map(() => []);
+  for (let r = 0; r < rounds; r++) builds.forEach(([, exe], k) => runs[k].push(convertTimes(exe)));
   console.log(`convert ms, median of ${rounds} alternating runs (${os.cpus()[0]?.model ?? 'unknown CPU'})\n`);
-  console.log(`| stream | ${native} | SWAR | SWAR ÷ ${native} |\n|---|---:|---:|---:|`);
-  for (const label of runs.get('native')[0].keys()) {
-    const [a, b] = ['native', 'swar'].map((n) => median(runs.get(n).map((m) => m.get(label))));
-    console.log(`| ${label} | ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}× |`);
+  const others = builds.slice(1).map(([name]) => `${name} ÷ ${native}`);
+  const head = [...builds.map(([name]) => name), ...others];
+  console.log(`| stream | ${head.join(' | ')} |\n|---|${'---:|'.repeat(head.length)}`);
+  for (const label of runs[0][0].keys()) {
+    const ms = runs.map((r) => median(r.map((m) => m.get(label))));
+    const ratios = ms.slice(1).map((m) => `${(m / ms[0]).toFixed(2)}×`);
+    console.log(`| ${label} | ${ms.map((m) => m.toFixed(3)).join(' | ')} | ${ratios.join(' | ')} |`);
   }
 }
 
@@ -102,9 +111,9 @@ function insns() {
   run('cc', ['-shared', '-fPIC', '-O2', '-o', plugin, path.join(here, 'qemu-insn.c')]);
   const columns = [
     ['x86_64 SSE2', 'qemu-x86_64', build({})],
-    ['x86_64 SWAR', 'qemu-x86_64', build({ swar: true })],
+    ['x86_64 SWAR', 'qemu-x86_64', build({ search: 'swar' })],
     ['aarch64 NEON', 'qemu-aarch64', build({ target: ARM64 })],
-    ['aarch64 SWAR', 'qemu-aarch64', build({ target: ARM64, swar: true })],
+    ['aarch64 SWAR', 'qemu-aarch64', build({ target: ARM64, search: 'swar' })],
   ];
   const count = (qemu, exe, args) => {
     const sysroot = qemu === 'qemu-aarch64' ? ['-L', arm64Sysroot] : [];

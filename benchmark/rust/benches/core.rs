@@ -1,10 +1,7 @@
 //! Timings of the pure-Rust core on generated Anthropic `write_file` streams
 //! fed as 16 KiB reads: the memchr floor, SSE framing alone, conversion, and
 //! conversion plus writing the batch as JSON text (what crosses to JS).
-//! `-- profile KB N [PROVIDER] [SEARCH]` runs only the last path N times, for
-//! callgrind. With `--features stop-search-switch`, `-- stop-search [ROUNDS]`
-//! times the conversion with each JSON stop search this build holds (scalar,
-//! SWAR, and SSE2 or NEON), alternating, and SEARCH picks one for `profile`.
+//! `-- profile KB N` runs only the last path N times, for callgrind.
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -256,14 +253,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
         if write {
             text.clear();
             strings.clear();
-            write_batch(
-                &mut out,
-                None,
-                State::default(),
-                None,
-                &mut text,
-                &mut strings,
-            );
+            write_batch(&mut out, None, State::default(), None, &mut text, &mut strings);
             n += text.len() + strings.iter().map(String::len).sum::<usize>();
         }
         n += out.len();
@@ -298,128 +288,6 @@ fn convert_openai_dropped(body: &[u8], write: bool) -> usize {
     )
 }
 
-/// A benchmark row: label, content KB, iterations, the stream, its driver.
-type Row = (
-    &'static str,
-    usize,
-    usize,
-    fn(usize) -> (Vec<u8>, usize),
-    fn(&[u8], bool) -> usize,
-);
-
-fn rows() -> [Row; 8] {
-    [
-        ("Anthropic 100 KB", 100, 400, anthropic_write_file, convert),
-        ("Anthropic 1 MB", 1024, 40, anthropic_write_file, convert),
-        ("OpenAI 100 KB", 100, 200, openai_write_file, convert_openai),
-        ("OpenAI 1 MB", 1024, 20, openai_write_file, convert_openai),
-        (
-            "OpenAI 100 KB, drop_empty",
-            100,
-            200,
-            openai_write_file,
-            convert_openai_dropped,
-        ),
-        (
-            "OpenAI 1 MB, drop_empty",
-            1024,
-            20,
-            openai_write_file,
-            convert_openai_dropped,
-        ),
-        (
-            "Anthropic text 33 KB (P7)",
-            33,
-            200,
-            anthropic_text,
-            convert,
-        ),
-        (
-            "OpenAI text 33 KB (P7)",
-            33,
-            200,
-            openai_text,
-            convert_openai,
-        ),
-    ]
-}
-
-/// Makes this thread's conversions use the stop search named `name`.
-#[cfg(feature = "stop-search-switch")]
-fn select_stop_search(name: &str) {
-    use toolcall_stream_core::json::{set_stop_search, StopSearch};
-    let search = StopSearch::ALL.iter().find(|s| s.name() == name);
-    let names: Vec<&str> = StopSearch::ALL.iter().map(|s| s.name()).collect();
-    set_stop_search(Some(*search.unwrap_or_else(|| {
-        panic!("no stop search {name} in this build: {names:?}")
-    })));
-}
-
-#[cfg(not(feature = "stop-search-switch"))]
-fn select_stop_search(_: &str) {
-    panic!("choosing a stop search needs --features stop-search-switch");
-}
-
-/// Conversion time with each stop search, and each one's time over the
-/// target's own: `rounds` rounds, each timing every search in turn (so a
-/// change of machine load falls on all of them), the median of the rounds'
-/// medians.
-#[cfg(feature = "stop-search-switch")]
-fn stop_search_table(rounds: usize) {
-    use toolcall_stream_core::json::{set_stop_search, StopSearch};
-    let native = StopSearch::native();
-    let others: Vec<StopSearch> = StopSearch::ALL
-        .iter()
-        .copied()
-        .filter(|&s| s != native)
-        .collect();
-    let name = |s: StopSearch| s.name();
-    print!("| stream |");
-    for &s in StopSearch::ALL {
-        print!(" {} convert ms |", name(s));
-    }
-    for &s in &others {
-        print!(" {} ÷ {} |", name(s), name(native));
-    }
-    println!();
-    println!(
-        "|---|{}",
-        "---:|".repeat(StopSearch::ALL.len() + others.len())
-    );
-    for (label, kb, iterations, make, convert) in rows() {
-        let (body, _) = make(kb * 1024);
-        let mut times = vec![Vec::new(); StopSearch::ALL.len()];
-        for _ in 0..rounds {
-            for (k, &s) in StopSearch::ALL.iter().enumerate() {
-                set_stop_search(Some(s));
-                times[k].push(median_ms(iterations, || convert(&body, false)));
-            }
-        }
-        set_stop_search(None);
-        let ms: Vec<f64> = times
-            .iter_mut()
-            .map(|t| {
-                t.sort_by(|a, b| a.total_cmp(b));
-                t[t.len() / 2]
-            })
-            .collect();
-        let of = |s: StopSearch| ms[StopSearch::ALL.iter().position(|&x| x == s).unwrap_or(0)];
-        print!("| {label} |");
-        for m in &ms {
-            print!(" {m:.3} |");
-        }
-        for &s in &others {
-            print!(" {:.2}× |", of(s) / of(native));
-        }
-        println!();
-    }
-}
-
-#[cfg(not(feature = "stop-search-switch"))]
-fn stop_search_table(_: usize) {
-    panic!("the stop-search table needs --features stop-search-switch");
-}
-
 fn median_ms(iterations: usize, mut f: impl FnMut() -> usize) -> f64 {
     for _ in 0..iterations.min(10) {
         black_box(f());
@@ -440,15 +308,7 @@ fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    if args.first().map(String::as_str) == Some("stop-search") {
-        let rounds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3);
-        stop_search_table(rounds);
-        return;
-    }
     if args.first().map(String::as_str) == Some("profile") {
-        if let Some(search) = args.get(4) {
-            select_stop_search(search);
-        }
         let kb: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
         let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20);
         if args.get(3).map(String::as_str) == Some("openai-drop") {
@@ -481,7 +341,47 @@ fn main() {
     }
     println!("| stream | SSE / events | memchr scan ms | SSE framing ms | convert ms | convert + JSON text ms |");
     println!("|---|---|---:|---:|---:|---:|");
-    for (label, kb, iterations, make, convert) in rows() {
+    let streams: [(
+        &str,
+        usize,
+        usize,
+        fn(usize) -> (Vec<u8>, usize),
+        fn(&[u8], bool) -> usize,
+    ); 8] = [
+        ("Anthropic 100 KB", 100, 400, anthropic_write_file, convert),
+        ("Anthropic 1 MB", 1024, 40, anthropic_write_file, convert),
+        ("OpenAI 100 KB", 100, 200, openai_write_file, convert_openai),
+        ("OpenAI 1 MB", 1024, 20, openai_write_file, convert_openai),
+        (
+            "OpenAI 100 KB, drop_empty",
+            100,
+            200,
+            openai_write_file,
+            convert_openai_dropped,
+        ),
+        (
+            "OpenAI 1 MB, drop_empty",
+            1024,
+            20,
+            openai_write_file,
+            convert_openai_dropped,
+        ),
+        (
+            "Anthropic text 33 KB (P7)",
+            33,
+            200,
+            anthropic_text,
+            convert,
+        ),
+        (
+            "OpenAI text 33 KB (P7)",
+            33,
+            200,
+            openai_text,
+            convert_openai,
+        ),
+    ];
+    for (label, kb, iterations, make, convert) in streams {
         let (body, events) = make(kb * 1024);
         let scan = median_ms(iterations, || {
             body.chunks(READ)

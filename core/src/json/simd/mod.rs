@@ -6,23 +6,23 @@
 //! them detected at run time.
 //! - `sse2.rs`: x86_64, where SSE2 is part of the baseline: three byte
 //!   compares and a movemask a block.
-//! - `neon.rs`: little-endian aarch64 with NEON (every aarch64 target a Node.js
-//!   addon is built for): three byte compares and a narrowing shift a block.
+//! - `neon.rs`: little-endian aarch64 with NEON (every aarch64 target a
+//!   Node.js addon is built for): three byte compares and a narrowing shift
+//!   a block.
 //! - `swar.rs`: every other target, eight bytes a word; its tests run on
 //!   every machine.
-//! - `scalar.rs` (tests and the `stop-search-switch` feature only): a byte at
-//!   a time, the yardstick the others are held to.
+//! - `scalar.rs` (tests and the switches below only): a byte at a time, the
+//!   yardstick the others are held to.
 //!
 //! `memchr` is not used: its searches are for one to three given bytes,
 //! and a stop is any of 34 (`"`, `\\` and 0x00–0x1f).
 //!
 //! Two switches compare them on one machine, and the addon's builds set
-//! neither: the `stop-search-switch` feature (core's tests and
-//! `benchmark/rust`), with which `set_stop_search` picks the search on the
-//! calling thread at the cost of a branch a call; and `--cfg
-//! stop_search="swar"` (or `"scalar"`) in `RUSTFLAGS`, which builds the
-//! converters on that search with nothing in between, for timing two
-//! binaries (`benchmark/stop-search.mjs`).
+//! neither: the `stop-search-switch` feature (core's own tests), with which
+//! `set_stop_search` picks the search on the calling thread at the cost of
+//! a branch a call; and `--cfg stop_search="swar"` (or `"scalar"`) in
+//! `RUSTFLAGS`, which builds the converters on that search with nothing in
+//! between, for timing (`benchmark/stop-search.mjs`).
 
 #[cfg(all(
     target_arch = "aarch64",
