@@ -147,8 +147,8 @@ type Native = neon::Neon;
 ))]
 type Native = swar::Swar;
 
-/// A stop search this build holds, for the tests and the benchmark that
-/// compare them on one machine.
+/// A stop search this build holds, for the tests that run the converters
+/// on each.
 #[cfg(any(test, feature = "stop-search-switch"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopSearch {
