@@ -7,9 +7,9 @@
 //!   so a converter reads events the way the TypeScript reference reads
 //!   objects.
 //! - `simd`: the stop search, where plain string content ends, a block
-//!   at a time (SSE2 on x86_64, NEON on aarch64, SWAR elsewhere; the
-//!   `stop-search-switch` feature, for tests and benchmarks, picks one per
-//!   thread: [`set_stop_search`]).
+//!   at a time (SSE2 on x86_64, NEON on aarch64, SWAR elsewhere; core's
+//!   tests pick one per thread with `set_stop_search`, under the
+//!   `stop-search-switch` feature).
 //! - `escape`: escape decoding, with JavaScript's lone surrogates.
 //! - [`scan`]: where a string's content or a number ends, checked without
 //!   decoding.

@@ -56,9 +56,10 @@ impl Stops for Neon {
             // arithmetic only.
             unsafe { vandq_u8(stops(load(&b)), bits) }
         };
-        // Byte `j` of the first fold: lanes 2`j` and 2`j` + 1 of blocks 0
-        // and 1 (`j` < 8, block 0); then blocks 2 and 3; each fold halves
-        // the lanes again, until lane `k` holds bytes 8`k`..8`k` + 8.
+        // `vpaddq_u8(a, b)` adds neighbouring lanes: a's pairs make lanes
+        // 0–7, b's lanes 8–15. After three rounds lane `k` (below 8) is the
+        // sum of the weighted lanes of bytes 8`k`..8`k` + 8 of the window:
+        // byte `k` of the mask, in order.
         // SAFETY: NEON is enabled (the module's cfg); register arithmetic
         // only.
         unsafe {
