@@ -128,6 +128,11 @@ export class Bundle {
     this.dir = path.join(packageDir, 'chunks');
   }
 
+  /** The chunk files whose code this bundle has parsed: what its fingerprints were read from. */
+  get files() {
+    return [...this.#chunks.keys()];
+  }
+
   chunk(file) {
     let c = this.#chunks.get(file);
     if (!c) {

@@ -373,14 +373,19 @@ export function inspectQwen(pkg, { cache = true } = {}) {
     if (hit) return hit;
   }
   let decision;
+  // The chunks whose code the decision reads (the hook points' and those its
+  // fingerprints were taken from): the cache is keyed on them.
+  const read = [];
+  let bundle;
   try {
     const { files, sdk } = scanBundle(pkg.dir, WANTED);
+    read.push(...Object.values(files));
     const missing = HOOK_POINTS.filter((n) => !files[n]);
     if (missing.length) {
       const reason = `the bundle does not export ${missing.join(', ')}`;
       decision = { hookPoints: files, anthropic: { served: false, reason }, openai: { served: false, reason } };
     } else {
-      const bundle = new Bundle(pkg.dir);
+      bundle = new Bundle(pkg.dir);
       decision = {
         hookPoints: files,
         anthropic: guarded(decideAnthropic, bundle, files, sdk),
@@ -391,6 +396,6 @@ export function inspectQwen(pkg, { cache = true } = {}) {
     const reason = `the bundle could not be read: ${err.message}`;
     decision = { hookPoints: {}, anthropic: { served: false, reason }, openai: { served: false, reason } };
   }
-  if (cache) writeCache(pkg.dir, KNOWN_CODE_HASH, decision);
+  if (cache) writeCache(pkg.dir, KNOWN_CODE_HASH, decision, [...read, ...(bundle?.files ?? [])]);
   return decision;
 }
