@@ -237,7 +237,10 @@ test(
     // The stand-in has no seam: the preload says so, once, and the report has
     // one line: the launcher's own process (cli-entry.js) did not act.
     assert.deepEqual(ownLines(r.stderr).length, 1, r.stderr);
-    assert.match(r.stderr, /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: the bundle does not export/m);
+    assert.match(
+      r.stderr,
+      /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: this release has no tool-call preparing seam/m,
+    );
     assert.equal(fs.readFileSync(report, 'utf8').trim().split('\n').length, 1);
 
     // Qwen's cli.js relaunches itself with more memory: two processes act, one line is said.
@@ -388,24 +391,68 @@ test(
   },
 );
 
+const beforeSeam = qwenBuildOrSkip('0.15.10');
+const NO_SEAM = 'this release has no tool-call preparing seam (Qwen Code has one from 0.21.2 on)';
+
 test(
-  '--check and a start on a Qwen without the seam (0.15.x): one line, Qwen runs stock',
-  { skip: latest.skip },
+  '--check and a start on a published release without the seam (0.15.10): what is true, in one line; Qwen runs stock',
+  { skip: beforeSeam.skip },
   () => {
-    const dir = standIn('no-seam-check');
-    const c = launch(['--qwen', dir, '--check']);
-    assert.equal(c.status, 0);
-    assert.match(c.stdout, /^Qwen Code 0\.15\.4 in /m);
-    assert.match(
+    const c = launch(['--qwen', beforeSeam.dir, '--check']);
+    assert.equal(c.status, 0, c.stderr);
+    assert.match(c.stdout, /^Qwen Code 0\.15\.10 in /m);
+    assert.ok(
+      c.stdout.includes(`\nAnthropic: runs stock: ${NO_SEAM}\nOpenAI-compatible: runs stock: ${NO_SEAM}\n`),
       c.stdout,
-      /^Anthropic: runs stock: the bundle does not export ContentGenerationPipeline, OpenAIContentConverter/m,
     );
-    const r = launch(['--qwen', dir, '--acp']);
-    assert.equal(r.status, 0);
-    assert.deepEqual(JSON.parse(r.stdout).args, ['--acp']);
-    assert.equal(ownLines(r.stderr).length, 1, r.stderr);
+    const r = launch(['--qwen', beforeSeam.dir, '--version']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '0.15.10\n');
+    assert.deepEqual(ownLines(r.stderr), [`toolcall-stream/qwen: Qwen Code 0.15.10 runs stock: ${NO_SEAM}`]);
   },
 );
+
+/** A package named @qwen-code/qwen-code holding only `files` (name → text; a folder for null). */
+function layout(name, files) {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: '@qwen-code/qwen-code', version: '9.0.0' }));
+  for (const [file, text] of Object.entries(files)) {
+    if (text === null) fs.mkdirSync(path.join(dir, file), { recursive: true });
+    else fs.writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+test("--check on a bundle not laid out as Qwen's: what was expected, and what was found", { skip: latest.skip }, () => {
+  const cases = [
+    [
+      // 0.24.4's cli.js, its chunks folder gone: an incomplete install.
+      layout('no-chunks', { 'cli.js': fs.readFileSync(path.join(latest.dir, 'cli.js'), 'utf8') }),
+      'the bundle is incomplete: its cli.js imports its code from ./chunks/, and there is no chunks folder beside it',
+    ],
+    [
+      layout('chunks-file', { 'cli.js': 'import "./chunks/chunk-A.js";\n', chunks: '' }),
+      'the bundle is incomplete: its cli.js imports its code from ./chunks/, and there is a file named chunks, not a folder, beside it',
+    ],
+    [
+      layout('one-file', { 'cli.js': 'export function setToolCallPreparations() {}\n' }),
+      "the bundle is not laid out as Qwen Code's: expected cli.js beside a chunks folder of the code it imports, found no chunks folder beside a cli.js that holds all of its code",
+    ],
+    [
+      layout('empty-chunks', { 'cli.js': 'import "./chunks/chunk-A.js";\n', chunks: null }),
+      "the bundle is not laid out as Qwen Code's: expected its code in .js files in chunks beside cli.js, found none",
+    ],
+  ];
+  for (const [dir, reason] of cases) {
+    const c = launch(['--qwen', dir, '--check']);
+    assert.equal(c.status, 0, c.stderr);
+    assert.ok(
+      c.stdout.includes(`\nAnthropic: runs stock: ${reason}\nOpenAI-compatible: runs stock: ${reason}\n`),
+      c.stdout,
+    );
+  }
+});
 
 test('no Qwen, or a folder that is not Qwen: one line and a non-zero exit', { skip: latest.skip }, () => {
   const missing = launch(['--acp']);

@@ -261,6 +261,18 @@ test('a Qwen without the seam (0.15.x) runs stock with one line', () => {
   assert.equal(stderr.trim().split('\n').length, 1, stderr);
   assert.match(
     stderr,
+    /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: this release has no tool-call preparing seam \(Qwen Code has one from 0\.21\.2 on\)$/m,
+  );
+});
+
+test('a bundle with the seam but not every hook point runs stock, naming what it does not export', () => {
+  const cli = fakeQwen('partial-seam', {
+    'chunk-OLD.js': `${HOOK_EXPORTS}export { setToolCallPreparations };\nfunction setToolCallPreparations() {}\n`,
+  });
+  const { stderr, report } = runWithPreload(cli);
+  assert.equal(report[0].active, false);
+  assert.match(
+    stderr,
     /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: the bundle does not export ContentGenerationPipeline, OpenAIContentConverter/,
   );
 });

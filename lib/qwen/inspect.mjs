@@ -102,23 +102,70 @@ export function findExporters(packageDir, wanted) {
   return scanBundle(packageDir, wanted).files;
 }
 
+/**
+ * Also `scripts`, the number of `.js` chunks, and `seam`, whether any chunk
+ * read names the preparing seam (a bundle that exports every wanted name has it).
+ */
 function scanBundle(packageDir, wanted) {
   const chunksDir = path.join(packageDir, 'chunks');
   const files = {};
   const sdk = {};
   const rest = new Set(wanted);
+  let scripts = 0;
+  let seam = false;
   for (const f of fs.readdirSync(chunksDir).sort()) {
-    if (rest.size === 0 && Object.keys(sdk).length === Object.keys(SDK_STREAMING).length) break;
     if (!f.endsWith('.js')) continue;
+    scripts++;
+    if (rest.size === 0 && Object.keys(sdk).length === Object.keys(SDK_STREAMING).length) continue;
     const full = path.join(chunksDir, f);
     const text = fs.readFileSync(full, 'utf8');
+    seam ||= text.includes(SEAM);
     for (const name of exportedNames(text)) if (rest.delete(name)) files[name] = full;
     for (const [provider, marker] of Object.entries(SDK_STREAMING)) {
       const m = sdk[provider] ? undefined : marker.exec(text);
       if (m) sdk[provider] = { file: full, at: m.index };
     }
   }
-  return { files, sdk };
+  return { files, sdk, scripts, seam };
+}
+
+/**
+ * The tool-call preparing seam: Qwen's store of the preparations of the tool
+ * calls a stream is still sending (setToolCallPreparations /
+ * getToolCallPreparations), which the native converters fill. A bundle
+ * without the name has nothing for them to serve.
+ */
+const SEAM = 'setToolCallPreparations';
+
+/** The oldest release of the known code: the first published one with the seam. */
+const FIRST_WITH_SEAM = Object.values(KNOWN_CODE)
+  .flatMap((variants) => variants.flatMap((v) => v.seenIn.split(', ')))
+  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))[0];
+
+const NO_SEAM = `this release has no tool-call preparing seam (Qwen Code has one from ${FIRST_WITH_SEAM} on)`;
+
+/**
+ * Why the bundle at `packageDir` is not one the preload can read, or
+ * undefined when it is laid out as Qwen's from 0.21 on: cli.js importing its
+ * code from `.js` files in chunks/ beside it (esbuild's code splitting).
+ * Older releases are one cli.js without the seam; anything else says what was
+ * expected and what was found.
+ */
+function layoutProblem(packageDir) {
+  const chunksDir = path.join(packageDir, 'chunks');
+  let found;
+  try {
+    if (fs.statSync(chunksDir).isDirectory()) return undefined;
+    found = 'a file named chunks, not a folder,';
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    found = 'no chunks folder';
+  }
+  const cli = fs.readFileSync(path.join(packageDir, 'cli.js'), 'utf8');
+  if (/["']\.\/chunks\//.test(cli))
+    return `the bundle is incomplete: its cli.js imports its code from ./chunks/, and there is ${found} beside it`;
+  if (!cli.includes(SEAM)) return NO_SEAM;
+  return `the bundle is not laid out as Qwen Code's: expected cli.js beside a chunks folder of the code it imports, found ${found} beside a cli.js that holds all of its code`;
 }
 
 /**
@@ -377,14 +424,25 @@ export function inspectQwen(pkg, { cache = true } = {}) {
   // fingerprints were taken from): the cache is keyed on them.
   const read = [];
   let bundle;
+  const stock = (reason, hookPoints = {}) => ({
+    hookPoints,
+    anthropic: { served: false, reason },
+    openai: { served: false, reason },
+  });
   try {
-    const { files, sdk } = scanBundle(pkg.dir, WANTED);
+    const layout = layoutProblem(pkg.dir);
+    const scan = layout ? undefined : scanBundle(pkg.dir, WANTED);
+    const { files = {}, sdk } = scan ?? {};
     read.push(...Object.values(files));
     const missing = HOOK_POINTS.filter((n) => !files[n]);
-    if (missing.length) {
-      const reason = `the bundle does not export ${missing.join(', ')}`;
-      decision = { hookPoints: files, anthropic: { served: false, reason }, openai: { served: false, reason } };
-    } else {
+    if (layout) decision = stock(layout);
+    else if (scan.scripts === 0)
+      decision = stock(
+        "the bundle is not laid out as Qwen Code's: expected its code in .js files in chunks beside cli.js, found none",
+      );
+    else if (!scan.seam) decision = stock(NO_SEAM, files);
+    else if (missing.length) decision = stock(`the bundle does not export ${missing.join(', ')}`, files);
+    else {
       bundle = new Bundle(pkg.dir);
       decision = {
         hookPoints: files,
@@ -393,8 +451,7 @@ export function inspectQwen(pkg, { cache = true } = {}) {
       };
     }
   } catch (err) {
-    const reason = `the bundle could not be read: ${err.message}`;
-    decision = { hookPoints: {}, anthropic: { served: false, reason }, openai: { served: false, reason } };
+    decision = stock(`the bundle could not be read: ${err.message}`);
   }
   if (cache) writeCache(pkg.dir, KNOWN_CODE_HASH, decision, [...read, ...(bundle?.files ?? [])]);
   return decision;
