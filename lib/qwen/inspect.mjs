@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { Bundle, methodParams } from './fingerprint.mjs';
+import { Bundle, linesShared, methodParams } from './fingerprint.mjs';
 import { KNOWN_CODE } from '../generated/qwen-known-code.mjs';
 import { readCache, writeCache } from './cache.mjs';
 
@@ -223,23 +223,46 @@ function propertyFunction(bundle, file, objectName, property) {
   return prop?.value.type === 'Identifier' ? prop.value.name : undefined;
 }
 
-/** The fingerprint's closest known variant, and the functions that differ from it. */
-function changedFunctions(kind, fp) {
-  let best;
-  let bestDiff;
-  for (const variant of KNOWN_CODE[kind]) {
-    const names = new Set([...Object.keys(variant.functions), ...Object.keys(fp.functions)]);
-    const diff = [...names].filter((n) => variant.functions[n] !== fp.functions[n]);
-    if (!bestDiff || diff.length < bestDiff.length) [best, bestDiff] = [variant, diff];
+/**
+ * The known variants closest to the fingerprint `fp` (the most of their lines
+ * shared: linesShared), more than one when they tie, with the share and the
+ * functions that differ from them. Ranked by lines, not by how many functions
+ * differ: a change to the replaced function itself makes it differ from every
+ * variant, and the lines of what changed still tell them apart.
+ */
+function closestVariants(variants, fp) {
+  const lines = fp.lines();
+  let best = [];
+  let bestShare = -1;
+  for (const variant of variants) {
+    const known = Object.fromEntries(Object.entries(variant.lines).map(([name, l]) => [name, l ? l.split(' ') : []]));
+    const share = linesShared(lines, known);
+    if (share > bestShare) [best, bestShare] = [[variant], share];
+    else if (share === bestShare) best.push(variant);
   }
-  return { closest: best, changed: bestDiff ?? Object.keys(fp.functions) };
+  const names = new Set(Object.keys(fp.functions));
+  for (const variant of best) for (const name of Object.keys(variant.functions)) names.add(name);
+  const changed = [...names].filter((n) => best.some((variant) => variant.functions[n] !== fp.functions[n]));
+  return { closest: best, share: bestShare, changed };
 }
 
-/** One line naming what changed: the replaced function and the functions of it that differ. */
-function changedReason(target, kind, fp) {
-  const { closest, changed } = changedFunctions(kind, fp);
+/**
+ * One line naming what changed: the replaced function, the closest known
+ * code, and the functions of it that differ. `known` is the table of known
+ * code (its `kind` variants are compared).
+ */
+export function changedReason(target, kind, fp, known = KNOWN_CODE) {
+  const { closest, share, changed } = closestVariants(known[kind], fp);
   const shown = changed.slice(0, 3).join(', ') + (changed.length > 3 ? `, +${changed.length - 3} more` : '');
-  const near = closest ? ` (closest known code: Qwen Code ${closest.seenIn}; differs in ${shown})` : '';
+  // Rounded down, so code that differs never reads as 100%.
+  const percent = `${Math.floor(share * 1000) / 10}%`;
+  const releases = closest.map((v) => `Qwen Code ${v.seenIn}`);
+  const near =
+    closest.length === 0
+      ? ''
+      : closest.length === 1
+        ? ` (closest known code: ${releases[0]}, ${percent} of its lines; differs in ${shown})`
+        : ` (closest known code: a tie between ${releases.join(' and ')}, ${percent} of the lines of each; differs in ${shown})`;
   return `${target} is code this package does not know${near}`;
 }
 
