@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -453,6 +454,144 @@ test("--check on a bundle not laid out as Qwen's: what was expected, and what wa
     );
   }
 });
+
+/** A loopback OpenAI-compatible provider: every request answers one short streamed text reply. */
+async function textProvider() {
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests++;
+    req.resume();
+    req.on('end', () => {
+      const chunk = (delta, finish = null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(chunk({ role: 'assistant', content: 'hello' }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** The frames of a server-sent event stream until `until(frame)` holds or it ends. */
+async function readEventsUntil(response, until) {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const bytes of response.body) {
+    text += decoder.decode(bytes, { stream: true });
+    for (let end; (end = text.indexOf('\n\n')) >= 0; text = text.slice(end + 2))
+      if (until(text.slice(0, end))) return true;
+  }
+  return false;
+}
+
+/**
+ * `toolcall-stream-qwen serve` in a project folder, with one session and one
+ * prompt through Qwen's own HTTP API; the report lines once it has exited.
+ */
+async function servePrompt(build, name) {
+  const provider = await textProvider();
+  const home = path.join(tmp, `${name}-home`);
+  const project = path.join(tmp, `${name}-project`);
+  fs.mkdirSync(path.join(home, '.qwen'), { recursive: true });
+  fs.mkdirSync(project);
+  fs.writeFileSync(
+    path.join(home, '.qwen', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'openai' } },
+      general: { enableAutoUpdate: false, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      ide: { enabled: false },
+    }),
+  );
+  const report = path.join(tmp, `${name}.ndjson`);
+  const env = startEnv({
+    HOME: home,
+    USERPROFILE: home,
+    TOOLCALL_STREAM_QWEN_REPORT: report,
+    OPENAI_API_KEY: 'sk-loopback',
+    OPENAI_BASE_URL: `${provider.url}/v1`,
+    OPENAI_MODEL: 'loopback-model',
+  });
+  const daemon = spawn(process.execPath, [launcher, '--qwen', build.dir, 'serve', '--port', '0', '--no-web'], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  daemon.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => daemon.on('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      daemon.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d;
+        const m = /^qwen serve listening on (http:\S+)/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      daemon.on('exit', () => reject(new Error(`qwen serve exited before listening: ${stderr}`)));
+    });
+    const post = async (route, body) => {
+      const r = await fetch(url + route, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: r.status, body: await r.json() };
+    };
+    const session = await post('/session', { cwd: project });
+    assert.equal(session.status, 200, JSON.stringify(session.body));
+    const id = session.body.sessionId;
+    const events = await fetch(`${url}/session/${id}/events`, { headers: { accept: 'text/event-stream' } });
+    const prompt = await post(`/session/${id}/prompt`, { prompt: [{ type: 'text', text: 'say hello' }] });
+    assert.equal(prompt.status, 202, JSON.stringify(prompt.body));
+    assert.ok(await readEventsUntil(events, (frame) => /"stopReason"/.test(frame)), 'the turn completed');
+  } finally {
+    daemon.kill('SIGINT');
+    await exited;
+    await provider.close();
+  }
+  const lines = fs.existsSync(report)
+    ? fs
+        .readFileSync(report, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
+  return { lines, stderr, requests: provider.requests() };
+}
+
+for (const [version, profile] of [
+  ['0.24.4', 'qwen-0.24'],
+  ['0.21.10', 'qwen-0.21'],
+]) {
+  const build = version === '0.24.4' ? latest : qwenBuildOrSkip(version);
+  test(
+    `serve (${version}): the sessions it starts are served, though it removes NODE_OPTIONS from its own environment`,
+    { skip: build.skip ?? !posix, timeout: 180_000 },
+    async () => {
+      const { lines, stderr, requests } = await servePrompt(build, `serve-${version}`);
+      assert.ok(requests >= 1, 'the prompt reached the provider');
+      // One line per cli.js process the preload acted in: the session (`cli.js --acp`);
+      // serve itself runs inside cli-entry.js and sends no model requests.
+      assert.ok(lines.length >= 1, `a session process reported: ${stderr}`);
+      for (const line of lines) {
+        assert.equal(line.qwenVersion, version);
+        assert.deepEqual(line.providers.openai, { served: true, profile });
+        assert.equal(line.fallbacks, 0);
+      }
+      assert.ok(
+        lines.reduce((n, l) => n + l.streams.openai.bytes, 0) >= 1,
+        `converted from the raw body: ${JSON.stringify(lines)}`,
+      );
+      assert.deepEqual(ownLines(stderr), [], 'served: the preload has nothing to say');
+    },
+  );
+}
 
 test('no Qwen, or a folder that is not Qwen: one line and a non-zero exit', { skip: latest.skip }, () => {
   const missing = launch(['--acp']);
