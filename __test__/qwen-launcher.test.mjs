@@ -326,6 +326,9 @@ test(
       `Qwen Code 0.24.4 in ${fs.realpathSync(latest.dir)}`,
       `  found through PATH: ${path.join(pathBin, 'qwen')}`,
       '  runs cli-entry.js, which starts cli.js with the preload',
+      "  served: every cli.js process (interactive, -p, --acp), and each session of serve and its web shell (a cli.js --acp it starts with the launcher's Node flags)",
+      "  stock, inside cli-entry.js, sending no model requests: serve's own process, qwen mcp, --help, --version",
+      `  serve by hand (it removes NODE_OPTIONS): node --import=${lines[1].split('--import=')[1].split(' ')[0]} ${path.join(fs.realpathSync(latest.dir), 'cli-entry.js')} serve`,
       'Anthropic: served, profile qwen-0.24',
       'OpenAI-compatible: served, profile qwen-0.24',
       'native binary: loads',
@@ -489,11 +492,11 @@ async function readEventsUntil(response, until) {
 }
 
 /**
- * `toolcall-stream-qwen serve` in a project folder, with one session and one
- * prompt through Qwen's own HTTP API; the report lines once it has exited.
+ * A Qwen home and project folder for `name`, with the settings and
+ * environment that send its model requests to `provider` (OpenAI-compatible),
+ * and the report file the preload writes.
  */
-async function servePrompt(build, name) {
-  const provider = await textProvider();
+function providerSetUp(name, provider) {
   const home = path.join(tmp, `${name}-home`);
   const project = path.join(tmp, `${name}-project`);
   fs.mkdirSync(path.join(home, '.qwen'), { recursive: true });
@@ -517,7 +520,32 @@ async function servePrompt(build, name) {
     OPENAI_BASE_URL: `${provider.url}/v1`,
     OPENAI_MODEL: 'loopback-model',
   });
-  const daemon = spawn(process.execPath, [launcher, '--qwen', build.dir, 'serve', '--port', '0', '--no-web'], {
+  const reportLines = () =>
+    fs.existsSync(report)
+      ? fs
+          .readFileSync(report, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+      : [];
+  return { project, env, reportLines };
+}
+
+/**
+ * `toolcall-stream-qwen serve` in a project folder, with one session and one
+ * prompt through Qwen's own HTTP API; the report lines once it has exited.
+ */
+async function servePrompt(build, name, { byHand = false } = {}) {
+  const provider = await textProvider();
+  const { project, env, reportLines } = providerSetUp(name, provider);
+  // By hand as --check prints it: the preload among Node's flags, Qwen's own bin entry.
+  const start = byHand
+    ? [
+        `--import=${pathToFileURL(path.join(root, 'lib', 'qwen', 'preload.mjs')).href}`,
+        path.join(build.dir, 'cli-entry.js'),
+      ]
+    : [launcher, '--qwen', build.dir];
+  const daemon = spawn(process.execPath, [...start, 'serve', '--port', '0', '--no-web'], {
     cwd: project,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -555,26 +583,19 @@ async function servePrompt(build, name) {
     await exited;
     await provider.close();
   }
-  const lines = fs.existsSync(report)
-    ? fs
-        .readFileSync(report, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l))
-    : [];
-  return { lines, stderr, requests: provider.requests() };
+  return { lines: reportLines(), stderr, requests: provider.requests() };
 }
 
-for (const [version, profile] of [
-  ['0.24.4', 'qwen-0.24'],
-  ['0.21.10', 'qwen-0.21'],
+for (const [version, profile, byHand] of [
+  ['0.24.4', 'qwen-0.24', false],
+  ['0.21.10', 'qwen-0.21', true],
 ]) {
   const build = version === '0.24.4' ? latest : qwenBuildOrSkip(version);
   test(
-    `serve (${version}): the sessions it starts are served, though it removes NODE_OPTIONS from its own environment`,
+    `serve (${version}, ${byHand ? 'by hand with node --import' : 'through the launcher'}): the sessions it starts are served, though it removes NODE_OPTIONS from its own environment`,
     { skip: build.skip ?? !posix, timeout: 180_000 },
     async () => {
-      const { lines, stderr, requests } = await servePrompt(build, `serve-${version}`);
+      const { lines, stderr, requests } = await servePrompt(build, `serve-${version}`, { byHand });
       assert.ok(requests >= 1, 'the prompt reached the provider');
       // One line per cli.js process the preload acted in: the session (`cli.js --acp`);
       // serve itself runs inside cli-entry.js and sends no model requests.
@@ -592,6 +613,48 @@ for (const [version, profile] of [
     },
   );
 }
+
+test(
+  '-p is served (cli-entry.js starts cli.js, which inherits NODE_OPTIONS); mcp runs stock inside cli-entry.js and sends no model request',
+  { skip: latest.skip, timeout: 120_000 },
+  async () => {
+    const provider = await textProvider();
+    try {
+      const p = providerSetUp('print', provider);
+      const r = await new Promise((resolve) => {
+        const child = spawn(process.execPath, [launcher, '--qwen', latest.dir, '-p', 'say hello'], {
+          cwd: p.project,
+          env: p.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+        child.on('exit', (status) => resolve({ status, stdout, stderr }));
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trim(), 'hello');
+      const lines = p.reportLines();
+      assert.ok(lines.length >= 1);
+      for (const line of lines) assert.deepEqual(line.providers.openai, { served: true, profile: 'qwen-0.24' });
+      assert.ok(lines.reduce((n, l) => n + l.streams.openai.bytes, 0) >= 1, JSON.stringify(lines));
+
+      const before = provider.requests();
+      const m = providerSetUp('mcp', provider);
+      const mcp = spawnSync(process.execPath, [launcher, '--qwen', latest.dir, 'mcp', 'list'], {
+        cwd: m.project,
+        env: m.env,
+        encoding: 'utf8',
+      });
+      assert.equal(mcp.status, 0, mcp.stderr);
+      assert.deepEqual(m.reportLines(), [], 'no cli.js process: the preload acted nowhere');
+      assert.equal(provider.requests(), before, 'and no model request was sent');
+    } finally {
+      await provider.close();
+    }
+  },
+);
 
 test('no Qwen, or a folder that is not Qwen: one line and a non-zero exit', { skip: latest.skip }, () => {
   const missing = launch(['--acp']);
