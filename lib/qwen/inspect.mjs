@@ -103,8 +103,9 @@ export function findExporters(packageDir, wanted) {
 }
 
 /**
- * Also `scripts`, the number of `.js` chunks, and `seam`, whether any chunk
- * read names the preparing seam (a bundle that exports every wanted name has it).
+ * What findExporters finds (`files`, `sdk`), the number of `.js` chunks
+ * (`scripts`), and whether a chunk read names the preparing seam (`seam`;
+ * one that exports every wanted name does).
  */
 function scanBundle(packageDir, wanted) {
   const chunksDir = path.join(packageDir, 'chunks');
