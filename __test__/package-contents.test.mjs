@@ -2,33 +2,36 @@
 // root (the library, the Qwen Code preload and launcher) ships no agent, no
 // demo and no agent bin; the agent (packages/agent) ships its own code and bin,
 // and none of the library's lib/, core/ or src/, which it gets through its
-// dependency on toolcall-stream. Each ships its README and licence.
-import { test } from 'node:test';
+// dependency on toolcall-stream. Each ships its README and licence. The
+// root's packed package.json runs nothing at install time: its binaries come
+// in per-platform packages (napi-rs/package-template), so `npm install` has
+// no build to run and npm no install script to warn about.
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const agentDir = path.join(root, 'packages', 'agent');
 
+function npmPack(dir, args) {
+  // npm is a .cmd on Windows, which Node spawns only through a shell.
+  const out = execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--json', ...args], {
+    cwd: dir,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    shell: process.platform === 'win32',
+  });
+  return JSON.parse(out)[0];
+}
+
 /** The file list of `npm pack --dry-run` in `dir`, with forward slashes. */
 function packedFiles(dir) {
-  // npm is a .cmd on Windows, which Node spawns only through a shell.
-  const out = execFileSync(
-    process.platform === 'win32' ? 'npm.cmd' : 'npm',
-    ['pack', '--dry-run', '--json', '--ignore-scripts'],
-    {
-      cwd: dir,
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: process.platform === 'win32',
-    },
-  );
-  const [info] = JSON.parse(out);
-  return info.files.map((f) => f.path.replace(/\\/g, '/'));
+  return npmPack(dir, ['--dry-run', '--ignore-scripts']).files.map((f) => f.path.replace(/\\/g, '/'));
 }
 
 /** Every file of `files` matches one of `allowed` and none of `forbidden`; every `required` is there. */
@@ -132,4 +135,16 @@ test('the agent package ships its code, its bin, README and licence, and none of
   });
   assert.deepEqual(manifest.bin, { 'toolcall-stream-agent': 'bin/agent.js' });
   assert.ok('toolcall-stream' in manifest.dependencies, 'the agent depends on the library');
+});
+
+test('the packed root package.json has no install-time script', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-pack-'));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const { filename } = npmPack(root, ['--ignore-scripts', '--pack-destination', tmp]);
+  const manifest = JSON.parse(
+    execFileSync('tar', ['xzf', path.join(tmp, filename), '-O', 'package/package.json'], { encoding: 'utf8' }),
+  );
+  const installTime = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => s in (manifest.scripts ?? {}));
+  assert.deepEqual(installTime, [], `the tarball's package.json runs ${installTime.join(', ')} when installed`);
+  assert.equal(manifest.gypfile, undefined, 'no binding.gyp build either');
 });

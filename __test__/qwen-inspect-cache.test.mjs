@@ -1,6 +1,7 @@
 // The decision inspect.mjs makes for a bundle is cached between runs
 // (lib/qwen/cache.mjs): keyed by this package's version and the bundle's
-// identity, and never fatal. The hook points imported are exactly the names
+// identity, down to the content of each chunk whose code the decision read,
+// and never fatal. The hook points imported are exactly the names
 // asked for. Checked on a copy of the published 0.21.2.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,6 +76,47 @@ test('a changed bundle (another size or time of its files) does not use the entr
   const cli = path.join(pkg.dir, 'cli.js');
   const later = new Date(fs.statSync(cli).mtimeMs + 5000);
   fs.utimesSync(cli, later, later);
+  assert.equal(inspectQwen(pkg).anthropic.reason, undefined);
+});
+
+test(
+  'a chunk the decision read, edited in place with its size and time kept, does not use the entry',
+  { skip: build.skip },
+  () => {
+    const pkg = setUp('edited-chunk');
+    // Every file with the time npm unpacks a package with.
+    const npmTime = new Date('1985-10-26T08:15:00Z');
+    const chunks = fs.readdirSync(path.join(pkg.dir, 'chunks')).map((f) => path.join(pkg.dir, 'chunks', f));
+    for (const f of chunks) fs.utimesSync(f, npmTime, npmTime);
+    assert.equal(inspectQwen(pkg).anthropic.served, true);
+    poisonCache(markHit);
+    // One operator of buildAnthropicUsageMetadata, which processStream reaches: the same size,
+    // and the time put back as npm, tar or `cp -p` leave it.
+    const needle = 'inputTokens >= cacheReadTokens';
+    const file = chunks.find((f) => fs.readFileSync(f, 'utf8').includes(needle));
+    const before = fs.statSync(file);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(needle, 'inputTokens <= cacheReadTokens'));
+    fs.utimesSync(file, npmTime, npmTime);
+    assert.equal(fs.statSync(file).size, before.size);
+    assert.equal(fs.statSync(file).mtimeMs, before.mtimeMs);
+    const again = inspectQwen(pkg);
+    assert.equal(again.anthropic.served, false);
+    assert.match(
+      again.anthropic.reason,
+      /^AnthropicContentGenerator\.processStream is code this package does not know/,
+    );
+    assert.equal(again.openai.served, true);
+    // And the new decision is kept: the next inspection is a hit.
+    poisonCache(markHit);
+    assert.equal(inspectQwen(pkg).anthropic.reason, 'from the cache');
+  },
+);
+
+test('a chunk added to the bundle does not use the entry', { skip: build.skip }, () => {
+  const pkg = setUp('added-chunk');
+  inspectQwen(pkg);
+  poisonCache(markHit);
+  fs.writeFileSync(path.join(pkg.dir, 'chunks', 'chunk-ADDED000.js'), 'export {};\n');
   assert.equal(inspectQwen(pkg).anthropic.reason, undefined);
 });
 

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -250,7 +251,10 @@ test(
     // The stand-in has no seam: the preload says so, once, and the report has
     // one line: the launcher's own process (cli-entry.js) did not act.
     assert.deepEqual(ownLines(r.stderr).length, 1, r.stderr);
-    assert.match(r.stderr, /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: the bundle does not export/m);
+    assert.match(
+      r.stderr,
+      /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: this release has no tool-call preparing seam/m,
+    );
     assert.equal(fs.readFileSync(report, 'utf8').trim().split('\n').length, 1);
 
     // Qwen's cli.js relaunches itself with more memory: two processes act, one line is said.
@@ -335,6 +339,9 @@ test(
       `Qwen Code 0.24.4 in ${fs.realpathSync(latest.dir)}`,
       `  found through PATH: ${path.join(pathBin, 'qwen')}`,
       '  runs cli-entry.js, which starts cli.js with the preload',
+      "  served: every cli.js process (interactive, -p, --acp), and each session of serve and its web shell (a cli.js --acp it starts with the launcher's Node flags)",
+      "  stock, inside cli-entry.js, sending no model requests: serve's own process, qwen mcp, --help, --version",
+      `  serve by hand (it removes NODE_OPTIONS): node --import=${lines[1].split('--import=')[1].split(' ')[0]} ${path.join(fs.realpathSync(latest.dir), 'cli-entry.js')} serve`,
       'Anthropic: served, profile qwen-0.24',
       'OpenAI-compatible: served, profile qwen-0.24',
       'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)',
@@ -402,22 +409,264 @@ test(
   },
 );
 
+const beforeSeam = qwenBuildOrSkip('0.15.10');
+const NO_SEAM = 'this release has no tool-call preparing seam (Qwen Code has one from 0.21.2 on)';
+
 test(
-  '--check and a start on a Qwen without the seam (0.15.x): one line, Qwen runs stock',
-  { skip: latest.skip },
+  '--check and a start on a published release without the seam (0.15.10): what is true, in one line; Qwen runs stock',
+  { skip: beforeSeam.skip },
   () => {
-    const dir = standIn('no-seam-check');
-    const c = launch(['--qwen', dir, '--check']);
-    assert.equal(c.status, 0);
-    assert.match(c.stdout, /^Qwen Code 0\.15\.4 in /m);
-    assert.match(
+    const c = launch(['--qwen', beforeSeam.dir, '--check']);
+    assert.equal(c.status, 0, c.stderr);
+    assert.match(c.stdout, /^Qwen Code 0\.15\.10 in /m);
+    assert.ok(
+      c.stdout.includes(`\nAnthropic: runs stock: ${NO_SEAM}\nOpenAI-compatible: runs stock: ${NO_SEAM}\n`),
       c.stdout,
-      /^Anthropic: runs stock: the bundle does not export ContentGenerationPipeline, OpenAIContentConverter/m,
     );
-    const r = launch(['--qwen', dir, '--acp']);
-    assert.equal(r.status, 0);
-    assert.deepEqual(JSON.parse(r.stdout).args, ['--acp']);
-    assert.equal(ownLines(r.stderr).length, 1, r.stderr);
+    const r = launch(['--qwen', beforeSeam.dir, '--version']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '0.15.10\n');
+    assert.deepEqual(ownLines(r.stderr), [`toolcall-stream/qwen: Qwen Code 0.15.10 runs stock: ${NO_SEAM}`]);
+  },
+);
+
+/** A package named @qwen-code/qwen-code holding only `files` (name → text; a folder for null). */
+function layout(name, files) {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: '@qwen-code/qwen-code', version: '9.0.0' }));
+  for (const [file, text] of Object.entries(files)) {
+    if (text === null) fs.mkdirSync(path.join(dir, file), { recursive: true });
+    else fs.writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+test("--check on a bundle not laid out as Qwen's: what was expected, and what was found", { skip: latest.skip }, () => {
+  const cases = [
+    [
+      // 0.24.4's cli.js, its chunks folder gone: an incomplete install.
+      layout('no-chunks', { 'cli.js': fs.readFileSync(path.join(latest.dir, 'cli.js'), 'utf8') }),
+      'the bundle is incomplete: its cli.js imports its code from ./chunks/, and there is no chunks folder beside it',
+    ],
+    [
+      layout('chunks-file', { 'cli.js': 'import "./chunks/chunk-A.js";\n', chunks: '' }),
+      'the bundle is incomplete: its cli.js imports its code from ./chunks/, and there is a file named chunks, not a folder, beside it',
+    ],
+    [
+      layout('one-file', { 'cli.js': 'export function setToolCallPreparations() {}\n' }),
+      "the bundle is not laid out as Qwen Code's: expected cli.js beside a chunks folder of the code it imports, found no chunks folder beside a cli.js that holds all of its code",
+    ],
+    [
+      layout('empty-chunks', { 'cli.js': 'import "./chunks/chunk-A.js";\n', chunks: null }),
+      "the bundle is not laid out as Qwen Code's: expected its code in .js files in chunks beside cli.js, found none",
+    ],
+  ];
+  for (const [dir, reason] of cases) {
+    const c = launch(['--qwen', dir, '--check']);
+    assert.equal(c.status, 0, c.stderr);
+    assert.ok(
+      c.stdout.includes(`\nAnthropic: runs stock: ${reason}\nOpenAI-compatible: runs stock: ${reason}\n`),
+      c.stdout,
+    );
+  }
+});
+
+/** A loopback OpenAI-compatible provider: every request answers one short streamed text reply. */
+async function textProvider() {
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests++;
+    req.resume();
+    req.on('end', () => {
+      const chunk = (delta, finish = null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(chunk({ role: 'assistant', content: 'hello' }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** The frames of a server-sent event stream until `until(frame)` holds or it ends. */
+async function readEventsUntil(response, until) {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const bytes of response.body) {
+    text += decoder.decode(bytes, { stream: true });
+    for (let end; (end = text.indexOf('\n\n')) >= 0; text = text.slice(end + 2))
+      if (until(text.slice(0, end))) return true;
+  }
+  return false;
+}
+
+/**
+ * A Qwen home and project folder for `name`, with the settings and
+ * environment that send its model requests to `provider` (OpenAI-compatible),
+ * and the report file the preload writes.
+ */
+function providerSetUp(name, provider) {
+  const home = path.join(tmp, `${name}-home`);
+  const project = path.join(tmp, `${name}-project`);
+  fs.mkdirSync(path.join(home, '.qwen'), { recursive: true });
+  fs.mkdirSync(project);
+  fs.writeFileSync(
+    path.join(home, '.qwen', 'settings.json'),
+    JSON.stringify({
+      security: { auth: { selectedType: 'openai' } },
+      general: { enableAutoUpdate: false, disableUpdateNag: true },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      ide: { enabled: false },
+    }),
+  );
+  const report = path.join(tmp, `${name}.ndjson`);
+  const env = startEnv({
+    HOME: home,
+    USERPROFILE: home,
+    TOOLCALL_STREAM_QWEN_REPORT: report,
+    OPENAI_API_KEY: 'sk-loopback',
+    OPENAI_BASE_URL: `${provider.url}/v1`,
+    OPENAI_MODEL: 'loopback-model',
+  });
+  const reportLines = () =>
+    fs.existsSync(report)
+      ? fs
+          .readFileSync(report, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+      : [];
+  return { project, env, reportLines };
+}
+
+/**
+ * `toolcall-stream-qwen serve` in a project folder, with one session and one
+ * prompt through Qwen's own HTTP API; the report lines once it has exited.
+ */
+async function servePrompt(build, name, { byHand = false } = {}) {
+  const provider = await textProvider();
+  const { project, env, reportLines } = providerSetUp(name, provider);
+  // By hand as --check prints it: the preload among Node's flags, Qwen's own bin entry.
+  const start = byHand
+    ? [
+        `--import=${pathToFileURL(path.join(root, 'lib', 'qwen', 'preload.mjs')).href}`,
+        path.join(build.dir, 'cli-entry.js'),
+      ]
+    : [launcher, '--qwen', build.dir];
+  const daemon = spawn(process.execPath, [...start, 'serve', '--port', '0', '--no-web'], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  daemon.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => daemon.on('exit', (code, signal) => resolve({ code, signal })));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      daemon.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d;
+        const m = /^qwen serve listening on (http:\S+)/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      daemon.on('exit', () => reject(new Error(`qwen serve exited before listening: ${stderr}`)));
+    });
+    const post = async (route, body) => {
+      const r = await fetch(url + route, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: r.status, body: await r.json() };
+    };
+    const session = await post('/session', { cwd: project });
+    assert.equal(session.status, 200, JSON.stringify(session.body));
+    const id = session.body.sessionId;
+    const events = await fetch(`${url}/session/${id}/events`, { headers: { accept: 'text/event-stream' } });
+    const prompt = await post(`/session/${id}/prompt`, { prompt: [{ type: 'text', text: 'say hello' }] });
+    assert.equal(prompt.status, 202, JSON.stringify(prompt.body));
+    assert.ok(await readEventsUntil(events, (frame) => /"stopReason"/.test(frame)), 'the turn completed');
+  } finally {
+    daemon.kill('SIGINT');
+    await exited;
+    await provider.close();
+  }
+  return { lines: reportLines(), stderr, requests: provider.requests() };
+}
+
+for (const [version, profile, byHand] of [
+  ['0.24.4', 'qwen-0.24', false],
+  ['0.21.10', 'qwen-0.21', true],
+]) {
+  const build = version === '0.24.4' ? latest : qwenBuildOrSkip(version);
+  test(
+    `serve (${version}, ${byHand ? 'by hand with node --import' : 'through the launcher'}): the sessions it starts are served, though it removes NODE_OPTIONS from its own environment`,
+    { skip: build.skip ?? !posix, timeout: 180_000 },
+    async () => {
+      const { lines, stderr, requests } = await servePrompt(build, `serve-${version}`, { byHand });
+      assert.ok(requests >= 1, 'the prompt reached the provider');
+      // One line per cli.js process the preload acted in: the session (`cli.js --acp`);
+      // serve itself runs inside cli-entry.js and sends no model requests.
+      assert.ok(lines.length >= 1, `a session process reported: ${stderr}`);
+      for (const line of lines) {
+        assert.equal(line.qwenVersion, version);
+        assert.deepEqual(line.providers.openai, { served: true, profile });
+        assert.equal(line.fallbacks, 0);
+      }
+      assert.ok(
+        lines.reduce((n, l) => n + l.streams.openai.bytes, 0) >= 1,
+        `converted from the raw body: ${JSON.stringify(lines)}`,
+      );
+      assert.deepEqual(ownLines(stderr), [], 'served: the preload has nothing to say');
+    },
+  );
+}
+
+test(
+  '-p is served (cli-entry.js starts cli.js, which inherits NODE_OPTIONS); mcp runs stock inside cli-entry.js and sends no model request',
+  { skip: latest.skip, timeout: 120_000 },
+  async () => {
+    const provider = await textProvider();
+    try {
+      const p = providerSetUp('print', provider);
+      const r = await new Promise((resolve) => {
+        const child = spawn(process.execPath, [launcher, '--qwen', latest.dir, '-p', 'say hello'], {
+          cwd: p.project,
+          env: p.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+        child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+        child.on('exit', (status) => resolve({ status, stdout, stderr }));
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.trim(), 'hello');
+      const lines = p.reportLines();
+      assert.ok(lines.length >= 1);
+      for (const line of lines) assert.deepEqual(line.providers.openai, { served: true, profile: 'qwen-0.24' });
+      assert.ok(lines.reduce((n, l) => n + l.streams.openai.bytes, 0) >= 1, JSON.stringify(lines));
+
+      const before = provider.requests();
+      const m = providerSetUp('mcp', provider);
+      const mcp = spawnSync(process.execPath, [launcher, '--qwen', latest.dir, 'mcp', 'list'], {
+        cwd: m.project,
+        env: m.env,
+        encoding: 'utf8',
+      });
+      assert.equal(mcp.status, 0, mcp.stderr);
+      assert.deepEqual(m.reportLines(), [], 'no cli.js process: the preload acted nowhere');
+      assert.equal(provider.requests(), before, 'and no model request was sent');
+    } finally {
+      await provider.close();
+    }
   },
 );
 

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
-import { inspectQwen } from '../lib/qwen/inspect.mjs';
+import { changedReason, inspectQwen } from '../lib/qwen/inspect.mjs';
 
 const preload = pathToFileURL(fileURLToPath(new URL('../lib/qwen/preload.mjs', import.meta.url))).href;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-qwen-fallback-'));
@@ -174,6 +174,39 @@ test(
   },
 );
 
+test(
+  'one line changed inside a replaced function: the closest known code is the variant it came from, by the lines still shared',
+  { skip: latest.skip },
+  () => {
+    // Any change to processStream itself makes it differ from every variant
+    // alike; the lines tell 0.24.4's own variant from 0.23.0's.
+    const dir = editedRelease(latest.dir, 'one-line-anthropic', [
+      {
+        needle: 'messageId = event.message.id ?? messageId;',
+        change: (t) =>
+          t.replace('messageId = event.message.id ?? messageId;', 'messageId = event.message.id || messageId;'),
+      },
+    ]);
+    const { anthropic, openai } = inspectQwen({ dir, version: '0.24.4' }, { cache: false });
+    assert.equal(openai.served, true);
+    assert.equal(anthropic.served, false);
+    assert.match(
+      anthropic.reason,
+      /^AnthropicContentGenerator\.processStream is code this package does not know \(closest known code: Qwen Code 0\.23\.4, 0\.24\.0, 0\.24\.2, 0\.24\.3, 0\.24\.4, 99\.\d% of its lines; differs in AnthropicContentGenerator\.processStream\)$/,
+    );
+  },
+);
+
+test('code as close to two known variants says it is a tie', () => {
+  const variant = (seenIn, f, lines) => ({ seenIn, functions: { f, g: 'g1' }, lines: { f: lines, g: 'x y' } });
+  const known = { k: [variant('1.0.0', 'f1', 'a b c'), variant('2.0.0', 'f2', 'a b d'), variant('3.0.0', 'f3', 'e')] };
+  const fp = { functions: { f: 'f0', g: 'g1' }, lines: () => ({ f: ['a', 'b', 'z'], g: ['x', 'y'] }) };
+  assert.equal(
+    changedReason('X.run', 'k', fp, known),
+    'X.run is code this package does not know (closest known code: a tie between Qwen Code 1.0.0 and Qwen Code 2.0.0, 66.6% of the lines of each; differs in f)',
+  );
+});
+
 test('a changed OpenAI converter runs stock and is named', { skip: latest.skip }, () => {
   const dir = editedRelease(latest.dir, 'changed-openai', [
     {
@@ -259,6 +292,18 @@ test('a Qwen without the seam (0.15.x) runs stock with one line', () => {
   assert.equal(stdout, 'qwen ran\n');
   assert.equal(report[0].active, false);
   assert.equal(stderr.trim().split('\n').length, 1, stderr);
+  assert.match(
+    stderr,
+    /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: this release has no tool-call preparing seam \(Qwen Code has one from 0\.21\.2 on\)$/m,
+  );
+});
+
+test('a bundle with the seam but not every hook point runs stock, naming what it does not export', () => {
+  const cli = fakeQwen('partial-seam', {
+    'chunk-OLD.js': `${HOOK_EXPORTS}export { setToolCallPreparations };\nfunction setToolCallPreparations() {}\n`,
+  });
+  const { stderr, report } = runWithPreload(cli);
+  assert.equal(report[0].active, false);
   assert.match(
     stderr,
     /^toolcall-stream\/qwen: Qwen Code 0\.15\.4 runs stock: the bundle does not export ContentGenerationPipeline, OpenAIContentConverter/,

@@ -4,12 +4,12 @@
 // not (the reason names the function that changed); whether the native
 // binary loads. The decision is the preload's own (inspect.mjs, from the
 // bundle's code, through the same cache), so what it says is what runs.
+import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inspectQwen } from './inspect.mjs';
 import { activeUpdateOf } from './qwen-update.mjs';
-import fs from 'node:fs';
 import { emitterClassText, emitterCodeMismatch } from './acp-progress.mjs';
 import { progressSetting } from './progress-setting.mjs';
 
@@ -41,6 +41,7 @@ export function checkReport(found, { preload, preloadProblem, env = process.env 
   // Qwen's bin runs its own update of itself when it has one: that is what a start serves.
   const update = path.basename(entry) === 'cli.js' ? undefined : activeUpdateOf(base, entry, env);
   if (update) lines.push(`  runs Qwen Code's own update to ${update.version} instead: ${update.dir}`);
+  if (path.basename(entry) !== 'cli.js') lines.push(...modeLines(entry, preload));
   const pkg = update ?? base;
 
   const { checkAvailable } = require('../available.js');
@@ -90,6 +91,47 @@ function progressLine(decision, env, off) {
   return mismatch
     ? `live progress on preparing cards (--acp): off: ${mismatch}`
     : 'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)';
+}
+
+/**
+ * What cli-entry.js runs inside its own process rather than in a cli.js it
+ * starts (isInProcessFastPath in Qwen's packages/cli/cli-entry.js), read from
+ * the entry itself: `qwen serve`, `qwen mcp`, `--help` and `--version` in
+ * 0.21 to 0.24.
+ */
+function inProcessModes(entry) {
+  let body;
+  try {
+    body = /function isInProcessFastPath\(\)\s*\{([\s\S]*?)\n\}/.exec(fs.readFileSync(entry, 'utf8'))?.[1];
+  } catch {
+    return [];
+  }
+  if (!body) return [];
+  return [
+    ...[...body.matchAll(/first === '([\w-]+)'/g)].map((m) => m[1]),
+    ...[...body.matchAll(/hasFlag\('(--[\w-]+)'/g)].map((m) => m[1]),
+  ];
+}
+
+/**
+ * Which of Qwen's modes the preload serves. It acts in every cli.js process:
+ * cli-entry.js starts cli.js for the interactive mode, -p and --acp, and the
+ * child inherits NODE_OPTIONS. What cli-entry.js runs in its own process runs
+ * stock; `qwen serve` sends no model requests there (packages/cli/src/serve:
+ * each session, and the workspace generation, is a `cli.js --acp` it starts
+ * with its own Node flags, after removing NODE_OPTIONS from its environment;
+ * the launcher gives the preload among those flags), nor does `qwen mcp`,
+ * which manages the MCP server settings.
+ */
+function modeLines(entry, preload) {
+  const inProcess = inProcessModes(entry);
+  const lines = ['  served: every cli.js process (interactive, -p, --acp)'];
+  if (!inProcess.includes('serve')) return lines;
+  lines[0] += ", and each session of serve and its web shell (a cli.js --acp it starts with the launcher's Node flags)";
+  const names = inProcess.map((m) => (m === 'serve' ? "serve's own process" : m.startsWith('-') ? m : `qwen ${m}`));
+  lines.push(`  stock, inside cli-entry.js, sending no model requests: ${names.join(', ')}`);
+  lines.push(`  serve by hand (it removes NODE_OPTIONS): node --import=${preload.href} ${entry} serve`);
+  return lines;
 }
 
 /** Prints the check to stdout; returns the exit code. */

@@ -79,11 +79,16 @@ function normalString(value) {
 
 const SKIPPED_KEYS = new Set(['start', 'end', 'loc', 'range', 'raw', 'sourceType']);
 
+/** A node that stands on a line of its own in source: a statement or a declaration. */
+const isStatement = (n) => /(?:Statement|Declaration)$/.test(n.type);
+
 /**
  * The canonical text of a syntax tree; calls `reach(name)` for every
  * identifier it meets and `reachMethod(name)` for every `this.name`.
+ * `shallow` writes each statement nested in `node` as `§`: the text of
+ * `node`'s own line.
  */
-function canonical(node, visit) {
+function canonical(node, visit, { shallow = false } = {}) {
   const out = [];
   // `name` in `a.name` and `{name: v}` is a property, not a reference.
   const walk = (n, isProperty = false) => {
@@ -94,6 +99,7 @@ function canonical(node, visit) {
       return out.push(']');
     }
     if (typeof n !== 'object') return out.push(JSON.stringify(n));
+    if (shallow && n !== node && isStatement(n)) return out.push('§');
     if (n.type === 'Identifier') {
       if (!isProperty) visit.reach?.(n.name);
       return out.push(`#${isProperty ? n.name : normalName(n.name)}`);
@@ -120,12 +126,66 @@ function canonical(node, visit) {
   return out.join('');
 }
 
+/**
+ * The lines of a function: a short hash of the canonical text of the
+ * function's head and of each statement in it, nested statements left out
+ * (`shallow`), in source order. One statement changed changes one line, so
+ * two versions of a function can be compared by how many lines they share.
+ */
+function lineHashes(node) {
+  const lines = [];
+  const walk = (n) => {
+    if (n === null || typeof n !== 'object') return;
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (n === node || isStatement(n))
+      lines.push(
+        createHash('sha256')
+          .update(canonical(n, {}, { shallow: true }))
+          .digest('hex')
+          .slice(0, 8),
+      );
+    for (const key of Object.keys(n)) if (key !== 'type' && !SKIPPED_KEYS.has(key)) walk(n[key]);
+  };
+  walk(node);
+  return lines;
+}
+
+/**
+ * How much of `a` and `b`, two `{function name: lines}` maps, is the same
+ * code: the lines they share (by function, counted with repeats) over the
+ * lines either has, from 0 to 1.
+ */
+export function linesShared(a, b) {
+  let shared = 0;
+  let all = 0;
+  for (const name of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const counts = new Map();
+    for (const line of a[name] ?? []) counts.set(line, (counts.get(line) ?? 0) + 1);
+    let common = 0;
+    for (const line of b[name] ?? []) {
+      const n = counts.get(line) ?? 0;
+      if (n > 0) {
+        common++;
+        counts.set(line, n - 1);
+      }
+    }
+    shared += common;
+    all += (a[name]?.length ?? 0) + (b[name]?.length ?? 0) - common;
+  }
+  return all === 0 ? 1 : shared / all;
+}
+
 /** Reads and parses the chunks of one bundle, each once. */
 export class Bundle {
   #chunks = new Map();
 
   constructor(packageDir) {
     this.dir = path.join(packageDir, 'chunks');
+  }
+
+  /** The chunk files whose code this bundle has parsed: what its fingerprints were read from. */
+  get files() {
+    return [...this.#chunks.keys()];
   }
 
   chunk(file) {
@@ -152,7 +212,8 @@ export class Bundle {
    * The fingerprint of `target` (`{file, className?, name}`): `hash` covers
    * its canonical text and everything it reaches, in the order first reached;
    * `functions` has each reached function's own hash by name, so that a
-   * changed fingerprint can name the function that changed. Names in `stop`
+   * changed fingerprint can name the function that changed; `lines()` each
+   * one's lines (lineHashes), to tell how close changed code is to known code. Names in `stop`
    * (the host's own functions the preload calls rather than replaces) are not
    * followed.
    */
@@ -160,6 +221,7 @@ export class Bundle {
     const seen = new Set();
     const queue = [];
     const functions = {};
+    const nodes = {};
     const whole = createHash('sha256');
     const enqueue = (chunk, name, className) => {
       const key = `${chunk.file}\0${className ?? ''}\0${name}`;
@@ -189,9 +251,12 @@ export class Bundle {
       let key = label;
       for (let i = 2; key in functions; i++) key = `${label}#${i}`;
       functions[key] = createHash('sha256').update(text).digest('hex').slice(0, 16);
+      nodes[key] = node;
       whole.update(`${key}=${text}\n`);
     }
-    return { hash: whole.digest('hex').slice(0, 16), functions };
+    // The lines are wanted only to compare code that is not known, so made on demand.
+    const lines = () => Object.fromEntries(Object.entries(nodes).map(([key, node]) => [key, lineHashes(node)]));
+    return { hash: whole.digest('hex').slice(0, 16), functions, lines };
   }
 
   /** Where a name used in `chunk` is declared as a function or class, following imports. */

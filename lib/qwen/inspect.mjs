@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { Bundle, methodParams } from './fingerprint.mjs';
+import { Bundle, linesShared, methodParams } from './fingerprint.mjs';
 import { KNOWN_CODE } from '../generated/qwen-known-code.mjs';
 import { readCache, writeCache } from './cache.mjs';
 
@@ -111,23 +111,71 @@ export function findExporters(packageDir, wanted) {
   return scanBundle(packageDir, wanted).files;
 }
 
+/**
+ * What findExporters finds (`files`, `sdk`), the number of `.js` chunks
+ * (`scripts`), and whether a chunk read names the preparing seam (`seam`;
+ * one that exports every wanted name does).
+ */
 function scanBundle(packageDir, wanted) {
   const chunksDir = path.join(packageDir, 'chunks');
   const files = {};
   const sdk = {};
   const rest = new Set(wanted);
+  let scripts = 0;
+  let seam = false;
   for (const f of fs.readdirSync(chunksDir).sort()) {
-    if (rest.size === 0 && Object.keys(sdk).length === Object.keys(SDK_STREAMING).length) break;
     if (!f.endsWith('.js')) continue;
+    scripts++;
+    if (rest.size === 0 && Object.keys(sdk).length === Object.keys(SDK_STREAMING).length) continue;
     const full = path.join(chunksDir, f);
     const text = fs.readFileSync(full, 'utf8');
+    seam ||= text.includes(SEAM);
     for (const name of exportedNames(text)) if (rest.delete(name)) files[name] = full;
     for (const [provider, marker] of Object.entries(SDK_STREAMING)) {
       const m = sdk[provider] ? undefined : marker.exec(text);
       if (m) sdk[provider] = { file: full, at: m.index };
     }
   }
-  return { files, sdk };
+  return { files, sdk, scripts, seam };
+}
+
+/**
+ * The tool-call preparing seam: Qwen's store of the preparations of the tool
+ * calls a stream is still sending (setToolCallPreparations /
+ * getToolCallPreparations), which the native converters fill. A bundle
+ * without the name has nothing for them to serve.
+ */
+const SEAM = 'setToolCallPreparations';
+
+/** The oldest release of the known code: the first published one with the seam. */
+const FIRST_WITH_SEAM = Object.values(KNOWN_CODE)
+  .flatMap((variants) => variants.flatMap((v) => v.seenIn.split(', ')))
+  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))[0];
+
+const NO_SEAM = `this release has no tool-call preparing seam (Qwen Code has one from ${FIRST_WITH_SEAM} on)`;
+
+/**
+ * Why the bundle at `packageDir` is not one the preload can read, or
+ * undefined when it is laid out as Qwen's from 0.21 on: cli.js importing its
+ * code from `.js` files in chunks/ beside it (esbuild's code splitting).
+ * Older releases are one cli.js without the seam; anything else says what was
+ * expected and what was found.
+ */
+function layoutProblem(packageDir) {
+  const chunksDir = path.join(packageDir, 'chunks');
+  let found;
+  try {
+    if (fs.statSync(chunksDir).isDirectory()) return undefined;
+    found = 'a file named chunks, not a folder,';
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    found = 'no chunks folder';
+  }
+  const cli = fs.readFileSync(path.join(packageDir, 'cli.js'), 'utf8');
+  if (/["']\.\/chunks\//.test(cli))
+    return `the bundle is incomplete: its cli.js imports its code from ./chunks/, and there is ${found} beside it`;
+  if (!cli.includes(SEAM)) return NO_SEAM;
+  return `the bundle is not laid out as Qwen Code's: expected cli.js beside a chunks folder of the code it imports, found ${found} beside a cli.js that holds all of its code`;
 }
 
 /**
@@ -185,23 +233,46 @@ function propertyFunction(bundle, file, objectName, property) {
   return prop?.value.type === 'Identifier' ? prop.value.name : undefined;
 }
 
-/** The fingerprint's closest known variant, and the functions that differ from it. */
-function changedFunctions(kind, fp) {
-  let best;
-  let bestDiff;
-  for (const variant of KNOWN_CODE[kind]) {
-    const names = new Set([...Object.keys(variant.functions), ...Object.keys(fp.functions)]);
-    const diff = [...names].filter((n) => variant.functions[n] !== fp.functions[n]);
-    if (!bestDiff || diff.length < bestDiff.length) [best, bestDiff] = [variant, diff];
+/**
+ * The known variants closest to the fingerprint `fp` (the most of their lines
+ * shared: linesShared), more than one when they tie, with the share and the
+ * functions that differ from them. Ranked by lines, not by how many functions
+ * differ: a change to the replaced function itself makes it differ from every
+ * variant, and the lines of what changed still tell them apart.
+ */
+function closestVariants(variants, fp) {
+  const lines = fp.lines();
+  let best = [];
+  let bestShare = -1;
+  for (const variant of variants) {
+    const known = Object.fromEntries(Object.entries(variant.lines).map(([name, l]) => [name, l ? l.split(' ') : []]));
+    const share = linesShared(lines, known);
+    if (share > bestShare) [best, bestShare] = [[variant], share];
+    else if (share === bestShare) best.push(variant);
   }
-  return { closest: best, changed: bestDiff ?? Object.keys(fp.functions) };
+  const names = new Set(Object.keys(fp.functions));
+  for (const variant of best) for (const name of Object.keys(variant.functions)) names.add(name);
+  const changed = [...names].filter((n) => best.some((variant) => variant.functions[n] !== fp.functions[n]));
+  return { closest: best, share: bestShare, changed };
 }
 
-/** One line naming what changed: the replaced function and the functions of it that differ. */
-function changedReason(target, kind, fp) {
-  const { closest, changed } = changedFunctions(kind, fp);
+/**
+ * One line naming what changed: the replaced function, the closest known
+ * code, and the functions of it that differ. `known` is the table of known
+ * code (its `kind` variants are compared).
+ */
+export function changedReason(target, kind, fp, known = KNOWN_CODE) {
+  const { closest, share, changed } = closestVariants(known[kind], fp);
   const shown = changed.slice(0, 3).join(', ') + (changed.length > 3 ? `, +${changed.length - 3} more` : '');
-  const near = closest ? ` (closest known code: Qwen Code ${closest.seenIn}; differs in ${shown})` : '';
+  // Rounded down, so code that differs never reads as 100%.
+  const percent = `${Math.floor(share * 1000) / 10}%`;
+  const releases = closest.map((v) => `Qwen Code ${v.seenIn}`);
+  const near =
+    closest.length === 0
+      ? ''
+      : closest.length === 1
+        ? ` (closest known code: ${releases[0]}, ${percent} of its lines; differs in ${shown})`
+        : ` (closest known code: a tie between ${releases.join(' and ')}, ${percent} of the lines of each; differs in ${shown})`;
   return `${target} is code this package does not know${near}`;
 }
 
@@ -382,14 +453,30 @@ export function inspectQwen(pkg, { cache = true } = {}) {
     if (hit) return hit;
   }
   let decision;
+  // The chunks whose code the decision reads (the hook points' and those its
+  // fingerprints were taken from): the cache is keyed on them.
+  const read = [];
+  let bundle;
+  const stock = (reason, hookPoints = {}) => ({
+    hookPoints,
+    anthropic: { served: false, reason },
+    openai: { served: false, reason },
+  });
   try {
-    const { files, sdk } = scanBundle(pkg.dir, WANTED);
+    const layout = layoutProblem(pkg.dir);
+    const scan = layout ? undefined : scanBundle(pkg.dir, WANTED);
+    const { files = {}, sdk } = scan ?? {};
+    read.push(...Object.values(files));
     const missing = HOOK_POINTS.filter((n) => !files[n]);
-    if (missing.length) {
-      const reason = `the bundle does not export ${missing.join(', ')}`;
-      decision = { hookPoints: files, anthropic: { served: false, reason }, openai: { served: false, reason } };
-    } else {
-      const bundle = new Bundle(pkg.dir);
+    if (layout) decision = stock(layout);
+    else if (scan.scripts === 0)
+      decision = stock(
+        "the bundle is not laid out as Qwen Code's: expected its code in .js files in chunks beside cli.js, found none",
+      );
+    else if (!scan.seam) decision = stock(NO_SEAM, files);
+    else if (missing.length) decision = stock(`the bundle does not export ${missing.join(', ')}`, files);
+    else {
+      bundle = new Bundle(pkg.dir);
       decision = {
         hookPoints: files,
         anthropic: guarded(decideAnthropic, bundle, files, sdk),
@@ -397,9 +484,8 @@ export function inspectQwen(pkg, { cache = true } = {}) {
       };
     }
   } catch (err) {
-    const reason = `the bundle could not be read: ${err.message}`;
-    decision = { hookPoints: {}, anthropic: { served: false, reason }, openai: { served: false, reason } };
+    decision = stock(`the bundle could not be read: ${err.message}`);
   }
-  if (cache) writeCache(pkg.dir, KNOWN_CODE_HASH, decision);
+  if (cache) writeCache(pkg.dir, KNOWN_CODE_HASH, decision, [...read, ...(bundle?.files ?? [])]);
   return decision;
 }

@@ -101,7 +101,17 @@ async function runQwen({ entry }, qwenArgs) {
       preload = false;
     }
   }
-  if (preload) process.env.NODE_OPTIONS = withPreload(process.env.NODE_OPTIONS, PRELOAD.href);
+  if (preload) {
+    process.env.NODE_OPTIONS = withPreload(process.env.NODE_OPTIONS, PRELOAD.href);
+    // `qwen serve` runs in this very process (cli-entry.js imports cli.js
+    // for it), removes NODE_OPTIONS from its environment as a loader
+    // variable (scrubInheritedLoaderEnv, packages/cli/src/serve), and starts
+    // each session as `node <its own node flags> cli.js --acp`
+    // (createSpawnChannelFactory, packages/acp-bridge: process.execArgv).
+    // Given as one of those flags too, the preload reaches the sessions, as
+    // it would for `node --import=<preload> cli-entry.js serve`.
+    if (!process.execArgv.includes(`--import=${PRELOAD.href}`)) process.execArgv.push(`--import=${PRELOAD.href}`);
+  }
   // A new start: what a Qwen that started this one (its shell tool) said is not said here yet (preload.mjs, say).
   delete process.env.TOOLCALL_STREAM_QWEN_SAID;
   // Qwen reads its arguments from process.argv and finds itself by argv[1]
