@@ -12,7 +12,11 @@
 // Per case: the responses (as qwen-run.mjs reads them), the error (class and
 // where it comes from, message, the fields Qwen reads, and Qwen's own retry
 // classification of it), the requests the SDK made (its retries), which path
-// the preload took, and any unhandled rejection.
+// the preload took, and any unhandled rejection. With the preload, the
+// argument progress of the stream is read after every response, as live
+// progress reads it (lib/progress.js): the reads must change nothing Qwen
+// sees, and a read that throws or whose counts go down is reported with the
+// unhandled rejections, which stock never has.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { setImmediate as turn } from 'node:timers/promises';
@@ -20,6 +24,7 @@ import { startQwenGenerators } from './qwen-generator.mjs';
 import { startCaseServer } from './case-server.mjs';
 import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
 import { findExporters } from '../../lib/qwen/inspect.mjs';
+import progress from '../../lib/progress.js';
 
 const [packageDir, mode, file] = process.argv.slice(2);
 
@@ -143,8 +148,10 @@ async function runCase(kase) {
       contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
       config: { abortSignal: abort.signal },
     };
+    const reader = mode === 'native' ? progressReader() : undefined;
     for await (const r of await generators[kase.provider].generateContentStream(request, 'prompt-1')) {
       responses.push(responseRecord(r));
+      reader?.(r);
     }
   } catch (err) {
     error = errorRecord(err);
@@ -160,6 +167,32 @@ async function runCase(kase) {
     JSON.stringify({ seed: kase.seed, requests: provider.requests, responses, error, hang, unhandled, path: took }) +
       '\n',
   );
+}
+
+/**
+ * Reads the argument progress of the stream after each response, from the
+ * latest response that carries preparations; what goes wrong goes to
+ * `unhandled`.
+ */
+function progressReader() {
+  let source;
+  const seen = new Map();
+  return (response) => {
+    if (progress.progressSourceOf(response)) source = response;
+    if (!source) return;
+    try {
+      const snapshot = progress.getToolCallProgress(source);
+      for (const call of snapshot.calls) {
+        const last = seen.get(call.callId);
+        if (last && (call.argumentBytes < last.argumentBytes || call.argumentLines < last.argumentLines)) {
+          unhandled.push(`progress of ${call.callId} went down: ${JSON.stringify([last, call])}`);
+        }
+        seen.set(call.callId, call);
+      }
+    } catch (err) {
+      unhandled.push(`reading progress threw: ${String(err?.stack ?? err).slice(0, 300)}`);
+    }
+  };
 }
 
 async function* batches() {
