@@ -83,6 +83,8 @@ const COMMON_SKIPS = {
   'e2e-safety.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-python-client.test.mjs':
     "the reference agent's own JavaScript driven by a CPython client (the official Python ACP SDK, a venv in ~/.cache); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
+  'e2e-toad-client.test.mjs':
+    "the reference agent's own JavaScript driven by Toad, a Python terminal app (a venv in ~/.cache, Python 3.13 or later); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
   'e2e-acpx-client.test.mjs': `${NOT_ADDON}; installs the acpx CLI with npm into ~/.cache, which the guests' node packages do not carry`,
   'e2e-zed-sdk-client.test.mjs': `${NOT_ADDON}; installs an older ACP SDK with npm into ~/.cache, which the guests' node packages do not carry`,
   'e2e-qwen-host.test.mjs': QWEN_HOST,
