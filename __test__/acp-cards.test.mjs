@@ -362,6 +362,28 @@ describe('PreparationTracker (docs/behaviour.md §8.2)', () => {
 });
 
 describe('ToolCallIds (docs/behaviour.md §4.1)', () => {
+  it('a chunk with neither a preparation nor a call does not cross to native, and still gets its functionCalls', () => {
+    const { native } = require('../lib/native.js');
+    const proto = Object.getPrototypeOf(new native.NativeToolCallIds([]));
+    const apply = proto.apply;
+    let crossings = 0;
+    proto.apply = function (...args) {
+      crossings++;
+      return apply.apply(this, args);
+    };
+    try {
+      const ids = new ToolCallIds(['toolu_1']);
+      const text = response([{ text: 'hi' }, { text: 'there', thought: true }]);
+      ids.apply(text);
+      assert.equal(crossings, 0);
+      assert.equal(text.functionCalls, undefined);
+      ids.apply(response([{ functionCall: { id: 'toolu_1', name: 'read_file', args: {} } }]));
+      assert.equal(crossings, 1, 'a chunk with a call crosses once');
+    } finally {
+      proto.apply = apply;
+    }
+  });
+
   it('normalises preparations and calls alike, keeping the provider id', () => {
     const ids = new ToolCallIds(['toolu_1', 'toolu_1__qwen_dup_2']);
     const r = response(

@@ -67,9 +67,14 @@ class ToolCallIds {
     for (const part of parts) {
       if (isObject(part) && isObject(part.functionCall)) rawIds.push(rawCallId(part.functionCall));
     }
-    const out = JSON.parse(
-      this.#native.apply(JSON.stringify({ preparations: preparations.map((p) => p.callId), calls: rawIds })),
-    );
+    // A chunk with neither a preparation nor a call (text, thoughts, usage)
+    // has no id to normalise: it does not cross to native.
+    const out =
+      preparations.length === 0 && rawIds.length === 0
+        ? { preparations: [], calls: [] }
+        : JSON.parse(
+            this.#native.apply(JSON.stringify({ preparations: preparations.map((p) => p.callId), calls: rawIds })),
+          );
     if (preparations.length > 0) {
       setToolCallPreparations(
         response,
