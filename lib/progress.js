@@ -4,19 +4,21 @@
 // ask that converter, when it wants, how far each open call's arguments have
 // come (counts only, never content). Like the preparations
 // (lib/preparations.js), it is kept in a module-level WeakMap keyed by the
-// response: never a property, never serialised, never a Part, and the
-// converter is not kept alive by it.
+// response: never a property, never serialised, never a Part. The converter
+// is held weakly: a host that keeps its responses (a transcript) does not
+// keep every stream's converter alive, and once a stream is over and its
+// converter gone there is nothing left to count.
 
 const sources = new WeakMap();
 
 /** Records `converter` as the maker of `response` (a response with preparations). */
 function noteProgressSource(response, converter) {
-  sources.set(response, converter);
+  sources.set(response, new WeakRef(converter));
 }
 
-/** The converter that made `response`, or undefined (not one of ours, or without preparations). */
+/** The converter that made `response` while it lives, or undefined (not one of ours, or without preparations). */
 function progressSourceOf(response) {
-  return response !== null && typeof response === 'object' ? sources.get(response) : undefined;
+  return response !== null && typeof response === 'object' ? sources.get(response)?.deref() : undefined;
 }
 
 /**
