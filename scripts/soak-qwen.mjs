@@ -7,8 +7,12 @@
 // least-squares line: the slope per turn of RSS, heap and external memory,
 // and the count of live native handles (liveHandles() of the package's
 // lib/native.js), which must not grow. Then it compares how each turn
-// ended in the two modes (the error's class and message, or none). Prints
-// the numbers and the turns that ended differently; asserts nothing.
+// ended in the two modes (the error's class and message, or none). A third
+// process runs the preload with live progress as the ACP layer runs it: a
+// PreparationTracker with progress (10 ms ticks) shows each turn's preparing
+// cards and discards them at its end; it counts the progress frames, and the
+// timers and cards left once a turn ended, which must be none. Prints the
+// numbers and the turns that ended differently; asserts nothing.
 //
 //   node scripts/soak-qwen.mjs [--turns 3000] [--release 0.24.4] [--every 100] [--warmup 500]
 import { execFileSync } from 'node:child_process';
@@ -55,7 +59,14 @@ async function child(mode) {
   console.error = () => {};
   console.warn = () => {};
   const provider = await startCaseServer();
-  const qwen = await startQwenGenerators({ packageDir: ensureQwenBuild(args.release), mode, baseUrl: provider.base });
+  const qwen = await startQwenGenerators({
+    packageDir: ensureQwenBuild(args.release),
+    mode: mode === 'progress' ? 'native' : mode,
+    baseUrl: provider.base,
+  });
+  const { ToolCallCards, PreparationTracker } = require('../index.js');
+  const cards = new ToolCallCards({ suppressedTools: [] });
+  const shown = { frames: 0, progressFrames: 0, refused: 0, timersLeft: 0, cardsLeft: 0 };
   const samples = [];
   const request = { model: 'test-model', contents: [{ role: 'user', parts: [{ text: 'hi' }] }], config: {} };
   let errors = 0;
@@ -67,11 +78,42 @@ async function child(mode) {
     let kase = generateCase(turn);
     for (let s = turn; kase.status !== 200;) kase = generateCase((s += 100_000));
     provider.serve(kase);
+    const tracker =
+      mode === 'progress'
+        ? new PreparationTracker(cards, {
+            progress: { intervalMs: 10, stallMs: 50, stallIntervalMs: 20, send: () => void shown.progressFrames++ },
+          })
+        : undefined;
     try {
-      for await (const r of await qwen.generators[kase.provider].generateContentStream(request, 'prompt-1')) void r;
+      for await (const r of await qwen.generators[kase.provider].generateContentStream(request, 'prompt-1')) {
+        if (!tracker) continue;
+        let frames;
+        try {
+          frames = tracker.observe(r);
+        } catch {
+          // A preparation whose id no card can carry (Qwen's JS ids: an
+          // empty or odd one) is the ledger's refusal, not the turn's error.
+          shown.refused++;
+          frames = [];
+        }
+        for (const frame of frames) {
+          shown.frames++;
+          tracker.sent(frame);
+        }
+        // A turn's calls are resolved by id, as the ACP stream loop does.
+        tracker.resolve(r.functionCalls ?? []);
+      }
     } catch (e) {
       errors++;
       ended[turn] = `${e?.constructor?.name}: ${e?.message}`;
+    }
+    if (tracker) {
+      tracker.discard(true);
+      cards.closeAll();
+      // A tick still delivering when the turn ended finishes on the next turn of the event loop.
+      await new Promise((r) => setImmediate(r));
+      if (tracker.progressRunning) shown.timersLeft++;
+      if (cards.openIds().length > 0) shown.cardsLeft++;
     }
     if (turn % every === 0) {
       // napi runs the finalizers of collected handles after the GC, on the event loop.
@@ -103,7 +145,8 @@ async function child(mode) {
     slopes: { rss: fit('rss'), heap: fit('heap'), external: fit('external'), handles: fit('handles') },
     end: { rss: last.rss, heap: last.heap, external: last.external, handles: last.handles },
     handles: { min: Math.min(...after.map((s) => s.handles)), max: Math.max(...after.map((s) => s.handles)) },
-    stats: mode === 'native' ? qwen.stats : undefined,
+    stats: mode === 'stock' ? undefined : qwen.stats,
+    progress: mode === 'progress' ? shown : undefined,
   };
 }
 
@@ -119,7 +162,7 @@ if (args.child) {
     `machine: ${os.cpus()[0]?.model} ×${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
   );
   const runs = {};
-  for (const mode of ['stock', 'native']) {
+  for (const mode of ['stock', 'native', 'progress']) {
     const out = execFileSync(process.execPath, ['--expose-gc', script, '--child', mode, ...process.argv.slice(2)], {
       encoding: 'utf8',
       maxBuffer: 16 << 20,
@@ -127,14 +170,19 @@ if (args.child) {
     const r = JSON.parse(out.trim().split('\n').pop());
     runs[mode] = r;
     console.log(
-      `${mode.padEnd(6)} ${r.seconds.toFixed(1)} s, ${r.errors} turns ended in an error; per turn: RSS ${kb(r.slopes.rss)}, heap ${kb(r.slopes.heap)}, external ${kb(r.slopes.external)}, live handles ${r.slopes.handles.toFixed(4)}; at the end: RSS ${(r.end.rss / 2 ** 20).toFixed(1)} MiB, heap ${(r.end.heap / 2 ** 20).toFixed(1)} MiB, live handles ${r.end.handles} (after warm-up ${r.handles.min}…${r.handles.max})`,
+      `${mode.padEnd(8)} ${r.seconds.toFixed(1)} s, ${r.errors} turns ended in an error; per turn: RSS ${kb(r.slopes.rss)}, heap ${kb(r.slopes.heap)}, external ${kb(r.slopes.external)}, live handles ${r.slopes.handles.toFixed(4)}; at the end: RSS ${(r.end.rss / 2 ** 20).toFixed(1)} MiB, heap ${(r.end.heap / 2 ** 20).toFixed(1)} MiB, live handles ${r.end.handles} (after warm-up ${r.handles.min}…${r.handles.max})`,
     );
   }
-  // The same turns in both modes: each must end the same way.
+  const p = runs.progress.progress;
+  console.log(
+    `progress: ${p.frames} preparing cards shown (${p.refused} preparations refused by the ledger), ${p.progressFrames} progress frames; turns that left a timer running: ${p.timersLeft}, a card open: ${p.cardsLeft}`,
+  );
+  // The same turns in every mode: each must end the same way.
   const differing = [];
   for (let turn = 1; turn <= turns; turn++) {
-    const [a, b] = [runs.stock.ended[turn], runs.native.ended[turn]];
+    const [a, b, c] = [runs.stock.ended[turn], runs.native.ended[turn], runs.progress.ended[turn]];
     if (a !== b) differing.push(`turn ${turn}: stock ${a ?? 'no error'}, preload ${b ?? 'no error'}`);
+    if (a !== c) differing.push(`turn ${turn}: stock ${a ?? 'no error'}, preload with progress ${c ?? 'no error'}`);
   }
   console.log(`turns that ended differently stock and with the preload: ${differing.length}`);
   for (const line of differing.slice(0, 10)) console.log(`  ${line}`);
