@@ -7,6 +7,7 @@ const { unreadable } = require('../responses.js');
 const { NativeState, decode, NOTHING } = require('../wire.js');
 const { AnthropicObjectPath } = require('../object-path.js');
 const { hostError } = require('../host.js');
+const { readArgumentProgress } = require('./argument-progress.js');
 const { readOptions } = require('./options.js');
 const { eventText, pushRaw, fresh, flushCarry } = require('./input.js');
 const { isRetryableStreamTransportError } = require('./transport-errors.js');
@@ -153,13 +154,8 @@ class AnthropicConverter {
    * conversion itself does no extra work for it.
    */
   argumentProgress() {
-    if (this.#state.finished) return { received: this.#received, calls: [] };
     try {
-      // What the object path gathered counts as received. Gathered text
-      // cannot cross a limit (lib/object-path.js keeps it under the budget),
-      // so handing it over early changes no outcome.
-      this.#objectPath.flush();
-      return { received: this.#received, calls: JSON.parse(native.converterArgumentProgress(this.#state.slot)) };
+      return readArgumentProgress(this.#state, this.#objectPath, this.#received);
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.argumentProgress'));
     }

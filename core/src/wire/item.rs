@@ -7,6 +7,24 @@ use super::key::{self, next_key, open_item};
 use crate::gemini::{LiteralKind, Part, Response, UsageProvenance};
 use crate::json::write_str;
 
+/// `{"callId":…,"toolName":…` of a preparation (or of a call's progress,
+/// `progress.rs`), left open for the caller's keys: an id that is not a
+/// string is written as its JSON.
+pub(super) fn write_call_identity(
+    out: &mut String,
+    call_id: &str,
+    call_id_json: Option<&str>,
+    tool_name: &str,
+) {
+    out.push_str("{\"callId\":");
+    match call_id_json {
+        Some(json) => out.push_str(json),
+        None => write_str(out, call_id),
+    }
+    out.push_str(",\"toolName\":");
+    write_str(out, tool_name);
+}
+
 impl Response {
     /// Writes `{"r": <response>, "p": [<preparations>], "u": <usage
     /// provenance>, "t": [<indexes of reasoning parts>]}`: the response as
@@ -28,13 +46,7 @@ impl Response {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str("{\"callId\":");
-                match &p.call_id_json {
-                    Some(json) => out.push_str(json),
-                    None => write_str(out, &p.call_id),
-                }
-                out.push_str(",\"toolName\":");
-                write_str(out, &p.tool_name);
+                write_call_identity(out, &p.call_id, p.call_id_json.as_deref(), &p.tool_name);
                 out.push('}');
             }
             out.push(']');

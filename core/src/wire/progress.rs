@@ -4,8 +4,8 @@
 //! `JSON.parse` gives the objects. An id that is not a string is written as
 //! its JSON, as in a batch's preparations (`item.rs`).
 
+use super::item::write_call_identity;
 use crate::argument_progress::ArgumentProgress;
-use crate::json::write_str;
 
 /// Writes `progress` as a JSON array.
 pub fn write_argument_progress(progress: &[ArgumentProgress], out: &mut String) {
@@ -14,13 +14,7 @@ pub fn write_argument_progress(progress: &[ArgumentProgress], out: &mut String) 
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"callId\":");
-        match &p.call_id_json {
-            Some(json) => out.push_str(json),
-            None => write_str(out, &p.call_id),
-        }
-        out.push_str(",\"toolName\":");
-        write_str(out, &p.tool_name);
+        write_call_identity(out, &p.call_id, p.call_id_json.as_deref(), &p.tool_name);
         out.push_str(",\"argumentBytes\":");
         out.push_str(&p.argument_bytes.to_string());
         out.push_str(",\"argumentLines\":");

@@ -24,7 +24,7 @@ use std::arch::aarch64::{
     vshrn_n_u16,
 };
 
-use super::{Stops, BLOCK, WINDOW};
+use super::stops::{Stops, BLOCK, WINDOW};
 
 /// NEON: 16 bytes a register.
 pub(super) struct Neon;

@@ -2,7 +2,7 @@
 //! and the slowest choice of the `stop-search-switch` feature. Never the
 //! converters' own.
 
-use super::{is_stop, Stops, BLOCK, WINDOW};
+use super::stops::{is_stop, Stops, BLOCK, WINDOW};
 
 /// A byte at a time.
 pub(super) struct Scalar;

@@ -1,7 +1,7 @@
 //! The stop search with SSE2, part of the x86_64 baseline (no runtime
 //! detection).
 
-use super::{Stops, BLOCK, WINDOW};
+use super::stops::{Stops, BLOCK, WINDOW};
 
 /// SSE2: 16 bytes a register.
 pub(super) struct Sse2;

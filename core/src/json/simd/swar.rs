@@ -10,7 +10,7 @@
 //! mask, not only its first stop; a multiply gathers a word's eight flags
 //! into one byte, as a movemask would.
 
-use super::{Stops, BLOCK, WINDOW};
+use super::stops::{Stops, BLOCK, WINDOW};
 
 const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 const HIGH: u64 = 0x8080_8080_8080_8080;
