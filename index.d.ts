@@ -44,6 +44,8 @@ export interface ArgumentProgress {
 export interface ArgumentProgressSnapshot {
   /** Grows with every input the converter took (events, chunks, reads; pings and keep-alive reads too). */
   readonly received: number;
+  /** Whether `received` counts keep-alives: once the converter took raw bytes (the SDKs drop them before any object exists). */
+  readonly keepAlivesVisible: boolean;
   /** Each open call whose preparation the converter yielded; none once it is finished. */
   readonly calls: readonly ArgumentProgress[];
 }

@@ -53,6 +53,8 @@ test('Anthropic events and bytes: exact counts after every fragment, none after 
       );
     }
     assert.equal(getToolCallProgress(opened).calls[0].argumentLines, 2);
+    // Only a converter fed the raw body sees the keep-alives the SDKs drop.
+    assert.equal(getToolCallProgress(opened).keepAlivesVisible, form === 'bytes');
     const [done] = feed({ type: 'content_block_stop', index: 0 });
     assert.deepEqual(done.functionCalls[0].args, JSON.parse(received), 'reading changed nothing');
     assert.deepEqual(getToolCallProgress(opened).calls, []);
@@ -69,13 +71,14 @@ test('OpenAI: a call counts from its first byte once its name came, and not afte
   );
   assert.deepEqual(getToolCallProgress(named), {
     received: 2,
+    keepAlivesVisible: false,
     calls: [{ callId: 'call_1', toolName: 'write_file', argumentBytes: 11, argumentLines: 1 }],
   });
   c.pushChunk(chunk({ tool_calls: [{ index: 0, function: { arguments: '}' } }] }));
   const ping = c.argumentProgress().received;
   const finish = c.pushChunk(chunk({}, 'tool_calls'));
   assert.deepEqual(finish.functionCalls[0].args, { a: 'x\ny' });
-  assert.deepEqual(c.argumentProgress(), { received: ping + 1, calls: [] });
+  assert.deepEqual(c.argumentProgress(), { received: ping + 1, keepAlivesVisible: false, calls: [] });
   c.end();
   assert.deepEqual(c.argumentProgress().calls, []);
 });

@@ -23,9 +23,10 @@ function progressSourceOf(response) {
 
 /**
  * How far the open calls of the stream that made `response` have come, read
- * now from its converter: `{ received, calls: [{callId, toolName,
- * argumentBytes, argumentLines}] }` (`received` grows with every input the
- * converter takes, pings and keep-alive reads included), or `null` for a
+ * now from its converter: `{ received, keepAlivesVisible, calls: [{callId,
+ * toolName, argumentBytes, argumentLines}] }` (`received` grows with every
+ * input the converter takes, pings and keep-alive reads included where
+ * `keepAlivesVisible`: a converter fed SDK objects never sees them), or `null` for a
  * response no converter of this package made with preparations. A finished
  * converter has no open calls.
  */

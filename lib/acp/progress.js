@@ -191,6 +191,7 @@ class CardProgress {
           card.lastGrowth = now;
         }
         card.lines = Math.max(card.lines, call.argumentLines);
+        card.keepAlivesVisible = snapshot.keepAlivesVisible !== false;
         if (snapshot.received !== card.received) {
           if (card.received !== undefined) card.lastInput = now;
           card.received = snapshot.received;
@@ -229,8 +230,13 @@ class CardProgress {
   #frameIfDue(card, now) {
     const { stallMs, stallIntervalMs, intervalMs } = this.#options;
     const idleMs = now - card.lastGrowth;
+    // 'connection' only where the converter sees keep-alives (it takes the
+    // raw body): fed SDK objects, it cannot tell a silent connection from a
+    // quiet model on a live one, and says the model is awaited.
     let stalled;
-    if (idleMs >= stallMs) stalled = now - card.lastInput >= stallMs ? 'connection' : 'model';
+    if (idleMs >= stallMs) {
+      stalled = card.keepAlivesVisible && now - card.lastInput >= stallMs ? 'connection' : 'model';
+    }
     const sinceFrame = now - card.lastFrame;
     // A tick can come a little early: allow for the timer's jitter.
     const grown = card.bytes !== card.shownBytes || card.lines !== card.shownLines;

@@ -35,8 +35,9 @@ class AnthropicConverter {
   #nonEmpty = false;
   /** `end()` returned. */
   #ended = false;
-  /** Inputs taken (events and reads), for argumentProgress(). */
+  /** Inputs taken (events and reads), and whether any was raw bytes, for argumentProgress(). */
   #received = 0;
+  #rawBody = false;
 
   constructor(options) {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
@@ -73,6 +74,7 @@ class AnthropicConverter {
   /** Raw SSE bytes of the HTTP body (or its text), split anywhere. */
   pushBytes(data) {
     this.#received++;
+    this.#rawBody = true;
     try {
       this.#objectPath.flush();
       return this.#note(
@@ -148,14 +150,16 @@ class AnthropicConverter {
    * inside its string values; `received` grows with every input taken
    * (events, chunks and reads, pings and keep-alive reads included), so a
    * reader can tell a quiet model on a live connection from a silent
-   * connection. Counts only: never a byte of the arguments. A call leaves
+   * connection, where `keepAlivesVisible` says it can: once the converter
+   * took raw bytes (the SDKs drop pings and keep-alive comments before any
+   * event or chunk object exists). Counts only: never a byte of the arguments. A call leaves
    * the list when it closes; a finished converter has none. Meant to be read
    * at a timer's pace (the ACP layer reads it at most every 250 ms); the
    * conversion itself does no extra work for it.
    */
   argumentProgress() {
     try {
-      return readArgumentProgress(this.#state, this.#objectPath, this.#received);
+      return readArgumentProgress(this.#state, this.#objectPath, this.#received, this.#rawBody);
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.argumentProgress'));
     }

@@ -10,11 +10,13 @@ const { native } = require('../native.js');
  * gathered (that text counts as received; it cannot cross a limit, since
  * lib/object-path.js keeps it under the budget, so handing it over early
  * changes no outcome). A finished converter has no open calls.
+ * `keepAlivesVisible`: whether `received` counts keep-alives too, which it
+ * does once the converter took raw bytes (`rawBody`).
  */
-function readArgumentProgress(state, objectPath, received) {
-  if (state.finished) return { received, calls: [] };
+function readArgumentProgress(state, objectPath, received, rawBody) {
+  if (state.finished) return { received, keepAlivesVisible: rawBody, calls: [] };
   objectPath.flush();
-  return { received, calls: JSON.parse(native.converterArgumentProgress(state.slot)) };
+  return { received, keepAlivesVisible: rawBody, calls: JSON.parse(native.converterArgumentProgress(state.slot)) };
 }
 
 module.exports = { readArgumentProgress };

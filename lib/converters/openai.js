@@ -36,8 +36,9 @@ class OpenAIConverter {
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
-  /** Inputs taken (chunks and reads), for argumentProgress(). */
+  /** Inputs taken (chunks and reads), and whether any was raw bytes, for argumentProgress(). */
   #received = 0;
+  #rawBody = false;
 
   constructor(options) {
     const { limits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses } = readOptions(
@@ -76,6 +77,7 @@ class OpenAIConverter {
    */
   pushBytes(data) {
     this.#received++;
+    this.#rawBody = true;
     try {
       this.#objectPath.flush();
       return fresh(
@@ -119,14 +121,16 @@ class OpenAIConverter {
    * inside its string values; `received` grows with every input taken
    * (events, chunks and reads, pings and keep-alive reads included), so a
    * reader can tell a quiet model on a live connection from a silent
-   * connection. Counts only: never a byte of the arguments. A call leaves
+   * connection, where `keepAlivesVisible` says it can: once the converter
+   * took raw bytes (the SDKs drop pings and keep-alive comments before any
+   * event or chunk object exists). Counts only: never a byte of the arguments. A call leaves
    * the list when it closes; a finished converter has none. Meant to be read
    * at a timer's pace (the ACP layer reads it at most every 250 ms); the
    * conversion itself does no extra work for it.
    */
   argumentProgress() {
     try {
-      return readArgumentProgress(this.#state, this.#objectPath, this.#received);
+      return readArgumentProgress(this.#state, this.#objectPath, this.#received, this.#rawBody);
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.argumentProgress'));
     }
