@@ -1,8 +1,12 @@
 // The end-to-end suite of e2e-qwen-host.test.mjs (the published Qwen Code CLI
 // in ACP mode, real pipes, the official ACP client, the loopback provider),
 // run again with `--import toolcall-stream/qwen`: the same cards, cancels and
-// retries as stock Qwen. The report file proves the preload was active and
-// that every stream was converted from the raw HTTP body.
+// retries as stock Qwen, and no progress frame (the bare preload adds live
+// progress only when TOOLCALL_STREAM_QWEN_PROGRESS=on). The report file
+// proves the preload was active and that every stream was converted from the
+// raw HTTP body. Then, with Qwen's telemetry recording (so the preload
+// converts the SDK objects Qwen's telemetry sees) and live progress asked
+// for: the cards count their arguments up and say why they wait there too.
 import { after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,6 +19,8 @@ const preload = pathToFileURL(fileURLToPath(new URL('../lib/qwen/preload.mjs', i
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-qwen-report-'));
 const reportOf = ({ version, provider }) => path.join(reportDir, `${version}-${provider}.ndjson`);
 const ran = [];
+const telemetryRuns = [];
+const telemetryReportOf = ({ version, provider }) => path.join(reportDir, `telemetry-${version}-${provider}.ndjson`);
 
 describeQwenHost({
   label: 'toolcall-stream/qwen',
@@ -23,6 +29,52 @@ describeQwenHost({
     ran.push(run);
     return { TOOLCALL_STREAM_QWEN_REPORT: reportOf(run) };
   },
+});
+
+describeQwenHost({
+  label: 'toolcall-stream/qwen, telemetry on, live progress',
+  nodeOptions: `--import=${preload}`,
+  versions: ['0.21.10', '0.24.4'],
+  scenarios: ['progress', 'cancel'],
+  progress: true,
+  objects: true,
+  env: (run) => {
+    telemetryRuns.push(run);
+    return {
+      TOOLCALL_STREAM_QWEN_REPORT: telemetryReportOf(run),
+      TOOLCALL_STREAM_QWEN_PROGRESS: 'on',
+      QWEN_TELEMETRY_ENABLED: 'true',
+    };
+  },
+  // Qwen's own file exporter: the spans, logs and metrics go to a file, not to stdout (the ACP pipe).
+  settings: (run) => ({
+    telemetry: {
+      enabled: true,
+      target: 'local',
+      outfile: path.join(reportDir, `otel-${run.version}-${run.provider}.log`),
+    },
+  }),
+});
+
+after(() => {
+  // With the telemetry recording, every stream was converted from SDK objects.
+  for (const run of telemetryRuns) {
+    const lines = fs
+      .readFileSync(telemetryReportOf(run), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const objects = lines.reduce(
+      (n, l) => n + (run.provider === 'anthropic' ? l.streams.anthropic.objects : l.streams.openai.chunks),
+      0,
+    );
+    const bytes = lines.reduce((n, l) => n + l.streams[run.provider].bytes, 0);
+    assert.ok(objects >= 2 && bytes === 0, `${run.version} ${run.provider}: ${JSON.stringify(lines)}`);
+    assert.ok(
+      lines.some((l) => l.progress?.on === true),
+      `live progress was on: ${JSON.stringify(lines.map((l) => l.progress))}`,
+    );
+  }
 });
 
 after(() => {
