@@ -407,7 +407,10 @@ test('Anthropic: the object path fails limits at the same event as the native co
       const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
       assert.deepEqual(viaObjects, viaText);
     }),
-    { numRuns: 400 },
+    // A fixed seed: at these small limits a gathered block reaches its stop
+    // in only a few of the 400 streams, and the count below must not
+    // depend on the draw.
+    { numRuns: 400, seed: 20261205 },
   );
   assertTaken(TAKEN.anthropicAtLimits);
 });
