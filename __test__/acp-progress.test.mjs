@@ -31,8 +31,8 @@ const OpenAI = require('openai').default;
 
 /** Short times, so the rules show within a test's run. */
 const RATES = { intervalMs: 20, stallMs: 200, stallIntervalMs: 50 };
-/** Longer than any interval: a frame still due would have come by then. */
-const SETTLE_MS = 150;
+/** Longer than a stall's announcement: a frame still due would have come by then. */
+const SETTLE_MS = RATES.stallMs + 2 * RATES.stallIntervalMs;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------- process checks
@@ -561,23 +561,35 @@ for (const provider of PROVIDERS) {
         const calls = [{ id, name: 'write_file', args, gapMs: 10 }];
         const client = new Client({ [id]: args });
         const controller = new AbortController();
+        const transport = new AbortController();
         let seen = 0;
+        let third;
+        const thirdFrame = new Promise((resolve) => (third = resolve));
         const send = async (update) => {
           client.receive(update);
+          if (!isProgress(update)) return;
+          if (++seen === 3) third();
           // A slow transport for progress frames: the end arrives while one is in flight.
-          if (isProgress(update) && ++seen === 3 && end === 'abort') controller.abort();
-          if (isProgress(update)) await sleep(15);
+          await sleep(15);
         };
+        // The end comes in the middle of the arguments, whenever the third progress frame went out.
         async function* events() {
-          const source = modelStream(provider, 'objects', bodyOf(provider, calls));
-          for await (const event of source) {
-            yield event;
-            if (seen >= 3 && end !== 'abort') {
-              await source.return();
+          const source = modelStream(provider, 'objects', bodyOf(provider, calls), { signal: transport.signal })[
+            Symbol.asyncIterator
+          ]();
+          for (;;) {
+            const next = source.next();
+            const step = await Promise.race([next, thirdFrame.then(() => null)]);
+            if (step === null) {
+              next.catch(() => {}); // the request is abandoned below
+              transport.abort();
+              if (end === 'abort') return void controller.abort();
               if (end === 'stream error') throw new Error('socket hang up');
               yield { type: end };
               return;
             }
+            if (step.done) return;
+            yield step.value;
           }
         }
         const run = leavesNothing(() =>
@@ -594,6 +606,13 @@ for (const provider of PROVIDERS) {
           assert.deepEqual(result.functionCalls, []);
           if (end === 'abort') assert.equal(result.cancelled, true);
         }
+        await sleep(600);
+        console.log(
+          'DBG',
+          end,
+          JSON.stringify(client.frames.map((f) => f.update.title ?? f.update.status)),
+          client.failures.length,
+        );
         const frames = client.framesOf(id);
         assert.ok(client.progressOf(id).length >= 3);
         assert.equal(frames.at(-1)._meta.preparationDiscarded, true, 'the discard is the last frame');
@@ -694,6 +713,19 @@ for (const provider of PROVIDERS) {
         const cards = new ToolCallCards();
         const tracker = new PreparationTracker(cards, { progress: { ...RATES, send: client.send } });
         let progressBeforeEnd = 0;
+        // The host moves the card on while its arguments still stream.
+        const moveOn = async () => {
+          while (client.progressOf(id).length < 2) await sleep(2);
+          progressBeforeEnd = client.progressOf(id).length;
+          const call = { callId: id, toolName: 'write_file', rawInput: args };
+          if (ending === 'started') client.send(cards.started(call));
+          else if (ending === 'failed') client.send(cards.failed(id, 'write_file', 'no'));
+          else client.permission(cards.permission(call, []));
+          movedEarly = !callArrived;
+        };
+        let moved;
+        let callArrived = false;
+        let movedEarly = false;
         await leavesNothing(async () => {
           await drive(bodyOf(provider, [{ id, name: 'write_file', args, gapMs: 10 }]), async (response) => {
             for (const frame of tracker.observe(response)) {
@@ -702,18 +734,14 @@ for (const provider of PROVIDERS) {
               assert.equal(client.progressOf(id).length, 0, 'no progress before sent()');
               client.send(frame);
               tracker.sent(frame);
+              moved = moveOn();
             }
-            if (client.progressOf(id).length >= 2 && client.state.get(id) === 'preparing') {
-              // The host moves the card on while its arguments still stream.
-              progressBeforeEnd = client.progressOf(id).length;
-              const call = { callId: id, toolName: 'write_file', rawInput: args };
-              if (ending === 'started') client.send(cards.started(call));
-              else if (ending === 'failed') client.send(cards.failed(id, 'write_file', 'no'));
-              else client.permission(cards.permission(call, []));
-            }
+            if (response.functionCalls) callArrived = true;
           });
+          await moved;
           tracker.discard();
         });
+        assert.ok(movedEarly, 'the card moved on while its arguments streamed');
         assert.ok(progressBeforeEnd >= 2, `${ending}: progress before`);
         assert.equal(client.progressOf(id).length, progressBeforeEnd, `${ending}: no progress after`);
         assert.equal(tracker.progressRunning, false);
@@ -893,8 +921,13 @@ describe('argumentProgress / getToolCallProgress: exact counts', () => {
         const converter = provider === 'anthropic' ? new AnthropicConverter() : new OpenAIConverter();
         const push = (step) => {
           if (mode === 'bytes') return converter.pushBytes(Buffer.from(step));
-          const data = JSON.parse(step.slice(step.indexOf('data: ') + 6));
-          return provider === 'anthropic' ? converter.pushEvent(data) : converter.pushChunk(data);
+          return step
+            .split('\n\n')
+            .filter(Boolean)
+            .flatMap((event) => {
+              const data = JSON.parse(event.slice(event.indexOf('data: ') + 6));
+              return provider === 'anthropic' ? converter.pushEvent(data) : converter.pushChunk(data);
+            });
         };
         let opened;
         let sent = '';
