@@ -10,7 +10,7 @@
 // timer left and no unhandled rejection.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import { Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
@@ -52,8 +52,7 @@ async function leavesNothing(body) {
   const timers = timeouts();
   const out = await body();
   await sleep(SETTLE_MS);
-  // Fewer is fine: the loopback server's own pauses may end meanwhile.
-  assert.ok(timeouts() <= timers, `no timer left running (${timers} before, ${timeouts()} after)`);
+  assert.equal(timeouts(), timers, 'no timer left running');
   assert.equal(unhandled.length, seen, 'no unhandled rejection');
   return out;
 }
@@ -192,39 +191,49 @@ const keepAlive = (provider, ms, every = 25) => ({
 });
 
 // ---------------------------------------------------------------- loopback provider
-let server;
-let baseUrl;
+/**
+ * The provider runs in a worker thread, so that its own pauses are not
+ * timers of this thread: what is left running here after a stream is ours.
+ * Each request takes the next script posted to it.
+ */
+const PROVIDER = `
+const http = require('node:http');
+const { parentPort } = require('node:worker_threads');
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const scripts = [];
-
-before(async () => {
-  server = http.createServer(async (req, res) => {
-    req.resume();
-    await once(req, 'end');
-    const steps = scripts.shift() ?? [];
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.flushHeaders();
-    for (const step of steps) {
-      if (res.destroyed) return;
-      if (typeof step === 'string') res.write(step);
-      else if (typeof step === 'number') await sleep(step);
-      else if (step.destroy) return void res.socket.destroy();
-      else {
-        for (let t = 0; t < step.ms && !res.destroyed; t += step.every) {
-          res.write(step.keepAlive);
-          await sleep(step.every);
-        }
+const waiting = [];
+parentPort.on('message', (steps) => (waiting.length ? waiting.shift()(steps) : scripts.push(steps)));
+const next = () => (scripts.length ? scripts.shift() : new Promise((resolve) => waiting.push(resolve)));
+const server = http.createServer(async (req, res) => {
+  req.resume();
+  const steps = await next();
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  for (const step of steps) {
+    if (res.destroyed) return;
+    if (typeof step === 'string') res.write(step);
+    else if (typeof step === 'number') await sleep(step);
+    else {
+      for (let t = 0; t < step.ms && !res.destroyed; t += step.every) {
+        res.write(step.keepAlive);
+        await sleep(step.every);
       }
     }
-    res.end();
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  baseUrl = `http://127.0.0.1:${server.address().port}`;
+  }
+  res.end();
 });
-after(() => {
-  server.closeAllConnections();
-  server.close();
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+`;
+let providerThread;
+let baseUrl;
+const serve = (steps) => providerThread.postMessage(steps);
+
+before(async () => {
+  providerThread = new Worker(PROVIDER, { eval: true });
+  const [port] = await once(providerThread, 'message');
+  baseUrl = `http://127.0.0.1:${port}`;
 });
+after(() => providerThread.terminate());
 
 /**
  * One model stream from the loopback provider through the real SDK and a
@@ -233,7 +242,7 @@ after(() => {
  * converter yielded, for comparing runs.
  */
 async function* modelStream(provider, mode, steps, { signal, responses = [] } = {}) {
-  scripts.push(steps);
+  serve(steps);
   const converter = provider === 'anthropic' ? new AnthropicConverter() : new OpenAIConverter();
   const request =
     provider === 'anthropic'
@@ -581,8 +590,9 @@ for (const provider of PROVIDERS) {
             const next = source.next();
             const step = await Promise.race([next, thirdFrame.then(() => null)]);
             if (step === null) {
-              next.catch(() => {}); // the request is abandoned below
-              transport.abort();
+              // The attempt is abandoned as Qwen abandons it: its converter keeps the open call
+              // (the request is released once the test has looked).
+              next.catch(() => {});
               if (end === 'abort') return void controller.abort();
               if (end === 'stream error') throw new Error('socket hang up');
               yield { type: end };
@@ -607,12 +617,7 @@ for (const provider of PROVIDERS) {
           if (end === 'abort') assert.equal(result.cancelled, true);
         }
         await sleep(600);
-        console.log(
-          'DBG',
-          end,
-          JSON.stringify(client.frames.map((f) => f.update.title ?? f.update.status)),
-          client.failures.length,
-        );
+        transport.abort();
         const frames = client.framesOf(id);
         assert.ok(client.progressOf(id).length >= 3);
         assert.equal(frames.at(-1)._meta.preparationDiscarded, true, 'the discard is the last frame');
@@ -891,7 +896,7 @@ describe('live progress: any split of the bytes', () => {
               send: client.send,
               progress: { ...RATES, intervalMs: 10 },
             });
-            assert.ok(timeouts() <= timers, 'no timer left running');
+            assert.equal(timeouts(), timers, 'no timer left running');
             assert.deepEqual(responses, reference);
             client.assertRules({ intervalMs: 10 });
           },
