@@ -564,8 +564,13 @@ for (const provider of PROVIDERS) {
       client.assertRules();
     });
 
-    for (const end of ['retry', 'model_fallback', 'stream error', 'abort']) {
-      it(`a ${end} in the middle of a progressing card: its discard is its last frame, and no timer is left`, async () => {
+    for (const [end, what] of [
+      ['retry', 'a retry'],
+      ['model_fallback', 'a model fallback'],
+      ['stream error', 'a thrown stream error'],
+      ['abort', 'an aborted signal'],
+    ]) {
+      it(`${what} in the middle of a progressing card: its discard is its last frame, and no timer is left`, async () => {
         const args = writeArgs(60);
         const calls = [{ id, name: 'write_file', args, gapMs: 10 }];
         const client = new Client({ [id]: args });
