@@ -712,9 +712,12 @@ for (const provider of PROVIDERS) {
   });
 
   describe(`live progress through PreparationTracker: ${provider}`, () => {
-    /** Feeds a stream through a tracker by hand, as a host with its own loop does. */
+    /**
+     * Feeds a stream through a tracker by hand, as a host with its own loop does; the raw
+     * body, so a card's first argument bytes come in the read that opens it.
+     */
     async function drive(steps, onChunk) {
-      for await (const event of modelStream(provider, 'objects', steps)) await onChunk(event.value);
+      for await (const event of modelStream(provider, 'bytes', steps)) await onChunk(event.value);
     }
 
     it('without an emitter: progress only after sent(), none after the card starts, asks permission or fails', async () => {
