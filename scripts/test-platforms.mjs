@@ -61,6 +61,7 @@ const CORE_FILES = [
   'lifted-arguments.test.mjs',
   'acp-tracker-emitter.test.mjs',
   'js-tool-call-ids.test.mjs',
+  'argument-progress.test.mjs',
 ];
 
 /** The test folders: the root package's, then the agent's (its files' names are unique across both). */
@@ -81,6 +82,10 @@ const COMMON_SKIPS = {
   'agent-stream-validation.test.mjs': NOT_ADDON,
   'e2e-permission.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-safety.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-progress.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'acp-progress.test.mjs':
+    "paces real streams against the progress timer (pauses of a few hundred ms), which an emulated guest's speed distorts; the native counts it reads are checked on every target by argument-progress.test.mjs, and the timer is the same JavaScript everywhere (npm test)",
+  'check-doc-paths.test.mjs': "a check of the repository's documents (lint), the same on every platform",
   'e2e-python-client.test.mjs':
     "the reference agent's own JavaScript driven by a CPython client (the official Python ACP SDK, a venv in ~/.cache); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
   'e2e-toad-client.test.mjs':
