@@ -5,28 +5,13 @@
 // declares Python 3.14; on Python 3.13 it is installed with
 // --ignore-requires-python, and the driver bridges what 3.14 would give it.
 // When no such Python, its venv module or the registry is missing, says why.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cacheRoot, ensureVenv, run } from './python-venv.mjs';
 
 /** The Toad release the test is pinned to. */
 export const TOAD_VERSION = '0.6.20';
-
-const cacheRoot = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-
-const venvPython = (dir) =>
-  process.platform === 'win32' ? path.join(dir, 'Scripts', 'python.exe') : path.join(dir, 'bin', 'python');
-/** Written last: an environment without it is a failed or interrupted setup. */
-const READY = 'toolcall-stream-ready';
-
-function run(command, args) {
-  const r = spawnSync(command, args, { encoding: 'utf8', timeout: 600_000 });
-  const output = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
-  return { ok: r.status === 0, error: r.error, output };
-}
-
-const tail = (text) => text.split('\n').slice(-3).join(' | ');
 
 /** Pythons that pyenv installed, newest first (pyenv's shims run only the version selected). */
 function pyenvPythons() {
@@ -59,39 +44,10 @@ function findPython() {
 export function ensureToad() {
   const base = findPython();
   if (!base) return { skip: 'no Python 3.13 or later (python3.14, python3.13, python3, python, $PYTHON or pyenv)' };
-  const env = path.join(cacheRoot, 'toolcall-stream', `toad-${TOAD_VERSION}-py3.${base.minor}`);
-  if (fs.existsSync(path.join(env, READY))) return { python: venvPython(env) };
-  // Built beside its final place and renamed into it, so a concurrent or
-  // interrupted run never sees a half-installed environment.
-  const building = `${env}.${process.pid}.tmp`;
-  fs.rmSync(building, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(building), { recursive: true });
-  try {
-    const venv = run(base.command, ['-m', 'venv', building]);
-    if (!venv.ok) return { skip: `${base.command} -m venv failed: ${tail(venv.output || String(venv.error))}` };
-    const pip = run(venvPython(building), [
-      '-m',
-      'pip',
-      'install',
-      '--disable-pip-version-check',
-      '--no-input',
-      ...(base.minor < 14 ? ['--ignore-requires-python'] : []),
-      `batrachian-toad==${TOAD_VERSION}`,
-    ]);
-    if (!pip.ok)
-      return {
-        skip: `pip could not install batrachian-toad==${TOAD_VERSION} (no registry?): ${tail(pip.output || String(pip.error))}`,
-      };
-    fs.writeFileSync(path.join(building, READY), `batrachian-toad==${TOAD_VERSION}\n`);
-    fs.rmSync(env, { recursive: true, force: true });
-    try {
-      fs.renameSync(building, env);
-    } catch (err) {
-      // Another run finished first: use its environment.
-      if (!fs.existsSync(path.join(env, READY))) throw err;
-    }
-    return { python: venvPython(env) };
-  } finally {
-    fs.rmSync(building, { recursive: true, force: true });
-  }
+  return ensureVenv({
+    dir: path.join(cacheRoot, 'toolcall-stream', `toad-${TOAD_VERSION}-py3.${base.minor}`),
+    base: base.command,
+    requirement: `batrachian-toad==${TOAD_VERSION}`,
+    pipArgs: base.minor < 14 ? ['--ignore-requires-python'] : [],
+  });
 }
