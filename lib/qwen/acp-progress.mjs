@@ -14,8 +14,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { ToolCallCards } = require('../acp/cards.js');
-const { internalsOf } = require('../acp/cards.js');
+const { ToolCallCards, internalsOf } = require('../acp/cards.js');
 const { CardProgress, progressOptions } = require('../acp/progress.js');
 const { progressSourceOf } = require('../progress.js');
 
