@@ -142,7 +142,11 @@ export function installCardProgress(ToolCallEmitter, options = true) {
     const s = sessions.get(emitter);
     if (!s || typeof callId !== 'string') return;
     s.progress.stop([callId]);
-    if (s.cards.isOpen(callId)) s.cards.discarded(callId, typeof toolName === 'string' ? toolName : '');
+    try {
+      if (s.cards.isOpen(callId)) s.cards.discarded(callId, typeof toolName === 'string' ? toolName : '');
+    } catch {
+      // The shadow ledger is this hook's own: whatever it refuses, Qwen's call goes on.
+    }
   };
 
   proto.emitStart = async function emitStart(params) {
