@@ -6,14 +6,13 @@
 //   npm run bench:smoke           # tiny sizes, a few iterations (CI: proves it runs)
 //   node --expose-gc benchmark/bench.mjs [--smoke] [--only P1,P4,P6] [--no-memory]
 //   node benchmark/scaling.mjs    # P6 alone: 1, 2 and N worker threads, native and pure JS
-import os from 'node:os';
-import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import * as streams from './streams.mjs';
+import { machine } from './machine.mjs';
 import { loadPeer } from './peer.mjs';
 import { scaling, scalingTable } from './scaling.mjs';
 
@@ -38,16 +37,6 @@ const size = SMOKE
 const timing = SMOKE
   ? { rounds: 1, time: 30, iterations: 2, warmup: 1, warmupTime: 0 }
   : { rounds: 6, time: 250, iterations: 3, warmup: 5, warmupTime: 200 };
-
-// ---------------------------------------------------------------- machine
-function machine() {
-  let cpu = os.cpus()[0]?.model ?? 'unknown';
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
-    if (m) cpu = m[1].trim();
-  } catch {}
-  return `${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
-}
 
 // ---------------------------------------------------------------- native
 let native = {};

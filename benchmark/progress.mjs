@@ -13,13 +13,12 @@
 //
 //   npm run bench:progress                 # full run (about 2 minutes)
 //   node benchmark/progress.mjs --smoke    # short streams, a short stall time (CI: proves it runs)
-import os from 'node:os';
-import fs from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import * as streams from './streams.mjs';
+import { machine } from './machine.mjs';
 
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter, ToolCallCards, consumeModelStream } = require('..');
@@ -38,16 +37,6 @@ const THROUGHPUT_MS = SMOKE ? 300 : 4000; // per side and round
 const ROUNDS = SMOKE ? 1 : 3;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function machine() {
-  let cpu = os.cpus()[0]?.model ?? 'unknown';
-  try {
-    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
-    if (m) cpu = m[1].trim();
-  } catch {}
-  const load = os.loadavg().map((x) => x.toFixed(2));
-  return `${cpu}, ${os.cpus().length} cores, Node ${process.version}, load average ${load.join(' ')}`;
-}
 
 // ---------------------------------------------------------------- provider bodies
 const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -99,6 +99,37 @@ export const NOTE = '# Notes\n\n- ask before writing\n';
 export const FALLBACK_MODEL = 'replay-fallback';
 
 /**
+ * A `write_file` whose model stops writing twice mid-arguments: once with
+ * keep-alives on the connection (the model is slow), once without a byte
+ * (the connection is); the same attempt then completes.
+ */
+function pausingWrite({ prompt, id, path, bytes, pauseMs }) {
+  return {
+    prompt,
+    turns: [
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id,
+              name: 'write_file',
+              input: { path, content: longFixture().slice(0, bytes) },
+              pauses: [
+                { fraction: 0.3, ms: pauseMs, keepAlive: true },
+                { fraction: 0.6, ms: pauseMs, keepAlive: false },
+              ],
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'Written.' }], stop: 'end_turn' }],
+    ],
+  };
+}
+
+/**
  * Scenarios, keyed by name. `prompt` is what the client types; the provider
  * recognises the scenario by the last user text of a request and the turn by
  * the number of assistant messages after it.
@@ -375,56 +406,22 @@ export const scenarios = {
       [{ blocks: [{ type: 'text', text: 'Both read.' }], stop: 'end_turn' }],
     ],
   },
-  'pause-mid-arguments': {
-    // The model stops writing twice mid-arguments: once with keep-alives on
-    // the connection (the model is slow), once without a byte (the
-    // connection is); the card says which, and the same attempt completes.
+  // The model stops writing twice mid-arguments (pausingWrite): 6.5 s each
+  // in the demo; 2.6 s each for tests that shorten the stall time.
+  'pause-mid-arguments': pausingWrite({
     prompt: 'Write the parser module to src/tokens.js.',
-    turns: [
-      [
-        {
-          blocks: [
-            {
-              type: 'tool_use',
-              id: 'toolu_01WritePaused',
-              name: 'write_file',
-              input: { path: 'src/tokens.js', content: longFixture().slice(0, 9000) },
-              pauses: [
-                { fraction: 0.3, ms: 6500, keepAlive: true },
-                { fraction: 0.6, ms: 6500, keepAlive: false },
-              ],
-            },
-          ],
-          stop: 'tool_use',
-        },
-      ],
-      [{ blocks: [{ type: 'text', text: 'Written.' }], stop: 'end_turn' }],
-    ],
-  },
-  'progress-pauses': {
-    // The same two pauses, short: for tests that shorten the stall time.
+    id: 'toolu_01WritePaused',
+    path: 'src/tokens.js',
+    bytes: 9000,
+    pauseMs: 6500,
+  }),
+  'progress-pauses': pausingWrite({
     prompt: 'Write the token table to src/table.js.',
-    turns: [
-      [
-        {
-          blocks: [
-            {
-              type: 'tool_use',
-              id: 'toolu_01WriteTable',
-              name: 'write_file',
-              input: { path: 'src/table.js', content: longFixture().slice(0, 6000) },
-              pauses: [
-                { fraction: 0.3, ms: 2600, keepAlive: true },
-                { fraction: 0.6, ms: 2600, keepAlive: false },
-              ],
-            },
-          ],
-          stop: 'tool_use',
-        },
-      ],
-      [{ blocks: [{ type: 'text', text: 'Written.' }], stop: 'end_turn' }],
-    ],
-  },
+    id: 'toolu_01WriteTable',
+    path: 'src/table.js',
+    bytes: 6000,
+    pauseMs: 2600,
+  }),
   'stall-mid-arguments': {
     // Attempt 1 goes silent halfway through the arguments (the connection
     // stays open, only keep-alives); the retry completes.
