@@ -1,4 +1,4 @@
-// Large string arguments lifted out of the batch (core/src/lifted.rs,
+// Large string arguments lifted out of the batch (core/src/model/lifted.rs,
 // core/src/wire/lift.rs): a call whose top-level string members are large
 // crosses with those values as separate JS strings, put back into `args` in
 // JS. What a caller gets must be exactly `JSON.parse` of the arguments' text

@@ -3,7 +3,7 @@
 // body → one response, as Qwen Code converts the answer of a non-streaming
 // request (`AnthropicContentConverter.convertAnthropicResponseToGemini`,
 // `convertOpenAIResponseToGemini`; `…ToLlm` in 0.24.4). The conversion is the
-// native core's (core/src/nonstream.rs); this is the input and output layer.
+// native core's (core/src/convert/nonstream.rs); this is the input and output layer.
 
 const { native } = require('./native.js');
 const { invalidArgument, unreadable } = require('./responses.js');

@@ -2,8 +2,8 @@
 // The object path of the converters: the hot SDK event and chunk objects
 // converted in JS, without serialising them for native. (The other two ways
 // past the general conversion are native: the template path, OpenAI chunk
-// text converted from a kept response, core/src/openai/template/mod.rs; and the
-// byte path, runs of hot SSE events handed over whole, core/src/sse.rs.)
+// text converted from a kept response, core/src/convert/openai/template/mod.rs; and the
+// byte path, runs of hot SSE events handed over whole, core/src/foundations/sse.rs.)
 // Each predicate below states the condition under which it is taken, read
 // only from the event itself and from what the converter's last native call
 // reported (lib/wire.js `NativeState`: the state word, and the response
@@ -138,7 +138,7 @@ class AnthropicObjectPath {
    * surrogate pair split between two fragments is joined here, as the
    * reference's string concatenation joins it, where native decoding each
    * event's text alone keeps the halves as two 6-byte escapes, noted as
-   * lone surrogates (core/src/json/lone_escapes.rs). Arguments parse, and
+   * lone surrogates (core/src/foundations/json/lone_escapes.rs). Arguments parse, and
    * broken ones repair, to the same value either way; near a limit the
    * text path counts 8 bytes more.
    */
@@ -338,7 +338,7 @@ class OpenAIObjectPath {
  * `model` (lib/wire.js `NativeState.chunkHeader`), else undefined: the chunk
  * takes the native path, which sends the header it builds. That header
  * depends on the values of those three fields alone
- * (core/src/chunk_header.rs), which native reads from the chunk's JSON text
+ * (core/src/convert/openai/chunk_header.rs), which native reads from the chunk's JSON text
  * and sends back as JSON: a primitive `===` a value native sent has that
  * value in JSON too, so native would build this chunk the same header; an
  * object is never `===` a value decoded from a batch. Native sends a header

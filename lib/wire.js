@@ -80,7 +80,7 @@ class NativeState {
     this.headers = headers;
     /**
      * OpenAI: `{id?, created, model?, h}`, the header `h` native built from a
-     * chunk with those fields (core/src/chunk_header.rs), or null.
+     * chunk with those fields (core/src/convert/openai/chunk_header.rs), or null.
      */
     this.chunkHeader = null;
     /** The converter this state belongs to: the progress source of its responses (lib/progress.js). */

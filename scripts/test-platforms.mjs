@@ -254,7 +254,7 @@ function loaderCheck(platform, l) {
 /**
  * The core's own tests (`cargo test -p toolcall-stream-core`) built for
  * aarch64 and run under qemu-user: the JSON stop search's NEON path
- * (core/src/json/simd/neon.rs) runs only on arm64, and its property tests
+ * (core/src/foundations/json/simd/neon.rs) runs only on arm64, and its property tests
  * hold it to a byte loop, the conformance corpus to the reference. Linked
  * by Debian's gcc-aarch64-linux-gnu against the arm64 glibc qemu loads: a
  * test binary needs no glibc pin, which is what the zig build is for. A

@@ -10,8 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
-use toolcall_stream_core::nonstream::{self, body_text, BodyOptions, BodyResponse};
-use toolcall_stream_core::openai::ResponseParsing;
+use toolcall_stream_core::convert::nonstream::{self, body_text, BodyOptions, BodyResponse};
+use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::wire::{write_body_item, write_error, State};
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 

@@ -20,10 +20,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use napi_derive::napi;
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::chunk_header::ChunkHeader;
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::chunk_header::ChunkHeader;
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::wire::progress::write_argument_progress;
 use toolcall_stream_core::wire::State;
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};

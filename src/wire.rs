@@ -17,8 +17,8 @@ use std::rc::Rc;
 
 use napi::bindgen_prelude::{Either3, ToNapiValue};
 use napi::{check_status, sys};
-use toolcall_stream_core::chunk_header::ChunkHeader;
-use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::convert::openai::chunk_header::ChunkHeader;
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::wire::{self, State};
 use toolcall_stream_core::{Error, ErrorCode};
 
@@ -27,7 +27,7 @@ use toolcall_stream_core::{Error, ErrorCode};
 pub type Batch = Either3<String, f64, TextAndStrings>;
 
 /// The outcome of a call, with the state after it and the chunk header to
-/// send (`toolcall_stream_core::chunk_header`), as one batch.
+/// send (`toolcall_stream_core::convert::openai::chunk_header`), as one batch.
 pub fn batch(
     responses: &mut [Response],
     error: Option<&Error>,

@@ -8,7 +8,7 @@
 //!
 //!     cargo run -q -p toolcall-stream-core --example wire_constants
 
-use toolcall_stream_core::gemini::Flavor;
+use toolcall_stream_core::model::gemini::Flavor;
 use toolcall_stream_core::wire::{compact_kind, header_flavor, key, word};
 
 fn main() {

@@ -6,10 +6,10 @@
 
 use proptest::prelude::*;
 use serde_json::json;
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::argument_progress::ArgumentProgress;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::path_counters::{self, Path};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::convert::path_counters::{self, Path};
+use toolcall_stream_core::model::argument_progress::ArgumentProgress;
 
 /// The line breaks a reader of `text` (JSON text) sees: `\n` escapes.
 fn newline_escapes(text: &str) -> u64 {

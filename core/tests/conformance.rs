@@ -12,10 +12,10 @@ use serde_json::Value;
 
 mod common;
 use common::{check_taken, error_line, mask, response_line, Line};
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::json::{set_stop_search, stop_search, StopSearch};
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::path_counters::{self, Path};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::convert::path_counters::{self, Path};
+use toolcall_stream_core::foundations::json::{set_stop_search, stop_search, StopSearch};
 use toolcall_stream_core::Profile;
 
 /// Each profile and the directory of the release's outputs it must match.

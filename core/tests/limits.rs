@@ -5,9 +5,9 @@
 //! stack.
 
 use serde_json::json;
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 fn limits(call: usize, buffered: usize, depth: usize) -> Limits {
@@ -295,7 +295,7 @@ fn anthropic_held_arguments_budget_and_limits() {
     };
     assert_eq!(
         r.parts(),
-        [toolcall_stream_core::gemini::Part::FunctionCall {
+        [toolcall_stream_core::model::gemini::Part::FunctionCall {
             id: Some("\"toolu_2\"".into()),
             name: Some("\"write_file\"".into()),
             args: std::rc::Rc::new("{}".to_owned()),

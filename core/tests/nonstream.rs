@@ -14,12 +14,12 @@
 
 use std::path::PathBuf;
 
-use toolcall_stream_core::gemini::{Flavor, UsageProvenance};
-use toolcall_stream_core::json::{self, Value};
-use toolcall_stream_core::nonstream::{
+use toolcall_stream_core::convert::nonstream::{
     anthropic_response_at, body_text, openai_response_at, BodyOptions, BodyResponse,
 };
-use toolcall_stream_core::openai::ResponseParsing;
+use toolcall_stream_core::convert::openai::ResponseParsing;
+use toolcall_stream_core::foundations::json::{self, Value};
+use toolcall_stream_core::model::gemini::{Flavor, UsageProvenance};
 use toolcall_stream_core::Profile;
 
 const FROZEN_NOW: u64 = 1_700_000_000_000;
@@ -198,10 +198,10 @@ mod robustness {
     //! never a panic, and the output is always JSON that the core's own
     //! reader accepts.
     use proptest::prelude::*;
-    use toolcall_stream_core::json;
-    use toolcall_stream_core::nonstream::{
+    use toolcall_stream_core::convert::nonstream::{
         anthropic_response, body_text, openai_response, BodyOptions, BodyResponse,
     };
+    use toolcall_stream_core::foundations::json;
     use toolcall_stream_core::wire::write_body_item;
     use toolcall_stream_core::ErrorCode;
 

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::ToolCallIds;
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::Profile;
 use toolcall_stream_core::{Error, ErrorCode};
 

@@ -11,7 +11,7 @@ mod common;
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
 use toolcall_stream_core::Profile;
 
 use common::{error_line, mask, parsing_cases, parsing_dir, response_line, Line};

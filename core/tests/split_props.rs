@@ -16,11 +16,11 @@ use std::collections::HashMap;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{json, Value};
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
-use toolcall_stream_core::path_counters::{self, Path};
-use toolcall_stream_core::sse::SseDecoder;
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::path_counters::{self, Path};
+use toolcall_stream_core::foundations::sse::SseDecoder;
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, Profile};
 
 #[derive(Clone, Copy, Debug, PartialEq)]

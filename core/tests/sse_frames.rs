@@ -3,8 +3,8 @@
 //! SDK reads it (`Error::sse_frame`), so a host can replay it through the SDK
 //! and throw exactly what the SDK throws. Every data line is kept.
 
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::ErrorCode;
 
 fn anthropic(body: &str) -> toolcall_stream_core::Error {

@@ -16,10 +16,10 @@ use std::collections::HashMap;
 use common::{check_taken, mask};
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::limits::Limits;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
-use toolcall_stream_core::path_counters::{self, Path};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::path_counters::{self, Path};
+use toolcall_stream_core::foundations::limits::Limits;
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, Profile};
 
 /// What a run gave, masked; and how many chunks took the template path.

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolcall_stream_core::json::{validate, LoneEscapes};
-use toolcall_stream_core::repair::safe_json_parse;
+use toolcall_stream_core::foundations::json::{validate, LoneEscapes};
+use toolcall_stream_core::foundations::repair::safe_json_parse;
 use toolcall_stream_core::ErrorCode;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolcall_stream_core::sse::SseDecoder;
+use toolcall_stream_core::foundations::sse::SseDecoder;
 use toolcall_stream_core::Error;
 use toolcall_stream_fuzz::{pieces, seed_and_body};
 

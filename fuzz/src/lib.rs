@@ -2,9 +2,9 @@
 //! converter to the end, and describe the outcome in a form that must not
 //! depend on how the bytes were split (clock and generated ids masked).
 
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
 /// The first two bytes seed the split points of the rest, so a corpus entry
@@ -201,7 +201,7 @@ pub fn check_responses(responses: &[Response], unique: bool) {
     for r in responses {
         let mut s = String::new();
         r.write_item(&mut s);
-        if let Err(e) = toolcall_stream_core::json::parse(&s) {
+        if let Err(e) = toolcall_stream_core::foundations::json::parse(&s) {
             panic!("invalid output JSON {}: {s}", e.message);
         }
         for p in &r.preparations {

@@ -1,6 +1,6 @@
 'use strict';
 // AnthropicConverter: one Anthropic Messages stream over the native state
-// machine (core/src/anthropic/mod.rs), fed SDK events or the raw SSE body.
+// machine (core/src/convert/anthropic/mod.rs), fed SDK events or the raw SSE body.
 
 const { native } = require('../native.js');
 const { unreadable } = require('../responses.js');

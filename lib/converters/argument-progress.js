@@ -1,6 +1,6 @@
 'use strict';
 // The converters' `argumentProgress()`, shared by both (the counts are the
-// core's: core/src/argument_progress.rs).
+// core's: core/src/model/argument_progress.rs).
 
 const { native } = require('../native.js');
 

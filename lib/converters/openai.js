@@ -1,6 +1,6 @@
 'use strict';
 // OpenAIConverter: one OpenAI-compatible chat-completion stream over the
-// native state machine (core/src/openai/), fed chunk objects, their JSON
+// native state machine (core/src/convert/openai/), fed chunk objects, their JSON
 // text, or the raw SSE body.
 
 const { native } = require('../native.js');

@@ -5,10 +5,10 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use toolcall_stream_core::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::gemini::Response;
-use toolcall_stream_core::openai::{OpenAIOptions, OpenAIStream};
-use toolcall_stream_core::sse::SseDecoder;
+use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
+use toolcall_stream_core::model::gemini::Response;
+use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::foundations::sse::SseDecoder;
 use toolcall_stream_core::wire::{write_batch, State};
 use toolcall_stream_core::Error;
 

@@ -3,8 +3,8 @@
 //! [`frames_json`] exactly as `JSON.stringify` writes them; JSON that comes
 //! in is read by the converters' parser (`parse_json`).
 
-use crate::error::{Error, ErrorCode};
-pub use crate::json::{JsString, OwnedValue};
+use crate::foundations::error::{Error, ErrorCode};
+pub use crate::foundations::json::{JsString, OwnedValue};
 
 /// An ACP `session/update` payload: the value of `params.update`.
 pub type SessionUpdate = OwnedValue;
@@ -19,7 +19,7 @@ pub(crate) fn invalid(message: impl Into<String>) -> Error {
 /// [`Error`] type.
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// A JSON text from JS, read with the converters' semantics (`crate::json`:
+/// A JSON text from JS, read with the converters' semantics (`crate::foundations::json`:
 /// `JSON.parse`'s grammar, the last duplicate key wins in the first one's
 /// place), as an owned value. Strings keep lone UTF-16 surrogates
 /// ([`JsString`]); a number is what `JSON.stringify(JSON.parse(text))`

@@ -8,7 +8,7 @@
 //! preparing ([`progress`]).
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
-//! [`OwnedValue`]s of the core's own JSON module (`crate::json`), with
+//! [`OwnedValue`]s of the core's own JSON module (`crate::foundations::json`), with
 //! insertion-ordered keys so the key order of docs/behaviour.md §6.2
 //! survives to the wire, and written exactly as `JSON.stringify` writes them
 //! ([`frames`]). JSON that comes *in* is read by the converters' parser. There is no second JSON stack:

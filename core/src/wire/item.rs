@@ -1,11 +1,11 @@
 //! A response as a batch item: the response as the reference's
 //! `JSON.stringify` shows it, beside its out-of-band metadata (preparations,
 //! the sanitization record, usage provenance, reasoning parts). The output
-//! model (`crate::gemini`) knows nothing of this encoding.
+//! model (`crate::model::gemini`) knows nothing of this encoding.
 
 use super::key::{self, next_key, open_item};
-use crate::gemini::{LiteralKind, Part, Response, UsageProvenance};
-use crate::json::write_str;
+use crate::foundations::json::write_str;
+use crate::model::gemini::{LiteralKind, Part, Response, UsageProvenance};
 
 /// `{"callId":…,"toolName":…` of a preparation (or of a call's progress,
 /// `progress.rs`), left open for the caller's keys: an id that is not a
@@ -102,7 +102,7 @@ impl UsageProvenance {
             Some(None) => out.push_str(",null"),
             Some(Some(n)) => {
                 out.push(',');
-                crate::json::write_number(out, n);
+                crate::foundations::json::write_number(out, n);
             }
         }
         out.push(']');

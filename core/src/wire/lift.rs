@@ -1,11 +1,11 @@
-//! Writing a call's lifted arguments ([`crate::lifted`]) into a batch: the
+//! Writing a call's lifted arguments ([`crate::model::lifted`]) into a batch: the
 //! full item lists where each lifted value belongs (`"x": [[part index,
 //! key], …]`), and the values follow the batch text (`lib/wire.js` puts them
 //! back).
 
 use std::rc::Rc;
 
-use crate::gemini::{Part, Response};
+use crate::model::gemini::{Part, Response};
 
 /// Writes `r` as a full item ([`Response::write_item`]) with its calls'
 /// lifted arguments: each lifted call's text in place of its arguments,

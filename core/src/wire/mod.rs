@@ -10,7 +10,7 @@
 //!     `h` the conversion built from a chunk with those `id`, `created` and
 //!     `model` (each the chunk's JSON value, absent when the chunk had
 //!     none), written when it differs from the last one sent
-//!     ([`crate::chunk_header`]); the object path reuses it for a chunk
+//!     ([`crate::convert::openai::chunk_header`]); the object path reuses it for a chunk
 //!     object with the same three fields;
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
 //!     written whenever the header of the next compact chunk changes (`f`:
@@ -50,12 +50,12 @@ pub mod key;
 pub mod lift;
 pub mod progress;
 
-use crate::chunk_header::ChunkHeader;
-use crate::error::Error;
-use crate::gemini::{Flavor, Part, Response, UsageProvenance};
-use crate::json::{write_str, write_text};
-use crate::nonstream::BodyResponse;
-pub use crate::state::{State, MAX_GATHER_INDEX};
+use crate::convert::nonstream::BodyResponse;
+use crate::convert::openai::chunk_header::ChunkHeader;
+pub use crate::convert::state::{State, MAX_GATHER_INDEX};
+use crate::foundations::error::Error;
+use crate::foundations::json::{write_str, write_text};
+use crate::model::gemini::{Flavor, Part, Response, UsageProvenance};
 use key::{next_key, open_item};
 
 /// The longest `budget` the word carries.
@@ -98,11 +98,11 @@ pub mod compact_kind {
 }
 
 /// A header's `f`: the flavor, and so the key order
-/// ([`crate::gemini::Flavor::key_order`]), of the responses built from it.
+/// ([`crate::model::gemini::Flavor::key_order`]), of the responses built from it.
 pub mod header_flavor {
-    /// [`crate::gemini::Flavor::Anthropic`].
+    /// [`crate::model::gemini::Flavor::Anthropic`].
     pub const ANTHROPIC: u8 = 0;
-    /// [`crate::gemini::Flavor::OpenAI`].
+    /// [`crate::model::gemini::Flavor::OpenAI`].
     pub const OPENAI: u8 = 1;
 }
 
@@ -463,7 +463,7 @@ fn write_header(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorCode;
+    use crate::foundations::error::ErrorCode;
 
     #[test]
     fn state_word_fields_do_not_overlap() {
@@ -502,7 +502,7 @@ mod tests {
             response_id: Some("\"id\"".into()),
             create_time: time.into(),
             model_version: None,
-            candidate: Some(crate::gemini::Candidate {
+            candidate: Some(crate::model::gemini::Candidate {
                 parts,
                 finish_reason: None,
             }),

@@ -5,7 +5,7 @@
 //! its JSON, as in a batch's preparations (`item.rs`).
 
 use super::item::write_call_identity;
-use crate::argument_progress::ArgumentProgress;
+use crate::model::argument_progress::ArgumentProgress;
 
 /// Writes `progress` as a JSON array.
 pub fn write_argument_progress(progress: &[ArgumentProgress], out: &mut String) {
@@ -27,7 +27,7 @@ pub fn write_argument_progress(progress: &[ArgumentProgress], out: &mut String) 
 #[cfg(test)]
 mod tests {
     use super::write_argument_progress;
-    use crate::argument_progress::ArgumentProgress;
+    use crate::model::argument_progress::ArgumentProgress;
 
     #[test]
     fn writes_one_object_per_call_with_json_ids_as_given() {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use toolcall_stream_core::gemini::Response;
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::Error;
 
 /// One output line: a response with its preparations, or an error (by the
@@ -173,7 +173,7 @@ pub struct ParsingCase {
     pub items: Vec<Value>,
     pub releases: Vec<(
         toolcall_stream_core::Profile,
-        toolcall_stream_core::openai::ResponseParsing,
+        toolcall_stream_core::convert::openai::ResponseParsing,
         &'static str,
     )>,
 }
@@ -183,7 +183,7 @@ pub fn parsing_dir() -> PathBuf {
 }
 
 pub fn parsing_cases() -> Vec<ParsingCase> {
-    use toolcall_stream_core::openai::ResponseParsing;
+    use toolcall_stream_core::convert::openai::ResponseParsing;
     use toolcall_stream_core::Profile;
     let dir = parsing_dir();
     let cases: Value =
@@ -224,10 +224,10 @@ pub fn parsing_cases() -> Vec<ParsingCase> {
 /// (a differential test that never took the path it compares tests
 /// nothing).
 pub fn check_taken(
-    path: toolcall_stream_core::path_counters::Path,
+    path: toolcall_stream_core::convert::path_counters::Path,
     min: u64,
 ) -> Result<(), String> {
-    let taken = toolcall_stream_core::path_counters::count(path);
+    let taken = toolcall_stream_core::convert::path_counters::count(path);
     if taken >= min {
         Ok(())
     } else {

@@ -1,0 +1,129 @@
+//! What the core offers the object path (the JS layer's own conversion of
+//! SDK event objects, `lib/object-path.js`): argument fragments gathered in
+//! JS, a call whose arguments stayed in JS, and the budget for gathering.
+
+use std::rc::Rc;
+
+use super::arg_limits::limit_error;
+use super::AnthropicStream;
+use crate::foundations::error::{Error, ErrorCode};
+use crate::foundations::json::{self, LoneEscapes, Value};
+use crate::foundations::profile::Profile;
+use crate::model::gemini::{Part, Response};
+
+impl AnthropicStream {
+    /// `input_json_delta` fragments for block `index` (JS number text),
+    /// gathered and joined by the JS layer from SDK event objects. With
+    /// `json_encoded` they come as one JSON string literal (the JS layer's
+    /// transport for text holding lone surrogates).
+    pub fn append_input(
+        &mut self,
+        index: &str,
+        fragments: &str,
+        json_encoded: bool,
+    ) -> Result<(), Error> {
+        self.input.check_open()?;
+        let result = if json_encoded {
+            match json::parse(fragments) {
+                Ok(Value::Str(s)) => {
+                    self.append_to_block(index, |buf, lone| s.append_json_text_to(buf, lone))
+                }
+                Ok(_) => Err(Error::new(
+                    ErrorCode::InvalidArgument,
+                    "encoded fragments must be a JSON string",
+                )),
+                Err(e) => Err(e),
+            }
+        } else {
+            self.append_to_block(index, |buf, _| buf.push_str(fragments))
+        };
+        self.input.settle(result)
+    }
+
+    /// How many more bytes of arguments block `index` (JS number text) can
+    /// take before a limit fails; `None` when there is no such block (its
+    /// fragments are dropped, so no limit applies). The JS layer gathers
+    /// fragments within this budget before handing them over, so a limit
+    /// still fails at the event that crosses it.
+    pub fn args_budget(&self, index: &str) -> Option<usize> {
+        let block = self.blocks.iter().find(|b| b.key == index)?;
+        let call = self
+            .limits
+            .max_call_bytes
+            .saturating_sub(block.input_json.len());
+        let buffered = self
+            .limits
+            .max_buffered_bytes
+            .saturating_sub(self.buffered_args + self.input.buffered());
+        Some(call.min(buffered))
+    }
+
+    /// `content_block_stop` for block `index` (JS number text) of a
+    /// `tool_use` block whose `input_json_delta` fragments the JS layer held
+    /// instead of handing them over, and which `JSON.parse` accepts as they
+    /// are: `arg_bytes` UTF-8 bytes of them. The limits and the chunk are the
+    /// long way's (append, then stop), except that `{}` stands in for the
+    /// arguments, which the JS layer puts in from its own parse. `Ok(false)`
+    /// (nothing changed) when the block is not such a block: unknown, not
+    /// `tool_use`, or holding arguments here already.
+    pub fn stop_with_held_args(
+        &mut self,
+        index: &str,
+        arg_bytes: usize,
+        out: &mut Vec<Response>,
+    ) -> Result<bool, Error> {
+        self.input.check_open()?;
+        if self.profile == Profile::Qwen024 {
+            // The call is held for the stop reason: the long way.
+            return Ok(false);
+        }
+        let Some(pos) = self
+            .blocks
+            .iter()
+            .position(|b| b.key == index && b.kind == "tool_use" && b.input_json.is_empty())
+        else {
+            return Ok(false);
+        };
+        let result = self.held_args_limits(arg_bytes).map(|()| {
+            let block = self.blocks.remove(pos);
+            let part = Part::FunctionCall {
+                id: block.id,
+                name: block.name,
+                args: Rc::new("{}".to_owned()),
+                lifted: None,
+            };
+            let chunk = self.chunk(Some(part));
+            out.push(chunk);
+            true
+        });
+        self.input.settle(result)
+    }
+
+    /// The checks `append_at` makes, for arguments that stay in JS.
+    pub(super) fn held_args_limits(&mut self, arg_bytes: usize) -> Result<(), Error> {
+        if self.buffered_args + arg_bytes + self.input.buffered() > self.limits.max_buffered_bytes {
+            return Err(limit_error(
+                "buffered stream data",
+                self.limits.max_buffered_bytes,
+            ));
+        }
+        if arg_bytes > self.limits.max_call_bytes {
+            return Err(limit_error(
+                "tool call arguments",
+                self.limits.max_call_bytes,
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn append_to_block(
+        &mut self,
+        key: &str,
+        append: impl FnOnce(&mut String, &mut LoneEscapes),
+    ) -> Result<(), Error> {
+        match self.blocks.iter().position(|b| b.key == key) {
+            Some(pos) => self.append_at(pos, append),
+            None => Ok(()),
+        }
+    }
+}

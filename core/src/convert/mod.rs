@@ -1,0 +1,10 @@
+//! The converters: one folder a provider (`anthropic/`, `openai/`), each
+//! with the modules only it uses, the non-streaming bodies, and the front
+//! end both share (raw input, the state word, the path counters).
+
+pub mod anthropic;
+pub mod nonstream;
+pub mod openai;
+pub mod path_counters;
+pub mod state;
+pub(crate) mod stream_input;

@@ -1,0 +1,478 @@
+//! OpenAI-compatible `chat.completion.chunk`s → Gemini chunks, with the
+//! semantics of `convertOpenAIChunkToGemini` in Qwen Code 0.21.2 and its
+//! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
+//! handling of `[DONE]` and in-band errors.
+//!
+//! One job a file: the request context and its public face here;
+//! `sse_events` (the SDK's view of an SSE event, and the byte path),
+//! `convert` (one chunk the long way, step by step), `tag_guard` (the
+//! thinking-tag protocol-leak guard), `tool_calls` (deltas into the
+//! parser, preparations, limits), `template` (the template path),
+//! `object_path` (support for the JS layer's conversion of SDK objects),
+//! `usage`, `finish_reason`, `chunk` (reading a chunk's fields), and the
+//! parsers they use: `tool_call_parser`, `text_delta`, `tagged`, `tags`.
+
+mod call_ids;
+mod chunk;
+pub mod chunk_header;
+mod convert;
+mod finish_reason;
+mod object_path;
+mod sse_events;
+mod tag_guard;
+pub(crate) mod tagged;
+mod tags;
+mod template;
+mod text_delta;
+mod tool_call_parser;
+mod tool_calls;
+mod usage;
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use crate::convert::openai::chunk_header::{ChunkHeader, LastChunkHeader};
+use crate::convert::stream_input::{SseConsumer, StreamInput};
+use crate::foundations::error::Error;
+use crate::foundations::js_text::has_non_whitespace;
+use crate::foundations::limits::Limits;
+use crate::foundations::profile::Profile;
+use crate::foundations::sse::Bom;
+use crate::model::argument_progress::ArgumentProgress;
+use crate::model::gemini::{now_ms, Candidate, Flavor, Part, Response};
+use call_ids::CallId;
+use tagged::TaggedThinkingParser;
+use template::store::{Fields, Header, Templates};
+use text_delta::TextDeltaState;
+use tool_call_parser::ToolCallParser;
+
+pub use finish_reason::map_finish_reason;
+
+/// A visible-text candidate that may be a leaked thinking tag.
+#[derive(Debug)]
+struct TagCandidate {
+    text: String,
+    closing: Option<&'static str>,
+}
+
+/// Options of one OpenAI-compatible stream. There is no configured model:
+/// `modelVersion` comes from each chunk's `model`.
+#[derive(Clone, Debug, Default)]
+pub struct OpenAIOptions {
+    /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
+    pub limits: Limits,
+    /// Where 0.21.2 and 0.24.4 differ (the content-only leak guard's rules).
+    pub profile: Profile,
+    /// The provider's response parsing switches (all off by default).
+    pub parsing: ResponseParsing,
+    /// Qwen's pipeline check before the converter (`pipeline.ts`,
+    /// `processStreamWithLogging`): a chunk whose `finish_reason` is
+    /// `error_finish` is a `StreamContentError`, in every input form. Off:
+    /// the converter converts it, as Qwen's converter alone does.
+    pub throw_on_error_finish: bool,
+    /// The SSE paths (bytes, SSE text, `end`) leave out the responses
+    /// Qwen's pipeline drops unseen ([`Response::is_dropped_by_pipeline`]);
+    /// an argument-only chunk on the template path then builds nothing at all.
+    /// A chunk given on its own (`push_chunk_text`) still gives exactly one.
+    pub drop_empty: bool,
+    /// Tool-call ids keep their JS values, as in the reference: every
+    /// truthy `id` is one, compared as `Map` and `===` compare it, and
+    /// written as it came (the Qwen preload's setting). Off: strings, and
+    /// numbers by their text; ids of other types are ignored
+    /// (`call_ids.rs`).
+    pub js_tool_call_ids: bool,
+}
+
+/// The provider response parsing that Qwen Code switches on per provider
+/// (`getResponseParsingOptions` of the OpenAI-compatible providers,
+/// `packages/core/src/core/openaiContentGenerator/provider/*.ts`, carried
+/// as the request context's `responseParsingOptions`). Off by default, as
+/// on the default provider of 0.21.2.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResponseParsing {
+    /// `contentOnlyThinkingTagLeaks`: a `<think>`-like tag at the start of
+    /// the content of a stream without structured reasoning is held as a
+    /// candidate and fails the stream with `PROTOCOL_TAG_LEAK` when it
+    /// proves to be a leaked thinking block (DashScope in 0.21.2, every
+    /// model of the default provider in 0.24.4).
+    pub content_only_tag_leaks: bool,
+    /// `taggedThinkingTags`: `<think>…</think>` inside `content` becomes
+    /// thought parts, and structured reasoning is buffered until it is
+    /// known whether the content carries tagged thinking (MiniMax).
+    pub tagged_thinking: bool,
+    /// `taggedThinkingTagsAfterReasoning` (0.24.4, qwen3 models on the
+    /// default provider): once structured reasoning was seen, content that
+    /// opens with a thinking tag goes through a tagged-thinking parser from
+    /// then on (a resent snapshot of it is dropped), and a thought still
+    /// open at the finish or at the end of the stream is a
+    /// `PROTOCOL_TAG_LEAK`.
+    pub tagged_thinking_after_reasoning: bool,
+}
+
+/// One request's context (docs/behaviour.md §3.1, `createRequestContext`):
+/// everything here lives as long as one request.
+pub struct OpenAIStream {
+    parser: ToolCallParser,
+    text_state: TextDeltaState,
+    reasoning_state: TextDeltaState,
+    prepared: HashSet<String>,
+    /// How tool-call ids are keyed and written.
+    ids: call_ids::CallIds,
+    has_structured_reasoning: bool,
+    has_thinking_tag_in_reasoning: bool,
+    has_visible_content: bool,
+    at_visible_line_start: bool,
+    tag_candidate: Option<TagCandidate>,
+    held_parts: Option<Vec<Part>>,
+    profile: Profile,
+    parsing: ResponseParsing,
+    /// `taggedThinkingParser` (present when tagged thinking is on).
+    tagged: Option<TaggedThinkingParser>,
+    /// `hasTaggedThinkingThought`.
+    has_tagged_thought: bool,
+    /// `pendingReasoningText`: reasoning buffered in a tagged stream.
+    pending_reasoning: String,
+    /// `pendingContentParts`: content buffered behind pending reasoning.
+    pending_content: Vec<Part>,
+    /// `protocolTagSanitized`, taken by the next response.
+    sanitized: Option<(&'static str, usize)>,
+    input: StreamInput,
+    done: bool,
+    limits: Limits,
+    rng: u64,
+    /// Argument-only chunks seen, for the template path (`template/`).
+    templates: Templates<Fields>,
+    /// Content-only chunks seen, for the template path (`template/`).
+    content_templates: Templates<Header>,
+    /// Reused for the argument text of a chunk on the template path.
+    scratch: String,
+    template_chunks: u64,
+    /// Qwen's pipeline check before the converter: a chunk whose
+    /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
+    /// input form (off: the converter converts it, as Qwen's does).
+    error_finish_throws: bool,
+    /// See [`OpenAIOptions::drop_empty`].
+    drop_empty: bool,
+    /// Where `convert_text` takes a template-path response from (kept, so the
+    /// path allocates nothing per chunk).
+    template_out: Vec<Response>,
+    /// The header noted for the JS object path: that of the last chunk
+    /// given on its own, or converted from a template kept from one, with a
+    /// truthy `created` ([`Self::take_chunk_header`]).
+    chunk_header: LastChunkHeader,
+}
+
+impl OpenAIStream {
+    /// A fresh request context with its own tool-call parser, as
+    /// `createRequestContext` makes one per stream (Qwen Code
+    /// packages/core/src/core/openaiContentGenerator/pipeline.ts). The
+    /// generator of the random part of generated call ids (`Math.random`
+    /// in the reference) is seeded from the clock and the stack address.
+    pub fn new(options: OpenAIOptions) -> Self {
+        let seed =
+            now_ms() ^ (std::ptr::addr_of!(options) as u64).rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
+        OpenAIStream {
+            parser: ToolCallParser::default(),
+            text_state: TextDeltaState::default(),
+            reasoning_state: TextDeltaState::default(),
+            prepared: HashSet::new(),
+            ids: call_ids::CallIds::new(options.js_tool_call_ids),
+            has_structured_reasoning: false,
+            has_thinking_tag_in_reasoning: false,
+            has_visible_content: false,
+            at_visible_line_start: false,
+            tag_candidate: None,
+            held_parts: None,
+            profile: options.profile,
+            parsing: options.parsing,
+            tagged: options
+                .parsing
+                .tagged_thinking
+                .then(TaggedThinkingParser::default),
+            has_tagged_thought: false,
+            pending_reasoning: String::new(),
+            pending_content: Vec::new(),
+            sanitized: None,
+            input: StreamInput::new(options.limits.max_buffered_bytes, Bom::EveryLine),
+            done: false,
+            limits: options.limits,
+            rng: seed | 1,
+            templates: Templates::default(),
+            content_templates: Templates::default(),
+            scratch: String::new(),
+            template_chunks: 0,
+            error_finish_throws: options.throw_on_error_finish,
+            drop_empty: options.drop_empty,
+            template_out: Vec::new(),
+            chunk_header: LastChunkHeader::default(),
+        }
+    }
+
+    /// The progress of each open call whose preparation was yielded, in the
+    /// order the parser made their slots: its argument bytes so far and the
+    /// line breaks in them; nothing once the stream is finished. The JS layer
+    /// asks for it at a timer's pace, never per chunk (`lib/progress.js`).
+    pub fn argument_progress(&mut self) -> Vec<ArgumentProgress> {
+        if self.is_finished() {
+            return Vec::new();
+        }
+        let (prepared, ids) = (&self.prepared, &self.ids);
+        self.parser
+            .announced_progress()
+            .filter(|(id, ..)| prepared.contains(*id))
+            .map(|(id, name, argument_bytes, argument_lines)| {
+                let (call_id, call_id_json) = match ids.id(id) {
+                    CallId::Str(s) => (s.to_owned(), None),
+                    CallId::Json(json) => (json.to_owned(), Some(json.to_owned())),
+                };
+                ArgumentProgress {
+                    call_id,
+                    call_id_json,
+                    tool_name: name.to_owned(),
+                    argument_bytes,
+                    argument_lines,
+                }
+            })
+            .collect()
+    }
+
+    /// `end()` was called or a fatal error occurred: every further call is
+    /// `FINISHED`.
+    pub fn is_finished(&self) -> bool {
+        self.input.is_finished()
+    }
+
+    /// Chunks converted by the template path so far (a statistic
+    /// for tests and benchmarks).
+    pub fn template_chunks(&self) -> u64 {
+        self.template_chunks
+    }
+
+    /// Whether a closing thinking-tag candidate is pending
+    /// (`context.pendingThinkingTagCandidate?.closingTagName`): the
+    /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then. Carried
+    /// in the state word (`tag_closing`).
+    pub fn closing_tag_pending(&self) -> bool {
+        self.tag_candidate
+            .as_ref()
+            .is_some_and(|c| c.closing.is_some())
+    }
+
+    /// One chunk given as JSON text: exactly one response.
+    pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
+        self.input.check_open()?;
+        let result = self.convert_text(text, false);
+        self.input.settle(result)
+    }
+
+    /// End of input: flushes a final unterminated SSE event, then the
+    /// pipeline's end-of-stream check of a pending thinking-tag candidate
+    /// (docs/behaviour.md §3.1 step 5): whitespace-only → its held parts are flushed as a
+    /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
+    pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.finish_sse(out)?;
+        if let Some(candidate) = self.tag_candidate.take() {
+            if candidate.closing.is_some() || has_non_whitespace(&candidate.text) {
+                return Err(Error::protocol_tag_leak());
+            }
+            if let Some(parts) = self.held_parts.take().filter(|p| !p.is_empty()) {
+                out.push(Response {
+                    flavor: Flavor::Bare,
+                    response_id: None,
+                    create_time: Rc::from(""),
+                    model_version: None,
+                    candidate: Some(Candidate {
+                        parts,
+                        finish_reason: None,
+                    }),
+                    usage: None,
+                    preparations: Vec::new(),
+                    sanitized: None,
+                });
+            }
+        } else if self.parsing.tagged_thinking_after_reasoning && self.unclosed_thought() {
+            // 0.24.4's pipeline: a thought still open at the end.
+            return Err(Error::protocol_tag_leak());
+        }
+        Ok(())
+    }
+
+    /// The state the object path depends on (`crate::convert::state::State`): `quiet`,
+    /// `text_ready`, and the `budget` of argument bytes that can be gathered
+    /// before a limit could fail: no call holds more than all of them
+    /// together, so `max_call_bytes` less the parser's buffered bytes is a
+    /// lower bound for every call. A finished converter first lets go of
+    /// what only more input could use (the argument buffers and templates),
+    /// so a converter that is done holds no large buffer until it is
+    /// collected; what its state word says is kept.
+    pub fn wire_state(&mut self) -> crate::convert::state::State {
+        let tag_closing = self.closing_tag_pending();
+        if self.input.is_finished() {
+            if self.parser.buffered() > 0
+                || !self.templates.is_empty()
+                || !self.content_templates.is_empty()
+            {
+                self.parser = ToolCallParser::default();
+                self.templates = Templates::default();
+                self.content_templates = Templates::default();
+                self.scratch = String::new();
+            }
+            return crate::convert::state::State {
+                tag_closing,
+                ..crate::convert::state::State::FINISHED
+            };
+        }
+        let held = self.parser.buffered();
+        let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
+            self.limits
+                .max_buffered_bytes
+                .saturating_sub(held + self.input.buffered()),
+        );
+        crate::convert::state::State {
+            quiet: self.is_quiet(),
+            text_ready: self.is_text_ready(),
+            tag_closing,
+            budget,
+            ..crate::convert::state::State::default()
+        }
+    }
+
+    /// The header noted for the object path (`crate::convert::openai::chunk_header`), when
+    /// the JS layer has not been sent it yet: it goes out with the call's
+    /// batch.
+    pub fn take_chunk_header(&mut self) -> Option<Rc<ChunkHeader>> {
+        self.chunk_header.take_unsent()
+    }
+
+    /// No held parts and no thinking-tag candidate: an argument-only delta
+    /// converts to an empty response.
+    pub fn is_quiet(&self) -> bool {
+        !self.input.is_finished()
+            && self.tag_candidate.is_none()
+            && self.held_parts.as_ref().is_none_or(Vec::is_empty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::foundations::error::ErrorCode;
+    use crate::foundations::json;
+
+    fn convert(stream: &mut OpenAIStream, chunk: &str) -> Result<String, Error> {
+        let r = stream.push_chunk_text(chunk)?;
+        let mut out = String::new();
+        r.write_response(&mut out);
+        Ok(out)
+    }
+
+    fn stream(profile: Profile) -> OpenAIStream {
+        OpenAIStream::new(OpenAIOptions {
+            profile,
+            ..OpenAIOptions::default()
+        })
+    }
+
+    #[test]
+    fn a_chunk_given_alone_notes_its_header_once_for_the_object_path() {
+        let mut s = stream(Profile::Qwen021);
+        let chunk = |id: &str, created: &str, model: &str, content: &str| {
+            format!(
+                r#"{{"id":{id},"created":{created},"model":{model},"choices":[{{"delta":{{"content":"{content}"}}}}]}}"#
+            )
+        };
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "x"))
+            .unwrap();
+        let h = s.take_chunk_header().expect("the first chunk's header");
+        assert_eq!(
+            (h.id.as_deref(), &*h.created, h.model.as_deref()),
+            (Some(r#""a""#), "7", Some("null"))
+        );
+        assert_eq!((&*h.create_time, h.model_version.as_deref()), ("7", None));
+        // The same fields (the long way and the template path): nothing new.
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "y"))
+            .unwrap();
+        s.push_chunk_text(&chunk(r#""a""#, "7", "null", "z"))
+            .unwrap();
+        assert_eq!(s.take_chunk_header(), None);
+        // A falsy created is the clock: no header.
+        s.push_chunk_text(&chunk(r#""a""#, "0", r#""m""#, "w"))
+            .unwrap();
+        assert_eq!(s.take_chunk_header(), None);
+        s.push_chunk_text(&chunk(r#""a""#, "8", r#""m""#, "v"))
+            .unwrap();
+        let h = s.take_chunk_header().expect("a new header");
+        assert_eq!(
+            (&*h.create_time, h.model_version.as_deref()),
+            ("8", Some(r#""m""#))
+        );
+        // The SSE paths note none (the object path never follows them).
+        let mut out = Vec::new();
+        let event = format!("data: {}\n\n", chunk(r#""b""#, "9", r#""m""#, "u"));
+        s.push_bytes(event.as_bytes(), &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.take_chunk_header(), None);
+    }
+
+    #[test]
+    fn finish_reasons_map_as_each_release_maps_them() {
+        let map = |text: &str, profile| map_finish_reason(&json::parse(text).unwrap(), profile);
+        use Profile::{Qwen021, Qwen024};
+        assert_eq!(map(r#""STOP""#, Qwen021), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map(r#""STOP""#, Qwen024), "STOP");
+        assert_eq!(map(r#""max_tokens""#, Qwen021), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map(r#""Max_Tokens""#, Qwen024), "MAX_TOKENS");
+        assert_eq!(map(r#"["stop"]"#, Qwen021), "STOP");
+        assert_eq!(map(r#"["stop"]"#, Qwen024), "FINISH_REASON_UNSPECIFIED");
+        assert_eq!(map("7", Qwen021), "FINISH_REASON_UNSPECIFIED");
+    }
+
+    #[test]
+    fn content_and_reasoning_keep_lone_surrogates() {
+        let mut s = stream(Profile::Qwen021);
+        let high = convert(&mut s, r#"{"choices":[{"delta":{"content":"\ud835"}}]}"#).unwrap();
+        let low = convert(&mut s, r#"{"choices":[{"delta":{"content":"\udc00!"}}]}"#).unwrap();
+        assert!(high.contains(r#"{"text":"\ud835"}"#), "{high}");
+        assert!(low.contains(r#"{"text":"\udc00!"}"#), "{low}");
+        let r = convert(&mut s, r#"{"choices":[{"delta":{"reasoning":"a\udfff"}}]}"#).unwrap();
+        assert!(r.contains(r#"{"text":"a\udfff","thought":true}"#), "{r}");
+    }
+
+    #[test]
+    fn odd_types_are_used_as_the_reference_uses_them() {
+        let mut s = stream(Profile::Qwen021);
+        let r = convert(
+            &mut s,
+            r#"{"choices":[],"usage":{"prompt_tokens":"10","completion_tokens":"5","total_tokens":"15"}}"#,
+        )
+        .unwrap();
+        assert!(
+            r.contains(r#""usageMetadata":{"promptTokenCount":"10","candidatesTokenCount":"5","thoughtsTokenCount":0,"totalTokenCount":"15","cachedContentTokenCount":0}"#),
+            "{r}"
+        );
+        let r = convert(&mut s, r#"{"choices":[{"delta":{"reasoning_content":5}}]}"#).unwrap();
+        assert!(r.contains(r#"{"text":5,"thought":true}"#), "{r}");
+        let e = convert(
+            &mut s,
+            r#"{"choices":[{"delta":{"tool_calls":{"index":0}}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidEvent);
+        assert_eq!(
+            e.host_error.map(|h| (h.name, h.message)),
+            Some((
+                "TypeError",
+                "choice.delta.tool_calls is not iterable".to_owned()
+            ))
+        );
+        let e = convert(
+            &mut s,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":{"a":1}}}]}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.host_error.map(|h| h.message),
+            Some("chunk.trim is not a function".to_owned())
+        );
+    }
+}

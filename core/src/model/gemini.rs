@@ -1,0 +1,721 @@
+//! The output: Gemini `GenerateContentResponse` chunks (docs/behaviour.md §1), written as
+//! JSON text in the reference's key order, with their preparations beside
+//! them (never inside).
+
+use std::rc::Rc;
+
+use crate::foundations::json::{write_str, write_text};
+
+/// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
+/// whose arguments are still streaming.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preparation {
+    /// The provider's own id of the call, as it arrived (OpenAI
+    /// `tool_calls[].id`, Anthropic `content_block.id`), never empty; the
+    /// per-attempt id that GeminiChat derives from it (docs/behaviour.md
+    /// §4.1) is the host's business.
+    pub call_id: String,
+    /// The function name of the call, never empty (OpenAI: trimmed, as
+    /// `StreamingToolCallParser.addChunk` stores it).
+    pub tool_name: String,
+    /// The id's JSON where it is not a string (an OpenAI stream's JS ids,
+    /// `openai/call_ids.rs`): written in place of `call_id`.
+    pub call_id_json: Option<String>,
+}
+
+/// One Part of the candidate's content.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    /// `{text}` or `{text, thought: true}`.
+    Text {
+        /// The text itself (not JSON text).
+        text: String,
+        /// Written as `thought: true` (a thinking delta, or tagged thinking
+        /// inside OpenAI `content`); `false` omits the key.
+        thought: bool,
+    },
+    /// `{text, thought: true}` made from an OpenAI `reasoning_content` /
+    /// `reasoning` delta: the reference builds it with
+    /// `createOpenAIReasoningThoughtPart` (Qwen Code
+    /// packages/core/src/utils/thoughtUtils.ts), which marks it with a
+    /// non-enumerable symbol. Written like a thought; the batch item lists it
+    /// (`"t"`), so JS can mark it too.
+    Reasoning(String),
+    /// Anthropic's `{thought: true, thoughtSignature}`.
+    ThoughtSignature(String),
+    /// An Anthropic text, thinking or signature delta whose value is not a
+    /// string but truthy (`processStream` builds the part from it as it is:
+    /// `{text: 42}`): the value's JSON text in the place of the string.
+    Literal {
+        /// Which part the value stands in.
+        kind: LiteralKind,
+        /// The value as `JSON.stringify` writes it.
+        json: String,
+    },
+    /// `{functionCall: {id, name, args}}`. `id` / `name` / `args` hold JSON
+    /// text (`None` = the key is absent, as JS `undefined` is); `args` is
+    /// text that `JSON.parse` accepts, handed to JS verbatim; shared, so
+    /// the OpenAI parser's buffer of a large call is not copied for it.
+    FunctionCall {
+        /// `functionCall.id` as JSON text: Anthropic `content_block.id`
+        /// whatever JSON value it held (`None` when the block had no `id`
+        /// key); OpenAI the provider's id or a generated
+        /// `call_<ms>_<7 base36 chars>`, always present.
+        id: Option<String>,
+        /// `functionCall.name` as JSON text, the same way (Anthropic
+        /// `content_block.name`; OpenAI the trimmed function name).
+        name: Option<String>,
+        /// `functionCall.args`: the text of a JSON object, shared (the
+        /// OpenAI parser's buffer of a large call is not copied for it).
+        args: Rc<String>,
+        /// The same arguments with their large string members lifted out,
+        /// for the batch ([`crate::model::lifted`]); `None` when none are.
+        lifted: Option<Rc<crate::model::lifted::Lifted>>,
+    },
+}
+
+impl Part {
+    /// About how many bytes the part takes in a batch (its payload; escapes
+    /// and keys aside).
+    pub fn size_hint(&self) -> usize {
+        32 + match self {
+            Part::Text { text, .. } | Part::Reasoning(text) | Part::ThoughtSignature(text) => {
+                text.len()
+            }
+            Part::Literal { json, .. } => json.len(),
+            Part::FunctionCall { id, name, args, .. } => {
+                args.len()
+                    + id.as_ref().map_or(0, String::len)
+                    + name.as_ref().map_or(0, String::len)
+            }
+        }
+    }
+
+    /// A visible text part, `{text}`.
+    pub(crate) fn text(text: impl Into<String>) -> Part {
+        Part::Text {
+            text: text.into(),
+            thought: false,
+        }
+    }
+
+    /// A thought part, `{text, thought: true}`.
+    pub(crate) fn thought(text: impl Into<String>) -> Part {
+        Part::Text {
+            text: text.into(),
+            thought: true,
+        }
+    }
+
+    /// An OpenAI reasoning thought (see `Part::Reasoning`).
+    pub(crate) fn reasoning(text: impl Into<String>) -> Part {
+        Part::Reasoning(text.into())
+    }
+
+    /// `part.thought === true`.
+    pub fn is_thought(&self) -> bool {
+        matches!(
+            self,
+            Part::Text { thought: true, .. }
+                | Part::ThoughtSignature(_)
+                | Part::Reasoning(_)
+                | Part::Literal {
+                    kind: LiteralKind::Thought | LiteralKind::Signature | LiteralKind::Reasoning,
+                    ..
+                }
+        )
+    }
+
+    /// The visible (non-thought) text of this part, if any.
+    pub fn visible_text(&self) -> Option<&str> {
+        match self {
+            Part::Text {
+                text,
+                thought: false,
+            } => Some(text),
+            _ => None,
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        match self {
+            Part::Text { text, thought } => {
+                out.push_str("{\"text\":");
+                write_text(out, text);
+                if *thought {
+                    out.push_str(",\"thought\":true");
+                }
+                out.push('}');
+            }
+            Part::Reasoning(text) => {
+                out.push_str("{\"text\":");
+                write_text(out, text);
+                out.push_str(",\"thought\":true}");
+            }
+            Part::ThoughtSignature(sig) => {
+                out.push_str("{\"thought\":true,\"thoughtSignature\":");
+                write_text(out, sig);
+                out.push('}');
+            }
+            Part::Literal { kind, json } => {
+                out.push_str(match kind {
+                    LiteralKind::Text | LiteralKind::Thought | LiteralKind::Reasoning => {
+                        "{\"text\":"
+                    }
+                    LiteralKind::Signature => "{\"thought\":true,\"thoughtSignature\":",
+                });
+                out.push_str(json);
+                if matches!(kind, LiteralKind::Thought | LiteralKind::Reasoning) {
+                    out.push_str(",\"thought\":true");
+                }
+                out.push('}');
+            }
+            Part::FunctionCall { id, name, args, .. } => {
+                write_function_call(out, id.as_deref(), name.as_deref(), args)
+            }
+        }
+    }
+}
+
+/// The part a [`Part::Literal`] value stands in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiteralKind {
+    /// `{text}` (a `text_delta`).
+    Text,
+    /// `{text, thought: true}` (a `thinking_delta`).
+    Thought,
+    /// `{thought: true, thoughtSignature}` (a `signature_delta`).
+    Signature,
+    /// `{text, thought: true}` made by `createOpenAIReasoningThoughtPart`
+    /// from an OpenAI reasoning delta (listed as [`Part::Reasoning`] is).
+    Reasoning,
+}
+
+/// Which reference produced the chunk: it decides the key order
+/// ([`Flavor::key_order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// `buildGeminiChunk` (Qwen Code
+    /// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts).
+    Anthropic,
+    /// `convertOpenAIChunkToGemini` (Qwen Code
+    /// packages/core/src/core/openaiContentGenerator/converter.ts).
+    OpenAI,
+    /// The pipeline's end-of-stream flush of held parts: a bare
+    /// `new GenerateContentResponse()` with only `candidates`.
+    Bare,
+}
+
+/// A response's top-level key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseKey {
+    /// `responseId` (absent when the source had none).
+    ResponseId,
+    /// `createTime`.
+    CreateTime,
+    /// `modelVersion` (absent when the source's model was absent or falsy).
+    ModelVersion,
+    /// `promptFeedback`, always `{safetyRatings: []}`.
+    PromptFeedback,
+    /// `candidates`.
+    Candidates,
+    /// `usageMetadata` (absent without usage).
+    UsageMetadata,
+}
+
+impl ResponseKey {
+    /// The key as JSON and JS name it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ResponseKey::ResponseId => "responseId",
+            ResponseKey::CreateTime => "createTime",
+            ResponseKey::ModelVersion => "modelVersion",
+            ResponseKey::PromptFeedback => "promptFeedback",
+            ResponseKey::Candidates => "candidates",
+            ResponseKey::UsageMetadata => "usageMetadata",
+        }
+    }
+}
+
+/// `buildGeminiChunk`'s object literal (Qwen Code
+/// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts):
+/// the header fields first, then `candidates` and `usageMetadata`.
+pub const ANTHROPIC_KEY_ORDER: [ResponseKey; 6] = [
+    ResponseKey::ResponseId,
+    ResponseKey::CreateTime,
+    ResponseKey::ModelVersion,
+    ResponseKey::PromptFeedback,
+    ResponseKey::Candidates,
+    ResponseKey::UsageMetadata,
+];
+
+/// `convertOpenAIChunkToGemini`'s assignments (Qwen Code
+/// packages/core/src/core/openaiContentGenerator/converter.ts): `candidates`
+/// first, then the header fields and `usageMetadata`.
+pub const OPENAI_KEY_ORDER: [ResponseKey; 6] = [
+    ResponseKey::Candidates,
+    ResponseKey::ResponseId,
+    ResponseKey::CreateTime,
+    ResponseKey::ModelVersion,
+    ResponseKey::PromptFeedback,
+    ResponseKey::UsageMetadata,
+];
+
+/// The pipeline's bare `new GenerateContentResponse()`: `candidates` only.
+pub const BARE_KEY_ORDER: [ResponseKey; 1] = [ResponseKey::Candidates];
+
+impl Flavor {
+    /// The order in which [`Response::write_response`] writes the keys (an
+    /// absent one is skipped). The JS layer builds the responses it makes
+    /// itself in the same order: `lib/generated/simple-response.js`, written
+    /// from these by `core/examples/wire_constants.rs`.
+    pub const fn key_order(self) -> &'static [ResponseKey] {
+        match self {
+            Flavor::Anthropic => &ANTHROPIC_KEY_ORDER,
+            Flavor::OpenAI => &OPENAI_KEY_ORDER,
+            Flavor::Bare => &BARE_KEY_ORDER,
+        }
+    }
+}
+
+/// `candidates[0]`, the only candidate the reference writes:
+/// `{content: {parts, role: 'model'}, index: 0, safetyRatings: [],
+/// finishReason?}` (docs/behaviour.md §1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// `content.parts`, in the order the reference pushes them.
+    pub parts: Vec<Part>,
+    /// `finishReason`, already mapped to Gemini's name (`STOP`,
+    /// `MAX_TOKENS`, `SAFETY`, `FINISH_REASON_UNSPECIFIED`; docs/behaviour.md
+    /// §2.4, §3.2.5); `None` omits the key.
+    pub finish_reason: Option<&'static str>,
+}
+
+/// Where a response's usage numbers came from (Qwen Code
+/// packages/core/src/telemetry/gen-ai-usage.ts, `setGenAiUsageProvenance`):
+/// out-of-band telemetry on the `usageMetadata` object, never serialised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UsageProvenance {
+    /// `{cachedInputTokensReported}` (the OpenAI converter).
+    OpenAI {
+        /// The chunk's usage had a numeric
+        /// `prompt_tokens_details.cached_tokens` or `cached_tokens`.
+        cached_input_tokens_reported: bool,
+    },
+    /// `{cachedInputTokensReported, cacheCreationInputTokens}`
+    /// (`buildAnthropicUsageMetadata`): the cache-creation count when the
+    /// provider reported one, else `undefined`.
+    Anthropic {
+        /// A `message_start` or `message_delta` of the stream reported
+        /// `cache_read_input_tokens` as a number.
+        cached_input_tokens_reported: bool,
+        /// The last reported `cache_creation_input_tokens` (tokens); `None`
+        /// (`undefined`) when the stream never reported one.
+        cache_creation_input_tokens: Option<f64>,
+    },
+}
+
+/// A response's `usageMetadata`: its JSON text and its provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Usage {
+    /// The `usageMetadata` object as JSON text, keys in the reference's
+    /// order (docs/behaviour.md §2.5, §3.2.6).
+    pub json: String,
+    /// Where its numbers came from (out of band, not part of `json`).
+    pub provenance: UsageProvenance,
+}
+
+/// One response chunk. Text-valued fields hold JSON text (`None` = absent).
+/// The header fields are shared: the chunks of a stream repeat them. Shared
+/// with `Rc`, not `Arc`: a converter and what it yields stay on one thread
+/// (the binding keeps converters in a per-thread table), and the atomic
+/// count updates of `Arc`, three clones and three drops per chunk, were
+/// ~18% of the core's time on text-heavy streams.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// Which reference's key order the response is written in.
+    pub flavor: Flavor,
+    /// `responseId` as JSON text (OpenAI `chunk.id`, Anthropic
+    /// `message_start`'s `message.id`, any JSON value); `None` omits it.
+    pub response_id: Option<Rc<str>>,
+    /// `createTime`, the string itself (not JSON text): OpenAI
+    /// `String(chunk.created)` (seconds) or, like every Anthropic chunk,
+    /// `String(Date.now())` (milliseconds, [`now_ms_string`]); empty for
+    /// a [`Flavor::Bare`] response, which has no header.
+    pub create_time: Rc<str>,
+    /// `modelVersion` as JSON text (OpenAI `chunk.model`, Anthropic
+    /// `message_start`'s `message.model`), `None` when absent or falsy.
+    pub model_version: Option<Rc<str>>,
+    /// `None` writes `candidates: []` (OpenAI chunk without `choices[0]`).
+    pub candidate: Option<Candidate>,
+    /// The `usageMetadata` object (JSON text) and its provenance.
+    pub usage: Option<Usage>,
+    /// The tool-call preparations attached to this response
+    /// (`setToolCallPreparations`, docs/behaviour.md §5.1), in the order
+    /// the calls were announced; empty when it has none.
+    pub preparations: Vec<Preparation>,
+    /// Set on the OpenAI finish chunk whose standalone closing thinking tag
+    /// was sanitised (the reference's `protocolTagSanitized`): `(tagName,
+    /// toolCallCount)`. The pipeline needs it; it is not part of the response.
+    pub sanitized: Option<(&'static str, usize)>,
+}
+
+impl Response {
+    /// The candidate's parts; none when there is no candidate.
+    pub fn parts(&self) -> &[Part] {
+        self.candidate.as_ref().map_or(&[], |c| &c.parts)
+    }
+
+    /// The candidate's `finishReason`, if it has one.
+    pub fn finish_reason(&self) -> Option<&'static str> {
+        self.candidate.as_ref().and_then(|c| c.finish_reason)
+    }
+
+    /// What Qwen's OpenAI pipeline drops unseen (Qwen Code `pipeline.ts`,
+    /// `processStreamWithLogging`'s empty filter): no part, no finish reason,
+    /// no usage and no tool-call preparation. (A sanitisation note on such a
+    /// response is dropped with it there too.)
+    pub fn is_dropped_by_pipeline(&self) -> bool {
+        self.parts().is_empty()
+            && self.finish_reason().is_none()
+            && self.usage.is_none()
+            && self.preparations.is_empty()
+    }
+
+    /// The response alone, as JSON text, its keys in its flavor's order
+    /// ([`Flavor::key_order`]).
+    pub fn write_response(&self, out: &mut String) {
+        out.push('{');
+        let mut first = true;
+        for &key in self.flavor.key_order() {
+            self.write_key(key, out, &mut first);
+        }
+        out.push('}');
+    }
+
+    /// One top-level key and its value (nothing for an absent one).
+    #[inline]
+    fn write_key(&self, key: ResponseKey, out: &mut String, first: &mut bool) {
+        match key {
+            ResponseKey::ResponseId => {
+                if let Some(id) = &self.response_id {
+                    open_key(out, first, key);
+                    out.push_str(id);
+                }
+            }
+            ResponseKey::CreateTime => {
+                open_key(out, first, key);
+                write_str(out, &self.create_time);
+            }
+            ResponseKey::ModelVersion => {
+                if let Some(m) = &self.model_version {
+                    open_key(out, first, key);
+                    out.push_str(m);
+                }
+            }
+            ResponseKey::PromptFeedback => {
+                open_key(out, first, key);
+                out.push_str("{\"safetyRatings\":[]}");
+            }
+            ResponseKey::Candidates => {
+                open_key(out, first, key);
+                self.write_candidates(out);
+            }
+            ResponseKey::UsageMetadata => {
+                if let Some(u) = &self.usage {
+                    open_key(out, first, key);
+                    out.push_str(&u.json);
+                }
+            }
+        }
+    }
+
+    /// The value of `candidates`.
+    fn write_candidates(&self, out: &mut String) {
+        out.push('[');
+        if let Some(c) = &self.candidate {
+            out.push_str("{\"content\":{\"parts\":[");
+            for (i, p) in c.parts.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                p.write(out);
+            }
+            out.push_str("],\"role\":\"model\"},\"index\":0");
+            if self.flavor != Flavor::Bare {
+                out.push_str(",\"safetyRatings\":[]");
+            }
+            if let Some(f) = c.finish_reason {
+                out.push_str(",\"finishReason\":\"");
+                out.push_str(f);
+                out.push('"');
+            }
+            out.push('}');
+        }
+        out.push(']');
+    }
+}
+
+/// `"key":`, after a comma unless it is the object's `first` key.
+#[inline]
+fn open_key(out: &mut String, first: &mut bool, key: ResponseKey) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    out.push('"');
+    out.push_str(key.name());
+    out.push_str("\":");
+}
+
+/// Milliseconds since the epoch as JS `String(Date.now())` shows them.
+pub fn now_ms_string() -> String {
+    now_ms().to_string()
+}
+
+/// [`now_ms_string`] as a shared string: the chunks made in one millisecond
+/// share one allocation (the last one is kept per thread).
+pub fn now_ms_shared() -> Rc<str> {
+    thread_local! {
+        static LAST: std::cell::RefCell<(u64, Option<Rc<str>>)> =
+            const { std::cell::RefCell::new((0, None)) };
+    }
+    let now = now_ms();
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match &last.1 {
+            Some(s) if last.0 == now => s.clone(),
+            _ => {
+                let s: Rc<str> = now.to_string().into();
+                *last = (now, Some(s.clone()));
+                s
+            }
+        }
+    })
+}
+
+/// Milliseconds since the epoch (`Date.now()`): within a [`CallClock`],
+/// the clock as it was read first in that call.
+pub fn now_ms() -> u64 {
+    CALL_NOW.with(|call| match call.get() {
+        CallNow::Outside => read_clock(),
+        CallNow::Unread => {
+            let now = read_clock();
+            call.set(CallNow::Read(now));
+            now
+        }
+        CallNow::Read(now) => now,
+    })
+}
+
+fn read_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[derive(Clone, Copy)]
+enum CallNow {
+    Outside,
+    Unread,
+    Read(u64),
+}
+
+thread_local! {
+    static CALL_NOW: std::cell::Cell<CallNow> = const { std::cell::Cell::new(CallNow::Outside) };
+}
+
+/// One conversion call's clock: while it lives, [`now_ms`] reads the system
+/// clock once (at its first use) and gives that millisecond to every chunk
+/// the call makes. The reference stamps each chunk with `Date.now()` as it
+/// converts it (`createTime`, docs/behaviour.md §1); the chunks of one read
+/// are converted in one burst, so their stamps differ from the reference's
+/// by at most the call's own duration, well under a millisecond. Reading the
+/// clock per chunk (`clock_gettime`) was about 15% of the core's samples on
+/// text-heavy streams.
+pub struct CallClock {
+    outer: CallNow,
+}
+
+impl CallClock {
+    /// Starts the call's clock (unread until a chunk needs it).
+    pub fn start() -> CallClock {
+        CallClock {
+            outer: CALL_NOW.with(|call| call.replace(CallNow::Unread)),
+        }
+    }
+}
+
+impl Drop for CallClock {
+    fn drop(&mut self) {
+        CALL_NOW.with(|call| call.set(self.outer));
+    }
+}
+
+/// A `functionCall` part, `{"functionCall":{"id"?,"name"?,"args"}}`, from
+/// JSON texts (`id` and `name` already JSON strings, `args` an object).
+pub fn write_function_call(out: &mut String, id: Option<&str>, name: Option<&str>, args: &str) {
+    out.push_str("{\"functionCall\":{");
+    let mut first = true;
+    for (key, value) in [("id", id), ("name", name), ("args", Some(args))] {
+        if let Some(v) = value {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+            out.push_str(v);
+        }
+    }
+    out.push_str("}}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(parts: Vec<Part>, usage: Option<Usage>) -> Response {
+        Response {
+            flavor: Flavor::OpenAI,
+            response_id: None,
+            create_time: "1".into(),
+            model_version: None,
+            candidate: Some(Candidate {
+                parts,
+                finish_reason: None,
+            }),
+            usage,
+            preparations: Vec::new(),
+            sanitized: None,
+        }
+    }
+
+    fn batch(responses: &[Response]) -> String {
+        let mut out = String::new();
+        crate::wire::write_batch(
+            &mut responses.to_vec(),
+            None,
+            crate::wire::State::default(),
+            None,
+            &mut out,
+            &mut Vec::new(),
+        );
+        out
+    }
+
+    /// The top-level keys of a written response, in the order written.
+    fn keys_written(response: &Response) -> Vec<String> {
+        let mut out = String::new();
+        response.write_response(&mut out);
+        match crate::foundations::json::parse(&out).unwrap() {
+            crate::foundations::json::Value::Obj(entries) => entries
+                .iter()
+                .map(|(k, _)| k.value().into_owned())
+                .collect(),
+            other => panic!("not an object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_flavor_writes_its_keys_in_its_key_order() {
+        let usage = Some(Usage {
+            json: "{}".into(),
+            provenance: UsageProvenance::OpenAI {
+                cached_input_tokens_reported: false,
+            },
+        });
+        for flavor in [Flavor::Anthropic, Flavor::OpenAI, Flavor::Bare] {
+            let full = Response {
+                flavor,
+                response_id: Some("\"id\"".into()),
+                model_version: Some("\"m\"".into()),
+                ..response(Vec::new(), usage.clone())
+            };
+            let names: Vec<&str> = flavor.key_order().iter().map(|k| k.name()).collect();
+            assert_eq!(keys_written(&full), names, "{flavor:?}");
+            // An absent key is skipped, the others keep their order.
+            let sparse = Response {
+                flavor,
+                ..response(Vec::new(), None)
+            };
+            let present: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|k| !matches!(*k, "responseId" | "modelVersion" | "usageMetadata"))
+                .collect();
+            assert_eq!(keys_written(&sparse), present, "{flavor:?}");
+        }
+    }
+
+    #[test]
+    fn reasoning_parts_are_written_as_thoughts_and_listed_beside_the_response() {
+        assert_eq!(
+            batch(&[response(vec![Part::reasoning("r")], None)]),
+            r#"[{"h":{"f":1,"createTime":"1"}},[3,"r"],0]"#
+        );
+        let two = response(vec![Part::reasoning("r"), Part::text("t")], None);
+        assert_eq!(
+            batch(&[two]),
+            r#"[{"r":{"candidates":[{"content":{"parts":[{"text":"r","thought":true},{"text":"t"}],"role":"model"},"index":0,"safetyRatings":[]}],"createTime":"1","promptFeedback":{"safetyRatings":[]}},"t":[0]},0]"#
+        );
+    }
+
+    #[test]
+    fn usage_provenance_is_beside_the_response_never_inside() {
+        let usage = |provenance| {
+            Some(Usage {
+                json: "{}".into(),
+                provenance,
+            })
+        };
+        let openai = UsageProvenance::OpenAI {
+            cached_input_tokens_reported: true,
+        };
+        let anthropic = |creation| UsageProvenance::Anthropic {
+            cached_input_tokens_reported: false,
+            cache_creation_input_tokens: creation,
+        };
+        let written = [openai, anthropic(None), anthropic(Some(7.0))]
+            .map(|p| batch(&[response(Vec::new(), usage(p))]));
+        for (text, u) in written.iter().zip([
+            r#""u":[true]}"#,
+            r#""u":[false,null]}"#,
+            r#""u":[false,7]}"#,
+        ]) {
+            assert!(text.ends_with(&format!("{u},0]")), "{text}");
+            assert!(!text[..text.find(",\"u\"").unwrap()].contains("Reported"));
+        }
+    }
+
+    /// Within a call the clock is read once, at its first use; outside,
+    /// every read is fresh; a nested call keeps its own reading and the
+    /// outer one's comes back after it.
+    #[test]
+    fn one_call_gives_every_chunk_the_same_millisecond() {
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(3));
+        let before = now_ms();
+        let outer = CallClock::start();
+        pause();
+        let first = now_ms();
+        assert!(first >= before + 3, "read at first use, not at the start");
+        pause();
+        assert_eq!(now_ms(), first);
+        {
+            let _inner = CallClock::start();
+            let inner = now_ms();
+            assert!(inner > first);
+            pause();
+            assert_eq!(now_ms(), inner);
+        }
+        assert_eq!(now_ms(), first);
+        assert_eq!(now_ms_shared().as_ref(), first.to_string());
+        drop(outer);
+        let after = now_ms();
+        assert!(after >= first + 6);
+        pause();
+        assert!(now_ms() >= after + 3, "outside a call every read is fresh");
+    }
+}
