@@ -10,8 +10,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::Uint8Array;
 use napi_derive::napi;
-use toolcall_stream_core::convert::nonstream::{self, body_text, BodyOptions, BodyResponse};
+use toolcall_stream_core::convert::nonstream::{body_text, BodyOptions, BodyResponse};
 use toolcall_stream_core::convert::openai::ResponseParsing;
+use toolcall_stream_core::convert::provider::provider;
 use toolcall_stream_core::wire::{write_body_item, write_error, State};
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
@@ -35,14 +36,7 @@ fn options(
 }
 
 fn convert(kind: &str, text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
-    match kind {
-        "anthropic" => nonstream::anthropic_response(text, options),
-        "openai" => nonstream::openai_response(text, options),
-        other => Err(Error::new(
-            ErrorCode::InvalidArgument,
-            format!("unknown provider {other:?}"),
-        )),
-    }
+    (provider(kind)?.body)(text, options)
 }
 
 fn item(f: impl FnOnce() -> Result<BodyResponse, Error>) -> String {

@@ -13,6 +13,7 @@
 mod acp;
 mod body;
 mod handles;
+mod object_path;
 mod wire;
 
 use std::cell::RefCell;
@@ -20,9 +21,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use napi_derive::napi;
-use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::convert::openai::chunk_header::ChunkHeader;
-use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::openai::ResponseParsing;
+use toolcall_stream_core::convert::provider::{
+    provider, ConverterOptions, Provider, StreamConverter,
+};
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::wire::progress::write_argument_progress;
 use toolcall_stream_core::wire::State;
@@ -30,7 +33,7 @@ use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 use handles::{HandleTable, Slots};
 pub(crate) use wire::js_error;
-use wire::{batch, step, AFTER_PANIC};
+use wire::{batch, step};
 
 /// Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them.
 #[napi(object)]
@@ -77,42 +80,11 @@ fn limits(l: Option<NativeLimits>) -> Limits {
     out
 }
 
-/// One converter's state in the handle table.
-enum Converter {
-    Anthropic(Box<AnthropicStream>),
-    OpenAI(Box<OpenAIStream>),
-}
-
-impl Converter {
-    /// The state word after a call that yielded `yielded`.
-    fn state(&mut self, yielded: &[Response]) -> State {
-        match self {
-            Converter::Anthropic(s) => s.wire_state(yielded),
-            Converter::OpenAI(s) => s.wire_state(),
-        }
-    }
-
-    /// The state word after a call, and nothing more to send.
-    fn report_state(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
-        (self.state(yielded), None)
-    }
-
-    /// The state word after a call, and (OpenAI) the chunk header noted for
-    /// the object path when the JS layer does not have it yet.
-    fn report_chunk_header(&mut self, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
-        let state = self.state(yielded);
-        let chunk_header = match self {
-            Converter::Anthropic(_) => None,
-            Converter::OpenAI(s) => s.take_chunk_header(),
-        };
-        (state, chunk_header)
-    }
-}
-
 /// A converter's state, and why it takes no more input when it is closed
 /// (a caught panic, or `converter_free`) although its handle is still alive.
 struct Entry {
-    converter: Converter,
+    converter: Box<dyn StreamConverter>,
+    provider: &'static Provider,
     closed: Option<&'static str>,
 }
 
@@ -135,10 +107,11 @@ pub struct ConverterHandle {
 
 #[napi]
 impl ConverterHandle {
-    /// `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
-    /// "qwen-0.24". `parsing`: the OpenAI converter's provider response
-    /// parsing; `pipeline`: what Qwen's pipeline does around the OpenAI
-    /// converter (both ignored by the Anthropic converter).
+    /// `kind`: a provider's name ("anthropic", "openai": the core's
+    /// `PROVIDERS`). `profile`: "qwen-0.21" (default) or "qwen-0.24".
+    /// `parsing`: the provider's response parsing; `pipeline`: what Qwen's
+    /// pipeline does around the converter (each provider reads what applies
+    /// to it).
     #[napi(constructor)]
     pub fn new(
         kind: String,
@@ -147,51 +120,36 @@ impl ConverterHandle {
         parsing: Option<NativeResponseParsing>,
         pipeline: Option<NativePipeline>,
     ) -> napi::Result<Self> {
-        let limits = limits(limits_opt);
+        let provider = provider(&kind).map_err(|e| js_error(&e))?;
         let profile = match profile.as_deref() {
             None => Profile::default(),
             Some(name) => Profile::parse(name).map_err(|e| js_error(&e))?,
         };
-        let converter = match kind.as_str() {
-            "anthropic" => Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
-                profile,
-                limits,
-            }))),
-            "openai" => Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions {
-                limits,
-                profile,
-                parsing: parsing
-                    .map(|p| ResponseParsing {
-                        content_only_tag_leaks: p.content_only_thinking_tag_leaks.unwrap_or(false),
-                        tagged_thinking: p.tagged_thinking_tags.unwrap_or(false),
-                        tagged_thinking_after_reasoning: p
-                            .tagged_thinking_tags_after_reasoning
-                            .unwrap_or(false),
-                    })
-                    .unwrap_or_default(),
-                throw_on_error_finish: pipeline
-                    .as_ref()
-                    .and_then(|p| p.throw_on_error_finish)
-                    .unwrap_or(false),
-                drop_empty: pipeline
-                    .as_ref()
-                    .and_then(|p| p.drop_empty_responses)
-                    .unwrap_or(false),
-                js_tool_call_ids: pipeline
-                    .as_ref()
-                    .and_then(|p| p.js_tool_call_ids)
-                    .unwrap_or(false),
-            }))),
-            other => {
-                return Err(js_error(&Error::new(
-                    ErrorCode::InvalidArgument,
-                    format!("unknown converter kind {other:?}"),
-                )));
-            }
+        let pipeline = pipeline.unwrap_or(NativePipeline {
+            throw_on_error_finish: None,
+            drop_empty_responses: None,
+            js_tool_call_ids: None,
+        });
+        let options = ConverterOptions {
+            profile,
+            limits: limits(limits_opt),
+            parsing: parsing
+                .map(|p| ResponseParsing {
+                    content_only_tag_leaks: p.content_only_thinking_tag_leaks.unwrap_or(false),
+                    tagged_thinking: p.tagged_thinking_tags.unwrap_or(false),
+                    tagged_thinking_after_reasoning: p
+                        .tagged_thinking_tags_after_reasoning
+                        .unwrap_or(false),
+                })
+                .unwrap_or_default(),
+            throw_on_error_finish: pipeline.throw_on_error_finish.unwrap_or(false),
+            drop_empty: pipeline.drop_empty_responses.unwrap_or(false),
+            js_tool_call_ids: pipeline.js_tool_call_ids.unwrap_or(false),
         };
         let slot = CONVERTERS
             .insert(Entry {
-                converter,
+                converter: (provider.new)(&options),
+                provider,
                 closed: None,
             })
             .ok_or_else(|| {
@@ -212,7 +170,7 @@ impl ConverterHandle {
     #[napi(getter)]
     pub fn state(&self) -> f64 {
         CONVERTERS
-            .with(self.slot, |e| e.converter.state(&[]).encode())
+            .with(self.slot, |e| e.converter.wire_state(&[]).encode())
             .unwrap_or(1.0)
     }
 }
@@ -223,12 +181,29 @@ impl Drop for ConverterHandle {
     }
 }
 
+type Converter = Box<dyn StreamConverter>;
+
+/// The state word after a call, and nothing more to send.
+fn report_state(c: &mut Converter, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
+    (c.wire_state(yielded), None)
+}
+
+/// The state word after a call, and the response header the object path
+/// needs when the JS layer does not have it yet.
+fn report_chunk_header(
+    c: &mut Converter,
+    yielded: &[Response],
+) -> (State, Option<Rc<ChunkHeader>>) {
+    let state = c.wire_state(yielded);
+    (state, c.take_chunk_header())
+}
+
 /// Runs `f` on the converter in `slot`, as one batch.
 fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
 ) -> wire::Batch {
-    on_converter_reporting(slot, f, Converter::report_state)
+    on_converter_reporting(slot, f, report_state)
 }
 
 /// [`on_converter`], the batch carrying what `report` reads after the call.
@@ -247,42 +222,47 @@ fn on_converter_reporting(
         })
 }
 
-fn wrong_kind(expected: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidArgument,
-        format!("this call needs an {expected} converter"),
-    )
-}
-
-/// Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
+/// Raw SSE bytes into a converter. Borrowed for the call (`&[u8]`, no
 /// napi reference to create and delete, unlike `Uint8Array`).
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn converter_push_bytes(slot: f64, data: &[u8]) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.push_bytes(data, out),
-        Converter::OpenAI(s) => s.push_bytes(data, out),
-    })
+    on_converter(slot, |c, out| c.push_bytes(data, out))
 }
 
-/// Raw SSE text into either converter.
+/// Raw SSE text into a converter.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn converter_push_text(slot: f64, data: String) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.push_bytes(data.as_bytes(), out),
-        Converter::OpenAI(s) => s.push_bytes(data.as_bytes(), out),
-    })
+    on_converter(slot, |c, out| c.push_bytes(data.as_bytes(), out))
 }
 
-/// End of input for either converter.
+/// One SDK object (an Anthropic event, an OpenAI chunk) as JSON text, with
+/// the response header for the object path when it changed
+/// (`lib/object-path.js`).
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn converter_push_object(slot: f64, object: String) -> wire::Batch {
+    on_converter_reporting(
+        slot,
+        |c, out| c.push_object_text(&object, out),
+        report_chunk_header,
+    )
+}
+
+/// End of input.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn converter_end(slot: f64) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.end(out),
-        Converter::OpenAI(s) => s.end(out),
-    })
+    on_converter(slot, |c, out| c.end(out))
 }
 
-/// The open calls' argument progress of either converter, as one JSON text
+/// The source of the input failed, with what the JS layer classified as a
+/// retryable stream transport error or not: what the reference yields
+/// before it rethrows (the held calls of Anthropic under `qwen-0.24`).
+/// Finishes the converter.
+#[napi(ts_return_type = "string | number | Array<string>")]
+pub fn converter_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
+    on_converter(slot, |c, out| c.upstream_failed(retryable, out))
+}
+
+/// The open calls' argument progress of a converter, as one JSON text
 /// (`toolcall_stream_core::wire::progress`); `[]` for a converter that is
 /// closed or gone. Asked for at a timer's pace (`lib/progress.js`), never per
 /// chunk. A panic here (a bug) is caught and reports no progress: it never
@@ -295,12 +275,8 @@ pub fn converter_argument_progress(slot: f64) -> String {
                 return None;
             }
             catch_unwind(AssertUnwindSafe(|| {
-                let progress = match &mut entry.converter {
-                    Converter::Anthropic(s) => s.argument_progress(),
-                    Converter::OpenAI(s) => s.argument_progress(),
-                };
                 let mut out = String::new();
-                write_argument_progress(&progress, &mut out);
+                write_argument_progress(&entry.converter.argument_progress(), &mut out);
                 out
             }))
             .ok()
@@ -321,133 +297,7 @@ pub fn converter_free(slot: f64) -> f64 {
             return;
         }
         entry.closed = Some(AFTER_FREE);
-        entry.converter = match entry.converter {
-            Converter::Anthropic(_) => {
-                Converter::Anthropic(Box::new(AnthropicStream::new(AnthropicOptions {
-                    profile: Profile::default(),
-                    limits: Limits::default(),
-                })))
-            }
-            Converter::OpenAI(_) => {
-                Converter::OpenAI(Box::new(OpenAIStream::new(OpenAIOptions::default())))
-            }
-        };
+        entry.converter = (entry.provider.new)(&ConverterOptions::default());
     });
     State::FINISHED.encode()
-}
-
-/// One Anthropic SDK event as JSON text.
-#[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_push_event(slot: f64, event: String) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.push_event_text(&event, out),
-        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
-    })
-}
-
-/// `input_json_delta` fragments the JS layer gathered for block `index`
-/// (its JS number text), in order, joined (the object path's gathering, within
-/// the budget the state word gave). `json_encoded`: sent as a JSON string
-/// literal (text with lone surrogates).
-#[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_append_input(
-    slot: f64,
-    index: String,
-    fragments: String,
-    json_encoded: bool,
-) -> wire::Batch {
-    on_converter(slot, |c, _| match c {
-        Converter::Anthropic(s) => s.append_input(&index, &fragments, json_encoded),
-        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
-    })
-}
-
-/// `content_block_stop` for a tool_use block whose arguments (`argBytes`
-/// UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
-/// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
-/// the block is not such a block (nothing changed: take the long way).
-#[napi(ts_return_type = "string | number | Array<string> | null")]
-pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<wire::Batch> {
-    let mut applies = true;
-    let batch = on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => {
-            let bytes = if arg_bytes.is_finite() && arg_bytes >= 0.0 {
-                arg_bytes.min(usize::MAX as f64) as usize
-            } else {
-                usize::MAX
-            };
-            applies = s.stop_with_held_args(&index, bytes, out)?;
-            Ok(())
-        }
-        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
-    });
-    applies.then_some(batch)
-}
-
-/// The source of the events failed, with what the JS layer classified as a
-/// retryable stream transport error or not: the held calls that 0.24.4
-/// yields before it rethrows (none under `qwen-0.21`). Finishes the
-/// converter.
-#[napi(ts_return_type = "string | number | Array<string>")]
-pub fn anthropic_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
-    on_converter(slot, |c, out| match c {
-        Converter::Anthropic(s) => s.upstream_failed(retryable, out),
-        Converter::OpenAI(_) => Err(wrong_kind("Anthropic")),
-    })
-}
-
-/// One OpenAI chunk as JSON text: a batch of exactly one response or error,
-/// with the chunk header for the object path when it changed (the object
-/// path's native path: `lib/object-path.js`).
-#[napi(ts_return_type = "string | number | Array<string>")]
-pub fn openai_push_chunk(slot: f64, chunk: String) -> wire::Batch {
-    on_converter_reporting(
-        slot,
-        |c, out| match c {
-            Converter::OpenAI(s) => {
-                out.push(s.push_chunk_text(&chunk)?);
-                Ok(())
-            }
-            Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
-        },
-        Converter::report_chunk_header,
-    )
-}
-
-/// Argument-only tool-call deltas the JS layer gathered (the object path,
-/// while quiet), as the JSON text `[index, arguments, index, arguments, …]`,
-/// fed to the parser in order.
-#[napi(ts_return_type = "string | number | Array<string>")]
-pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
-    on_converter(slot, |c, _| match c {
-        Converter::OpenAI(s) => s.push_fragments_text(&fragments),
-        Converter::Anthropic(_) => Err(wrong_kind("OpenAI")),
-    })
-}
-
-/// The content of a content-only delta, only while the state word says
-/// `text_ready`: the normalised text, empty for no part; the JS layer builds
-/// the response. Not a batch: the state word is the same after the call
-/// (`OpenAIStream::push_plain_text` changes neither `quiet` nor
-/// `text_ready`), and an error (only when not ready) is thrown.
-#[napi]
-pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String> {
-    let result = CONVERTERS.with(slot, |e| {
-        catch_unwind(AssertUnwindSafe(|| match &mut e.converter {
-            Converter::OpenAI(s) if e.closed.is_none() => s.push_plain_text(&content),
-            _ => Err(wrong_kind("ready OpenAI")),
-        }))
-        .unwrap_or_else(|panic| {
-            e.closed = Some(AFTER_PANIC);
-            Err(wire::panic_error(panic, "the native converter"))
-        })
-    });
-    match result {
-        Some(Ok(text)) => Ok(text),
-        Some(Err(e)) => Err(js_error(&e)),
-        None => Err(js_error(&Error::new(
-            ErrorCode::InvalidArgument,
-            "no live converter in this slot",
-        ))),
-    }
 }

@@ -14,9 +14,9 @@
 
 use std::path::PathBuf;
 
-use toolcall_stream_core::convert::nonstream::{
-    anthropic_response_at, body_text, openai_response_at, BodyOptions, BodyResponse,
-};
+use toolcall_stream_core::convert::anthropic::body::anthropic_response_at;
+use toolcall_stream_core::convert::nonstream::{body_text, BodyOptions, BodyResponse};
+use toolcall_stream_core::convert::openai::body::openai_response_at;
 use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::foundations::json::{self, Value};
 use toolcall_stream_core::model::gemini::{Flavor, UsageProvenance};
@@ -198,9 +198,9 @@ mod robustness {
     //! never a panic, and the output is always JSON that the core's own
     //! reader accepts.
     use proptest::prelude::*;
-    use toolcall_stream_core::convert::nonstream::{
-        anthropic_response, body_text, openai_response, BodyOptions, BodyResponse,
-    };
+    use toolcall_stream_core::convert::anthropic::body::anthropic_response;
+    use toolcall_stream_core::convert::nonstream::{body_text, BodyOptions, BodyResponse};
+    use toolcall_stream_core::convert::openai::body::openai_response;
     use toolcall_stream_core::foundations::json;
     use toolcall_stream_core::wire::write_body_item;
     use toolcall_stream_core::ErrorCode;

@@ -64,7 +64,7 @@ class AnthropicConverter {
       if (out !== undefined) return this.#note(out);
       this.#objectPath.flush();
       const text = eventText(event, 'AnthropicConverter.pushEvent');
-      return this.#note(decode(this.#state, native.anthropicPushEvent(this.#state.slot, text), undefined, this.#host));
+      return this.#note(decode(this.#state, native.converterPushObject(this.#state.slot, text), undefined, this.#host));
     } catch (err) {
       this.#note(err?.responses ?? NOTHING);
       throw hostError(this.#host, unreadable(err, 'AnthropicConverter.pushEvent'));
@@ -193,7 +193,7 @@ class AnthropicConverter {
     // change what is yielded.
     this.#objectPath.drop();
     return fresh(
-      decode(this.#state, native.anthropicUpstreamFailed(this.#state.slot, retryable), undefined, this.#host),
+      decode(this.#state, native.converterUpstreamFailed(this.#state.slot, retryable), undefined, this.#host),
     );
   }
 }

@@ -65,7 +65,12 @@ class OpenAIConverter {
       if (response !== undefined) return response;
       this.#objectPath.flush();
       const text = eventText(chunk, 'OpenAIConverter.pushChunk');
-      return decode(this.#state, native.openaiPushChunk(this.#state.slot, text), sanitizedByResponse, this.#host)[0];
+      return decode(
+        this.#state,
+        native.converterPushObject(this.#state.slot, text),
+        sanitizedByResponse,
+        this.#host,
+      )[0];
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.pushChunk'));
     }

@@ -17,10 +17,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class ConverterHandle {
   /**
-   * `kind`: "anthropic" or "openai". `profile`: "qwen-0.21" (default) or
-   * "qwen-0.24". `parsing`: the OpenAI converter's provider response
-   * parsing; `pipeline`: what Qwen's pipeline does around the OpenAI
-   * converter (both ignored by the Anthropic converter).
+   * `kind`: a provider's name ("anthropic", "openai": the core's
+   * `PROVIDERS`). `profile`: "qwen-0.21" (default) or "qwen-0.24".
+   * `parsing`: the provider's response parsing; `pipeline`: what Qwen's
+   * pipeline does around the converter (each provider reads what applies
+   * to it).
    */
   constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, pipeline?: NativePipeline | undefined | null)
   get slot(): number
@@ -125,9 +126,6 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
  */
 export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number | Array<string>
 
-/** One Anthropic SDK event as JSON text. */
-export declare function anthropicPushEvent(slot: number, event: string): string | number | Array<string>
-
 /**
  * `content_block_stop` for a tool_use block whose arguments (`argBytes`
  * UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
@@ -137,15 +135,7 @@ export declare function anthropicPushEvent(slot: number, event: string): string 
 export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | number | Array<string> | null
 
 /**
- * The source of the events failed, with what the JS layer classified as a
- * retryable stream transport error or not: the held calls that 0.24.4
- * yields before it rethrows (none under `qwen-0.21`). Finishes the
- * converter.
- */
-export declare function anthropicUpstreamFailed(slot: number, retryable: boolean): string | number | Array<string>
-
-/**
- * The open calls' argument progress of either converter, as one JSON text
+ * The open calls' argument progress of a converter, as one JSON text
  * (`toolcall_stream_core::wire::progress`); `[]` for a converter that is
  * closed or gone. Asked for at a timer's pace (`lib/progress.js`), never per
  * chunk. A panic here (a bug) is caught and reports no progress: it never
@@ -153,7 +143,7 @@ export declare function anthropicUpstreamFailed(slot: number, retryable: boolean
  */
 export declare function converterArgumentProgress(slot: number): string
 
-/** End of input for either converter. */
+/** End of input. */
 export declare function converterEnd(slot: number): string | number | Array<string>
 
 /**
@@ -166,13 +156,28 @@ export declare function converterEnd(slot: number): string | number | Array<stri
 export declare function converterFree(slot: number): number
 
 /**
- * Raw SSE bytes into either converter. Borrowed for the call (`&[u8]`, no
+ * Raw SSE bytes into a converter. Borrowed for the call (`&[u8]`, no
  * napi reference to create and delete, unlike `Uint8Array`).
  */
 export declare function converterPushBytes(slot: number, data: Uint8Array): string | number | Array<string>
 
-/** Raw SSE text into either converter. */
+/**
+ * One SDK object (an Anthropic event, an OpenAI chunk) as JSON text, with
+ * the response header for the object path when it changed
+ * (`lib/object-path.js`).
+ */
+export declare function converterPushObject(slot: number, object: string): string | number | Array<string>
+
+/** Raw SSE text into a converter. */
 export declare function converterPushText(slot: number, data: string): string | number | Array<string>
+
+/**
+ * The source of the input failed, with what the JS layer classified as a
+ * retryable stream transport error or not: what the reference yields
+ * before it rethrows (the held calls of Anthropic under `qwen-0.24`).
+ * Finishes the converter.
+ */
+export declare function converterUpstreamFailed(slot: number, retryable: boolean): string | number | Array<string>
 
 /**
  * A non-streaming body as the HTTP body's bytes, read as the SDK's
@@ -216,13 +221,6 @@ export interface NativeResponseParsing {
   taggedThinkingTags?: boolean
   taggedThinkingTagsAfterReasoning?: boolean
 }
-
-/**
- * One OpenAI chunk as JSON text: a batch of exactly one response or error,
- * with the chunk header for the object path when it changed (the object
- * path's native path: `lib/object-path.js`).
- */
-export declare function openaiPushChunk(slot: number, chunk: string): string | number | Array<string>
 
 /**
  * Argument-only tool-call deltas the JS layer gathered (the object path,

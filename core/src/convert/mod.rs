@@ -6,5 +6,6 @@ pub mod anthropic;
 pub mod nonstream;
 pub mod openai;
 pub mod path_counters;
+pub mod provider;
 pub mod state;
 pub(crate) mod stream_input;

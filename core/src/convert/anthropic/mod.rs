@@ -12,11 +12,13 @@
 //! (the token counts and their `usageMetadata`).
 
 mod arg_limits;
+pub mod body;
 mod byte_path;
 mod events;
 mod held_calls;
 mod object_path;
 mod prefix;
+mod seam;
 mod sse_events;
 mod usage;
 

@@ -12,12 +12,14 @@
 //! `usage`, `finish_reason`, `chunk` (reading a chunk's fields), and the
 //! parsers they use: `tool_call_parser`, `text_delta`, `tagged`, `tags`.
 
+pub mod body;
 mod call_ids;
 mod chunk;
 pub mod chunk_header;
 mod convert;
 mod finish_reason;
 mod object_path;
+mod seam;
 mod sse_events;
 mod tag_guard;
 pub(crate) mod tagged;
@@ -263,6 +265,14 @@ impl OpenAIStream {
         self.input.check_open()?;
         let result = self.convert_text(text, false);
         self.input.settle(result)
+    }
+
+    /// The source of the chunks failed: the stream is finished and yields
+    /// nothing more, as Qwen's pipeline rethrows the failure
+    /// (packages/core/src/core/openaiContentGenerator/pipeline.ts,
+    /// `processStreamWithLogging`).
+    pub fn upstream_failed(&mut self) {
+        self.input.finish();
     }
 
     /// End of input: flushes a final unterminated SSE event, then the

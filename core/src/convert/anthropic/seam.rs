@@ -1,0 +1,42 @@
+//! How the provider seam (`crate::convert::provider`) drives an Anthropic
+//! stream: each call of [`StreamConverter`] is one of [`AnthropicStream`]'s
+//! own.
+
+use std::any::Any;
+
+use crate::convert::anthropic::AnthropicStream;
+use crate::convert::provider::StreamConverter;
+use crate::convert::state::State;
+use crate::foundations::error::Error;
+use crate::model::argument_progress::ArgumentProgress;
+use crate::model::gemini::Response;
+
+impl StreamConverter for AnthropicStream {
+    fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
+        AnthropicStream::push_bytes(self, bytes, out)
+    }
+
+    fn push_object_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
+        self.push_event_text(text, out)
+    }
+
+    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        AnthropicStream::end(self, out)
+    }
+
+    fn upstream_failed(&mut self, retryable: bool, out: &mut Vec<Response>) -> Result<(), Error> {
+        AnthropicStream::upstream_failed(self, retryable, out)
+    }
+
+    fn wire_state(&mut self, yielded: &[Response]) -> State {
+        AnthropicStream::wire_state(self, yielded)
+    }
+
+    fn argument_progress(&mut self) -> Vec<ArgumentProgress> {
+        AnthropicStream::argument_progress(self)
+    }
+
+    fn as_any(&mut self) -> &mut dyn Any {
+        self
+    }
+}
