@@ -19,7 +19,7 @@
 // nothing pending but this module's own gathered arguments.
 
 const { native } = require('./native.js');
-const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD } = require('./wire.js');
+const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD, STOP_GATHERED } = require('./wire.js');
 const { simpleResponse } = require('./responses.js');
 
 /**
@@ -56,32 +56,15 @@ function resetObjectPathCounts() {
 /** Gathered argument text is handed to native at least every this many UTF-16 units. */
 const FLUSH_AT = 1 << 20;
 
-/**
- * The most UTF-8 bytes native keeps for one UTF-16 unit of argument text (a
- * lone surrogate is kept as a 6-byte escape): gathered text of `budget / 6`
- * units cannot cross a limit.
- */
-const BYTES_PER_UNIT = 6;
-
 const isNullish = (v) => v === undefined || v === null;
 
-/** The bytes native keeps for argument text: UTF-8, a lone surrogate as its 6-byte escape. */
-function nativeBytes(text) {
-  let bytes = Buffer.byteLength(text);
-  if (text.isWellFormed()) return bytes;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        i++;
-        continue;
-      }
-    }
-    // Buffer.byteLength counts a lone surrogate as U+FFFD (3 bytes).
-    if (c >= 0xd800 && c <= 0xdfff) bytes += 3;
-  }
-  return bytes;
+/**
+ * Gathered argument text as it crosses to native: itself, or, when it holds
+ * a lone surrogate (which cannot cross as UTF-8), a JSON string literal
+ * (`encoded`).
+ */
+function crossing(text) {
+  return text.isWellFormed() ? text : JSON.stringify(text);
 }
 
 /** The object path of one AnthropicConverter (SDK event objects). */
@@ -89,18 +72,15 @@ class AnthropicObjectPath {
   /** The converter's NativeState (lib/wire.js). */
   #state;
   #host;
-  /** qwen-0.24 holds calls for the stop reason: the stop of a gathered block is then converted natively. */
-  #holdCalls;
   /** Gathered `partial_json` text of block #index, not yet handed to native. */
   #args = '';
   #index = NaN;
   #key = '';
   #flushAt = 0;
 
-  constructor(state, host, holdCalls) {
+  constructor(state, host) {
     this.#state = state;
     this.#host = host;
-    this.#holdCalls = holdCalls;
   }
 
   /** The object path's output for `event`, or undefined: convert it natively (after `flush`). */
@@ -118,7 +98,12 @@ class AnthropicObjectPath {
       }
       return undefined;
     }
-    if (type === 'content_block_stop' && this.#args !== '' && !this.#holdCalls && ANTHROPIC_STOP_GATHERED) {
+    if (
+      type === 'content_block_stop' &&
+      this.#args !== '' &&
+      (this.#state.word & STOP_GATHERED) !== 0 &&
+      ANTHROPIC_STOP_GATHERED
+    ) {
       return this.#stopGathered(event);
     }
     return undefined;
@@ -132,7 +117,8 @@ class AnthropicObjectPath {
    * yield nothing; here it is appended to the gathered text, handed over
    * (`flush`) before any other native call, so native sees the same appends
    * in the same order. Limits: the gathered text is handed over as soon as
-   * it could exceed the block's `budget` from the state word, so a limit
+   * its length exceeds the block's `budget` from the state word (UTF-16
+   * units that cannot take more bytes than a limit leaves), so a limit
    * fails at the event that crosses it, as natively; and at least every
    * FLUSH_AT units. One difference from the JSON-text path, on purpose: a
    * surrogate pair split between two fragments is joined here, as the
@@ -158,7 +144,7 @@ class AnthropicObjectPath {
     if (index !== state.gatherIndex) return undefined;
     this.#index = index;
     this.#key = String(index);
-    this.#flushAt = Math.min(FLUSH_AT, Math.floor(state.budget / BYTES_PER_UNIT));
+    this.#flushAt = Math.min(FLUSH_AT, state.budget);
     return this.#append(fragment);
   }
 
@@ -173,8 +159,9 @@ class AnthropicObjectPath {
    * Text and thinking deltas. Taken when the state word has `header`: no
    * message_start usage is pending and the last response yielded has the
    * current response id and model, so native would yield exactly one chunk
-   * with that header and the text (none for empty text), as built here
-   * (`simpleResponse`, the Anthropic key order, `createTime` now). Not
+   * with the header native sent (`NativeState.header`) and the text (none
+   * for empty text), as built here (`simpleResponse`, the Anthropic key
+   * order, `createTime` now). Not
    * before native has yielded a payload (the state word's `payload`,
    * 0.24.4's end-of-stream check): the first text of a stream takes the
    * native path, which records it, so no second copy of that flag is kept.
@@ -194,13 +181,15 @@ class AnthropicObjectPath {
 
   /**
    * The stop of a block whose every fragment is still gathered here. Taken
-   * when the stop's index is the gathered block's, the gathered text parses
-   * as JSON, and native confirms that the block is a tool_use block with no
-   * arguments on its side (else nothing changed: the native path). Native
-   * closes the block with the native path's limit checks and chunk, `{}`
-   * standing in for the arguments; the parsed value goes in their place,
-   * which is what JS parses from the text native would hand back (valid
-   * JSON is passed through verbatim). Not under qwen-0.24 (calls are held).
+   * when the state word has `stop_gathered` (the profile does not hold
+   * calls for the stop reason), the stop's index is the gathered block's,
+   * the gathered text parses as JSON, and native confirms that the block is
+   * a tool_use block with no arguments on its side (else nothing changed:
+   * the native path). Native counts the text's bytes as it would keep them
+   * and closes the block with the native path's limit checks and chunk,
+   * `{}` standing in for the arguments; the parsed value goes in their
+   * place, which is what JS parses from the text native would hand back
+   * (valid JSON is passed through verbatim).
    */
   #stopGathered(event) {
     if ((event.index ?? 0) !== this.#index) return undefined;
@@ -211,7 +200,8 @@ class AnthropicObjectPath {
       return undefined;
     }
     const state = this.#state;
-    const batch = native.anthropicStopHeld(state.slot, this.#key, nativeBytes(this.#args));
+    const text = crossing(this.#args);
+    const batch = native.anthropicStopHeld(state.slot, this.#key, text, text !== this.#args);
     if (batch === undefined || batch === null) return undefined;
     if (COUNTING) counts.anthropicStopGathered++;
     this.#args = '';
@@ -220,24 +210,14 @@ class AnthropicObjectPath {
     return out;
   }
 
-  /** Hands the gathered text to native (lone surrogates cross JSON-encoded: they cannot cross as UTF-8). */
+  /** Hands the gathered text to native (`crossing`). */
   flush() {
     if (this.#args === '') return;
     const fragments = this.#args;
     this.#args = '';
-    const wellFormed = fragments.isWellFormed();
+    const text = crossing(fragments);
     const state = this.#state;
-    decode(
-      state,
-      native.anthropicAppendInput(
-        state.slot,
-        this.#key,
-        wellFormed ? fragments : JSON.stringify(fragments),
-        !wellFormed,
-      ),
-      undefined,
-      this.#host,
-    );
+    decode(state, native.anthropicAppendInput(state.slot, this.#key, text, text !== fragments), undefined, this.#host);
   }
 
   /** Drops the gathered text (its block is still open, so it cannot change what is yielded). */
@@ -302,14 +282,14 @@ class OpenAIObjectPath {
    * would feed the arguments to the parser and yield a response with no
    * parts, built here with native's header for the chunk. The arguments are
    * handed over in order (`flush`) before any other native call; as soon as
-   * the gathered text could exceed the state word's `budget` they are
+   * their length exceeds the state word's `budget` (UTF-16 units) they are
    * handed over with this chunk, so a limit fails at the chunk that crosses
    * it, as natively.
    */
   #gather(header, fragment) {
     if (COUNTING) counts.openaiGather++;
     if (this.#fragments.length === 0) {
-      this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#state.budget / BYTES_PER_UNIT));
+      this.#flushAt = Math.min(FLUSH_AT, this.#state.budget);
     }
     this.#fragments.push(fragment[0], fragment[1]);
     this.#fragmentChars += fragment[1].length;

@@ -12,7 +12,7 @@ use toolcall_stream_core::model::gemini::Flavor;
 use toolcall_stream_core::wire::{compact_kind, header_flavor, key, word};
 
 fn main() {
-    let numbers: [(&str, u64); 15] = [
+    let numbers: [(&str, u64); 16] = [
         ("FINISHED", word::FINISHED),
         ("QUIET", word::QUIET),
         ("TEXT_READY", word::TEXT_READY),
@@ -21,6 +21,7 @@ fn main() {
         ("GATHER_SHIFT", u64::from(word::GATHER_SHIFT)),
         ("GATHER_BITS", u64::from(word::GATHER_BITS)),
         ("TAG_CLOSING", word::TAG_CLOSING),
+        ("STOP_GATHERED", word::STOP_GATHERED),
         ("BUDGET_SHIFT", u64::from(word::BUDGET_SHIFT)),
         ("KIND_TEXT", u64::from(compact_kind::TEXT)),
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
@@ -32,6 +33,7 @@ fn main() {
     let keys = [
         ("KEY_HEADER", key::HEADER),
         ("KEY_CHUNK_HEADER", key::CHUNK_HEADER),
+        ("KEY_EVENT_HEADER", key::EVENT_HEADER),
         ("KEY_RESPONSE", key::RESPONSE),
         ("KEY_PREPARATIONS", key::PREPARATIONS),
         ("KEY_SANITIZED", key::SANITIZED),
