@@ -5,11 +5,13 @@
 // text converted from a kept response, core/src/convert/openai/template/mod.rs; and the
 // byte path, runs of hot SSE events handed over whole, core/src/foundations/sse.rs.)
 // Each predicate below states the condition under which it is taken, read
-// only from the event itself and from what the converter's last native call
-// reported (lib/wire.js `NativeState`: the state word, and the response
-// headers native built), and why its result equals the native conversion's.
-// The OpenAI responses built here take their header from native and every
-// response its key order from the core (lib/generated/simple-response.js).
+// only from the event's hot shape (lib/generated/hot-shapes.js, written from
+// the shapes the core declares) and from what the converter's last native
+// call handed over (lib/wire.js `NativeState`: the state word, and the
+// header native sent for the responses built here), and why its result
+// equals the native conversion's. Every response built here takes its
+// header from native and its key order from the core
+// (lib/generated/simple-response.js).
 // __test__/object-path.test.mjs checks each predicate against the native
 // conversion (event objects vs their JSON text), including after end(),
 // after a fatal error and after a limit.
@@ -21,6 +23,16 @@
 const { native } = require('./native.js');
 const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD, STOP_GATHERED } = require('./wire.js');
 const { simpleResponse } = require('./responses.js');
+const {
+  anthropicShape,
+  openaiShape,
+  ANTHROPIC_INPUT_JSON_DELTA,
+  ANTHROPIC_TEXT_DELTA,
+  ANTHROPIC_THINKING_DELTA,
+  ANTHROPIC_BLOCK_STOP,
+  OPENAI_CONTENT_ONLY,
+  OPENAI_ARGUMENTS_ONLY,
+} = require('./generated/hot-shapes.js');
 
 /**
  * Test builds only (__test__/helpers/object-path-counts.mjs sets them before
@@ -56,7 +68,12 @@ function resetObjectPathCounts() {
 /** Gathered argument text is handed to native at least every this many UTF-16 units. */
 const FLUSH_AT = 1 << 20;
 
-const isNullish = (v) => v === undefined || v === null;
+/**
+ * What a shape function captured from the object it was given (`text`,
+ * `index`), read at once after the call: one object for every call, so that
+ * no call allocates.
+ */
+const found = { text: '', index: 0 };
 
 /**
  * Gathered argument text as it crosses to native: itself, or, when it holds
@@ -85,33 +102,27 @@ class AnthropicObjectPath {
 
   /** The object path's output for `event`, or undefined: convert it natively (after `flush`). */
   take(event) {
-    const state = this.#state;
-    if (state.finished || event === null || typeof event !== 'object') return undefined;
-    const type = event.type;
-    if (type === 'content_block_delta') {
-      const delta = event.delta;
-      if (delta === null || typeof delta !== 'object') return undefined;
-      const kind = delta.type;
-      if (kind === 'input_json_delta') return ANTHROPIC_GATHER ? this.#gather(event, delta) : undefined;
-      if (kind === 'text_delta' || kind === 'thinking_delta') {
-        return ANTHROPIC_TEXT ? this.#text(delta, kind === 'thinking_delta') : undefined;
-      }
-      return undefined;
+    if (this.#state.finished) return undefined;
+    switch (anthropicShape(event, found)) {
+      case ANTHROPIC_INPUT_JSON_DELTA:
+        return ANTHROPIC_GATHER ? this.#gather(found.index, found.text) : undefined;
+      case ANTHROPIC_TEXT_DELTA:
+        return ANTHROPIC_TEXT ? this.#text(found.text, false) : undefined;
+      case ANTHROPIC_THINKING_DELTA:
+        return ANTHROPIC_TEXT ? this.#text(found.text, true) : undefined;
+      case ANTHROPIC_BLOCK_STOP:
+        if (this.#args !== '' && (this.#state.word & STOP_GATHERED) !== 0 && ANTHROPIC_STOP_GATHERED) {
+          return this.#stopGathered(found.index);
+        }
+        return undefined;
+      default:
+        return undefined;
     }
-    if (
-      type === 'content_block_stop' &&
-      this.#args !== '' &&
-      (this.#state.word & STOP_GATHERED) !== 0 &&
-      ANTHROPIC_STOP_GATHERED
-    ) {
-      return this.#stopGathered(event);
-    }
-    return undefined;
   }
 
   /**
-   * Gathering. Taken for an `input_json_delta` with a string `partial_json`
-   * and a number `index` (absent = 0): an empty fragment yields nothing, as
+   * Gathering. Taken for an `input_json_delta` (ANTHROPIC_INPUT_JSON_DELTA:
+   * a string `partial_json`, a number `index ?? 0`): an empty fragment yields nothing, as
    * native appends nothing for it; else only for the block the state word
    * names (`gather`). Native would append the fragment to that block and
    * yield nothing; here it is appended to the gathered text, handed over
@@ -128,10 +139,7 @@ class AnthropicObjectPath {
    * broken ones repair, to the same value either way; near a limit the
    * text path counts 8 bytes more.
    */
-  #gather(event, delta) {
-    const fragment = delta.partial_json;
-    const index = event.index ?? 0;
-    if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
+  #gather(index, fragment) {
     if (fragment === '') {
       if (COUNTING) counts.anthropicGather++;
       return NOTHING;
@@ -166,11 +174,9 @@ class AnthropicObjectPath {
    * 0.24.4's end-of-stream check): the first text of a stream takes the
    * native path, which records it, so no second copy of that flag is kept.
    */
-  #text(delta, thought) {
+  #text(text, thought) {
     const state = this.#state;
     if ((state.word & HEADER) === 0 || state.header === null) return undefined;
-    const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
-    if (typeof text !== 'string') return undefined;
     if (text !== '' && (state.word & PAYLOAD) === 0) return undefined;
     if (COUNTING) counts.anthropicText++;
     if (text === '') return NOTHING;
@@ -191,8 +197,8 @@ class AnthropicObjectPath {
    * place, which is what JS parses from the text native would hand back
    * (valid JSON is passed through verbatim).
    */
-  #stopGathered(event) {
-    if ((event.index ?? 0) !== this.#index) return undefined;
+  #stopGathered(index) {
+    if (index !== this.#index) return undefined;
     let args;
     try {
       args = JSON.parse(this.#args);
@@ -249,19 +255,22 @@ class OpenAIObjectPath {
     if (chunk === null || typeof chunk !== 'object') return undefined;
     const header = knownHeader(state, chunk);
     if (header === undefined) return undefined;
-    if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0) {
-      const content = plainContent(chunk);
-      if (content !== undefined && content.isWellFormed()) return this.#text(header, content);
+    const shape = openaiShape(chunk, found);
+    if (shape === OPENAI_CONTENT_ONLY) {
+      const content = found.text;
+      if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0 && content.isWellFormed()) {
+        return this.#text(header, content);
+      }
+      return undefined;
     }
-    if (OPENAI_GATHER && (state.word & QUIET) !== 0) {
-      const fragment = argumentFragment(chunk);
-      if (fragment !== undefined) return this.#gather(header, fragment);
+    if (shape === OPENAI_ARGUMENTS_ONLY && OPENAI_GATHER && (state.word & QUIET) !== 0) {
+      return this.#gather(header, found.index, found.text);
     }
     return undefined;
   }
 
   /**
-   * Content-only deltas (`plainContent`, well-formed: a lone surrogate cannot
+   * Content-only deltas (OPENAI_CONTENT_ONLY, well-formed: a lone surrogate cannot
    * cross as UTF-8, the JSON text path keeps it). Taken when the state word has
    * `text_ready` (no tool-call or reasoning state, no response parsing that
    * could hold or rewrite text) and nothing is gathered: native normalises
@@ -277,7 +286,7 @@ class OpenAIObjectPath {
   }
 
   /**
-   * Argument-only tool-call deltas (`argumentFragment`). Taken when the
+   * Argument-only tool-call deltas (OPENAI_ARGUMENTS_ONLY). Taken when the
    * state word has `quiet` (no held parts, no thinking-tag candidate): native
    * would feed the arguments to the parser and yield a response with no
    * parts, built here with native's header for the chunk. The arguments are
@@ -286,13 +295,13 @@ class OpenAIObjectPath {
    * handed over with this chunk, so a limit fails at the chunk that crosses
    * it, as natively.
    */
-  #gather(header, fragment) {
+  #gather(header, index, fragment) {
     if (COUNTING) counts.openaiGather++;
     if (this.#fragments.length === 0) {
       this.#flushAt = Math.min(FLUSH_AT, this.#state.budget);
     }
-    this.#fragments.push(fragment[0], fragment[1]);
-    this.#fragmentChars += fragment[1].length;
+    this.#fragments.push(index, fragment);
+    this.#fragmentChars += fragment.length;
     if (this.#fragmentChars > this.#flushAt) this.flush();
     return simpleResponse(header, undefined, this.#host);
   }
@@ -330,46 +339,6 @@ function knownHeader(state, chunk) {
     return undefined;
   }
   return known.h;
-}
-
-/**
- * The `content` of a content-only delta (a string, no reasoning, no tool
- * calls, no finish, no usage), else undefined.
- */
-function plainContent(chunk) {
-  if (chunk.usage) return undefined;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
-  const delta = choice.delta;
-  if (delta === null || typeof delta !== 'object') return undefined;
-  const content = delta.content;
-  if (typeof content !== 'string' || (delta.reasoning_content ?? delta.reasoning) || !isNullish(delta.tool_calls)) {
-    return undefined;
-  }
-  return content;
-}
-
-/**
- * `[index, arguments]` when `chunk` is an argument-only tool-call delta
- * (one call, no id, no name, no text, no finish, no usage), else undefined.
- */
-function argumentFragment(chunk) {
-  if (chunk.usage) return undefined;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
-  const delta = choice.delta;
-  if (delta === null || typeof delta !== 'object') return undefined;
-  if (!isNullish(delta.content) || (delta.reasoning_content ?? delta.reasoning)) return undefined;
-  const calls = delta.tool_calls;
-  if (!Array.isArray(calls) || calls.length !== 1) return undefined;
-  const call = calls[0];
-  if (call === null || typeof call !== 'object' || !(isNullish(call.id) || call.id === '')) return undefined;
-  const fn = call.function;
-  if (fn === null || typeof fn !== 'object' || !(isNullish(fn.name) || fn.name === '')) return undefined;
-  const args = fn.arguments;
-  const index = call.index ?? 0;
-  if (typeof args !== 'string' || args === '' || typeof index !== 'number') return undefined;
-  return [index, args];
 }
 
 module.exports = { AnthropicObjectPath, OpenAIObjectPath, PREDICATES, objectPathCounts, resetObjectPathCounts };

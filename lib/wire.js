@@ -82,7 +82,7 @@ class NativeState {
     /**
      * Anthropic: `{f, responseId?, modelVersion?}`, the header of the chunk a
      * text or thinking delta converts to while the word has HEADER
-     * (core/src/convert/anthropic/object_path.rs `EventHeader`), or null.
+     * (core/src/convert/anthropic/event_header.rs), or null.
      */
     this.header = null;
     /**

@@ -13,7 +13,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
-use crate::convert::anthropic::EventHeader;
+use crate::convert::anthropic::event_header::EventHeader;
 use crate::convert::anthropic::{self, AnthropicOptions, AnthropicStream};
 use crate::convert::nonstream::{BodyOptions, BodyResponse};
 use crate::convert::openai::chunk_header::ChunkHeader;

@@ -15,7 +15,7 @@
 //!   - `{"e": {f, responseId?, modelVersion?}}`: an event-header item
 //!     (Anthropic, first in the batch): the header of the chunk a text or
 //!     thinking delta converts to while the state word's `header` is on
-//!     ([`crate::convert::anthropic::EventHeader`]), written when it differs from the last one
+//!     ([`crate::convert::anthropic::event_header`]), written when it differs from the last one
 //!     sent; the object path builds such chunks with it;
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
 //!     written whenever the header of the next compact chunk changes (`f`:
@@ -55,7 +55,7 @@ pub mod key;
 pub mod lift;
 pub mod progress;
 
-use crate::convert::anthropic::EventHeader;
+use crate::convert::anthropic::event_header::EventHeader;
 use crate::convert::nonstream::BodyResponse;
 use crate::convert::openai::chunk_header::ChunkHeader;
 pub use crate::convert::provider::ObjectPathHeader;

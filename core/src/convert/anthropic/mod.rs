@@ -14,8 +14,10 @@
 mod arg_limits;
 pub mod body;
 mod byte_path;
+pub mod event_header;
 mod events;
 mod held_calls;
+pub mod hot_shapes;
 mod object_path;
 mod prefix;
 mod seam;
@@ -34,7 +36,7 @@ use crate::foundations::profile::Profile;
 use crate::foundations::sse::Bom;
 use crate::model::argument_progress::{ArgumentProgress, LineCount};
 use crate::model::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
-pub use object_path::EventHeader;
+use event_header::EventHeader;
 use usage::Usage;
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).

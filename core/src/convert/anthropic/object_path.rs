@@ -7,25 +7,12 @@
 use std::rc::Rc;
 
 use super::arg_limits::limit_error;
+use super::event_header::EventHeader;
 use super::AnthropicStream;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, LoneEscapes, Value};
 use crate::foundations::profile::Profile;
 use crate::model::gemini::{Part, Response};
-
-/// The header of the chunk a text or thinking delta converts to while the
-/// state word's `header` is on: the current message's id and model, as
-/// `buildGeminiChunk` puts them on every chunk (Qwen Code
-/// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts).
-/// The wire sends it whenever it changes (`crate::wire`, the event-header
-/// item), so the JS layer never takes it from a response it was handed.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EventHeader {
-    /// `responseId`: the message's `id` as JSON text (`None`: absent).
-    pub response_id: Option<Rc<str>>,
-    /// `modelVersion`: the message's `model` as JSON text (`None`: absent).
-    pub model_version: Option<Rc<str>>,
-}
 
 impl AnthropicStream {
     /// The header the next text or thinking delta's chunk takes, when the
