@@ -16,6 +16,27 @@ import fc from 'fast-check';
 
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter, getToolCallPreparations } = require('../index.js');
+const shapes = require('../lib/generated/hot-shapes.js');
+
+test("each hot shape's example, as the provider writes it, has that shape in the generated predicates", () => {
+  // The core's tests prove that its byte or template path takes each
+  // example (core/src/convert/*/hot_shapes.rs); here the JS predicates
+  // written from the same declaration recognise it.
+  const names = Object.keys(shapes.EXAMPLES);
+  assert.deepEqual(
+    names.sort(),
+    Object.keys(shapes)
+      .filter((k) => /^(ANTHROPIC|OPENAI)_/.test(k))
+      .sort(),
+  );
+  for (const name of names) {
+    const shapeOf = name.startsWith('ANTHROPIC_') ? shapes.anthropicShape : shapes.openaiShape;
+    const found = { text: '', index: 0 };
+    assert.equal(shapeOf(JSON.parse(shapes.EXAMPLES[name]), found), shapes[name], name);
+    assert.equal(shapeOf(null, found), shapes.NONE);
+    assert.equal(shapeOf({}, found), shapes.NONE);
+  }
+});
 
 /**
  * Responses (createTime masked: it is the clock), preparations and errors;

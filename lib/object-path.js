@@ -5,11 +5,13 @@
 // text converted from a kept response, core/src/convert/openai/template/mod.rs; and the
 // byte path, runs of hot SSE events handed over whole, core/src/foundations/sse.rs.)
 // Each predicate below states the condition under which it is taken, read
-// only from the event itself and from what the converter's last native call
-// reported (lib/wire.js `NativeState`: the state word, and the response
-// headers native built), and why its result equals the native conversion's.
-// The OpenAI responses built here take their header from native and every
-// response its key order from the core (lib/generated/simple-response.js).
+// only from the event's hot shape (lib/generated/hot-shapes.js, written from
+// the shapes the core declares) and from what the converter's last native
+// call handed over (lib/wire.js `NativeState`: the state word, and the
+// header native sent for the responses built here), and why its result
+// equals the native conversion's. Every response built here takes its
+// header from native and its key order from the core
+// (lib/generated/simple-response.js).
 // __test__/object-path.test.mjs checks each predicate against the native
 // conversion (event objects vs their JSON text), including after end(),
 // after a fatal error and after a limit.
@@ -19,8 +21,18 @@
 // nothing pending but this module's own gathered arguments.
 
 const { native } = require('./native.js');
-const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD } = require('./wire.js');
+const { decode, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD, STOP_GATHERED } = require('./wire.js');
 const { simpleResponse } = require('./responses.js');
+const {
+  anthropicShape,
+  openaiShape,
+  ANTHROPIC_INPUT_JSON_DELTA,
+  ANTHROPIC_TEXT_DELTA,
+  ANTHROPIC_THINKING_DELTA,
+  ANTHROPIC_BLOCK_STOP,
+  OPENAI_CONTENT_ONLY,
+  OPENAI_ARGUMENTS_ONLY,
+} = require('./generated/hot-shapes.js');
 
 /**
  * Test builds only (__test__/helpers/object-path-counts.mjs sets them before
@@ -57,31 +69,19 @@ function resetObjectPathCounts() {
 const FLUSH_AT = 1 << 20;
 
 /**
- * The most UTF-8 bytes native keeps for one UTF-16 unit of argument text (a
- * lone surrogate is kept as a 6-byte escape): gathered text of `budget / 6`
- * units cannot cross a limit.
+ * What a shape function captured from the object it was given (`text`,
+ * `index`), read at once after the call: one object for every call, so that
+ * no call allocates.
  */
-const BYTES_PER_UNIT = 6;
+const found = { text: '', index: 0 };
 
-const isNullish = (v) => v === undefined || v === null;
-
-/** The bytes native keeps for argument text: UTF-8, a lone surrogate as its 6-byte escape. */
-function nativeBytes(text) {
-  let bytes = Buffer.byteLength(text);
-  if (text.isWellFormed()) return bytes;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        i++;
-        continue;
-      }
-    }
-    // Buffer.byteLength counts a lone surrogate as U+FFFD (3 bytes).
-    if (c >= 0xd800 && c <= 0xdfff) bytes += 3;
-  }
-  return bytes;
+/**
+ * Gathered argument text as it crosses to native: itself, or, when it holds
+ * a lone surrogate (which cannot cross as UTF-8), a JSON string literal
+ * (`encoded`).
+ */
+function crossing(text) {
+  return text.isWellFormed() ? text : JSON.stringify(text);
 }
 
 /** The object path of one AnthropicConverter (SDK event objects). */
@@ -89,50 +89,47 @@ class AnthropicObjectPath {
   /** The converter's NativeState (lib/wire.js). */
   #state;
   #host;
-  /** qwen-0.24 holds calls for the stop reason: the stop of a gathered block is then converted natively. */
-  #holdCalls;
   /** Gathered `partial_json` text of block #index, not yet handed to native. */
   #args = '';
   #index = NaN;
   #key = '';
   #flushAt = 0;
 
-  constructor(state, host, holdCalls) {
+  constructor(state, host) {
     this.#state = state;
     this.#host = host;
-    this.#holdCalls = holdCalls;
   }
 
   /** The object path's output for `event`, or undefined: convert it natively (after `flush`). */
   take(event) {
-    const state = this.#state;
-    if (state.finished || event === null || typeof event !== 'object') return undefined;
-    const type = event.type;
-    if (type === 'content_block_delta') {
-      const delta = event.delta;
-      if (delta === null || typeof delta !== 'object') return undefined;
-      const kind = delta.type;
-      if (kind === 'input_json_delta') return ANTHROPIC_GATHER ? this.#gather(event, delta) : undefined;
-      if (kind === 'text_delta' || kind === 'thinking_delta') {
-        return ANTHROPIC_TEXT ? this.#text(delta, kind === 'thinking_delta') : undefined;
-      }
-      return undefined;
+    if (this.#state.finished) return undefined;
+    switch (anthropicShape(event, found)) {
+      case ANTHROPIC_INPUT_JSON_DELTA:
+        return ANTHROPIC_GATHER ? this.#gather(found.index, found.text) : undefined;
+      case ANTHROPIC_TEXT_DELTA:
+        return ANTHROPIC_TEXT ? this.#text(found.text, false) : undefined;
+      case ANTHROPIC_THINKING_DELTA:
+        return ANTHROPIC_TEXT ? this.#text(found.text, true) : undefined;
+      case ANTHROPIC_BLOCK_STOP:
+        if (this.#args !== '' && (this.#state.word & STOP_GATHERED) !== 0 && ANTHROPIC_STOP_GATHERED) {
+          return this.#stopGathered(found.index);
+        }
+        return undefined;
+      default:
+        return undefined;
     }
-    if (type === 'content_block_stop' && this.#args !== '' && !this.#holdCalls && ANTHROPIC_STOP_GATHERED) {
-      return this.#stopGathered(event);
-    }
-    return undefined;
   }
 
   /**
-   * Gathering. Taken for an `input_json_delta` with a string `partial_json`
-   * and a number `index` (absent = 0): an empty fragment yields nothing, as
+   * Gathering. Taken for an `input_json_delta` (ANTHROPIC_INPUT_JSON_DELTA:
+   * a string `partial_json`, a number `index ?? 0`): an empty fragment yields nothing, as
    * native appends nothing for it; else only for the block the state word
    * names (`gather`). Native would append the fragment to that block and
    * yield nothing; here it is appended to the gathered text, handed over
    * (`flush`) before any other native call, so native sees the same appends
    * in the same order. Limits: the gathered text is handed over as soon as
-   * it could exceed the block's `budget` from the state word, so a limit
+   * its length exceeds the block's `budget` from the state word (UTF-16
+   * units that cannot take more bytes than a limit leaves), so a limit
    * fails at the event that crosses it, as natively; and at least every
    * FLUSH_AT units. One difference from the JSON-text path, on purpose: a
    * surrogate pair split between two fragments is joined here, as the
@@ -142,10 +139,7 @@ class AnthropicObjectPath {
    * broken ones repair, to the same value either way; near a limit the
    * text path counts 8 bytes more.
    */
-  #gather(event, delta) {
-    const fragment = delta.partial_json;
-    const index = event.index ?? 0;
-    if (typeof fragment !== 'string' || typeof index !== 'number') return undefined;
+  #gather(index, fragment) {
     if (fragment === '') {
       if (COUNTING) counts.anthropicGather++;
       return NOTHING;
@@ -158,7 +152,7 @@ class AnthropicObjectPath {
     if (index !== state.gatherIndex) return undefined;
     this.#index = index;
     this.#key = String(index);
-    this.#flushAt = Math.min(FLUSH_AT, Math.floor(state.budget / BYTES_PER_UNIT));
+    this.#flushAt = Math.min(FLUSH_AT, state.budget);
     return this.#append(fragment);
   }
 
@@ -173,17 +167,16 @@ class AnthropicObjectPath {
    * Text and thinking deltas. Taken when the state word has `header`: no
    * message_start usage is pending and the last response yielded has the
    * current response id and model, so native would yield exactly one chunk
-   * with that header and the text (none for empty text), as built here
-   * (`simpleResponse`, the Anthropic key order, `createTime` now). Not
+   * with the header native sent (`NativeState.header`) and the text (none
+   * for empty text), as built here (`simpleResponse`, the Anthropic key
+   * order, `createTime` now). Not
    * before native has yielded a payload (the state word's `payload`,
    * 0.24.4's end-of-stream check): the first text of a stream takes the
    * native path, which records it, so no second copy of that flag is kept.
    */
-  #text(delta, thought) {
+  #text(text, thought) {
     const state = this.#state;
     if ((state.word & HEADER) === 0 || state.header === null) return undefined;
-    const text = thought ? delta.thinking : 'text' in delta ? delta.text : '';
-    if (typeof text !== 'string') return undefined;
     if (text !== '' && (state.word & PAYLOAD) === 0) return undefined;
     if (COUNTING) counts.anthropicText++;
     if (text === '') return NOTHING;
@@ -194,16 +187,18 @@ class AnthropicObjectPath {
 
   /**
    * The stop of a block whose every fragment is still gathered here. Taken
-   * when the stop's index is the gathered block's, the gathered text parses
-   * as JSON, and native confirms that the block is a tool_use block with no
-   * arguments on its side (else nothing changed: the native path). Native
-   * closes the block with the native path's limit checks and chunk, `{}`
-   * standing in for the arguments; the parsed value goes in their place,
-   * which is what JS parses from the text native would hand back (valid
-   * JSON is passed through verbatim). Not under qwen-0.24 (calls are held).
+   * when the state word has `stop_gathered` (the profile does not hold
+   * calls for the stop reason), the stop's index is the gathered block's,
+   * the gathered text parses as JSON, and native confirms that the block is
+   * a tool_use block with no arguments on its side (else nothing changed:
+   * the native path). Native counts the text's bytes as it would keep them
+   * and closes the block with the native path's limit checks and chunk,
+   * `{}` standing in for the arguments; the parsed value goes in their
+   * place, which is what JS parses from the text native would hand back
+   * (valid JSON is passed through verbatim).
    */
-  #stopGathered(event) {
-    if ((event.index ?? 0) !== this.#index) return undefined;
+  #stopGathered(index) {
+    if (index !== this.#index) return undefined;
     let args;
     try {
       args = JSON.parse(this.#args);
@@ -211,7 +206,8 @@ class AnthropicObjectPath {
       return undefined;
     }
     const state = this.#state;
-    const batch = native.anthropicStopHeld(state.slot, this.#key, nativeBytes(this.#args));
+    const text = crossing(this.#args);
+    const batch = native.anthropicStopHeld(state.slot, this.#key, text, text !== this.#args);
     if (batch === undefined || batch === null) return undefined;
     if (COUNTING) counts.anthropicStopGathered++;
     this.#args = '';
@@ -220,24 +216,14 @@ class AnthropicObjectPath {
     return out;
   }
 
-  /** Hands the gathered text to native (lone surrogates cross JSON-encoded: they cannot cross as UTF-8). */
+  /** Hands the gathered text to native (`crossing`). */
   flush() {
     if (this.#args === '') return;
     const fragments = this.#args;
     this.#args = '';
-    const wellFormed = fragments.isWellFormed();
+    const text = crossing(fragments);
     const state = this.#state;
-    decode(
-      state,
-      native.anthropicAppendInput(
-        state.slot,
-        this.#key,
-        wellFormed ? fragments : JSON.stringify(fragments),
-        !wellFormed,
-      ),
-      undefined,
-      this.#host,
-    );
+    decode(state, native.anthropicAppendInput(state.slot, this.#key, text, text !== fragments), undefined, this.#host);
   }
 
   /** Drops the gathered text (its block is still open, so it cannot change what is yielded). */
@@ -269,19 +255,22 @@ class OpenAIObjectPath {
     if (chunk === null || typeof chunk !== 'object') return undefined;
     const header = knownHeader(state, chunk);
     if (header === undefined) return undefined;
-    if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0) {
-      const content = plainContent(chunk);
-      if (content !== undefined && content.isWellFormed()) return this.#text(header, content);
+    const shape = openaiShape(chunk, found);
+    if (shape === OPENAI_CONTENT_ONLY) {
+      const content = found.text;
+      if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0 && content.isWellFormed()) {
+        return this.#text(header, content);
+      }
+      return undefined;
     }
-    if (OPENAI_GATHER && (state.word & QUIET) !== 0) {
-      const fragment = argumentFragment(chunk);
-      if (fragment !== undefined) return this.#gather(header, fragment);
+    if (shape === OPENAI_ARGUMENTS_ONLY && OPENAI_GATHER && (state.word & QUIET) !== 0) {
+      return this.#gather(header, found.index, found.text);
     }
     return undefined;
   }
 
   /**
-   * Content-only deltas (`plainContent`, well-formed: a lone surrogate cannot
+   * Content-only deltas (OPENAI_CONTENT_ONLY, well-formed: a lone surrogate cannot
    * cross as UTF-8, the JSON text path keeps it). Taken when the state word has
    * `text_ready` (no tool-call or reasoning state, no response parsing that
    * could hold or rewrite text) and nothing is gathered: native normalises
@@ -297,22 +286,22 @@ class OpenAIObjectPath {
   }
 
   /**
-   * Argument-only tool-call deltas (`argumentFragment`). Taken when the
+   * Argument-only tool-call deltas (OPENAI_ARGUMENTS_ONLY). Taken when the
    * state word has `quiet` (no held parts, no thinking-tag candidate): native
    * would feed the arguments to the parser and yield a response with no
    * parts, built here with native's header for the chunk. The arguments are
    * handed over in order (`flush`) before any other native call; as soon as
-   * the gathered text could exceed the state word's `budget` they are
+   * their length exceeds the state word's `budget` (UTF-16 units) they are
    * handed over with this chunk, so a limit fails at the chunk that crosses
    * it, as natively.
    */
-  #gather(header, fragment) {
+  #gather(header, index, fragment) {
     if (COUNTING) counts.openaiGather++;
     if (this.#fragments.length === 0) {
-      this.#flushAt = Math.min(FLUSH_AT, Math.floor(this.#state.budget / BYTES_PER_UNIT));
+      this.#flushAt = Math.min(FLUSH_AT, this.#state.budget);
     }
-    this.#fragments.push(fragment[0], fragment[1]);
-    this.#fragmentChars += fragment[1].length;
+    this.#fragments.push(index, fragment);
+    this.#fragmentChars += fragment.length;
     if (this.#fragmentChars > this.#flushAt) this.flush();
     return simpleResponse(header, undefined, this.#host);
   }
@@ -350,46 +339,6 @@ function knownHeader(state, chunk) {
     return undefined;
   }
   return known.h;
-}
-
-/**
- * The `content` of a content-only delta (a string, no reasoning, no tool
- * calls, no finish, no usage), else undefined.
- */
-function plainContent(chunk) {
-  if (chunk.usage) return undefined;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
-  const delta = choice.delta;
-  if (delta === null || typeof delta !== 'object') return undefined;
-  const content = delta.content;
-  if (typeof content !== 'string' || (delta.reasoning_content ?? delta.reasoning) || !isNullish(delta.tool_calls)) {
-    return undefined;
-  }
-  return content;
-}
-
-/**
- * `[index, arguments]` when `chunk` is an argument-only tool-call delta
- * (one call, no id, no name, no text, no finish, no usage), else undefined.
- */
-function argumentFragment(chunk) {
-  if (chunk.usage) return undefined;
-  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-  if (choice === null || typeof choice !== 'object' || choice.finish_reason) return undefined;
-  const delta = choice.delta;
-  if (delta === null || typeof delta !== 'object') return undefined;
-  if (!isNullish(delta.content) || (delta.reasoning_content ?? delta.reasoning)) return undefined;
-  const calls = delta.tool_calls;
-  if (!Array.isArray(calls) || calls.length !== 1) return undefined;
-  const call = calls[0];
-  if (call === null || typeof call !== 'object' || !(isNullish(call.id) || call.id === '')) return undefined;
-  const fn = call.function;
-  if (fn === null || typeof fn !== 'object' || !(isNullish(fn.name) || fn.name === '')) return undefined;
-  const args = fn.arguments;
-  const index = call.index ?? 0;
-  if (typeof args !== 'string' || args === '' || typeof index !== 'number') return undefined;
-  return [index, args];
 }
 
 module.exports = { AnthropicObjectPath, OpenAIObjectPath, PREDICATES, objectPathCounts, resetObjectPathCounts };

@@ -7,6 +7,8 @@
 //   alone: nothing converted, no error) or the text of one JSON array whose
 //   items are a chunk-header item `{c}` (OpenAI: the header native built
 //   from a chunk's id, created and model, with those fields, kept in the
+//   state for the object path) or an event-header item `{e}` (Anthropic: the
+//   header of the chunk a text or thinking delta converts to, kept in the
 //   state for the object path), header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
 //   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
 //   after the responses converted before it, and the state word last.
@@ -41,13 +43,14 @@ const {
   GATHER_SHIFT,
   GATHER_BITS,
   TAG_CLOSING,
+  STOP_GATHERED,
   BUDGET_SHIFT,
   KIND_THOUGHT,
   KIND_EMPTY,
   KIND_REASONING,
-  FLAVOR_ANTHROPIC,
   KEY_HEADER,
   KEY_CHUNK_HEADER,
+  KEY_EVENT_HEADER,
   KEY_RESPONSE,
   KEY_PREPARATIONS,
   KEY_SANITIZED,
@@ -68,16 +71,20 @@ const NOTHING = Object.freeze([]);
 
 /**
  * A converter's native state as last reported: its slot, the state word its
- * last call returned (`word`), (Anthropic) the header of the last response
- * it yielded, and (OpenAI) the chunk header native sent last.
+ * last call returned (`word`) and the header native sent last for the
+ * responses the object path builds (Anthropic `header`, OpenAI
+ * `chunkHeader`). Every field is what native handed over, as it handed it.
  */
 class NativeState {
-  constructor(slot, word, { headers = false } = {}) {
+  constructor(slot, word) {
     this.slot = slot;
     this.word = word;
-    /** `{f: FLAVOR_ANTHROPIC, responseId?, modelVersion?}` of the last yielded response, or null. */
+    /**
+     * Anthropic: `{f, responseId?, modelVersion?}`, the header of the chunk a
+     * text or thinking delta converts to while the word has HEADER
+     * (core/src/convert/anthropic/event_header.rs), or null.
+     */
     this.header = null;
-    this.headers = headers;
     /**
      * OpenAI: `{id?, created, model?, h}`, the header `h` native built from a
      * chunk with those fields (core/src/convert/openai/chunk_header.rs), or null.
@@ -101,7 +108,7 @@ class NativeState {
     return (Math.floor(this.word / GATHER_UNIT) % GATHER_RANGE) - 1;
   }
 
-  /** Bytes of arguments that may still be gathered before a limit could fail. */
+  /** UTF-16 units of arguments that may still be gathered before a limit could fail. */
   get budget() {
     return Math.floor(this.word / BUDGET_UNIT);
   }
@@ -161,9 +168,12 @@ function decode(state, batch, sanitized, host) {
       state.chunkHeader = item[KEY_CHUNK_HEADER];
       continue;
     }
+    if (item[KEY_EVENT_HEADER]) {
+      state.header = item[KEY_EVENT_HEADER];
+      continue;
+    }
     if (item[KEY_ERROR]) {
       out.length = n;
-      noteHeader(state, out);
       const e = item[KEY_ERROR];
       throw new ToolCallStreamError(e.message, { ...e, responses: out });
     }
@@ -186,7 +196,6 @@ function decode(state, batch, sanitized, host) {
     out[n++] = response;
   }
   out.length = n;
-  noteHeader(state, out);
   return n === 0 ? NOTHING : out;
 }
 
@@ -201,16 +210,6 @@ function putBack(response, places, strings, next) {
   const parts = response.candidates[0].content.parts;
   for (const [at, key] of places) parts[at].functionCall.args[key] = strings[next++];
   return next;
-}
-
-/** The header of the last yielded response (what the HEADER bit vouches for). */
-function noteHeader(state, out) {
-  if (!state.headers || out.length === 0) return;
-  const last = out[out.length - 1];
-  const header = { f: FLAVOR_ANTHROPIC };
-  if ('responseId' in last) header.responseId = last.responseId;
-  if ('modelVersion' in last) header.modelVersion = last.modelVersion;
-  state.header = header;
 }
 
 /**
@@ -237,4 +236,4 @@ function nativeError(err) {
   return wrapped;
 }
 
-module.exports = { NativeState, decode, nativeError, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD };
+module.exports = { NativeState, decode, nativeError, NOTHING, QUIET, TEXT_READY, HEADER, PAYLOAD, STOP_GATHERED };

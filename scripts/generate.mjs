@@ -6,12 +6,15 @@
 //   simple-response.js      the builder of a response with at most one text part, its keys in the
 //                           order the core writes them (core/src/model/gemini.rs `Flavor::key_order`, printed
 //                           by core/examples/wire_constants.rs)
+//   hot-shapes.js           the object path's predicates: which hot shape an SDK object has, from the
+//                           shapes the core declares (core/src/convert/hot_shape.rs; each provider's
+//                           hot_shapes.rs), printed by core/examples/wire_constants.rs
 //   binding.js, binding.d.ts  the napi-rs loader and types of the binding (`napi build`, run by
 //                           `npm run build`), marked and pointed at the package root's binary here
 //   qwen-known-code.mjs     the known Qwen Code variants, from the published builds
 //                           (scripts/qwen-known-code.mjs)
 //
-//   node scripts/generate.mjs            # writes wire-constants.js and simple-response.js
+//   node scripts/generate.mjs            # writes wire-constants.js, simple-response.js and hot-shapes.js
 //   node scripts/generate.mjs --binding  # after `napi build`: marks binding.js / binding.d.ts
 //   node scripts/generate.mjs --check    # exit 1 when any generated file differs from its generator's output
 //
@@ -29,7 +32,7 @@ const generated = path.join(root, 'lib', 'generated');
 const WIRE_COMMAND = 'node scripts/generate.mjs';
 const BINDING_COMMAND = 'npm run build (napi build, then node scripts/generate.mjs --binding)';
 
-/** What core/examples/wire_constants.rs prints: `{wire, headerFlavors}`. */
+/** What core/examples/wire_constants.rs prints: `{wire, headerFlavors, hotShapes}`. */
 function coreConstants() {
   const json = execFileSync('cargo', ['run', '--quiet', '-p', 'toolcall-stream-core', '--example', 'wire_constants'], {
     cwd: root,
@@ -120,10 +123,181 @@ module.exports = { fillSimpleResponse };
 `;
 }
 
+/** A property read in JS: `.key` for an identifier, else `["key"]`. */
+const property = (key) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
+
+/** The JS condition of a field's test on the value `v` (core/src/convert/hot_shape.rs `Test`). */
+function condition([kind, argument], v) {
+  switch (kind) {
+    case 'object':
+      return `${v} !== null && typeof ${v} === 'object'`;
+    case 'is':
+      return `${v} === ${JSON.stringify(argument)}`;
+    case 'falsy':
+    case 'falsyWith':
+      return `!${v}`;
+    case 'nullish':
+      return `${v} === undefined || ${v} === null`;
+    case 'nullishOrEmpty':
+      return `${v} === undefined || ${v} === null || ${v} === ''`;
+    case 'text':
+    case 'textOrAbsent':
+      return `typeof ${v} === 'string'`;
+    case 'nonEmptyText':
+      return `typeof ${v} === 'string' && ${v} !== ''`;
+    case 'numberOrZero':
+      return `typeof ${v} === 'number'`;
+    default:
+      throw new Error(`generate: no condition for the hot-shape test ${kind}`);
+  }
+}
+
+/** The test kinds whose value also names what it captures (`[kind, capture]`). */
+const CAPTURING = new Set(['text', 'nonEmptyText', 'textOrAbsent', 'numberOrZero']);
+
+/**
+ * The body of one provider's shape function: the shapes' fields as nested
+ * ifs, tried in the declared order, the leading fields that consecutive
+ * shapes share tested once; each value read once into a local where it is
+ * first needed. Returns the lines.
+ */
+function shapeBody(shapes) {
+  const root = { children: [] };
+  for (const shape of shapes) {
+    let node = root;
+    for (const field of shape.fields) {
+      const key = JSON.stringify(field);
+      const last = node.children[node.children.length - 1];
+      if (last !== undefined && last.key === key) {
+        node = last;
+      } else {
+        const child = { key, field, children: [] };
+        node.children.push(child);
+        node = child;
+      }
+    }
+    node.children.push({ shape });
+  }
+  let locals = 0;
+  const lines = [];
+  const pathValue = (at, scope, indent) => {
+    if (at.length === 0) return 'o';
+    const key = JSON.stringify(at);
+    if (scope.has(key)) return scope.get(key);
+    const parent = pathValue(at.slice(0, -1), scope, indent);
+    const step = at[at.length - 1];
+    const expression =
+      step === 0
+        ? `Array.isArray(${parent}) ? ${parent}[0] : undefined`
+        : step === 1
+          ? `Array.isArray(${parent}) && ${parent}.length === 1 ? ${parent}[0] : undefined`
+          : `${parent}${property(step)}`;
+    const v = `v${++locals}`;
+    lines.push(`${indent}const ${v} = ${expression};`);
+    scope.set(key, v);
+    return v;
+  };
+  const fieldValue = ({ at, test: [kind, argument] }, scope, indent) => {
+    const key = JSON.stringify({ at, test: [kind, argument] });
+    if (scope.has(key)) return scope.get(key);
+    let expression;
+    if (kind === 'textOrAbsent') {
+      const step = at[at.length - 1];
+      const parent = pathValue(at.slice(0, -1), scope, indent);
+      expression = `${JSON.stringify(step)} in ${parent} ? ${parent}${property(step)} : ''`;
+    } else if (kind === 'numberOrZero') {
+      expression = `${pathValue(at, scope, indent)} ?? 0`;
+    } else if (kind === 'falsyWith') {
+      const parent = pathValue(at.slice(0, -1), scope, indent);
+      expression = `${pathValue(at, scope, indent)} ?? ${parent}${property(argument)}`;
+    } else {
+      const v = pathValue(at, scope, indent);
+      scope.set(key, v);
+      return v;
+    }
+    const v = `v${++locals}`;
+    lines.push(`${indent}const ${v} = ${expression};`);
+    scope.set(key, v);
+    return v;
+  };
+  const emit = (node, scope, indent) => {
+    for (const child of node.children) {
+      if (child.shape !== undefined) {
+        for (const field of child.shape.fields) {
+          const [kind, capture] = field.test;
+          if (CAPTURING.has(kind)) lines.push(`${indent}found.${capture} = ${scope.get(JSON.stringify(field))};`);
+        }
+        lines.push(`${indent}return ${child.shape.name};`);
+        continue;
+      }
+      const v = fieldValue(child.field, scope, indent);
+      lines.push(`${indent}if (${condition(child.field.test, v)}) {`);
+      emit(child, new Map(scope), `${indent}  `);
+      lines.push(`${indent}}`);
+    }
+  };
+  lines.push("  if (o === null || typeof o !== 'object') return NONE;");
+  emit(root, new Map(), '  ');
+  lines.push('  return NONE;');
+  return lines;
+}
+
+/**
+ * lib/generated/hot-shapes.js: one function per provider, `<provider>Shape(o,
+ * found)`, which returns the hot shape `o` has (a constant, NONE for none)
+ * and puts what the shape captures into `found` (`text`, `index`).
+ */
+function hotShapes({ hotShapes: providers }) {
+  const constants = ['const NONE = 0;'];
+  const names = ['NONE'];
+  let shapeCount = 0;
+  const functions = [];
+  const examples = [];
+  for (const [provider, shapes] of Object.entries(providers)) {
+    for (const shape of shapes) {
+      names.push(shape.name);
+      constants.push(`const ${shape.name} = ${++shapeCount};`);
+      examples.push(`  ${shape.name}: ${JSON.stringify(shape.example)},`);
+    }
+    const name = `${provider}Shape`;
+    names.push(name);
+    functions.push(`/** The hot shape of \`o\`, an SDK object of the ${provider} stream (${shapes
+      .map((s) => s.name)
+      .join(', ')}, or NONE), its captures put into \`found\`. */
+function ${name}(o, found) {
+${shapeBody(shapes).join('\n')}
+}`);
+  }
+  names.push('EXAMPLES');
+  return `// generated by ${WIRE_COMMAND} — do not edit.
+'use strict';
+// The hot SDK objects the object path (lib/object-path.js) converts, as the
+// core declares them (core/src/convert/hot_shape.rs; the shapes in
+// core/src/convert/anthropic/hot_shapes.rs and core/src/convert/openai/hot_shapes.rs,
+// printed by core/examples/wire_constants.rs).
+
+// The shapes.
+${constants.join('\n')}
+
+${functions.join('\n\n')}
+
+/** Each shape's example as the provider writes it (the core's tests prove its byte or template path takes it). */
+const EXAMPLES = {
+${examples.join('\n')}
+};
+
+module.exports = { ${names.join(', ')} };
+`;
+}
+
 /** Every file written from the core's constants, by name. */
 function coreFiles() {
   const constants = coreConstants();
-  return { 'wire-constants.js': wireConstants(constants), 'simple-response.js': simpleResponse(constants) };
+  return {
+    'wire-constants.js': wireConstants(constants),
+    'simple-response.js': simpleResponse(constants),
+    'hot-shapes.js': hotShapes(constants),
+  };
 }
 
 /**

@@ -18,17 +18,15 @@ mod wire;
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
 
 use napi_derive::napi;
-use toolcall_stream_core::convert::openai::chunk_header::ChunkHeader;
 use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::convert::provider::{
     provider, ConverterOptions, Provider, StreamConverter,
 };
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::wire::progress::write_argument_progress;
-use toolcall_stream_core::wire::State;
+use toolcall_stream_core::wire::{ObjectPathHeader, State};
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 use handles::{HandleTable, Slots};
@@ -183,19 +181,11 @@ impl Drop for ConverterHandle {
 
 type Converter = Box<dyn StreamConverter>;
 
-/// The state word after a call, and nothing more to send.
-fn report_state(c: &mut Converter, yielded: &[Response]) -> (State, Option<Rc<ChunkHeader>>) {
-    (c.wire_state(yielded), None)
-}
-
-/// The state word after a call, and the response header the object path
-/// needs when the JS layer does not have it yet.
-fn report_chunk_header(
-    c: &mut Converter,
-    yielded: &[Response],
-) -> (State, Option<Rc<ChunkHeader>>) {
+/// The state word after a call, and the header the object path builds its
+/// responses with when the JS layer does not have it yet.
+fn report_state(c: &mut Converter, yielded: &[Response]) -> (State, Option<ObjectPathHeader>) {
     let state = c.wire_state(yielded);
-    (state, c.take_chunk_header())
+    (state, c.take_object_path_header())
 }
 
 /// Runs `f` on the converter in `slot`, as one batch.
@@ -203,18 +193,9 @@ fn on_converter(
     slot: f64,
     f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
 ) -> wire::Batch {
-    on_converter_reporting(slot, f, report_state)
-}
-
-/// [`on_converter`], the batch carrying what `report` reads after the call.
-fn on_converter_reporting(
-    slot: f64,
-    f: impl FnOnce(&mut Converter, &mut Vec<Response>) -> Result<(), Error>,
-    report: impl FnOnce(&mut Converter, &[Response]) -> (State, Option<Rc<ChunkHeader>>),
-) -> wire::Batch {
     CONVERTERS
         .with(slot, |entry| {
-            step(&mut entry.converter, &mut entry.closed, f, report)
+            step(&mut entry.converter, &mut entry.closed, f, report_state)
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
@@ -235,16 +216,10 @@ pub fn converter_push_text(slot: f64, data: String) -> wire::Batch {
     on_converter(slot, |c, out| c.push_bytes(data.as_bytes(), out))
 }
 
-/// One SDK object (an Anthropic event, an OpenAI chunk) as JSON text, with
-/// the response header for the object path when it changed
-/// (`lib/object-path.js`).
+/// One SDK object (an Anthropic event, an OpenAI chunk) as JSON text.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn converter_push_object(slot: f64, object: String) -> wire::Batch {
-    on_converter_reporting(
-        slot,
-        |c, out| c.push_object_text(&object, out),
-        report_chunk_header,
-    )
+    on_converter(slot, |c, out| c.push_object_text(&object, out))
 }
 
 /// End of input.

@@ -7,6 +7,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use napi::JsString;
 use napi_derive::napi;
 use toolcall_stream_core::convert::anthropic::AnthropicStream;
 use toolcall_stream_core::convert::openai::OpenAIStream;
@@ -50,23 +51,33 @@ pub fn anthropic_append_input(
     })
 }
 
-/// `content_block_stop` for a tool_use block whose arguments (`argBytes`
-/// UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
-/// has `{}` for the arguments, for the JS layer to fill in; `undefined` when
-/// the block is not such a block (nothing changed: take the long way).
+/// `content_block_stop` for a tool_use block whose arguments (valid JSON)
+/// the JS layer gathered and keeps: a batch whose function call has `{}` for
+/// the arguments, for the JS layer to fill in; `undefined` when the block is
+/// not such a block (nothing changed: take the long way). `args` crosses as
+/// `anthropic_append_input`'s fragments do (`json_encoded`: a JSON string
+/// literal, for text with lone surrogates), and only to be counted: the
+/// bytes the arguments would take appended, which well-formed text's UTF-8
+/// length is (asked of the engine, not copied).
 #[napi(ts_return_type = "string | number | Array<string> | null")]
-pub fn anthropic_stop_held(slot: f64, index: String, arg_bytes: f64) -> Option<wire::Batch> {
+pub fn anthropic_stop_held(
+    slot: f64,
+    index: String,
+    args: JsString,
+    json_encoded: bool,
+) -> napi::Result<Option<wire::Batch>> {
+    let bytes = if json_encoded {
+        let encoded = args.into_utf8()?;
+        AnthropicStream::encoded_args_bytes(encoded.as_str()?)
+    } else {
+        Ok(args.utf8_len()?)
+    };
     let mut applies = true;
     let batch = on_converter(slot, |c, out| {
-        let bytes = if arg_bytes.is_finite() && arg_bytes >= 0.0 {
-            arg_bytes.min(usize::MAX as f64) as usize
-        } else {
-            usize::MAX
-        };
-        applies = anthropic(c)?.stop_with_held_args(&index, bytes, out)?;
+        applies = anthropic(c)?.stop_with_held_args(&index, bytes?, out)?;
         Ok(())
     });
-    applies.then_some(batch)
+    Ok(applies.then_some(batch))
 }
 
 /// Argument-only tool-call deltas the JS layer gathered (the object path,

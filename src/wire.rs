@@ -13,28 +13,27 @@
 //!   turn it into an `INTERNAL` error, and the state it hit is closed.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
 
 use napi::bindgen_prelude::{Either3, ToNapiValue};
 use napi::{check_status, sys};
-use toolcall_stream_core::convert::openai::chunk_header::ChunkHeader;
 use toolcall_stream_core::model::gemini::Response;
-use toolcall_stream_core::wire::{self, State};
+use toolcall_stream_core::wire::{self, ObjectPathHeader, State};
 use toolcall_stream_core::{Error, ErrorCode};
 
 /// What a converter call returns: the batch's JSON text, the state word,
 /// or the text followed by the string arguments lifted out of it.
 pub type Batch = Either3<String, f64, TextAndStrings>;
 
-/// The outcome of a call, with the state after it and the chunk header to
-/// send (`toolcall_stream_core::convert::openai::chunk_header`), as one batch.
+/// The outcome of a call, with the state after it and the object path's
+/// header to send (`toolcall_stream_core::wire::ObjectPathHeader`), as one
+/// batch.
 pub fn batch(
     responses: &mut [Response],
     error: Option<&Error>,
     state: State,
-    chunk_header: Option<&ChunkHeader>,
+    header: Option<&ObjectPathHeader>,
 ) -> Batch {
-    match wire::batch(responses, error, state, chunk_header) {
+    match wire::batch(responses, error, state, header) {
         None => Either3::B(state.encode()),
         Some(b) if b.strings.is_empty() => Either3::A(b.text),
         Some(mut b) => {
@@ -92,13 +91,13 @@ pub fn panic_error(panic: Box<dyn std::any::Any + Send>, what: &str) -> Error {
 /// Runs one conversion step on `inner` (refused with `FINISHED` when it is
 /// `closed`), turning a panic into an `INTERNAL` error; after a panic the
 /// state may be inconsistent, so it is closed. `state` reads the state word
-/// after the step from the converter and what it yielded, and the chunk
-/// header to send with it.
+/// after the step from the converter and what it yielded, and the object
+/// path's header to send with it.
 pub fn step<S>(
     inner: &mut S,
     closed: &mut Option<&'static str>,
     f: impl FnOnce(&mut S, &mut Vec<Response>) -> Result<(), Error>,
-    state: impl FnOnce(&mut S, &[Response]) -> (State, Option<Rc<ChunkHeader>>),
+    state: impl FnOnce(&mut S, &[Response]) -> (State, Option<ObjectPathHeader>),
 ) -> Batch {
     let mut out = Vec::new();
     let result = if let Some(why) = *closed {
@@ -113,7 +112,7 @@ pub fn step<S>(
         }
     };
     let mut error = result.err();
-    let (state, chunk_header) = if closed.is_some() {
+    let (state, header) = if closed.is_some() {
         (State::FINISHED, None)
     } else {
         catch_unwind(AssertUnwindSafe(|| state(inner, &out))).unwrap_or_else(|panic| {
@@ -122,7 +121,7 @@ pub fn step<S>(
             (State::FINISHED, None)
         })
     };
-    batch(&mut out, error.as_ref(), state, chunk_header.as_deref())
+    batch(&mut out, error.as_ref(), state, header.as_ref())
 }
 
 pub const AFTER_PANIC: &str = "the converter is finished after an internal error";

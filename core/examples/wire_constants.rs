@@ -2,17 +2,69 @@
 //! object: under `"wire"`, the wire constants (the state word's bits, the
 //! compact chunk kinds, a header's flavors, the batch item keys); under
 //! `"headerFlavors"`, each
-//! header flavor (a header item's `f`) with the key order of its responses.
+//! header flavor (a header item's `f`) with the key order of its responses;
+//! under `"hotShapes"`, each provider's hot SDK object shapes
+//! (`toolcall_stream_core::convert::hot_shape`).
 //! `node scripts/generate.mjs` runs it and writes
-//! `lib/generated/wire-constants.js` and `lib/generated/simple-response.js`.
+//! `lib/generated/wire-constants.js`, `lib/generated/simple-response.js` and
+//! `lib/generated/hot-shapes.js`.
 //!
 //!     cargo run -q -p toolcall-stream-core --example wire_constants
 
+use toolcall_stream_core::convert::hot_shape::{Capture, HotShape, Step, Test};
+use toolcall_stream_core::convert::{anthropic, openai};
+use toolcall_stream_core::foundations::json::write_str;
 use toolcall_stream_core::model::gemini::Flavor;
 use toolcall_stream_core::wire::{compact_kind, header_flavor, key, word};
 
+/// A string as JSON text.
+fn json(s: &str) -> String {
+    let mut out = String::new();
+    write_str(&mut out, s);
+    out
+}
+
+/// A shape as JSON: `{name, example, fields: [{at: [key | 0 (first) | 1
+/// (only)], test: [kind, argument?]}]}`.
+fn shape(s: &HotShape) -> String {
+    let fields: Vec<String> = s
+        .fields
+        .iter()
+        .map(|f| {
+            let at: Vec<String> =
+                f.at.iter()
+                    .map(|step| match step {
+                        Step::Key(k) => json(k),
+                        Step::First => "0".to_owned(),
+                        Step::Only => "1".to_owned(),
+                    })
+                    .collect();
+            let capture = |c: &Capture| json(&format!("{c:?}").to_lowercase());
+            let test = match &f.test {
+                Test::Object => "[\"object\"]".to_owned(),
+                Test::Is(t) => format!("[\"is\",{}]", json(t)),
+                Test::Falsy => "[\"falsy\"]".to_owned(),
+                Test::Nullish => "[\"nullish\"]".to_owned(),
+                Test::NullishOrEmpty => "[\"nullishOrEmpty\"]".to_owned(),
+                Test::Text(c) => format!("[\"text\",{}]", capture(c)),
+                Test::NonEmptyText(c) => format!("[\"nonEmptyText\",{}]", capture(c)),
+                Test::TextOrAbsent(c) => format!("[\"textOrAbsent\",{}]", capture(c)),
+                Test::NumberOrZero(c) => format!("[\"numberOrZero\",{}]", capture(c)),
+                Test::FalsyWith(k) => format!("[\"falsyWith\",{}]", json(k)),
+            };
+            format!("{{ \"at\": [{}], \"test\": {test} }}", at.join(", "))
+        })
+        .collect();
+    format!(
+        "      {{\n        \"name\": {},\n        \"example\": {},\n        \"fields\": [\n          {}\n        ]\n      }}",
+        json(s.name),
+        json(s.example),
+        fields.join(",\n          ")
+    )
+}
+
 fn main() {
-    let numbers: [(&str, u64); 15] = [
+    let numbers: [(&str, u64); 16] = [
         ("FINISHED", word::FINISHED),
         ("QUIET", word::QUIET),
         ("TEXT_READY", word::TEXT_READY),
@@ -21,6 +73,7 @@ fn main() {
         ("GATHER_SHIFT", u64::from(word::GATHER_SHIFT)),
         ("GATHER_BITS", u64::from(word::GATHER_BITS)),
         ("TAG_CLOSING", word::TAG_CLOSING),
+        ("STOP_GATHERED", word::STOP_GATHERED),
         ("BUDGET_SHIFT", u64::from(word::BUDGET_SHIFT)),
         ("KIND_TEXT", u64::from(compact_kind::TEXT)),
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
@@ -32,6 +85,7 @@ fn main() {
     let keys = [
         ("KEY_HEADER", key::HEADER),
         ("KEY_CHUNK_HEADER", key::CHUNK_HEADER),
+        ("KEY_EVENT_HEADER", key::EVENT_HEADER),
         ("KEY_RESPONSE", key::RESPONSE),
         ("KEY_PREPARATIONS", key::PREPARATIONS),
         ("KEY_SANITIZED", key::SANITIZED),
@@ -67,9 +121,12 @@ fn main() {
             )
         })
         .collect();
+    let shapes = |list: &[HotShape]| list.iter().map(shape).collect::<Vec<_>>().join(",\n");
     println!(
-        "{{\n  \"wire\": {{\n{}\n  }},\n  \"headerFlavors\": [\n{}\n  ]\n}}",
+        "{{\n  \"wire\": {{\n{}\n  }},\n  \"headerFlavors\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }}\n}}",
         fields.join(",\n"),
-        flavors.join(",\n")
+        flavors.join(",\n"),
+        shapes(&anthropic::hot_shapes::HOT_SHAPES),
+        shapes(&openai::hot_shapes::HOT_SHAPES)
     );
 }

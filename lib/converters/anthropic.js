@@ -23,14 +23,12 @@ const kPushEvent = Symbol('pushEvent');
  */
 class AnthropicConverter {
   #handle;
-  /** The converter's native state as last reported (lib/wire.js): slot, state word, last header. */
+  /** The converter's native state as last reported (lib/wire.js): slot, state word, the object path's header. */
   #state;
   #objectPath;
   #carry = { text: '' };
   /** The embedding API's host (lib/host.js), or undefined. */
   #host;
-  /** qwen-0.24 (upstreamFailed yields held calls on a retryable transport error). */
-  #holdCalls;
   /** A chunk handed out carried a finish reason or an assistant payload (see `emptyStream`). */
   #nonEmpty = false;
   /** `end()` returned. */
@@ -43,10 +41,9 @@ class AnthropicConverter {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
     this.#host = host;
     this.#handle = new native.ConverterHandle('anthropic', profile, limits);
-    this.#state = new NativeState(this.#handle.slot, this.#handle.state, { headers: true });
+    this.#state = new NativeState(this.#handle.slot, this.#handle.state);
     this.#state.converter = this;
-    this.#holdCalls = profile === 'qwen-0.24';
-    this.#objectPath = new AnthropicObjectPath(this.#state, host, this.#holdCalls);
+    this.#objectPath = new AnthropicObjectPath(this.#state, host);
   }
 
   /** One SDK stream event (object or JSON text) → the chunks it yields, in order. */
@@ -179,13 +176,14 @@ class AnthropicConverter {
    * `classification.retryable` is the host's answer (Qwen: its
    * `classifyRetryError`); without it, a retryable stream transport error
    * is (see isRetryableStreamTransportError). The converter is finished
-   * afterwards.
+   * afterwards. Native decides whether the profile holds calls at all; the
+   * classification is only what it needs to know of the error.
    */
   upstreamFailed(error, classification) {
     let retryable = false;
     try {
       const told = classification?.retryable;
-      retryable = this.#holdCalls && (typeof told === 'boolean' ? told : isRetryableStreamTransportError(error));
+      retryable = typeof told === 'boolean' ? told : isRetryableStreamTransportError(error);
     } catch {
       // An error whose fields cannot be read is not classified.
     }

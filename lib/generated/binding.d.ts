@@ -127,12 +127,16 @@ export declare function acpPlanUpdate(argsJson?: string | undefined | null, resu
 export declare function anthropicAppendInput(slot: number, index: string, fragments: string, jsonEncoded: boolean): string | number | Array<string>
 
 /**
- * `content_block_stop` for a tool_use block whose arguments (`argBytes`
- * UTF-8 bytes, valid JSON) the JS layer held: a batch whose function call
- * has `{}` for the arguments, for the JS layer to fill in; `undefined` when
- * the block is not such a block (nothing changed: take the long way).
+ * `content_block_stop` for a tool_use block whose arguments (valid JSON)
+ * the JS layer gathered and keeps: a batch whose function call has `{}` for
+ * the arguments, for the JS layer to fill in; `undefined` when the block is
+ * not such a block (nothing changed: take the long way). `args` crosses as
+ * `anthropic_append_input`'s fragments do (`json_encoded`: a JSON string
+ * literal, for text with lone surrogates), and only to be counted: the
+ * bytes the arguments would take appended, which well-formed text's UTF-8
+ * length is (asked of the engine, not copied).
  */
-export declare function anthropicStopHeld(slot: number, index: string, argBytes: number): string | number | Array<string> | null
+export declare function anthropicStopHeld(slot: number, index: string, args: string, jsonEncoded: boolean): string | number | Array<string> | null
 
 /**
  * The open calls' argument progress of a converter, as one JSON text
@@ -161,11 +165,7 @@ export declare function converterFree(slot: number): number
  */
 export declare function converterPushBytes(slot: number, data: Uint8Array): string | number | Array<string>
 
-/**
- * One SDK object (an Anthropic event, an OpenAI chunk) as JSON text, with
- * the response header for the object path when it changed
- * (`lib/object-path.js`).
- */
+/** One SDK object (an Anthropic event, an OpenAI chunk) as JSON text. */
 export declare function converterPushObject(slot: number, object: string): string | number | Array<string>
 
 /** Raw SSE text into a converter. */

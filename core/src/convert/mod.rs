@@ -3,6 +3,7 @@
 //! end both share (raw input, the state word, the path counters).
 
 pub mod anthropic;
+pub mod hot_shape;
 pub mod nonstream;
 pub mod openai;
 pub mod path_counters;

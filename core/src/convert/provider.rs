@@ -13,6 +13,7 @@
 use std::any::Any;
 use std::rc::Rc;
 
+use crate::convert::anthropic::event_header::EventHeader;
 use crate::convert::anthropic::{self, AnthropicOptions, AnthropicStream};
 use crate::convert::nonstream::{BodyOptions, BodyResponse};
 use crate::convert::openai::chunk_header::ChunkHeader;
@@ -47,10 +48,10 @@ pub trait StreamConverter: Any {
     /// The state word the JS layer reads after a call that yielded `yielded`.
     fn wire_state(&mut self, yielded: &[Response]) -> State;
 
-    /// The response header the object path needs and does not have yet
-    /// (`chunk_header.rs`), taken once; `None` where the provider's object
-    /// path needs none.
-    fn take_chunk_header(&mut self) -> Option<Rc<ChunkHeader>> {
+    /// The header of the responses the object path builds, when it changed
+    /// since the JS layer was last sent one, taken once; `None` where the
+    /// provider's object path needs none.
+    fn take_object_path_header(&mut self) -> Option<ObjectPathHeader> {
         None
     }
 
@@ -60,6 +61,19 @@ pub trait StreamConverter: Any {
 
     /// The concrete stream, for the object path's provider-shaped calls.
     fn as_any(&mut self) -> &mut dyn Any;
+}
+
+/// The header the object path builds its responses with, as native built
+/// it: the wire sends it, when it changes, as its own item first in a batch
+/// (`crate::wire`).
+#[derive(Debug)]
+pub enum ObjectPathHeader {
+    /// OpenAI: the header built from a chunk's `id`, `created` and `model`
+    /// (`openai/chunk_header.rs`), the chunk-header item.
+    Chunk(Rc<ChunkHeader>),
+    /// Anthropic: the current message's header (`anthropic/event_header.rs`),
+    /// the event-header item.
+    Event(EventHeader),
 }
 
 /// What a host asks of a converter. Each provider reads what applies to it

@@ -28,9 +28,15 @@ pub struct State {
     pub gather: Option<u32>,
     /// A closing thinking-tag candidate is pending (OpenAI).
     pub tag_closing: bool,
+    /// (Anthropic, [`crate::convert::anthropic::AnthropicStream::takes_gathered_stop`])
+    /// the stop of a block whose every fragment the JS layer gathered may be
+    /// converted with the arguments kept in JS: calls are not held for the
+    /// stop reason.
+    pub stop_gathered: bool,
     /// Bytes of tool-call arguments that can still be gathered in JS before
     /// a limit could fail (Anthropic: for the `gather` block; OpenAI: for
-    /// any call while `quiet`).
+    /// any call while `quiet`). The wire hands it over in UTF-16 units
+    /// (`crate::wire`, `State::encode`).
     pub budget: usize,
 }
 
@@ -47,6 +53,7 @@ impl State {
         payload: false,
         gather: None,
         tag_closing: false,
+        stop_gathered: false,
         budget: 0,
     };
 }

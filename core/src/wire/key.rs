@@ -6,6 +6,8 @@
 pub const HEADER: &str = "h";
 /// A chunk-header item (OpenAI: the header for the object path).
 pub const CHUNK_HEADER: &str = "c";
+/// An event-header item (Anthropic: the header for the object path).
+pub const EVENT_HEADER: &str = "e";
 /// A full item's response.
 pub const RESPONSE: &str = "r";
 /// A full item's tool-call preparations.

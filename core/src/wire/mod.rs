@@ -12,6 +12,11 @@
 //!     none), written when it differs from the last one sent
 //!     ([`crate::convert::openai::chunk_header`]); the object path reuses it for a chunk
 //!     object with the same three fields;
+//!   - `{"e": {f, responseId?, modelVersion?}}`: an event-header item
+//!     (Anthropic, first in the batch): the header of the chunk a text or
+//!     thinking delta converts to while the state word's `header` is on
+//!     ([`crate::convert::anthropic::event_header`]), written when it differs from the last one
+//!     sent; the object path builds such chunks with it;
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
 //!     written whenever the header of the next compact chunk changes (`f`:
 //!     [`header_flavor`], which key order the response takes);
@@ -50,16 +55,19 @@ pub mod key;
 pub mod lift;
 pub mod progress;
 
+use crate::convert::anthropic::event_header::EventHeader;
 use crate::convert::nonstream::BodyResponse;
 use crate::convert::openai::chunk_header::ChunkHeader;
+pub use crate::convert::provider::ObjectPathHeader;
 pub use crate::convert::state::{State, MAX_GATHER_INDEX};
 use crate::foundations::error::Error;
+use crate::foundations::json::lone_escapes::MAX_BYTES_PER_UNIT;
 use crate::foundations::json::{write_str, write_text};
 use crate::model::gemini::{Flavor, Part, Response, UsageProvenance};
 use key::{next_key, open_item};
 
-/// The longest `budget` the word carries.
-const BUDGET_CAP: usize = (1 << 31) - 1;
+/// The largest `budget` the word carries, in UTF-16 units.
+const BUDGET_CAP: usize = (1 << 30) - 1;
 
 /// The state word's bits and fields (the table below). The JS side reads
 /// them from `lib/generated/wire-constants.js`, written from these by
@@ -81,8 +89,10 @@ pub mod word {
     pub const GATHER_BITS: u32 = 16;
     /// `tag_closing` (OpenAI).
     pub const TAG_CLOSING: u64 = 1 << 21;
+    /// `stop_gathered` (Anthropic).
+    pub const STOP_GATHERED: u64 = 1 << 22;
     /// The lowest bit of `budget`.
-    pub const BUDGET_SHIFT: u32 = 22;
+    pub const BUDGET_SHIFT: u32 = 23;
 }
 
 /// The first number of a compact chunk item (`[kind, text?]`).
@@ -128,7 +138,8 @@ fn write_compact(out: &mut String, kind: u8, text: &str) {
 /// | 4      | `payload` (Anthropic): a chunk with a part was yielded (0.24.4's end check) |
 /// | 5–20   | `gather` (Anthropic): the index + 1 of the block whose `input_json_delta` fragments may be gathered in JS, 0 for none |
 /// | 21     | `tag_closing` (OpenAI): a closing thinking-tag candidate is pending (`context.pendingThinkingTagCandidate?.closingTagName`); the pipeline's error path turns a source error into `PROTOCOL_TAG_LEAK` then. Kept in a finished word too (after a fatal error the candidate is still there), never after `free()` |
-/// | 22–52  | `budget`: bytes of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`), capped at 2^31 − 1 |
+/// | 22     | `stop_gathered` (Anthropic): the stop of a `tool_use` block whose every fragment was gathered in JS may be converted with the arguments kept in JS (calls are not held for the stop reason) |
+/// | 23–52  | `budget`: UTF-16 units of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`): the bytes left over [`MAX_BYTES_PER_UNIT`], so that the JS layer compares a string's `length` only; capped at 2^30 − 1 |
 impl State {
     /// The state word as the table lays it out, an integer below 2^53 so
     /// that a JS number holds it exactly; exactly 1 when finished, whatever
@@ -144,7 +155,8 @@ impl State {
             | bit(self.header, word::HEADER)
             | bit(self.payload, word::PAYLOAD)
             | tag
-            | (self.budget.min(BUDGET_CAP) as u64) << word::BUDGET_SHIFT;
+            | bit(self.stop_gathered, word::STOP_GATHERED)
+            | ((self.budget / MAX_BYTES_PER_UNIT).min(BUDGET_CAP) as u64) << word::BUDGET_SHIFT;
         if let Some(index) = self.gather {
             encoded |= (u64::from(index.min(MAX_GATHER_INDEX - 1)) + 1) << word::GATHER_SHIFT;
         }
@@ -260,9 +272,9 @@ pub fn batch(
     responses: &mut [Response],
     error: Option<&Error>,
     state: State,
-    chunk_header: Option<&ChunkHeader>,
+    header: Option<&ObjectPathHeader>,
 ) -> Option<Batch> {
-    if responses.is_empty() && error.is_none() && chunk_header.is_none() {
+    if responses.is_empty() && error.is_none() && header.is_none() {
         return None;
     }
     // Sized once for what the batch will hold: a batch with a large call
@@ -274,14 +286,7 @@ pub fn batch(
         .sum();
     let mut text = String::with_capacity(responses.len() * 256 + parts + 64);
     let mut strings = Vec::new();
-    write_batch(
-        responses,
-        error,
-        state,
-        chunk_header,
-        &mut text,
-        &mut strings,
-    );
+    write_batch(responses, error, state, header, &mut text, &mut strings);
     Some(Batch { text, strings })
 }
 
@@ -291,14 +296,21 @@ pub fn write_batch(
     responses: &mut [Response],
     error: Option<&Error>,
     state: State,
-    chunk_header: Option<&ChunkHeader>,
+    header: Option<&ObjectPathHeader>,
     out: &mut String,
     strings: &mut Vec<String>,
 ) {
     out.push('[');
-    if let Some(h) = chunk_header {
-        write_chunk_header_item(h, out);
-        out.push(',');
+    match header {
+        Some(ObjectPathHeader::Chunk(h)) => {
+            write_chunk_header_item(h, out);
+            out.push(',');
+        }
+        Some(ObjectPathHeader::Event(h)) => {
+            write_event_header_item(h, out);
+            out.push(',');
+        }
+        None => {}
     }
     // The header item last written, by position.
     let mut header: Option<usize> = None;
@@ -400,7 +412,7 @@ fn write_header_item(r: &Response, out: &mut String) {
     };
     write_header(
         f,
-        &r.create_time,
+        Some(&r.create_time),
         r.response_id.as_deref(),
         r.model_version.as_deref(),
         out,
@@ -428,7 +440,7 @@ fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
     out.push_str(",\"h\":");
     write_header(
         header_flavor::OPENAI,
-        &h.create_time,
+        Some(&h.create_time),
         h.id.as_deref(),
         h.model_version.as_deref(),
         out,
@@ -436,19 +448,37 @@ fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
     out.push_str("}}");
 }
 
-/// A header: `{f, createTime, responseId?, modelVersion?}` (JSON texts
+/// `{"e": {f, responseId?, modelVersion?}}` (see the module
+/// documentation): no `createTime`, which the JS layer reads from its clock
+/// for each chunk it builds, as the chunk's own conversion would.
+#[cold]
+fn write_event_header_item(h: &EventHeader, out: &mut String) {
+    open_item(out, key::EVENT_HEADER);
+    write_header(
+        header_flavor::ANTHROPIC,
+        None,
+        h.response_id.as_deref(),
+        h.model_version.as_deref(),
+        out,
+    );
+    out.push('}');
+}
+
+/// A header: `{f, createTime?, responseId?, modelVersion?}` (JSON texts
 /// but `create_time`, the string itself).
 fn write_header(
     f: u8,
-    create_time: &str,
+    create_time: Option<&str>,
     response_id: Option<&str>,
     model_version: Option<&str>,
     out: &mut String,
 ) {
     out.push_str("{\"f\":");
     out.push(char::from(b'0' + f));
-    out.push_str(",\"createTime\":");
-    write_str(out, create_time);
+    if let Some(t) = create_time {
+        out.push_str(",\"createTime\":");
+        write_str(out, t);
+    }
     if let Some(id) = response_id {
         out.push_str(",\"responseId\":");
         out.push_str(id);
@@ -464,6 +494,7 @@ fn write_header(
 mod tests {
     use super::*;
     use crate::foundations::error::ErrorCode;
+    use std::rc::Rc;
 
     #[test]
     fn state_word_fields_do_not_overlap() {
@@ -475,22 +506,32 @@ mod tests {
             payload: true,
             gather: Some(MAX_GATHER_INDEX - 1),
             tag_closing: true,
+            stop_gathered: true,
             budget: usize::MAX,
         };
         let w = s.encode() as u64;
         assert_eq!(w & 31, 0b11010);
         assert_eq!((w >> 5) & 0xffff, u64::from(MAX_GATHER_INDEX));
         assert_eq!((w >> 21) & 1, 1);
-        assert_eq!(w >> 22, BUDGET_CAP as u64);
+        assert_eq!((w >> 22) & 1, 1);
+        assert_eq!(w >> 23, BUDGET_CAP as u64);
         assert!(s.encode() < 2f64.powi(53));
-        let budget_only = State {
-            budget: 7,
-            ..State::default()
+        // The budget crosses in UTF-16 units: the bytes over the most one
+        // unit can take, rounded down.
+        let budget_only = |budget| {
+            State {
+                budget,
+                ..State::default()
+            }
+            .encode() as u64
         };
-        assert_eq!(budget_only.encode() as u64, 7 << 22);
+        assert_eq!(budget_only(47), 7 << 23);
+        assert_eq!(budget_only(48), 8 << 23);
+        assert_eq!(budget_only(5), 0);
         assert_eq!(State::FINISHED.encode(), 1.0);
         let finished_with_tag = State {
             tag_closing: true,
+            stop_gathered: true,
             ..State::FINISHED
         };
         assert_eq!(finished_with_tag.encode() as u64, 1 | 1 << 21);
@@ -542,13 +583,13 @@ mod tests {
 
     #[test]
     fn a_chunk_header_item_comes_first_with_the_fields_and_the_header_built_from_them() {
-        let header = ChunkHeader {
+        let header = ObjectPathHeader::Chunk(Rc::new(ChunkHeader {
             id: Some("\"id\"".into()),
             created: "7".into(),
             model: Some("\"\"".into()),
             create_time: "7".into(),
             model_version: None,
-        };
+        }));
         let mut out = String::new();
         write_batch(
             &mut [chunk("7", Vec::new())],
@@ -564,6 +605,42 @@ mod tests {
         );
         // A header alone is a batch too.
         assert!(batch(&mut [], None, State::default(), Some(&header)).is_some());
+    }
+
+    #[test]
+    fn an_event_header_item_comes_first_without_a_create_time() {
+        let header = |id: Option<&str>, model: Option<&str>| {
+            ObjectPathHeader::Event(EventHeader {
+                response_id: id.map(Rc::from),
+                model_version: model.map(Rc::from),
+            })
+        };
+        let mut out = String::new();
+        let with_both = header(Some("\"msg\""), Some("\"m\""));
+        write_batch(
+            &mut [],
+            None,
+            State::default(),
+            Some(&with_both),
+            &mut out,
+            &mut Vec::new(),
+        );
+        assert_eq!(
+            out,
+            r#"[{"e":{"f":0,"responseId":"msg","modelVersion":"m"}},0]"#
+        );
+        out.clear();
+        let without = header(None, None);
+        write_batch(
+            &mut [],
+            None,
+            State::default(),
+            Some(&without),
+            &mut out,
+            &mut Vec::new(),
+        );
+        assert_eq!(out, r#"[{"e":{"f":0}},0]"#);
+        assert!(batch(&mut [], None, State::default(), Some(&without)).is_some());
     }
 
     #[test]

@@ -14,8 +14,10 @@
 mod arg_limits;
 pub mod body;
 mod byte_path;
+pub mod event_header;
 mod events;
 mod held_calls;
+pub mod hot_shapes;
 mod object_path;
 mod prefix;
 mod seam;
@@ -34,6 +36,7 @@ use crate::foundations::profile::Profile;
 use crate::foundations::sse::Bom;
 use crate::model::argument_progress::{ArgumentProgress, LineCount};
 use crate::model::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
+use event_header::EventHeader;
 use usage::Usage;
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).
@@ -89,6 +92,8 @@ pub struct AnthropicStream {
     failed_in_band: bool,
     /// The last yielded chunk has the current header (see [`Self::wire_state`]).
     header_shown: bool,
+    /// The event header last sent to the JS object path ([`EventHeader`]).
+    sent_header: Option<EventHeader>,
 }
 
 impl AnthropicStream {
@@ -111,6 +116,7 @@ impl AnthropicStream {
             payload: false,
             failed_in_band: false,
             header_shown: false,
+            sent_header: None,
         }
     }
 
@@ -137,6 +143,7 @@ impl AnthropicStream {
             header: self.header_shown && !self.message_start_usage_pending,
             payload: self.payload,
             gather,
+            stop_gathered: self.takes_gathered_stop(),
             budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
             ..State::default()
         }

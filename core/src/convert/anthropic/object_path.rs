@@ -1,10 +1,13 @@
 //! What the core offers the object path (the JS layer's own conversion of
-//! SDK event objects, `lib/object-path.js`): argument fragments gathered in
-//! JS, a call whose arguments stayed in JS, and the budget for gathering.
+//! SDK event objects, `lib/object-path.js`): the header of the chunks it
+//! builds, argument fragments gathered in JS, a call whose arguments stayed
+//! in JS and what they count against the limits, and the budget for
+//! gathering.
 
 use std::rc::Rc;
 
 use super::arg_limits::limit_error;
+use super::event_header::EventHeader;
 use super::AnthropicStream;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, LoneEscapes, Value};
@@ -12,6 +15,52 @@ use crate::foundations::profile::Profile;
 use crate::model::gemini::{Part, Response};
 
 impl AnthropicStream {
+    /// The header the next text or thinking delta's chunk takes, when the
+    /// last yielded chunk had it (`header_shown`, [`Self::wire_state`], which
+    /// runs first) and the JS layer has not been sent it yet: it goes out
+    /// with the call's batch. So whenever the state word's `header` is on,
+    /// the JS layer holds this header.
+    pub fn take_event_header(&mut self) -> Option<EventHeader> {
+        if !self.header_shown || self.input.is_finished() {
+            return None;
+        }
+        let current = EventHeader {
+            response_id: self.message_id.clone(),
+            model_version: self.model.clone(),
+        };
+        if self.sent_header.as_ref() == Some(&current) {
+            return None;
+        }
+        self.sent_header = Some(current.clone());
+        Some(current)
+    }
+
+    /// Whether the stop of a `tool_use` block whose fragments the JS layer
+    /// gathered may close it with the arguments kept in JS
+    /// ([`Self::stop_with_held_args`]): not under [`Profile::Qwen024`], which
+    /// holds the call for the stop reason (`super::held_calls`).
+    pub fn takes_gathered_stop(&self) -> bool {
+        self.profile != Profile::Qwen024
+    }
+
+    /// The bytes that arguments gathered in JS and sent as one JSON string
+    /// literal (the transport of text holding lone surrogates,
+    /// [`Self::append_input`]) take once appended: UTF-8, each lone
+    /// surrogate as its 6-byte escape. Well-formed text crosses as itself,
+    /// and its UTF-8 length is its count.
+    pub fn encoded_args_bytes(encoded: &str) -> Result<usize, Error> {
+        match json::parse(encoded)? {
+            Value::Str(s) => {
+                let (text, _) = s.json_text();
+                Ok(text.len())
+            }
+            _ => Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "encoded fragments must be a JSON string",
+            )),
+        }
+    }
+
     /// `input_json_delta` fragments for block `index` (JS number text),
     /// gathered and joined by the JS layer from SDK event objects. With
     /// `json_encoded` they come as one JSON string literal (the JS layer's
@@ -61,7 +110,8 @@ impl AnthropicStream {
     /// `content_block_stop` for block `index` (JS number text) of a
     /// `tool_use` block whose `input_json_delta` fragments the JS layer held
     /// instead of handing them over, and which `JSON.parse` accepts as they
-    /// are: `arg_bytes` UTF-8 bytes of them. The limits and the chunk are the
+    /// are: `arg_bytes` bytes of them as they would be kept appended (the
+    /// binding counts them, [`Self::encoded_args_bytes`]). The limits and the chunk are the
     /// long way's (append, then stop), except that `{}` stands in for the
     /// arguments, which the JS layer puts in from its own parse. `Ok(false)`
     /// (nothing changed) when the block is not such a block: unknown, not
@@ -73,7 +123,7 @@ impl AnthropicStream {
         out: &mut Vec<Response>,
     ) -> Result<bool, Error> {
         self.input.check_open()?;
-        if self.profile == Profile::Qwen024 {
+        if !self.takes_gathered_stop() {
             // The call is held for the stop reason: the long way.
             return Ok(false);
         }

@@ -5,7 +5,7 @@
 use std::any::Any;
 
 use crate::convert::anthropic::AnthropicStream;
-use crate::convert::provider::StreamConverter;
+use crate::convert::provider::{ObjectPathHeader, StreamConverter};
 use crate::convert::state::State;
 use crate::foundations::error::Error;
 use crate::model::argument_progress::ArgumentProgress;
@@ -30,6 +30,10 @@ impl StreamConverter for AnthropicStream {
 
     fn wire_state(&mut self, yielded: &[Response]) -> State {
         AnthropicStream::wire_state(self, yielded)
+    }
+
+    fn take_object_path_header(&mut self) -> Option<ObjectPathHeader> {
+        self.take_event_header().map(ObjectPathHeader::Event)
     }
 
     fn argument_progress(&mut self) -> Vec<ArgumentProgress> {

@@ -18,6 +18,7 @@ mod chunk;
 pub mod chunk_header;
 mod convert;
 mod finish_reason;
+pub mod hot_shapes;
 mod object_path;
 mod seam;
 mod sse_events;

@@ -3,11 +3,9 @@
 //! [`OpenAIStream`]'s own.
 
 use std::any::Any;
-use std::rc::Rc;
 
-use crate::convert::openai::chunk_header::ChunkHeader;
 use crate::convert::openai::OpenAIStream;
-use crate::convert::provider::StreamConverter;
+use crate::convert::provider::{ObjectPathHeader, StreamConverter};
 use crate::convert::state::State;
 use crate::foundations::error::Error;
 use crate::model::argument_progress::ArgumentProgress;
@@ -37,8 +35,8 @@ impl StreamConverter for OpenAIStream {
         OpenAIStream::wire_state(self)
     }
 
-    fn take_chunk_header(&mut self) -> Option<Rc<ChunkHeader>> {
-        OpenAIStream::take_chunk_header(self)
+    fn take_object_path_header(&mut self) -> Option<ObjectPathHeader> {
+        OpenAIStream::take_chunk_header(self).map(ObjectPathHeader::Chunk)
     }
 
     fn argument_progress(&mut self) -> Vec<ArgumentProgress> {

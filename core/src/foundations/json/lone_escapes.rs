@@ -16,6 +16,12 @@
 
 use super::escape::{decode_escape, is_lone_escape, Lone, LONE_ESCAPE_LEN};
 
+/// The most bytes argument text keeps for one UTF-16 unit of the JS string
+/// it came from: a lone surrogate as its 6-byte escape (UTF-8 takes at most
+/// 3 bytes a unit). Text of `budget / MAX_BYTES_PER_UNIT` units cannot take
+/// more than `budget` bytes.
+pub const MAX_BYTES_PER_UNIT: usize = LONE_ESCAPE_LEN;
+
 /// The byte offsets, ascending, at which a piece of argument text holds a
 /// lone surrogate as its `\uXXXX` escape (the backslash's offset).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

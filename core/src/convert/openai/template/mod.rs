@@ -235,8 +235,8 @@ impl OpenAIStream {
     /// its conversion: one tool call with a string `arguments`, and nothing
     /// that yields a part, a finish, usage or an error; or a string
     /// `content` and nothing else that converts (no reasoning, no tool
-    /// calls, no finish, no usage, no error: `plainContent` in
-    /// lib/object-path.js).
+    /// calls, no finish, no usage, no error: the content-only shape of
+    /// [`super::hot_shapes`]).
     /// `chunk_header`: the header noted for the chunk, if any.
     pub(super) fn keep_template(
         &mut self,
