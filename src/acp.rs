@@ -19,9 +19,9 @@ use crate::handles::Tracked;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::{
-    frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress, JsString,
-    Preparation, PreparationTracker, Stall, StartAnswer, ToolCallCards, ToolCallIds, ToolResult,
-    ToolStart,
+    frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress,
+    DescribedPreparation, JsString, PreparationTracker, Stall, StartAnswer, ToolCallCards,
+    ToolCallIds, ToolResult, ToolStart,
 };
 
 /// A JS string argument, lone surrogates kept.
@@ -298,7 +298,7 @@ impl NativePreparationTracker {
         preparations_json: String,
     ) -> Result<String, String> {
         self.with_cards(cards, |tracker, cards| {
-            let preparations = Preparation::list_from_json(&preparations_json)?;
+            let preparations = DescribedPreparation::list_from_json(&preparations_json)?;
             Ok(frames_json(&tracker.observe(cards, &preparations)?))
         })
     }
@@ -313,7 +313,7 @@ impl NativePreparationTracker {
         preparation_json: String,
     ) -> Result<String, String> {
         self.with_cards(cards, |tracker, cards| {
-            let preparation = Preparation::from_json(&preparation_json)?;
+            let preparation = DescribedPreparation::from_json(&preparation_json)?;
             Ok(frame_json(tracker.offer(cards, &preparation)?.as_ref()))
         })
     }

@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::{
-    JsString, OwnedValue, Preparation, PreparationTracker, ResultStatus, StartStatus,
+    DescribedPreparation, JsString, OwnedValue, PreparationTracker, ResultStatus, StartStatus,
     ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
@@ -360,7 +360,7 @@ impl Session {
             Op::Prepare { raw, tool } => {
                 let s = Session::stream(&mut self.stream, &self.history);
                 let (ids, _) = s.ids.apply(&[format!("p{raw}").into()], &[]);
-                let prep = Preparation::new(ids[0].clone(), TOOLS[tool]);
+                let prep = DescribedPreparation::new(ids[0].clone(), TOOLS[tool]);
                 let frames = s.tracker.observe(&mut self.cards, &[prep]).unwrap();
                 s.opened.extend(frames.iter().map(|f| {
                     f["toolCallId"]
@@ -478,7 +478,7 @@ proptest! {
         let mut tracker = PreparationTracker::new();
         for raw in raws {
             let id = format!("t{raw}");
-            prop_assert!(tracker.observe(&mut cards, &[Preparation::new(&id, "todo_write")]).unwrap().is_empty());
+            prop_assert!(tracker.observe(&mut cards, &[DescribedPreparation::new(&id, "todo_write")]).unwrap().is_empty());
             tracker.resolve([Some(id.as_str())]);
             prop_assert!(tracker.discard(&mut cards, raw % 2 == 0).unwrap().is_empty());
             let start = ToolStart {

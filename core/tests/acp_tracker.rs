@@ -2,7 +2,9 @@
 //! `tool-call-preparation-tracker.test.ts` (docs/behaviour.md §8.2) and the discard table
 //! of docs/behaviour.md §5.5.
 
-use toolcall_stream_core::acp::{OwnedValue, Preparation, PreparationTracker, ToolCallCards};
+use toolcall_stream_core::acp::{
+    DescribedPreparation, OwnedValue, PreparationTracker, ToolCallCards,
+};
 
 fn ids(frames: &[OwnedValue]) -> Vec<(String, String)> {
     frames
@@ -24,7 +26,7 @@ fn pair(a: &str, b: &str) -> (String, String) {
 fn emits_a_preparation_once_and_does_not_discard_it_after_resolution() {
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
-    let preps = [Preparation::new("call-1", "read_file")];
+    let preps = [DescribedPreparation::new("call-1", "read_file")];
     let first = t.observe(&mut cards, &preps).unwrap();
     assert_eq!(first.len(), 1);
     assert_eq!(first[0]["status"], "pending");
@@ -43,8 +45,8 @@ fn discards_every_unresolved_preparation_exactly_once() {
     t.observe(
         &mut cards,
         &[
-            Preparation::new("call-1", "read_file"),
-            Preparation::new("call-2", "shell"),
+            DescribedPreparation::new("call-1", "read_file"),
+            DescribedPreparation::new("call-2", "shell"),
         ],
     )
     .unwrap();
@@ -64,8 +66,11 @@ fn discards_every_unresolved_preparation_exactly_once() {
 fn discards_a_resolved_preparation_when_the_stream_attempt_is_abandoned() {
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
-    t.observe(&mut cards, &[Preparation::new("call-1", "read_file")])
-        .unwrap();
+    t.observe(
+        &mut cards,
+        &[DescribedPreparation::new("call-1", "read_file")],
+    )
+    .unwrap();
     t.resolve([Some("call-1")]);
     assert_eq!(
         ids(&t.discard(&mut cards, true).unwrap()),
@@ -77,8 +82,11 @@ fn discards_a_resolved_preparation_when_the_stream_attempt_is_abandoned() {
 fn keeps_preparations_unresolved_for_missing_or_empty_function_call_ids() {
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
-    t.observe(&mut cards, &[Preparation::new("call-1", "read_file")])
-        .unwrap();
+    t.observe(
+        &mut cards,
+        &[DescribedPreparation::new("call-1", "read_file")],
+    )
+    .unwrap();
     t.resolve([None, Some("")]);
     assert_eq!(
         ids(&t.discard(&mut cards, false).unwrap()),
@@ -90,7 +98,7 @@ fn keeps_preparations_unresolved_for_missing_or_empty_function_call_ids() {
 fn does_not_retry_a_preparation_when_the_emitter_suppresses_its_start() {
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
-    let preps = [Preparation::new("call-1", "todo_write")];
+    let preps = [DescribedPreparation::new("call-1", "todo_write")];
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     assert!(t.discard(&mut cards, true).unwrap().is_empty());
@@ -101,7 +109,7 @@ fn a_preparation_whose_card_is_already_open_stays_suppressed_across_discard() {
     let mut cards = ToolCallCards::default();
     cards.preparing("call-1", "read_file", None, None).unwrap();
     let mut t = PreparationTracker::new();
-    let preps = [Preparation::new("call-1", "read_file")];
+    let preps = [DescribedPreparation::new("call-1", "read_file")];
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     assert!(
         t.discard(&mut cards, true).unwrap().is_empty(),
@@ -117,7 +125,7 @@ fn retry_discards_then_the_replacement_attempt_prepares_the_same_id_again() {
     // docs/behaviour.md §5.5: a discarded card can come back with the same id.
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
-    let preps = [Preparation::new("call-1", "write_file")];
+    let preps = [DescribedPreparation::new("call-1", "write_file")];
     t.observe(&mut cards, &preps).unwrap();
     t.resolve([Some("call-1")]);
     assert_eq!(t.discard(&mut cards, true).unwrap().len(), 1);
@@ -133,8 +141,8 @@ fn normal_end_keeps_resolved_cards_open_for_execution_and_discards_the_rest() {
     t.observe(
         &mut cards,
         &[
-            Preparation::new("a", "read_file"),
-            Preparation::new("b", "read_file"),
+            DescribedPreparation::new("a", "read_file"),
+            DescribedPreparation::new("b", "read_file"),
         ],
     )
     .unwrap();
@@ -151,7 +159,7 @@ fn normal_end_keeps_resolved_cards_open_for_execution_and_discards_the_rest() {
 fn a_card_finished_elsewhere_is_not_discarded() {
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
-    t.observe(&mut cards, &[Preparation::new("a", "read_file")])
+    t.observe(&mut cards, &[DescribedPreparation::new("a", "read_file")])
         .unwrap();
     assert_eq!(cards.close_all(None).len(), 1);
     assert!(t.discard(&mut cards, true).unwrap().is_empty());
@@ -165,8 +173,8 @@ fn an_invalid_batch_opens_no_card() {
         .observe(
             &mut cards,
             &[
-                Preparation::new("a", "read_file"),
-                Preparation::new("", "x"),
+                DescribedPreparation::new("a", "read_file"),
+                DescribedPreparation::new("", "x"),
             ],
         )
         .unwrap_err();
@@ -178,12 +186,12 @@ fn an_invalid_batch_opens_no_card() {
 
 #[test]
 fn preparations_parse_from_json() {
-    let list = Preparation::list_from_json(
+    let list = DescribedPreparation::list_from_json(
         r#"[{"callId":"a","toolName":"read_file","title":"Read","kind":"read"},{"callId":"b","toolName":"x","title":null}]"#,
     )
     .unwrap();
     assert_eq!(list[0].title, Some("Read".into()));
-    assert_eq!(list[1], Preparation::new("b", "x"));
+    assert_eq!(list[1], DescribedPreparation::new("b", "x"));
     for bad in [
         "{}",
         "[1]",
@@ -192,7 +200,10 @@ fn preparations_parse_from_json() {
         "[",
     ] {
         assert_eq!(
-            Preparation::list_from_json(bad).unwrap_err().code.as_str(),
+            DescribedPreparation::list_from_json(bad)
+                .unwrap_err()
+                .code
+                .as_str(),
             "INVALID_ARGUMENT",
             "{bad}"
         );

@@ -5,7 +5,7 @@
 //! keeps of a card the emitter never showed (nothing).
 
 use toolcall_stream_core::acp::{
-    OwnedValue, Preparation, PreparationTracker, StartAnswer, ToolCallCards, ToolStart,
+    DescribedPreparation, OwnedValue, PreparationTracker, StartAnswer, ToolCallCards, ToolStart,
 };
 
 fn discarded_ids(frames: &[OwnedValue]) -> Vec<String> {
@@ -29,10 +29,10 @@ fn cards() -> ToolCallCards {
 
 #[test]
 fn an_offer_is_the_preparing_frame_observe_would_send_and_opens_its_card() {
-    let prep = Preparation {
+    let prep = DescribedPreparation {
         title: Some("Read".into()),
         kind: Some("read".into()),
-        ..Preparation::new("a", "read_file")
+        ..DescribedPreparation::new("a", "read_file")
     };
     let (mut observed_cards, mut offered_cards) = (cards(), cards());
     let observed = PreparationTracker::new()
@@ -58,13 +58,13 @@ fn an_emitted_start_is_tracked_and_discarded_unless_resolved() {
     let mut cards = cards();
     let mut t = PreparationTracker::new();
     for id in ["a", "b"] {
-        t.offer(&mut cards, &Preparation::new(id, "read_file"))
+        t.offer(&mut cards, &DescribedPreparation::new(id, "read_file"))
             .unwrap()
             .unwrap();
         t.answer(&mut cards, id, StartAnswer::Emitted).unwrap();
     }
     assert!(t
-        .offer(&mut cards, &Preparation::new("a", "read_file"))
+        .offer(&mut cards, &DescribedPreparation::new("a", "read_file"))
         .unwrap()
         .is_none());
     t.resolve([Some("a")]);
@@ -80,7 +80,7 @@ fn an_emitted_start_is_tracked_and_discarded_unless_resolved() {
 fn a_declined_start_leaves_no_card_and_is_never_offered_again() {
     let mut cards = cards();
     let mut t = PreparationTracker::new();
-    let prep = Preparation::new("a", "todo_write");
+    let prep = DescribedPreparation::new("a", "todo_write");
     t.offer(&mut cards, &prep).unwrap().unwrap();
     t.answer(&mut cards, "a", StartAnswer::Declined).unwrap();
     assert!(!cards.is_open("a"), "the client never saw the card");
@@ -100,7 +100,7 @@ fn a_declined_start_leaves_no_card_and_is_never_offered_again() {
 fn a_failed_start_leaves_no_card_and_is_offered_again() {
     let mut cards = cards();
     let mut t = PreparationTracker::new();
-    let prep = Preparation::new("a", "read_file");
+    let prep = DescribedPreparation::new("a", "read_file");
     t.offer(&mut cards, &prep).unwrap().unwrap();
     t.answer(&mut cards, "a", StartAnswer::Failed).unwrap();
     assert!(!cards.is_open("a"));
@@ -115,7 +115,7 @@ fn a_failed_start_leaves_no_card_and_is_offered_again() {
 fn a_start_awaiting_its_answer_is_neither_resolved_nor_discarded() {
     let mut cards = cards();
     let mut t = PreparationTracker::new();
-    t.offer(&mut cards, &Preparation::new("a", "read_file"))
+    t.offer(&mut cards, &DescribedPreparation::new("a", "read_file"))
         .unwrap()
         .unwrap();
     t.resolve([Some("a")]);
@@ -134,11 +134,11 @@ fn the_ledger_refusal_comes_first_and_suppresses_without_asking() {
     let mut cards = ToolCallCards::default();
     let mut t = PreparationTracker::new();
     assert!(t
-        .offer(&mut cards, &Preparation::new("a", "todo_write"))
+        .offer(&mut cards, &DescribedPreparation::new("a", "todo_write"))
         .unwrap()
         .is_none());
     cards.preparing("b", "read_file", None, None).unwrap();
-    let b = Preparation::new("b", "read_file");
+    let b = DescribedPreparation::new("b", "read_file");
     assert!(
         t.offer(&mut cards, &b).unwrap().is_none(),
         "its card is open"
@@ -155,7 +155,7 @@ fn the_ledger_refusal_comes_first_and_suppresses_without_asking() {
 fn a_decline_does_not_withdraw_a_card_whose_start_went_out_meanwhile() {
     let mut cards = cards();
     let mut t = PreparationTracker::new();
-    t.offer(&mut cards, &Preparation::new("a", "read_file"))
+    t.offer(&mut cards, &DescribedPreparation::new("a", "read_file"))
         .unwrap()
         .unwrap();
     let start =
@@ -176,7 +176,7 @@ fn an_answer_needs_an_offer_awaiting_it() {
     let mut t = PreparationTracker::new();
     let err = t.answer(&mut cards, "a", StartAnswer::Emitted).unwrap_err();
     assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
-    t.offer(&mut cards, &Preparation::new("a", "read_file"))
+    t.offer(&mut cards, &DescribedPreparation::new("a", "read_file"))
         .unwrap()
         .unwrap();
     t.answer(&mut cards, "a", StartAnswer::Emitted).unwrap();
@@ -192,7 +192,7 @@ fn an_offer_with_an_empty_call_id_is_refused() {
     let mut cards = cards();
     let mut t = PreparationTracker::new();
     let err = t
-        .offer(&mut cards, &Preparation::new("", "read_file"))
+        .offer(&mut cards, &DescribedPreparation::new("", "read_file"))
         .unwrap_err();
     assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
     assert_eq!(cards.open_ids().count(), 0);
@@ -200,7 +200,8 @@ fn an_offer_with_an_empty_call_id_is_refused() {
 
 #[test]
 fn one_preparation_parses_from_json() {
-    let p = Preparation::from_json(r#"{"callId":"a","toolName":"x","kind":"read"}"#).unwrap();
+    let p =
+        DescribedPreparation::from_json(r#"{"callId":"a","toolName":"x","kind":"read"}"#).unwrap();
     assert_eq!(p.kind, Some("read".into()));
     for bad in [
         "[]",
@@ -209,7 +210,10 @@ fn one_preparation_parses_from_json() {
         "{",
     ] {
         assert_eq!(
-            Preparation::from_json(bad).unwrap_err().code.as_str(),
+            DescribedPreparation::from_json(bad)
+                .unwrap_err()
+                .code
+                .as_str(),
             "INVALID_ARGUMENT",
             "{bad}"
         );

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use toolcall_stream_core::acp::{
-    JsString, OwnedValue, Preparation, PreparationTracker, ResultStatus, SessionUpdate,
+    DescribedPreparation, JsString, OwnedValue, PreparationTracker, ResultStatus, SessionUpdate,
     StartStatus, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
@@ -70,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
         let tool = TOOLS[(arg / table.len()) % TOOLS.len()];
         let frames: Vec<SessionUpdate> = match op % 9 {
             0 => tracker
-                .observe(&mut cards, &[Preparation::new(id, tool)])
+                .observe(&mut cards, &[DescribedPreparation::new(id, tool)])
                 .unwrap(),
             1 => {
                 tracker.resolve([Some(id)]);

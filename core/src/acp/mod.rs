@@ -36,4 +36,4 @@ pub use input::{
 pub use kinds::{map_tool_kind, tool_provenance, Provenance};
 pub use plan::{plan_update, plan_update_json};
 pub use progress::{format_size, progress_title, CardProgress, Stall};
-pub use tracker::{Preparation, PreparationTracker, StartAnswer};
+pub use tracker::{DescribedPreparation, PreparationTracker, StartAnswer};

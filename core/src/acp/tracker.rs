@@ -20,10 +20,12 @@ use std::collections::HashSet;
 use super::cards::ToolCallCards;
 use super::frames::{invalid, parse_json, JsString, OwnedValue, Result, SessionUpdate};
 
-/// One preparation of a response chunk (docs/behaviour.md §5.1), with the card title and
-/// kind the caller resolved for its tool (`describe()` runs in JS).
+/// One preparation of a response chunk (docs/behaviour.md §5.1) as a card
+/// shows it: the call's final id and tool name (the converter's
+/// [`crate::model::gemini::Preparation`], its id normalised) with the card
+/// title and kind the caller resolved for its tool (`describe()` runs in JS).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Preparation {
+pub struct DescribedPreparation {
     /// The final (normalised) tool-call id: the card's `toolCallId`.
     pub call_id: JsString,
     /// The tool's name, as the model gave it.
@@ -34,10 +36,10 @@ pub struct Preparation {
     pub kind: Option<JsString>,
 }
 
-impl Preparation {
+impl DescribedPreparation {
     /// A preparation without a described title or kind.
     pub fn new(call_id: impl Into<JsString>, tool_name: impl Into<JsString>) -> Self {
-        Preparation {
+        DescribedPreparation {
             call_id: call_id.into(),
             tool_name: tool_name.into(),
             title: None,
@@ -46,19 +48,19 @@ impl Preparation {
     }
 
     /// Parses `[{callId, toolName, title?, kind?}, …]` (JSON text from JS).
-    pub fn list_from_json(json: &str) -> Result<Vec<Preparation>> {
+    pub fn list_from_json(json: &str) -> Result<Vec<DescribedPreparation>> {
         match parse_json(json, "observe")? {
-            OwnedValue::Arr(items) => items.iter().map(Preparation::from_value).collect(),
+            OwnedValue::Arr(items) => items.iter().map(DescribedPreparation::from_value).collect(),
             _ => Err(invalid("observe: preparations must be an array")),
         }
     }
 
     /// Parses one `{callId, toolName, title?, kind?}` (JSON text from JS).
-    pub fn from_json(json: &str) -> Result<Preparation> {
-        Preparation::from_value(&parse_json(json, "observe")?)
+    pub fn from_json(json: &str) -> Result<DescribedPreparation> {
+        DescribedPreparation::from_value(&parse_json(json, "observe")?)
     }
 
-    fn from_value(item: &OwnedValue) -> Result<Preparation> {
+    fn from_value(item: &OwnedValue) -> Result<DescribedPreparation> {
         if !item.is_object() {
             return Err(invalid("observe: each preparation must be an object"));
         }
@@ -72,7 +74,7 @@ impl Preparation {
         let required = |key: &str| {
             text(key)?.ok_or_else(|| invalid(format!("observe: preparation {key} is required")))
         };
-        Ok(Preparation {
+        Ok(DescribedPreparation {
             call_id: required("callId")?,
             tool_name: required("toolName")?,
             title: text("title")?,
@@ -137,7 +139,7 @@ impl PreparationTracker {
     pub fn observe(
         &mut self,
         cards: &mut ToolCallCards,
-        preparations: &[Preparation],
+        preparations: &[DescribedPreparation],
     ) -> Result<Vec<SessionUpdate>> {
         if preparations.iter().any(|p| p.call_id.is_empty()) {
             return Err(invalid("observe: a preparation has an empty callId"));
@@ -162,7 +164,7 @@ impl PreparationTracker {
     pub fn offer(
         &mut self,
         cards: &mut ToolCallCards,
-        preparation: &Preparation,
+        preparation: &DescribedPreparation,
     ) -> Result<Option<SessionUpdate>> {
         let p = preparation;
         if p.call_id.is_empty() {
