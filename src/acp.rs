@@ -19,7 +19,7 @@ use crate::handles::Tracked;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::{
-    frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress,
+    frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress, Chunk,
     DescribedPreparation, JsString, PreparationTracker, Stall, StartAnswer, ToolCallCards,
     ToolCallIds, ToolResult, ToolStart,
 };
@@ -301,6 +301,33 @@ impl NativePreparationTracker {
             let preparations = DescribedPreparation::list_from_json(&preparations_json)?;
             Ok(frames_json(&tracker.observe(cards, &preparations)?))
         })
+    }
+
+    /// One chunk of a model stream in one call (`consumeModelStream`):
+    /// `chunk_json` is `{preparations: [{callId, toolName, title?, kind?}],
+    /// calls: [id | null]}`, the ids as the provider gave them when `ids`
+    /// normalises them here. Returns `{frames, preparations?, calls?}`: the
+    /// preparing frames, and with `ids` the final ids.
+    #[napi]
+    pub fn observe_chunk(
+        &mut self,
+        cards: &mut NativeToolCallCards,
+        ids: Option<&mut NativeToolCallIds>,
+        chunk_json: String,
+    ) -> Result<String, String> {
+        let mut ids = ids;
+        if ids.as_ref().is_some_and(|ids| ids.poisoned) {
+            return Err(internal());
+        }
+        let result = self.with_cards(cards, |tracker, cards| {
+            let chunk = Chunk::from_json(&chunk_json)?;
+            let ids = ids.as_mut().map(|ids| &mut *ids.inner);
+            Ok(tracker.observe_chunk(cards, ids, chunk)?.to_json())
+        });
+        if let Some(ids) = ids {
+            ids.poisoned |= self.poisoned;
+        }
+        result
     }
 
     /// `preparation_json`: `{callId, toolName, title?, kind?}`. The preparing

@@ -209,3 +209,85 @@ fn preparations_parse_from_json() {
         );
     }
 }
+
+/// One chunk in one step: the same ids, frames and resolutions as
+/// `ToolCallIds::apply`, `observe` and `resolve` called in turn.
+#[test]
+fn a_chunk_in_one_step_is_ids_then_observe_then_resolve() {
+    use toolcall_stream_core::acp::{Chunk, JsString, ToolCallIds};
+    let chunk = || Chunk {
+        preparations: vec![
+            DescribedPreparation::new("a", "read_file"),
+            DescribedPreparation::new("h", "shell"),
+        ],
+        calls: vec![Some("a".into()), None, Some("a".into())],
+    };
+    let (mut cards, mut t, mut table) = (
+        ToolCallCards::default(),
+        PreparationTracker::new(),
+        ToolCallIds::new(["h"]),
+    );
+    let step = t
+        .observe_chunk(&mut cards, Some(&mut table), chunk())
+        .unwrap();
+
+    let (mut cards2, mut t2, mut table2) = (
+        ToolCallCards::default(),
+        PreparationTracker::new(),
+        ToolCallIds::new(["h"]),
+    );
+    let raw: Vec<JsString> = ["a", "h"].map(JsString::from).to_vec();
+    let (preparations, calls) = table2.apply(&raw, &chunk().calls);
+    let described: Vec<_> = preparations
+        .iter()
+        .zip(["read_file", "shell"])
+        .map(|(id, tool)| DescribedPreparation::new(id.clone(), tool))
+        .collect();
+    let frames = t2.observe(&mut cards2, &described).unwrap();
+    t2.resolve(calls.clone());
+
+    assert_eq!(step.ids, Some((preparations, calls)));
+    assert_eq!(step.frames, frames);
+    assert_eq!(
+        step.to_json(),
+        format!(
+            r#"{{"frames":{},"preparations":["a","h__qwen_dup_2"],"calls":["a","call_qwen_1",null]}}"#,
+            toolcall_stream_core::acp::frames_json(&frames)
+        )
+    );
+    // `a` resolved, `h__qwen_dup_2` still pending: the normal end discards only it.
+    assert_eq!(
+        ids(&t.discard(&mut cards, false).unwrap()),
+        ids(&t2.discard(&mut cards2, false).unwrap())
+    );
+    assert_eq!(cards.open_ids().count(), 1);
+}
+
+#[test]
+fn a_chunk_step_refuses_bad_json_with_a_stable_code() {
+    use toolcall_stream_core::acp::Chunk;
+    for bad in [
+        "",
+        "[]",
+        r#"{"preparations":{}}"#,
+        r#"{"calls":[1]}"#,
+        r#"{"preparations":[{"callId":"a"}]}"#,
+    ] {
+        assert_eq!(
+            Chunk::from_json(bad).unwrap_err().code.as_str(),
+            "INVALID_ARGUMENT",
+            "{bad}"
+        );
+    }
+    let mut cards = ToolCallCards::default();
+    let err = PreparationTracker::new()
+        .observe_chunk(
+            &mut cards,
+            None,
+            Chunk::from_json(r#"{"preparations":[{"callId":"","toolName":"x"}],"calls":[]}"#)
+                .unwrap(),
+        )
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
+    assert_eq!(cards.open_ids().count(), 0);
+}

@@ -33,12 +33,19 @@ function rawCallId(functionCall) {
   return typeof functionCall.id === 'string' && functionCall.id !== '' ? functionCall.id : null;
 }
 
+/** The native id table of a ToolCallIds (consumeModelStream hands it to the tracker's one step per chunk). */
+let nativeIdsOf;
+
 /**
  * GeminiChat's per-attempt id normalisation (docs/behaviour.md §4.1). One per attempt: a
  * retry or fallback starts a new one from the same history.
  */
 class ToolCallIds {
   #native;
+
+  static {
+    nativeIdsOf = (ids) => ids.#native;
+  }
 
   /** @param {Iterable<string>} [historyIds] every functionCall / functionResponse id in history */
   constructor(historyIds = []) {
@@ -59,47 +66,68 @@ class ToolCallIds {
    */
   apply(response) {
     if (!isObject(response)) throw invalid('ToolCallIds.apply: response must be an object');
-    const preparations = getToolCallPreparations(response);
-    const content = modelParts(response);
-    if (preparations.length === 0 && !content) return;
-    const parts = content ? content.parts : [];
-    const rawIds = [];
-    for (const part of parts) {
-      if (isObject(part) && isObject(part.functionCall)) rawIds.push(rawCallId(part.functionCall));
-    }
+    const chunk = idsOfChunk(response);
+    if (!chunk) return;
     // A chunk with neither a preparation nor a call (text, thoughts, usage)
     // has no id to normalise: it does not cross to native.
     const out =
-      preparations.length === 0 && rawIds.length === 0
+      chunk.preparations.length === 0 && chunk.calls.length === 0
         ? { preparations: [], calls: [] }
         : JSON.parse(
-            this.#native.apply(JSON.stringify({ preparations: preparations.map((p) => p.callId), calls: rawIds })),
+            this.#native.apply(
+              JSON.stringify({ preparations: chunk.preparations.map((p) => p.callId), calls: chunk.calls }),
+            ),
           );
-    if (preparations.length > 0) {
-      setToolCallPreparations(
-        response,
-        preparations.map((p, i) => ({ ...p, callId: out.preparations[i] })),
-      );
-    }
-    if (!content) return;
-    const normalized = [];
-    let k = 0;
-    for (const part of parts) {
-      if (!(isObject(part) && isObject(part.functionCall))) {
-        normalized.push(part);
-        continue;
-      }
-      const id = out.calls[k];
-      const raw = rawIds[k];
-      k += 1;
-      if (id === null) continue; // a same-attempt duplicate
-      const functionCall = { ...part.functionCall, id };
-      if (raw !== null) Object.defineProperty(functionCall, PROVIDER_TOOL_CALL_ID, { value: raw, enumerable: false });
-      normalized.push({ ...part, functionCall });
-    }
-    content.parts = normalized;
-    syncFunctionCallsField(response, normalized);
+    rewriteIds(response, chunk, out);
   }
+}
+
+/**
+ * What a response holds for id normalisation: its preparations, its model
+ * content, and the raw id of each `functionCall` part (`null` when absent or
+ * not a string); `undefined` when it has neither preparations nor parts.
+ */
+function idsOfChunk(response) {
+  const preparations = getToolCallPreparations(response);
+  const content = modelParts(response);
+  if (preparations.length === 0 && !content) return undefined;
+  const parts = content ? content.parts : [];
+  const calls = [];
+  for (const part of parts) {
+    if (isObject(part) && isObject(part.functionCall)) calls.push(rawCallId(part.functionCall));
+  }
+  return { preparations, content, parts, calls };
+}
+
+/**
+ * Puts the final ids `out` (`{preparations, calls}`, a `null` call dropping
+ * its part) into the response `idsOfChunk` read.
+ */
+function rewriteIds(response, { preparations, content, parts, calls: rawIds }, out) {
+  if (preparations.length > 0) {
+    setToolCallPreparations(
+      response,
+      preparations.map((p, i) => ({ ...p, callId: out.preparations[i] })),
+    );
+  }
+  if (!content) return;
+  const normalized = [];
+  let k = 0;
+  for (const part of parts) {
+    if (!(isObject(part) && isObject(part.functionCall))) {
+      normalized.push(part);
+      continue;
+    }
+    const id = out.calls[k];
+    const raw = rawIds[k];
+    k += 1;
+    if (id === null) continue; // a same-attempt duplicate
+    const functionCall = { ...part.functionCall, id };
+    if (raw !== null) Object.defineProperty(functionCall, PROVIDER_TOOL_CALL_ID, { value: raw, enumerable: false });
+    normalized.push({ ...part, functionCall });
+  }
+  content.parts = normalized;
+  syncFunctionCallsField(response, normalized);
 }
 
 /** The provider's raw id of a normalised `functionCall`, or `undefined`. */
@@ -107,4 +135,4 @@ function getProviderToolCallId(functionCall) {
   return isObject(functionCall) ? functionCall[PROVIDER_TOOL_CALL_ID] : undefined;
 }
 
-module.exports = { ToolCallIds, getProviderToolCallId };
+module.exports = { ToolCallIds, getProviderToolCallId, idsOfChunk, rewriteIds, nativeIdsOf };

@@ -5,7 +5,7 @@
 const { unreadable } = require('../responses.js');
 const { invalid, isObject, isPlainObjectLike } = require('./values.js');
 const { ToolCallCards } = require('./cards.js');
-const { PreparationTracker } = require('./tracker.js');
+const { PreparationTracker, observeChunk } = require('./tracker.js');
 const { ToolCallIds } = require('./ids.js');
 const { modelParts, functionCallsOf } = require('./response-parts.js');
 const { sendAll } = require('./send-all.js');
@@ -104,7 +104,6 @@ async function consumeModelStream(events, options) {
       if (event.type === 'chunk') {
         const response = event.value;
         if (!isObject(response)) throw invalid('consumeModelStream: a chunk event needs a response value');
-        if (ids) ids.apply(response);
         const content = modelParts(response);
         if (content) {
           for (const part of content.parts) {
@@ -117,13 +116,11 @@ async function consumeModelStream(events, options) {
           }
         }
         if (response.usageMetadata) usage = response.usageMetadata;
-        for (const frame of tracker.observe(response)) {
-          await send(frame);
-          tracker.sent(frame);
-        }
+        // Ids, preparing cards and resolved calls: one native call at most.
+        await observeChunk(tracker, ids, response, send);
         const calls = functionCallsOf(response);
         if (calls && calls.length > 0) {
-          tracker.resolve(calls);
+          if (typeof calls[Symbol.iterator] !== 'function') throw invalid('resolve: functionCalls must be iterable');
           functionCalls.push(...calls);
         }
       } else if (event.type === 'retry' || event.type === 'model_fallback') {

@@ -9,6 +9,21 @@ const { invalid, isObject, isPlainObjectLike } = require('./values.js');
 const { ToolCallCards, internalsOf, describeTool } = require('./cards.js');
 const { sendAll } = require('./send-all.js');
 const { CardProgress, progressOptions } = require('./progress.js');
+const { idsOfChunk, rewriteIds, nativeIdsOf } = require('./ids.js');
+const { functionCallsOf } = require('./response-parts.js');
+
+/** The non-empty string ids of a chunk's calls, as `resolve` reads them; `[]` for what is not iterable. */
+function resolvableIds(calls) {
+  const ids = [];
+  if (calls == null || typeof calls[Symbol.iterator] !== 'function') return ids;
+  for (const call of calls) {
+    if (isObject(call) && typeof call.id === 'string' && call.id !== '') ids.push(call.id);
+  }
+  return ids;
+}
+
+/** consumeModelStream's one step per chunk: see PreparationTracker#observeChunk. */
+let observeChunk;
 
 /** The options of a PreparationTracker, checked; `emitter` kept as given. */
 function trackerOptions(options) {
@@ -73,6 +88,10 @@ function trackerOptions(options) {
  * `await`), for a host that sends this package's frames rather than its own.
  */
 class PreparationTracker {
+  static {
+    observeChunk = (tracker, ids, response, send) => tracker.#observeChunk(ids, response, send);
+  }
+
   #native = new native.NativePreparationTracker();
   #cards;
   #emitter;
@@ -138,6 +157,59 @@ class PreparationTracker {
       }
     }
     return frames;
+  }
+
+  /**
+   * One chunk of `consumeModelStream` (no emitter): what `ids.apply`,
+   * `observe` and `resolve` do in turn, in at most one native call, and none
+   * for a chunk with no preparation and no call (with `ids`, a chunk whose
+   * content has no call part needs no id either). The response is
+   * normalised in place as `ids.apply` does; then each preparing frame is
+   * sent and marked `sent`, and the cards whose call arrived count no more.
+   */
+  async #observeChunk(ids, response, send) {
+    const chunk = ids ? idsOfChunk(response) : undefined;
+    const preparations = ids ? (chunk?.preparations ?? []) : getToolCallPreparations(response);
+    // With ids, the call parts' provider ids, to normalise; without, the
+    // ids `resolve` would read of the response's calls.
+    const calls = ids ? (chunk?.calls ?? []) : resolvableIds(functionCallsOf(response));
+    let frames = [];
+    if (preparations.length > 0 || calls.length > 0) {
+      const state = internalsOf(this.#cards, 'observe');
+      const list = preparations.map((p) => ({
+        callId: p.callId,
+        toolName: p.toolName,
+        ...describeTool(state, p.toolName),
+      }));
+      const out = JSON.parse(
+        this.#native.observeChunk(
+          state.native,
+          ids ? nativeIdsOf(ids) : undefined,
+          JSON.stringify({ preparations: list, calls }),
+        ),
+      );
+      if (ids) rewriteIds(response, chunk, out);
+      frames = out.frames;
+      if (this.#progress) {
+        const described = ids ? list.map((p, i) => ({ ...p, callId: out.preparations[i] })) : list;
+        for (const frame of frames) {
+          const p = described.find((entry) => entry.callId === frame.toolCallId);
+          if (p) this.#unsent.set(p.callId, { ...p, response });
+        }
+      }
+    } else if (chunk) {
+      rewriteIds(response, chunk, { preparations: [], calls: [] });
+    }
+    for (const frame of frames) {
+      await send(frame);
+      this.sent(frame);
+    }
+    if (this.#progress) {
+      // The calls' arguments are complete: their cards count no more.
+      const resolved = ids ? resolvableIds(functionCallsOf(response)) : calls;
+      for (const id of resolved) this.#unsent.delete(id);
+      if (resolved.length > 0) this.#progress.stop(resolved);
+    }
   }
 
   /**
@@ -266,4 +338,4 @@ class PreparationTracker {
   }
 }
 
-module.exports = { PreparationTracker };
+module.exports = { PreparationTracker, observeChunk };

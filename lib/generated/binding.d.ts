@@ -42,6 +42,14 @@ export declare class NativePreparationTracker {
    */
   observe(cards: NativeToolCallCards, preparationsJson: string): string
   /**
+   * One chunk of a model stream in one call (`consumeModelStream`):
+   * `chunk_json` is `{preparations: [{callId, toolName, title?, kind?}],
+   * calls: [id | null]}`, the ids as the provider gave them when `ids`
+   * normalises them here. Returns `{frames, preparations?, calls?}`: the
+   * preparing frames, and with `ids` the final ids.
+   */
+  observeChunk(cards: NativeToolCallCards, ids: NativeToolCallIds | undefined | null, chunkJson: string): string
+  /**
    * `preparation_json`: `{callId, toolName, title?, kind?}`. The preparing
    * frame to hand to the host's emitter (its card opened, the call
    * awaiting `answer`), or `null` when there is nothing to ask.

@@ -4,8 +4,9 @@
 //! leaves TodoWrite to its [`plan`] update), which preparations one model
 //! stream has shown ([`tracker`]), and the per-attempt tool-call id
 //! normalisation that makes a preparation and its complete call share one
-//! `toolCallId` ([`ids`]), and the progress frames of a card still
-//! preparing ([`progress`]).
+//! `toolCallId` ([`ids`]), one model-stream chunk's ids, preparing cards
+//! and resolved calls in one step ([`chunk`]), and the progress frames of a
+//! card still preparing ([`progress`]).
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
 //! [`OwnedValue`]s of the core's own JSON module (`crate::foundations::json`), with
@@ -19,6 +20,7 @@
 
 mod card_frames;
 pub mod cards;
+pub mod chunk;
 pub mod frames;
 pub mod ids;
 pub mod input;
@@ -28,6 +30,7 @@ pub mod progress;
 pub mod tracker;
 
 pub use cards::{CardPhase, ToolCallCards, DEFAULT_SUPPRESSED_TOOLS};
+pub use chunk::{Chunk, ChunkStep};
 pub use frames::{frame_json, frames_json, JsString, OwnedValue, Result, SessionUpdate};
 pub use ids::ToolCallIds;
 pub use input::{

@@ -60,7 +60,7 @@ impl DescribedPreparation {
         DescribedPreparation::from_value(&parse_json(json, "observe")?)
     }
 
-    fn from_value(item: &OwnedValue) -> Result<DescribedPreparation> {
+    pub(super) fn from_value(item: &OwnedValue) -> Result<DescribedPreparation> {
         if !item.is_object() {
             return Err(invalid("observe: each preparation must be an object"));
         }
