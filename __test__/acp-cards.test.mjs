@@ -178,6 +178,34 @@ describe('ToolCallCards', () => {
     assert.equal(cards.plan(undefined, JSON.stringify(deep)), null);
   });
 
+  it('skips TodoWrite fields of another type, however deep, as the plan reads only strings', () => {
+    const cards = new ToolCallCards();
+    let deep = 'leaf';
+    for (let i = 0; i < 1000; i++) deep = { deep };
+    const todos = [
+      { content: 7, status: 'pending' },
+      { content: 'c', status: ['pending'] },
+      { content: 'd', status: deep },
+      deep,
+      [deep],
+      null,
+      'todo',
+      { content: 'e', status: 'completed' },
+    ];
+    const plan = { sessionUpdate: 'plan', entries: [{ content: 'e', priority: 'medium', status: 'completed' }] };
+    assertFrame(cards.plan({ todos }), plan);
+    // A display whose type is not the string todo_list is no todo list: the arguments count.
+    assertFrame(cards.plan({ todos }, { type: ['todo_list'], todos: [] }), plan);
+    assertFrame(cards.plan({ todos }, { type: deep, todos: [] }), plan);
+    assertFrame(cards.plan({ todos }, { type: 'todo_list', todos: deep }), plan);
+    // As JSON.parse reads display text: the last of duplicate keys counts.
+    assertFrame(cards.plan({ todos }, '{"type":"todo_list","todos":[],"todos":[{"content":"f","status":"pending"}]}'), {
+      sessionUpdate: 'plan',
+      entries: [{ content: 'f', priority: 'medium', status: 'pending' }],
+    });
+    assert.equal(cards.plan({ todos: deep }), null);
+  });
+
   it('honours custom suppressedTools', () => {
     const cards = new ToolCallCards({ suppressedTools: ['secret'] });
     assert.equal(cards.preparing('a', 'secret'), null);

@@ -6,43 +6,7 @@
 // text each native call returns.
 
 const { native } = require('../native.js');
-const {
-  invalid,
-  isObject,
-  isPlainObjectLike,
-  isString,
-  checkString,
-  checkCallId,
-  toJson,
-  jsonCopy,
-} = require('./values.js');
-
-/**
- * What native reads of a TodoWrite value (docs/behaviour.md §6.3 `plan`):
- * `type`, `todos`, and each todo's `content` and `status`. Only that
- * crosses, so a value nested deeper than the native parser goes (512
- * levels) anywhere else is no error, as it is none for `JSON.parse`. A
- * field of another type crosses as `0`, which native skips as it skips any
- * non-string (or non-array). `value` is a JSON copy.
- */
-function todoListStandIn(value) {
-  if (!isPlainObjectLike(value)) return 0;
-  const pick = (from, key, keep) => (key in from ? { [key]: keep(from[key]) ? from[key] : 0 } : {});
-  const todo = (t) => (isPlainObjectLike(t) ? { ...pick(t, 'content', isString), ...pick(t, 'status', isString) } : 0);
-  const todos = pick(value, 'todos', Array.isArray);
-  if (todos.todos) todos.todos = todos.todos.map(todo);
-  return { ...pick(value, 'type', isString), ...todos };
-}
-
-/** A result display as native reads it: JSON text is parsed first (as `JSON.parse`). */
-function displayStandIn(display) {
-  if (typeof display !== 'string') return todoListStandIn(display);
-  try {
-    return todoListStandIn(JSON.parse(display));
-  } catch {
-    return 0;
-  }
-}
+const { invalid, isObject, isPlainObjectLike, checkString, checkCallId, toJson } = require('./values.js');
 
 // Private state of a ToolCallCards, shared with PreparationTracker.
 const internals = new WeakMap();
@@ -265,15 +229,11 @@ class ToolCallCards {
    * @param {unknown} [resultDisplay] the tool's result display
    */
   plan(args, resultDisplay) {
-    // Native sees stand-ins of what it reads (see todoListStandIn).
-    const argsCopy = args === undefined ? undefined : jsonCopy(args, 'plan: args');
-    const display = resultDisplay === undefined ? undefined : jsonCopy(resultDisplay, 'plan: resultDisplay');
-    return JSON.parse(
-      native.acpPlanUpdate(
-        argsCopy === undefined ? undefined : JSON.stringify(todoListStandIn(argsCopy)),
-        display === undefined ? undefined : JSON.stringify(displayStandIn(display)),
-      ),
-    );
+    // The values cross whole, as JSON text; native builds only what it reads
+    // of them (core/src/acp/plan.rs), so that nesting elsewhere is no limit.
+    const argsText = args === undefined ? undefined : toJson(args, 'plan: args');
+    const display = resultDisplay === undefined ? undefined : toJson(resultDisplay, 'plan: resultDisplay');
+    return JSON.parse(native.acpPlanUpdate(argsText, display));
   }
 
   /** Whether a card is open for `callId`. */

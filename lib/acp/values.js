@@ -32,14 +32,4 @@ function toJson(value, what) {
   }
 }
 
-/** `JSON.parse(JSON.stringify(value))`; `undefined` when nothing would be written. */
-function jsonCopy(value, what) {
-  const text = toJson(value, what);
-  return text === undefined ? undefined : JSON.parse(text);
-}
-
-function isString(value) {
-  return typeof value === 'string';
-}
-
-module.exports = { invalid, isObject, isPlainObjectLike, isString, checkString, checkCallId, toJson, jsonCopy };
+module.exports = { invalid, isObject, isPlainObjectLike, checkString, checkCallId, toJson };
