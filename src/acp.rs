@@ -304,23 +304,33 @@ impl NativePreparationTracker {
     }
 
     /// One chunk of a model stream in one call (`consumeModelStream`):
-    /// `chunk_json` is `{preparations: [{callId, toolName, title?, kind?}],
-    /// calls: [id | null]}`, the ids as the provider gave them when `ids`
-    /// normalises them here. Returns `{frames, preparations?, calls?}`: the
-    /// preparing frames, and with `ids` the final ids.
+    /// `preparations_json` is `[{callId, toolName, title?, kind?}]` (absent
+    /// for none) and `calls` the ids of the chunk's calls (`null` for none),
+    /// as the provider gave them when `ids` normalises them here. Returns
+    /// the preparing frames as a JSON array, or with `ids`
+    /// `{frames, preparations, calls}`, the final ids beside them.
     #[napi]
     pub fn observe_chunk(
         &mut self,
         cards: &mut NativeToolCallCards,
         ids: Option<&mut NativeToolCallIds>,
-        chunk_json: String,
+        preparations_json: Option<String>,
+        calls: Vec<Option<Utf16String>>,
     ) -> Result<String, String> {
         let mut ids = ids;
         if ids.as_ref().is_some_and(|ids| ids.poisoned) {
             return Err(internal());
         }
         let result = self.with_cards(cards, |tracker, cards| {
-            let chunk = Chunk::from_json(&chunk_json)?;
+            let preparations = match &preparations_json {
+                Some(json) => DescribedPreparation::list_from_json(json)?,
+                None => Vec::new(),
+            };
+            let calls = calls.iter().map(|id| id.as_ref().map(js)).collect();
+            let chunk = Chunk {
+                preparations,
+                calls,
+            };
             let ids = ids.as_mut().map(|ids| &mut *ids.inner);
             Ok(tracker.observe_chunk(cards, ids, chunk)?.to_json())
         });

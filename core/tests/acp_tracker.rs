@@ -264,30 +264,19 @@ fn a_chunk_in_one_step_is_ids_then_observe_then_resolve() {
 }
 
 #[test]
-fn a_chunk_step_refuses_bad_json_with_a_stable_code() {
+fn a_chunk_step_with_an_empty_preparation_id_fails_with_a_stable_code_and_opens_nothing() {
     use toolcall_stream_core::acp::Chunk;
-    for bad in [
-        "",
-        "[]",
-        r#"{"preparations":{}}"#,
-        r#"{"calls":[1]}"#,
-        r#"{"preparations":[{"callId":"a"}]}"#,
-    ] {
-        assert_eq!(
-            Chunk::from_json(bad).unwrap_err().code.as_str(),
-            "INVALID_ARGUMENT",
-            "{bad}"
-        );
-    }
     let mut cards = ToolCallCards::default();
-    let err = PreparationTracker::new()
-        .observe_chunk(
-            &mut cards,
-            None,
-            Chunk::from_json(r#"{"preparations":[{"callId":"","toolName":"x"}],"calls":[]}"#)
-                .unwrap(),
-        )
-        .unwrap_err();
+    let chunk = Chunk {
+        preparations: vec![
+            DescribedPreparation::new("a", "read_file"),
+            DescribedPreparation::new("", "x"),
+        ],
+        calls: vec![Some("a".into())],
+    };
+    let mut t = PreparationTracker::new();
+    let err = t.observe_chunk(&mut cards, None, chunk).unwrap_err();
     assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
     assert_eq!(cards.open_ids().count(), 0);
+    assert!(t.discard(&mut cards, true).unwrap().is_empty());
 }

@@ -5,7 +5,7 @@
 const { unreadable } = require('../responses.js');
 const { invalid, isObject, isPlainObjectLike } = require('./values.js');
 const { ToolCallCards } = require('./cards.js');
-const { PreparationTracker, observeChunk } = require('./tracker.js');
+const { PreparationTracker, observeChunk, callsArrived } = require('./tracker.js');
 const { ToolCallIds } = require('./ids.js');
 const { modelParts, functionCallsOf } = require('./response-parts.js');
 const { sendAll } = require('./send-all.js');
@@ -117,8 +117,15 @@ async function consumeModelStream(events, options) {
         }
         if (response.usageMetadata) usage = response.usageMetadata;
         // Ids, preparing cards and resolved calls: one native call at most.
-        await observeChunk(tracker, ids, response, send);
-        const calls = functionCallsOf(response);
+        // Without ids the calls are read once, before; with them, after
+        // they are normalised.
+        const before = ids ? undefined : functionCallsOf(response);
+        for (const frame of observeChunk(tracker, ids, response, before)) {
+          await send(frame);
+          tracker.sent(frame);
+        }
+        const calls = ids ? functionCallsOf(response) : before;
+        callsArrived(tracker, calls);
         if (calls && calls.length > 0) {
           if (typeof calls[Symbol.iterator] !== 'function') throw invalid('resolve: functionCalls must be iterable');
           functionCalls.push(...calls);

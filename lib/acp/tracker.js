@@ -10,7 +10,6 @@ const { ToolCallCards, internalsOf, describeTool } = require('./cards.js');
 const { sendAll } = require('./send-all.js');
 const { CardProgress, progressOptions } = require('./progress.js');
 const { idsOfChunk, rewriteIds, nativeIdsOf } = require('./ids.js');
-const { functionCallsOf } = require('./response-parts.js');
 
 /** The non-empty string ids of a chunk's calls, as `resolve` reads them; `[]` for what is not iterable. */
 function resolvableIds(calls) {
@@ -22,8 +21,9 @@ function resolvableIds(calls) {
   return ids;
 }
 
-/** consumeModelStream's one step per chunk: see PreparationTracker#observeChunk. */
+/** consumeModelStream's one step per chunk, and what follows its frames: see PreparationTracker#observeChunk. */
 let observeChunk;
+let callsArrived;
 
 /** The options of a PreparationTracker, checked; `emitter` kept as given. */
 function trackerOptions(options) {
@@ -89,7 +89,8 @@ function trackerOptions(options) {
  */
 class PreparationTracker {
   static {
-    observeChunk = (tracker, ids, response, send) => tracker.#observeChunk(ids, response, send);
+    observeChunk = (tracker, ids, response, calls) => tracker.#observeChunk(ids, response, calls);
+    callsArrived = (tracker, calls) => tracker.#callsArrived(calls);
   }
 
   #native = new native.NativePreparationTracker();
@@ -164,52 +165,59 @@ class PreparationTracker {
    * `observe` and `resolve` do in turn, in at most one native call, and none
    * for a chunk with no preparation and no call (with `ids`, a chunk whose
    * content has no call part needs no id either). The response is
-   * normalised in place as `ids.apply` does; then each preparing frame is
-   * sent and marked `sent`, and the cards whose call arrived count no more.
+   * normalised in place as `ids.apply` does. `calls` is the response's
+   * `functionCalls` when there are no `ids` (the caller reads them anyway).
+   * Returns the preparing frames; the caller sends each and marks it
+   * `sent`, then calls `#callsArrived`.
    */
-  async #observeChunk(ids, response, send) {
+  #observeChunk(ids, response, calls) {
     const chunk = ids ? idsOfChunk(response) : undefined;
     const preparations = ids ? (chunk?.preparations ?? []) : getToolCallPreparations(response);
     // With ids, the call parts' provider ids, to normalise; without, the
     // ids `resolve` would read of the response's calls.
-    const calls = ids ? (chunk?.calls ?? []) : resolvableIds(functionCallsOf(response));
-    let frames = [];
-    if (preparations.length > 0 || calls.length > 0) {
-      const state = internalsOf(this.#cards, 'observe');
-      const list = preparations.map((p) => ({
-        callId: p.callId,
-        toolName: p.toolName,
-        ...describeTool(state, p.toolName),
-      }));
-      const out = JSON.parse(
-        this.#native.observeChunk(
-          state.native,
-          ids ? nativeIdsOf(ids) : undefined,
-          JSON.stringify({ preparations: list, calls }),
-        ),
-      );
-      if (ids) rewriteIds(response, chunk, out);
-      frames = out.frames;
-      if (this.#progress) {
-        const described = ids ? list.map((p, i) => ({ ...p, callId: out.preparations[i] })) : list;
-        for (const frame of frames) {
-          const p = described.find((entry) => entry.callId === frame.toolCallId);
-          if (p) this.#unsent.set(p.callId, { ...p, response });
-        }
-      }
-    } else if (chunk) {
-      rewriteIds(response, chunk, { preparations: [], calls: [] });
+    const callIds = ids ? (chunk?.calls ?? []) : resolvableIds(calls);
+    if (preparations.length === 0 && callIds.length === 0) {
+      if (chunk) rewriteIds(response, chunk, { preparations: [], calls: [] });
+      return [];
     }
-    for (const frame of frames) {
-      await send(frame);
-      this.sent(frame);
+    const state = internalsOf(this.#cards, 'observe');
+    const list = preparations.map((p) => ({
+      callId: p.callId,
+      toolName: p.toolName,
+      ...describeTool(state, p.toolName),
+    }));
+    const text = this.#native.observeChunk(
+      state.native,
+      ids ? nativeIdsOf(ids) : undefined,
+      list.length > 0 ? JSON.stringify(list) : undefined,
+      callIds,
+    );
+    let frames;
+    let described = list;
+    if (ids) {
+      const out = JSON.parse(text);
+      rewriteIds(response, chunk, out);
+      frames = out.frames;
+      if (this.#progress) described = list.map((p, i) => ({ ...p, callId: out.preparations[i] }));
+    } else {
+      frames = JSON.parse(text);
     }
     if (this.#progress) {
-      // The calls' arguments are complete: their cards count no more.
-      const resolved = ids ? resolvableIds(functionCallsOf(response)) : calls;
-      for (const id of resolved) this.#unsent.delete(id);
-      if (resolved.length > 0) this.#progress.stop(resolved);
+      for (const frame of frames) {
+        const p = described.find((entry) => entry.callId === frame.toolCallId);
+        if (p) this.#unsent.set(p.callId, { ...p, response });
+      }
     }
+    return frames;
+  }
+
+  // After a chunk's preparing frames are sent: the cards whose call arrived
+  // in it count no more (their arguments are complete).
+  #callsArrived(calls) {
+    if (!this.#progress) return;
+    const resolved = resolvableIds(calls);
+    for (const id of resolved) this.#unsent.delete(id);
+    if (resolved.length > 0) this.#progress.stop(resolved);
   }
 
   /**
@@ -338,4 +346,4 @@ class PreparationTracker {
   }
 }
 
-module.exports = { PreparationTracker, observeChunk };
+module.exports = { PreparationTracker, observeChunk, callsArrived };

@@ -43,12 +43,13 @@ export declare class NativePreparationTracker {
   observe(cards: NativeToolCallCards, preparationsJson: string): string
   /**
    * One chunk of a model stream in one call (`consumeModelStream`):
-   * `chunk_json` is `{preparations: [{callId, toolName, title?, kind?}],
-   * calls: [id | null]}`, the ids as the provider gave them when `ids`
-   * normalises them here. Returns `{frames, preparations?, calls?}`: the
-   * preparing frames, and with `ids` the final ids.
+   * `preparations_json` is `[{callId, toolName, title?, kind?}]` (absent
+   * for none) and `calls` the ids of the chunk's calls (`null` for none),
+   * as the provider gave them when `ids` normalises them here. Returns
+   * the preparing frames as a JSON array, or with `ids`
+   * `{frames, preparations, calls}`, the final ids beside them.
    */
-  observeChunk(cards: NativeToolCallCards, ids: NativeToolCallIds | undefined | null, chunkJson: string): string
+  observeChunk(cards: NativeToolCallCards, ids: NativeToolCallIds | undefined | null, preparationsJson: string | undefined | null, calls: Array<string | undefined | null>): string
   /**
    * `preparation_json`: `{callId, toolName, title?, kind?}`. The preparing
    * frame to hand to the host's emitter (its card opened, the call

@@ -10,7 +10,7 @@
 //! resolve under theirs.
 
 use super::cards::ToolCallCards;
-use super::frames::{frames_json, invalid, parse_json, JsString, OwnedValue, Result};
+use super::frames::{frames_json, JsString, OwnedValue, Result};
 use super::ids::ToolCallIds;
 use super::tracker::{DescribedPreparation, PreparationTracker};
 
@@ -38,61 +38,28 @@ pub struct ChunkStep {
     pub ids: Option<(Vec<JsString>, Vec<Option<JsString>>)>,
 }
 
-impl Chunk {
-    /// Parses `{"preparations": [{callId, toolName, title?, kind?}…],
-    /// "calls": [id | null…]}` (JSON text from JS).
-    pub fn from_json(json: &str) -> Result<Chunk> {
-        let input = parse_json(json, "observeChunk")?;
-        if !input.is_object() {
-            return Err(invalid("observeChunk: the chunk must be an object"));
-        }
-        let preparations = match input.get("preparations") {
-            None | Some(OwnedValue::Null) => Vec::new(),
-            Some(OwnedValue::Arr(items)) => items
-                .iter()
-                .map(DescribedPreparation::from_value)
-                .collect::<Result<_>>()?,
-            Some(_) => return Err(invalid("observeChunk: preparations must be an array")),
-        };
-        let calls = match input.get("calls") {
-            None | Some(OwnedValue::Null) => Vec::new(),
-            Some(OwnedValue::Arr(items)) => items
-                .iter()
-                .map(|v| match v {
-                    OwnedValue::Null => Ok(None),
-                    OwnedValue::Str(s) => Ok(Some(s.clone())),
-                    _ => Err(invalid("observeChunk: call ids must be strings or null")),
-                })
-                .collect::<Result<_>>()?,
-            Some(_) => return Err(invalid("observeChunk: calls must be an array")),
-        };
-        Ok(Chunk {
-            preparations,
-            calls,
-        })
-    }
-}
-
 impl ChunkStep {
-    /// `{"frames": […]}`, with `"preparations"` and `"calls"` (final ids,
-    /// `null` for a dropped call) when the ids were normalised.
+    /// The frames as a JSON array when the ids were not normalised here;
+    /// else `{"frames": […], "preparations": […], "calls": […]}` with the
+    /// final ids (`null` for a dropped call).
     pub fn to_json(&self) -> String {
+        let Some((preparations, calls)) = &self.ids else {
+            return frames_json(&self.frames);
+        };
+        let ids = |ids: Vec<OwnedValue>| OwnedValue::Arr(ids).to_json();
         let mut out = String::from("{\"frames\":");
         out.push_str(&frames_json(&self.frames));
-        if let Some((preparations, calls)) = &self.ids {
-            let ids = |ids: Vec<OwnedValue>| OwnedValue::Arr(ids).to_json();
-            out.push_str(",\"preparations\":");
-            out.push_str(&ids(preparations
-                .iter()
-                .cloned()
-                .map(OwnedValue::Str)
-                .collect()));
-            out.push_str(",\"calls\":");
-            out.push_str(&ids(calls
-                .iter()
-                .map(|id| id.clone().map_or(OwnedValue::Null, OwnedValue::Str))
-                .collect()));
-        }
+        out.push_str(",\"preparations\":");
+        out.push_str(&ids(preparations
+            .iter()
+            .cloned()
+            .map(OwnedValue::Str)
+            .collect()));
+        out.push_str(",\"calls\":");
+        out.push_str(&ids(calls
+            .iter()
+            .map(|id| id.clone().map_or(OwnedValue::Null, OwnedValue::Str))
+            .collect()));
         out.push('}');
         out
     }
