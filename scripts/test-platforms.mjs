@@ -45,6 +45,7 @@ const CORE_FILES = [
   'object-path.test.mjs',
   'acp-cards.test.mjs',
   'acp-stream.test.mjs',
+  'acp-stream-crossings.test.mjs',
   'robustness-cards.test.mjs',
   'robustness-limits.test.mjs',
   'package-esm.test.mjs',
