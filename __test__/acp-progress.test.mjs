@@ -78,10 +78,13 @@ const COMMENT = ': keep-alive\n\n';
 
 /**
  * A provider body as a list of steps: a string is written, a number pauses
- * that many ms, `{ keepAlive, ms, every }` writes keep-alives during a pause.
- * `calls`: [{ id, name, args (object), fragment, gapMs }], streamed one after another.
+ * that many ms, `{ keepAlive, ms, every }` writes keep-alives during a pause,
+ * `{ gate: n }` waits until the client has received n progress frames.
+ * `calls`: [{ id, name, args (object), fragment, gapMs }], streamed one after another;
+ * `gates`: after each of the first `gates` fragments, the provider waits for
+ * the progress frame that shows it (see `gate`).
  */
-function anthropicBody(calls, { pauseAt, pause, text } = {}) {
+function anthropicBody(calls, { pauseAt, pause, text, gates = 0 } = {}) {
   const steps = [
     sse('message_start', {
       type: 'message_start',
@@ -123,6 +126,7 @@ function anthropicBody(calls, { pauseAt, pause, text } = {}) {
           delta: { type: 'input_json_delta', partial_json },
         }),
       );
+      if (i < gates) steps.push({ gate: i + 1 });
       if (call.gapMs) steps.push(call.gapMs);
     });
     steps.push(sse('content_block_stop', { type: 'content_block_stop', index }));
@@ -152,7 +156,7 @@ const openaiLine = (delta, finish = null) =>
  * OpenAI: the calls' fragments interleaved when `interleave`, else one call
  * after another; `lateName` sends a call's name only with its third fragment.
  */
-function openaiBody(calls, { pauseAt, pause, interleave, text } = {}) {
+function openaiBody(calls, { pauseAt, pause, interleave, text, gates = 0 } = {}) {
   const steps = [];
   if (text) steps.push(openaiLine({ role: 'assistant', content: text }));
   const pieces = calls.map((call) => cut(JSON.stringify(call.args), call.fragment ?? 40));
@@ -173,6 +177,7 @@ function openaiBody(calls, { pauseAt, pause, interleave, text } = {}) {
     const entry = { index: k, function: fn };
     if (i === 0) Object.assign(entry, { id: call.id, type: 'function' });
     steps.push(openaiLine({ tool_calls: [entry] }));
+    if (n <= gates) steps.push({ gate: n });
     if (call.gapMs) steps.push(call.gapMs);
   }
   steps.push(openaiLine({}, 'tool_calls'));
@@ -194,11 +199,21 @@ const keepAlive = (provider, ms, every = 25) => ({
 /**
  * The provider runs in a worker thread, so that its own pauses are not
  * timers of this thread: what is left running here after a stream is ours.
- * Each request takes the next script posted to it.
+ * Each request takes the next script posted to it. A gate step waits (at
+ * most GATE_MS) until `progressSeen` counts that many progress frames, so a
+ * test of the counts does not depend on this thread being scheduled while
+ * the bytes arrive: on a loaded machine a starved event loop reads a whole
+ * timed stream at once, and no tick falls inside it.
  */
+const GATE_MS = 5000;
+const progressSeen = new Int32Array(new SharedArrayBuffer(4));
 const PROVIDER = `
 const http = require('node:http');
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
+const seen = workerData.progressSeen;
+async function gate(n) {
+  for (let waited = 0; Atomics.load(seen, 0) < n && waited < ${GATE_MS}; waited += 5) await sleep(5);
+}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const scripts = [];
 const waiting = [];
@@ -213,6 +228,7 @@ const server = http.createServer(async (req, res) => {
     if (res.destroyed) return;
     if (typeof step === 'string') res.write(step);
     else if (typeof step === 'number') await sleep(step);
+    else if (step.gate) await gate(step.gate);
     else {
       for (let t = 0; t < step.ms && !res.destroyed; t += step.every) {
         res.write(step.keepAlive);
@@ -226,10 +242,13 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 `;
 let providerThread;
 let baseUrl;
-const serve = (steps) => providerThread.postMessage(steps);
+const serve = (steps) => {
+  Atomics.store(progressSeen, 0, 0);
+  providerThread.postMessage(steps);
+};
 
 before(async () => {
-  providerThread = new Worker(PROVIDER, { eval: true });
+  providerThread = new Worker(PROVIDER, { eval: true, workerData: { progressSeen } });
   const [port] = await once(providerThread, 'message');
   baseUrl = `http://127.0.0.1:${port}`;
 });
@@ -328,6 +347,7 @@ class Client {
     if (update.sessionUpdate === 'tool_call') {
       this.state.set(id, update._meta?.phase === 'preparing' ? 'preparing' : 'closed');
     } else if (isProgress(update)) {
+      Atomics.add(progressSeen, 0, 1);
       assert.equal(this.state.get(id), 'preparing', `a progress frame for ${id} while it is ${this.state.get(id)}`);
       this.#checkProgress(update, at);
     } else if (update.sessionUpdate === 'tool_call_update') {
@@ -418,7 +438,9 @@ for (const provider of PROVIDERS) {
         const withProgress = [];
         const result = await leavesNothing(() =>
           consumeModelStream(
-            modelStream(provider, mode, bodyOf(provider, calls, { text: 'Writing.' }), { responses: withProgress }),
+            modelStream(provider, mode, bodyOf(provider, calls, { text: 'Writing.', gates: 4 }), {
+              responses: withProgress,
+            }),
             {
               cards: new ToolCallCards(),
               send: client.send,
