@@ -49,7 +49,7 @@ impl OpenAIStream {
                 return Err(err);
             }
         }
-        if self.error_finish_throws {
+        if self.config.error_finish_throws {
             let choice = chunk.at("choices").as_first();
             if choice
                 .at("finish_reason")
@@ -195,7 +195,7 @@ impl OpenAIStream {
         finish: bool,
     ) -> Result<Vec<Part>, Error> {
         let mut content_parts = Vec::new();
-        let after_reasoning = self.parsing.tagged_thinking_after_reasoning;
+        let after_reasoning = self.config.parsing.tagged_thinking_after_reasoning;
         if let Some(content) = delta.at("content").as_text() {
             // 0.24.4 (`convertOpenAIChunkToLlm`): a resent snapshot of
             // tagged content is dropped once the parser exists.
@@ -263,7 +263,7 @@ impl OpenAIStream {
             Some(v) => Some(v),
             None => delta.get("reasoning"),
         };
-        let tagged = self.parsing.tagged_thinking;
+        let tagged = self.config.parsing.tagged_thinking;
         let reasoning = reasoning.filter(|v| v.truthy() && (!tagged || !self.has_tagged_thought));
         match reasoning {
             // `[].length === 0`: normalised to nothing.
@@ -339,7 +339,7 @@ impl OpenAIStream {
         let nameless = self.parser.has_nameless_tool_call();
         let completed = if finish {
             self.parser
-                .completed_tool_calls(self.limits.max_repair_depth)?
+                .completed_tool_calls(self.config.limits.max_repair_depth)?
         } else {
             Vec::new()
         };
@@ -409,7 +409,7 @@ impl OpenAIStream {
             if truncated && finish_str.as_deref() != Some("length") {
                 "MAX_TOKENS"
             } else {
-                map_finish_reason(finish_value, self.profile)
+                map_finish_reason(finish_value, self.config.profile)
             },
         ))
     }
@@ -452,7 +452,7 @@ impl OpenAIStream {
         if contains_thinking_tag(&text) {
             self.has_thinking_tag_in_reasoning = true;
         }
-        if !self.parsing.tagged_thinking {
+        if !self.config.parsing.tagged_thinking {
             parts.push(Part::Literal {
                 kind: crate::model::gemini::LiteralKind::Reasoning,
                 json: json::to_json_string(v),

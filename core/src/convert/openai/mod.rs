@@ -112,6 +112,21 @@ pub struct ResponseParsing {
     pub tagged_thinking_after_reasoning: bool,
 }
 
+/// What the options fix for the stream's whole life ([`OpenAIOptions`]; the
+/// tool-call id setting is held by [`call_ids::CallIds`], which applies it).
+struct Config {
+    /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
+    limits: Limits,
+    /// Where 0.21.2 and 0.24.4 differ.
+    profile: Profile,
+    /// The provider's response parsing switches (`responseParsingOptions`).
+    parsing: ResponseParsing,
+    /// See [`OpenAIOptions::throw_on_error_finish`].
+    error_finish_throws: bool,
+    /// See [`OpenAIOptions::drop_empty`].
+    drop_empty: bool,
+}
+
 /// One request's context (docs/behaviour.md §3.1, `createRequestContext`):
 /// everything here lives as long as one request.
 pub struct OpenAIStream {
@@ -127,8 +142,6 @@ pub struct OpenAIStream {
     at_visible_line_start: bool,
     tag_candidate: Option<TagCandidate>,
     held_parts: Option<Vec<Part>>,
-    profile: Profile,
-    parsing: ResponseParsing,
     /// `taggedThinkingParser` (present when tagged thinking is on).
     tagged: Option<TaggedThinkingParser>,
     /// `hasTaggedThinkingThought`.
@@ -141,7 +154,6 @@ pub struct OpenAIStream {
     sanitized: Option<(&'static str, usize)>,
     input: StreamInput,
     done: bool,
-    limits: Limits,
     rng: u64,
     /// Argument-only chunks seen, for the template path (`template/`).
     templates: Templates<Fields>,
@@ -150,12 +162,6 @@ pub struct OpenAIStream {
     /// Reused for the argument text of a chunk on the template path.
     scratch: String,
     template_chunks: u64,
-    /// Qwen's pipeline check before the converter: a chunk whose
-    /// `finish_reason` is `error_finish` is a `StreamContentError`, in every
-    /// input form (off: the converter converts it, as Qwen's does).
-    error_finish_throws: bool,
-    /// See [`OpenAIOptions::drop_empty`].
-    drop_empty: bool,
     /// Where `convert_text` takes a template-path response from (kept, so the
     /// path allocates nothing per chunk).
     template_out: Vec<Response>,
@@ -163,6 +169,8 @@ pub struct OpenAIStream {
     /// given on its own, or converted from a template kept from one, with a
     /// truthy `created` ([`Self::take_chunk_header`]).
     chunk_header: LastChunkHeader,
+    /// What the options fix.
+    config: Config,
 }
 
 impl OpenAIStream {
@@ -186,8 +194,6 @@ impl OpenAIStream {
             at_visible_line_start: false,
             tag_candidate: None,
             held_parts: None,
-            profile: options.profile,
-            parsing: options.parsing,
             tagged: options
                 .parsing
                 .tagged_thinking
@@ -198,16 +204,20 @@ impl OpenAIStream {
             sanitized: None,
             input: StreamInput::new(options.limits.max_buffered_bytes, Bom::EveryLine),
             done: false,
-            limits: options.limits,
             rng: seed | 1,
             templates: Templates::default(),
             content_templates: Templates::default(),
             scratch: String::new(),
             template_chunks: 0,
-            error_finish_throws: options.throw_on_error_finish,
-            drop_empty: options.drop_empty,
             template_out: Vec::new(),
             chunk_header: LastChunkHeader::default(),
+            config: Config {
+                limits: options.limits,
+                profile: options.profile,
+                parsing: options.parsing,
+                error_finish_throws: options.throw_on_error_finish,
+                drop_empty: options.drop_empty,
+            },
         }
     }
 
@@ -301,7 +311,7 @@ impl OpenAIStream {
                     sanitized: None,
                 });
             }
-        } else if self.parsing.tagged_thinking_after_reasoning && self.unclosed_thought() {
+        } else if self.config.parsing.tagged_thinking_after_reasoning && self.unclosed_thought() {
             // 0.24.4's pipeline: a thought still open at the end.
             return Err(Error::protocol_tag_leak());
         }
@@ -334,8 +344,9 @@ impl OpenAIStream {
             };
         }
         let held = self.parser.buffered();
-        let budget = (self.limits.max_call_bytes.saturating_sub(held)).min(
-            self.limits
+        let budget = (self.config.limits.max_call_bytes.saturating_sub(held)).min(
+            self.config
+                .limits
                 .max_buffered_bytes
                 .saturating_sub(held + self.input.buffered()),
         );

@@ -57,7 +57,7 @@ impl OpenAIStream {
     pub fn is_text_ready(&self) -> bool {
         self.is_quiet()
             && self.tagged.is_none()
-            && !self.parsing.tagged_thinking_after_reasoning
+            && !self.config.parsing.tagged_thinking_after_reasoning
             && !self.content_only_guard_armed()
             && !self.parser.has_nameless_tool_call()
             && !self.has_thinking_tag_in_reasoning

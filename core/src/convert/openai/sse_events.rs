@@ -41,7 +41,7 @@ impl SseConsumer for OpenAIStream {
         if path_counters::disabled(Path::Byte) {
             return (0, Ok(()));
         }
-        let build = !self.drop_empty;
+        let build = !self.config.drop_empty;
         let chunks_before = self.template_chunks;
         let mut taken = 0;
         while !self.done && self.is_quiet() {
@@ -118,7 +118,7 @@ impl OpenAIStream {
             self.yield_sse(response, out);
             return Ok(());
         }
-        if self.drop_empty && self.is_quiet() && self.template_chunk(e.data, false, out)? {
+        if self.config.drop_empty && self.is_quiet() && self.template_chunk(e.data, false, out)? {
             return Ok(());
         }
         let response = self.convert_text(e.data, true)?;
@@ -128,7 +128,7 @@ impl OpenAIStream {
 
     /// A response of the SSE paths, unless `drop_empty` leaves it out.
     pub(super) fn yield_sse(&mut self, response: Response, out: &mut Vec<Response>) {
-        if !(self.drop_empty && response.is_dropped_by_pipeline()) {
+        if !(self.config.drop_empty && response.is_dropped_by_pipeline()) {
             out.push(response);
         }
     }

@@ -57,7 +57,7 @@ impl OpenAIStream {
         );
         // `classifyContentOnlyThinkingTagPrefix`, where it applies.
         let content_only = if self.content_only_guard_armed() {
-            classify_content_only(&combined, finish, self.profile == Profile::Qwen024)
+            classify_content_only(&combined, finish, self.config.profile == Profile::Qwen024)
         } else {
             ContentOnlyTags::Clean
         };
@@ -97,7 +97,7 @@ impl OpenAIStream {
         let trimmed = js_trim_start(&combined);
         let too_long = crate::foundations::js_text::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
         // 0.24.4: a whole opening tag is never released as text.
-        let confirmed_opening = self.profile == Profile::Qwen024
+        let confirmed_opening = self.config.profile == Profile::Qwen024
             && leading_thinking_tag(&combined)
             && !trimmed.starts_with("</");
         let release =
@@ -175,7 +175,7 @@ impl OpenAIStream {
     /// The content-only leak guard classifies this chunk's text: it is on,
     /// and neither structured reasoning nor visible content was seen.
     pub(super) fn content_only_guard_armed(&self) -> bool {
-        self.parsing.content_only_tag_leaks
+        self.config.parsing.content_only_tag_leaks
             && !self.has_structured_reasoning
             && !self.has_visible_content
     }

@@ -122,21 +122,21 @@ impl OpenAIStream {
     /// The limits after a chunk was added: `call_len`, the bytes of the
     /// call it went to (if any), and all the bytes held.
     pub(super) fn check_limits(&self, call_len: Option<usize>) -> Result<(), Error> {
-        if call_len.is_some_and(|len| len > self.limits.max_call_bytes) {
+        if call_len.is_some_and(|len| len > self.config.limits.max_call_bytes) {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
                     "tool call arguments exceed the limit of {} bytes",
-                    self.limits.max_call_bytes
+                    self.config.limits.max_call_bytes
                 ),
             ));
         }
-        if self.parser.buffered() + self.input.buffered() > self.limits.max_buffered_bytes {
+        if self.parser.buffered() + self.input.buffered() > self.config.limits.max_buffered_bytes {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
                     "buffered stream data exceed the limit of {} bytes",
-                    self.limits.max_buffered_bytes
+                    self.config.limits.max_buffered_bytes
                 ),
             ));
         }
