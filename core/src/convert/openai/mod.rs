@@ -35,15 +35,15 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::convert::openai::chunk_header::{ChunkHeader, LastChunkHeader};
-use crate::convert::stream_input::{SseConsumer, StreamInput};
+use crate::convert::stream_input::SseConsumer;
 use crate::foundations::error::Error;
 use crate::foundations::js_text::has_non_whitespace;
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
-use crate::foundations::sse::Bom;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms, Candidate, Flavor, Part, Response};
 use call_ids::CallId;
+use sse_events::Lifecycle;
 use tagged::TaggedThinkingParser;
 use template::store::{Fields, Header, Templates};
 use text_delta::TextDeltaState;
@@ -152,8 +152,8 @@ pub struct OpenAIStream {
     pending_content: Vec<Part>,
     /// `protocolTagSanitized`, taken by the next response.
     sanitized: Option<(&'static str, usize)>,
-    input: StreamInput,
-    done: bool,
+    /// The input and how far it got.
+    lifecycle: Lifecycle,
     rng: u64,
     /// Argument-only chunks seen, for the template path (`template/`).
     templates: Templates<Fields>,
@@ -202,8 +202,7 @@ impl OpenAIStream {
             pending_reasoning: String::new(),
             pending_content: Vec::new(),
             sanitized: None,
-            input: StreamInput::new(options.limits.max_buffered_bytes, Bom::EveryLine),
-            done: false,
+            lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
             rng: seed | 1,
             templates: Templates::default(),
             content_templates: Templates::default(),
@@ -252,7 +251,7 @@ impl OpenAIStream {
     /// `end()` was called or a fatal error occurred: every further call is
     /// `FINISHED`.
     pub fn is_finished(&self) -> bool {
-        self.input.is_finished()
+        self.lifecycle.input.is_finished()
     }
 
     /// Chunks converted by the template path so far (a statistic
@@ -273,9 +272,9 @@ impl OpenAIStream {
 
     /// One chunk given as JSON text: exactly one response.
     pub fn push_chunk_text(&mut self, text: &str) -> Result<Response, Error> {
-        self.input.check_open()?;
+        self.lifecycle.input.check_open()?;
         let result = self.convert_text(text, false);
-        self.input.settle(result)
+        self.lifecycle.input.settle(result)
     }
 
     /// The source of the chunks failed: the stream is finished and yields
@@ -283,7 +282,7 @@ impl OpenAIStream {
     /// (packages/core/src/core/openaiContentGenerator/pipeline.ts,
     /// `processStreamWithLogging`).
     pub fn upstream_failed(&mut self) {
-        self.input.finish();
+        self.lifecycle.input.finish();
     }
 
     /// End of input: flushes a final unterminated SSE event, then the
@@ -328,7 +327,7 @@ impl OpenAIStream {
     /// collected; what its state word says is kept.
     pub fn wire_state(&mut self) -> crate::convert::state::State {
         let tag_closing = self.closing_tag_pending();
-        if self.input.is_finished() {
+        if self.lifecycle.input.is_finished() {
             if self.parser.buffered() > 0
                 || !self.templates.is_empty()
                 || !self.content_templates.is_empty()
@@ -348,7 +347,7 @@ impl OpenAIStream {
             self.config
                 .limits
                 .max_buffered_bytes
-                .saturating_sub(held + self.input.buffered()),
+                .saturating_sub(held + self.lifecycle.input.buffered()),
         );
         crate::convert::state::State {
             quiet: self.is_quiet(),
@@ -369,7 +368,7 @@ impl OpenAIStream {
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
-        !self.input.is_finished()
+        !self.lifecycle.input.is_finished()
             && self.tag_candidate.is_none()
             && self.held_parts.as_ref().is_none_or(Vec::is_empty)
     }

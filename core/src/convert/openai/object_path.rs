@@ -16,7 +16,7 @@ impl OpenAIStream {
     /// carried them would have been (they yield no parts and no
     /// preparations while the stream is quiet).
     pub fn push_fragments_text(&mut self, text: &str) -> Result<(), Error> {
-        self.input.check_open()?;
+        self.lifecycle.input.check_open()?;
         let result = json::parse(text).and_then(|list| {
             let Value::Arr(items) = list else {
                 return Err(Error::new(
@@ -45,7 +45,7 @@ impl OpenAIStream {
             }
             Ok(())
         });
-        self.input.settle(result)
+        self.lifecycle.input.settle(result)
     }
 
     /// A content-only delta would convert to at most one text part, decided
@@ -71,7 +71,7 @@ impl OpenAIStream {
     /// normalised in the text form ([`crate::foundations::json::text`]) the other paths
     /// keep, and handed back as plain text.
     pub fn push_plain_text(&mut self, content: &str) -> Result<String, Error> {
-        self.input.check_open()?;
+        self.lifecycle.input.check_open()?;
         if !self.is_text_ready() {
             return Err(Error::new(
                 ErrorCode::InvalidArgument,

@@ -7,12 +7,34 @@ use crate::convert::path_counters::{self, Path};
 use crate::convert::stream_input::{SseConsumer, StreamInput};
 use crate::foundations::error::Error;
 use crate::foundations::json::{self};
-use crate::foundations::sse::{Rest, SseEvent};
+use crate::foundations::sse::{Bom, Rest, SseEvent};
 use crate::model::gemini::Response;
+
+/// The stream's input and how far it got.
+pub(super) struct Lifecycle {
+    /// The byte-input decoder and the finished flag (set by `end()` or a
+    /// fatal error).
+    pub(super) input: StreamInput,
+    /// `[DONE]` was seen: the OpenAI SDK (`Stream.fromSSEResponse`, its
+    /// `done` flag) skips every event after it.
+    pub(super) done: bool,
+}
+
+impl Lifecycle {
+    /// A stream that has taken no input; `max_line` bounds one buffered SSE
+    /// line or event. A BOM is skipped at the start of every line, as the
+    /// OpenAI SDK's line decoder skips it ([`Bom::EveryLine`]).
+    pub(super) fn new(max_line: usize) -> Self {
+        Lifecycle {
+            input: StreamInput::new(max_line, Bom::EveryLine),
+            done: false,
+        }
+    }
+}
 
 impl SseConsumer for OpenAIStream {
     fn input(&mut self) -> &mut StreamInput {
-        &mut self.input
+        &mut self.lifecycle.input
     }
 
     fn sse_event(&mut self, e: SseEvent<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
@@ -44,7 +66,7 @@ impl SseConsumer for OpenAIStream {
         let build = !self.config.drop_empty;
         let chunks_before = self.template_chunks;
         let mut taken = 0;
-        while !self.done && self.is_quiet() {
+        while !self.lifecycle.done && self.is_quiet() {
             let (run, result) = self.argument_run(&bytes[taken..], build, out);
             taken += run;
             if let Err(e) = result {
@@ -97,11 +119,11 @@ impl OpenAIStream {
         e: SseEvent<'_>,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        if self.done {
+        if self.lifecycle.done {
             return Ok(());
         }
         if e.data.starts_with("[DONE]") {
-            self.done = true;
+            self.lifecycle.done = true;
             return Ok(());
         }
         // The OpenAI SDK (5.11.0, `Stream.fromSSEResponse`) yields a

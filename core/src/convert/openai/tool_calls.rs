@@ -131,7 +131,9 @@ impl OpenAIStream {
                 ),
             ));
         }
-        if self.parser.buffered() + self.input.buffered() > self.config.limits.max_buffered_bytes {
+        if self.parser.buffered() + self.lifecycle.input.buffered()
+            > self.config.limits.max_buffered_bytes
+        {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
