@@ -201,13 +201,13 @@ impl OpenAIStream {
             // tagged content is dropped once the parser exists.
             let replayed = after_reasoning
                 && self.tagged.is_some()
-                && self.text_state.is_snapshot(&content)
+                && self.deltas.text.is_snapshot(&content)
                 && contains_thinking_tag(&content);
             let normalized = if replayed {
-                self.text_state.take_snapshot(&content);
+                self.deltas.text.take_snapshot(&content);
                 ""
             } else {
-                self.text_state.normalize(&content)
+                self.deltas.text.normalize(&content)
             };
             let candidate = if after_reasoning {
                 let pending = self.tag_candidate.as_ref().map_or("", |c| c.text.as_str());
@@ -274,9 +274,9 @@ impl OpenAIStream {
             _ => {}
         }
         if let Some(reasoning) = reasoning.and_then(Value::as_text) {
-            let normalized = self.reasoning_state.normalize(&reasoning);
+            let normalized = self.deltas.reasoning.normalize(&reasoning);
             if !normalized.is_empty() {
-                self.reasoning_state.token_units += estimate_token_units(normalized);
+                self.deltas.reasoning.token_units += estimate_token_units(normalized);
                 self.has_structured_reasoning = true;
                 if contains_thinking_tag(normalized) {
                     self.has_thinking_tag_in_reasoning = true;
@@ -431,13 +431,13 @@ impl OpenAIStream {
             },
             _ => text_delta::ForeignDelta::Other { text: &text },
         };
-        if self.reasoning_state.normalize_foreign(delta) == text_delta::Foreign::Throws {
+        if self.deltas.reasoning.normalize_foreign(delta) == text_delta::Foreign::Throws {
             return Err(Error::type_error(
                 "reasoning must be a string",
                 "rawDelta.startsWith is not a function",
             ));
         }
-        self.reasoning_state.token_units += match delta {
+        self.deltas.reasoning.token_units += match delta {
             text_delta::ForeignDelta::Array { len, text } => {
                 text_delta::estimate_array_token_units(len, text).ok_or_else(|| {
                     Error::type_error(

@@ -46,7 +46,7 @@ use call_ids::CallId;
 use sse_events::Lifecycle;
 use tagged::TaggedThinkingParser;
 use template::store::{Fields, Header, Templates};
-use text_delta::TextDeltaState;
+use text_delta::TextDeltas;
 use tool_call_parser::ToolCallParser;
 
 pub use finish_reason::map_finish_reason;
@@ -131,8 +131,8 @@ struct Config {
 /// everything here lives as long as one request.
 pub struct OpenAIStream {
     parser: ToolCallParser,
-    text_state: TextDeltaState,
-    reasoning_state: TextDeltaState,
+    /// The cumulative-text normalisers of content and reasoning.
+    deltas: TextDeltas,
     prepared: HashSet<String>,
     /// How tool-call ids are keyed and written.
     ids: call_ids::CallIds,
@@ -184,8 +184,7 @@ impl OpenAIStream {
             now_ms() ^ (std::ptr::addr_of!(options) as u64).rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
         OpenAIStream {
             parser: ToolCallParser::default(),
-            text_state: TextDeltaState::default(),
-            reasoning_state: TextDeltaState::default(),
+            deltas: TextDeltas::default(),
             prepared: HashSet::new(),
             ids: call_ids::CallIds::new(options.js_tool_call_ids),
             has_structured_reasoning: false,

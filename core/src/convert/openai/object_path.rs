@@ -86,7 +86,7 @@ impl OpenAIStream {
     /// and noted as visible content (the state change the full conversion
     /// makes for it).
     pub(super) fn plain_text(&mut self, content: &str) -> String {
-        let normalized = self.text_state.normalize(content).to_owned();
+        let normalized = self.deltas.text.normalize(content).to_owned();
         if !self.has_visible_content && has_non_whitespace(&normalized) {
             self.has_visible_content = true;
         }

@@ -7,6 +7,16 @@ use crate::foundations::js_text::{utf16_len, utf16_to_byte};
 const EXACT_REPEAT_MIN_LENGTH: usize = 64;
 const DETECTION_WINDOW: usize = 1024;
 
+/// A stream's two channels of deltas, each normalised on its own.
+#[derive(Default, Debug)]
+pub(super) struct TextDeltas {
+    /// `textDeltaState`: the content channel.
+    pub(super) text: TextDeltaState,
+    /// `reasoningDeltaState`: the reasoning channel, whose token units the
+    /// usage mapping estimates reasoning tokens from.
+    pub(super) reasoning: TextDeltaState,
+}
+
 /// One channel's state (`textDeltaState` / `reasoningDeltaState`).
 #[derive(Default, Debug)]
 pub struct TextDeltaState {

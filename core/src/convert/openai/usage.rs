@@ -48,7 +48,7 @@ impl OpenAIStream {
             json::to_json_string(reasoning)
         } else {
             let estimated =
-                (self.reasoning_state.token_units / TOKEN_ESTIMATE_UNITS_PER_TOKEN).ceil();
+                (self.deltas.reasoning.token_units / TOKEN_ESTIMATE_UNITS_PER_TOKEN).ceil();
             usage_metadata::openai_estimated_thoughts(estimated, usage.at("completion_tokens"))
         };
         let details = usage.at("prompt_tokens_details").at("cached_tokens");
