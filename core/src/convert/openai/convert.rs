@@ -200,7 +200,7 @@ impl OpenAIStream {
             // 0.24.4 (`convertOpenAIChunkToLlm`): a resent snapshot of
             // tagged content is dropped once the parser exists.
             let replayed = after_reasoning
-                && self.tagged.is_some()
+                && self.tagged.parser.is_some()
                 && self.deltas.text.is_snapshot(&content)
                 && contains_thinking_tag(&content);
             let normalized = if replayed {
@@ -228,15 +228,16 @@ impl OpenAIStream {
                 self.tag_candidate = None;
                 content_parts = self
                     .tagged
+                    .parser
                     .get_or_insert_with(TaggedThinkingParser::default)
                     .parse(&candidate, finish);
             } else if !normalized.is_empty() || finish {
-                content_parts = self.text_to_parts(normalized, finish);
+                content_parts = self.tagged.text_to_parts(normalized, finish);
             }
         } else if finish {
-            content_parts = self.text_to_parts("", true);
+            content_parts = self.tagged.text_to_parts("", true);
         }
-        if finish && after_reasoning && self.unclosed_thought() {
+        if finish && after_reasoning && self.tagged.unclosed_thought() {
             return Err(Error::protocol_tag_leak());
         }
         Ok(content_parts)
@@ -255,16 +256,16 @@ impl OpenAIStream {
         if content_parts.iter().any(Part::is_thought) {
             // A tagged thought: buffered reasoning is dropped, buffered
             // content goes first.
-            self.has_tagged_thought = true;
-            self.pending_reasoning.clear();
-            parts.append(&mut self.pending_content);
+            self.tagged.has_thought = true;
+            self.tagged.pending_reasoning.clear();
+            parts.append(&mut self.tagged.pending_content);
         }
         let reasoning = match delta.get("reasoning_content").filter(|v| !v.is_null()) {
             Some(v) => Some(v),
             None => delta.get("reasoning"),
         };
         let tagged = self.config.parsing.tagged_thinking;
-        let reasoning = reasoning.filter(|v| v.truthy() && (!tagged || !self.has_tagged_thought));
+        let reasoning = reasoning.filter(|v| v.truthy() && (!tagged || !self.tagged.has_thought));
         match reasoning {
             // `[].length === 0`: normalised to nothing.
             Some(Value::Arr(items)) if items.is_empty() => {}
@@ -284,18 +285,20 @@ impl OpenAIStream {
                 if !tagged {
                     parts.push(Part::reasoning(normalized));
                 } else {
-                    self.pending_reasoning.push_str(normalized);
+                    self.tagged.pending_reasoning.push_str(normalized);
                 }
             }
         }
-        if tagged && !self.has_tagged_thought && !self.pending_reasoning.is_empty() {
-            self.pending_content.append(content_parts);
+        if tagged && !self.tagged.has_thought && !self.tagged.pending_reasoning.is_empty() {
+            self.tagged.pending_content.append(content_parts);
             if finish {
-                parts.push(Part::reasoning(std::mem::take(&mut self.pending_reasoning)));
+                parts.push(Part::reasoning(std::mem::take(
+                    &mut self.tagged.pending_reasoning,
+                )));
             }
         }
         if finish {
-            parts.append(&mut self.pending_content);
+            parts.append(&mut self.tagged.pending_content);
         }
         parts.append(content_parts);
         Ok(())
@@ -458,25 +461,9 @@ impl OpenAIStream {
                 json: json::to_json_string(v),
             });
         } else {
-            self.pending_reasoning.push_str(&text);
+            self.tagged.pending_reasoning.push_str(&text);
         }
         Ok(())
-    }
-
-    /// `convertOpenAITextToParts(text, ctx, final)` of a streaming request.
-    pub(super) fn text_to_parts(&mut self, text: &str, last: bool) -> Vec<Part> {
-        match self.tagged.as_mut() {
-            Some(parser) => parser.parse(text, last),
-            None if text.is_empty() => Vec::new(),
-            None => vec![Part::text(text)],
-        }
-    }
-
-    /// `taggedThinkingParser?.hasUnclosedThought()`.
-    pub(super) fn unclosed_thought(&self) -> bool {
-        self.tagged
-            .as_ref()
-            .is_some_and(TaggedThinkingParser::has_unclosed_thought)
     }
 }
 

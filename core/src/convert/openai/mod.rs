@@ -44,7 +44,7 @@ use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms, Candidate, Flavor, Part, Response};
 use call_ids::CallId;
 use sse_events::Lifecycle;
-use tagged::TaggedThinkingParser;
+use tagged::TaggedThinking;
 use template::store::{Fields, Header, Templates};
 use text_delta::TextDeltas;
 use tool_call_parser::ToolCallParser;
@@ -142,14 +142,8 @@ pub struct OpenAIStream {
     at_visible_line_start: bool,
     tag_candidate: Option<TagCandidate>,
     held_parts: Option<Vec<Part>>,
-    /// `taggedThinkingParser` (present when tagged thinking is on).
-    tagged: Option<TaggedThinkingParser>,
-    /// `hasTaggedThinkingThought`.
-    has_tagged_thought: bool,
-    /// `pendingReasoningText`: reasoning buffered in a tagged stream.
-    pending_reasoning: String,
-    /// `pendingContentParts`: content buffered behind pending reasoning.
-    pending_content: Vec<Part>,
+    /// Tagged thinking: its parser and what it buffers.
+    tagged: TaggedThinking,
     /// `protocolTagSanitized`, taken by the next response.
     sanitized: Option<(&'static str, usize)>,
     /// The input and how far it got.
@@ -193,13 +187,7 @@ impl OpenAIStream {
             at_visible_line_start: false,
             tag_candidate: None,
             held_parts: None,
-            tagged: options
-                .parsing
-                .tagged_thinking
-                .then(TaggedThinkingParser::default),
-            has_tagged_thought: false,
-            pending_reasoning: String::new(),
-            pending_content: Vec::new(),
+            tagged: TaggedThinking::new(options.parsing.tagged_thinking),
             sanitized: None,
             lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
             rng: seed | 1,
@@ -309,7 +297,9 @@ impl OpenAIStream {
                     sanitized: None,
                 });
             }
-        } else if self.config.parsing.tagged_thinking_after_reasoning && self.unclosed_thought() {
+        } else if self.config.parsing.tagged_thinking_after_reasoning
+            && self.tagged.unclosed_thought()
+        {
             // 0.24.4's pipeline: a thought still open at the end.
             return Err(Error::protocol_tag_leak());
         }

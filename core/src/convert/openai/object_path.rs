@@ -56,7 +56,7 @@ impl OpenAIStream {
     /// or visible content already seen).
     pub fn is_text_ready(&self) -> bool {
         self.is_quiet()
-            && self.tagged.is_none()
+            && self.tagged.parser.is_none()
             && !self.config.parsing.tagged_thinking_after_reasoning
             && !self.content_only_guard_armed()
             && !self.parser.has_nameless_tool_call()

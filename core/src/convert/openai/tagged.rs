@@ -15,6 +15,50 @@ const CLOSE_TAGS: [&str; 2] = ["</think>", "</thinking>"];
 /// `Math.max` of the tag lengths.
 const MAX_TAG_LENGTH: usize = 11;
 
+/// A stream's tagged thinking (`convertOpenAITextToParts` and the request
+/// context's buffers): on when the provider enables tagged thinking, or from
+/// the first tagged content after structured reasoning (0.24.4).
+#[derive(Debug, Default)]
+pub(super) struct TaggedThinking {
+    /// `taggedThinkingParser`: present when tagged thinking is on.
+    pub(super) parser: Option<TaggedThinkingParser>,
+    /// `hasTaggedThinkingThought`: the content carried a tagged thought, so
+    /// structured reasoning is dropped from then on.
+    pub(super) has_thought: bool,
+    /// `pendingReasoningText`: reasoning buffered in a tagged stream until it
+    /// is known whether the content carries tagged thinking.
+    pub(super) pending_reasoning: String,
+    /// `pendingContentParts`: content buffered behind pending reasoning.
+    pub(super) pending_content: Vec<Part>,
+}
+
+impl TaggedThinking {
+    /// A stream's tagged thinking, its parser made at the start when
+    /// `on` (`taggedThinkingTags`).
+    pub(super) fn new(on: bool) -> Self {
+        TaggedThinking {
+            parser: on.then(TaggedThinkingParser::default),
+            ..TaggedThinking::default()
+        }
+    }
+
+    /// `convertOpenAITextToParts(text, ctx, final)` of a streaming request.
+    pub(super) fn text_to_parts(&mut self, text: &str, last: bool) -> Vec<Part> {
+        match self.parser.as_mut() {
+            Some(parser) => parser.parse(text, last),
+            None if text.is_empty() => Vec::new(),
+            None => vec![Part::text(text)],
+        }
+    }
+
+    /// `taggedThinkingParser?.hasUnclosedThought()`.
+    pub(super) fn unclosed_thought(&self) -> bool {
+        self.parser
+            .as_ref()
+            .is_some_and(TaggedThinkingParser::has_unclosed_thought)
+    }
+}
+
 /// One stream's `TaggedThinkingParser`: whether it is inside a thought,
 /// and the text that may still be a split tag.
 #[derive(Debug, Default)]
