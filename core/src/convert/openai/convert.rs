@@ -114,7 +114,7 @@ impl OpenAIStream {
                 .filter(|u| u.truthy())
                 .map(|u| self.usage(u)),
             preparations,
-            sanitized: self.sanitized.take(),
+            sanitized: self.guard.sanitized.take(),
         })
     }
 
@@ -179,7 +179,7 @@ impl OpenAIStream {
         let mut content_parts = self.content_parts(delta, finish)?;
         self.reasoning_parts(delta, finish, &mut content_parts, &mut parts)?;
         self.tool_call_deltas(delta, preparations)?;
-        self.thinking_tag_guard(&mut parts, finish)?;
+        self.guard.check(&mut parts, finish, &self.config)?;
         let finish_reason = self.finish_choice(&mut parts, finish_value)?;
         Ok(Candidate {
             parts,
@@ -210,9 +210,13 @@ impl OpenAIStream {
                 self.deltas.text.normalize(&content)
             };
             let candidate = if after_reasoning {
-                let pending = self.tag_candidate.as_ref().map_or("", |c| c.text.as_str());
+                let pending = self
+                    .guard
+                    .candidate
+                    .as_ref()
+                    .map_or("", |c| c.text.as_str());
                 let candidate = format!("{pending}{normalized}");
-                let reasoning_seen = self.has_structured_reasoning
+                let reasoning_seen = self.guard.has_structured_reasoning
                     || delta
                         .get("reasoning_content")
                         .filter(|v| !v.is_null())
@@ -225,7 +229,7 @@ impl OpenAIStream {
                 None
             };
             if let Some(candidate) = candidate {
-                self.tag_candidate = None;
+                self.guard.candidate = None;
                 content_parts = self
                     .tagged
                     .parser
@@ -278,9 +282,9 @@ impl OpenAIStream {
             let normalized = self.deltas.reasoning.normalize(&reasoning);
             if !normalized.is_empty() {
                 self.deltas.reasoning.token_units += estimate_token_units(normalized);
-                self.has_structured_reasoning = true;
+                self.guard.has_structured_reasoning = true;
                 if contains_thinking_tag(normalized) {
-                    self.has_thinking_tag_in_reasoning = true;
+                    self.guard.has_thinking_tag_in_reasoning = true;
                 }
                 if !tagged {
                     parts.push(Part::reasoning(normalized));
@@ -347,13 +351,8 @@ impl OpenAIStream {
             Vec::new()
         };
         let truncated = finish && self.parser.has_incomplete_tool_calls();
-        if finish
-            && self
-                .tag_candidate
-                .as_ref()
-                .is_some_and(|c| c.closing.is_some())
-        {
-            if self.has_thinking_tag_in_reasoning
+        if finish && self.guard.closing_pending() {
+            if self.guard.has_thinking_tag_in_reasoning
                 || finish_str.as_deref() != Some("tool_calls")
                 || completed.is_empty()
                 || nameless
@@ -364,25 +363,31 @@ impl OpenAIStream {
                 return Err(Error::protocol_tag_leak());
             }
             let tag = self
-                .tag_candidate
+                .guard
+                .candidate
                 .take()
                 .and_then(|c| c.closing)
                 .unwrap_or("think");
-            self.sanitized = Some((tag, completed.len()));
+            self.guard.sanitized = Some((tag, completed.len()));
         }
         if finish
             && (self.parser.has_invalid_index()
                 || nameless
                 || (finish_str.as_deref() == Some("tool_calls") && completed.is_empty()))
         {
-            self.held_parts = None;
+            self.guard.held_parts = None;
             return Err(Error::malformed_tool_call());
         }
         let hold = !finish
-            && (nameless || self.has_thinking_tag_in_reasoning || self.tag_candidate.is_some());
+            && (nameless
+                || self.guard.has_thinking_tag_in_reasoning
+                || self.guard.candidate.is_some());
         if hold {
-            self.held_parts.get_or_insert_with(Vec::new).append(parts);
-        } else if let Some(mut held) = self.held_parts.take() {
+            self.guard
+                .held_parts
+                .get_or_insert_with(Vec::new)
+                .append(parts);
+        } else if let Some(mut held) = self.guard.held_parts.take() {
             held.append(parts);
             *parts = held;
         }
@@ -451,9 +456,9 @@ impl OpenAIStream {
             }
             text_delta::ForeignDelta::Other { .. } => f64::NAN,
         };
-        self.has_structured_reasoning = true;
+        self.guard.has_structured_reasoning = true;
         if contains_thinking_tag(&text) {
-            self.has_thinking_tag_in_reasoning = true;
+            self.guard.has_thinking_tag_in_reasoning = true;
         }
         if !self.config.parsing.tagged_thinking {
             parts.push(Part::Literal {

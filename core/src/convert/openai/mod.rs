@@ -41,22 +41,16 @@ use crate::foundations::js_text::has_non_whitespace;
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::model::argument_progress::ArgumentProgress;
-use crate::model::gemini::{now_ms, Candidate, Flavor, Part, Response};
+use crate::model::gemini::{now_ms, Candidate, Flavor, Response};
 use call_ids::CallId;
 use sse_events::Lifecycle;
+use tag_guard::TagGuard;
 use tagged::TaggedThinking;
 use template::store::{Fields, Header, Templates};
 use text_delta::TextDeltas;
 use tool_call_parser::ToolCallParser;
 
 pub use finish_reason::map_finish_reason;
-
-/// A visible-text candidate that may be a leaked thinking tag.
-#[derive(Debug)]
-struct TagCandidate {
-    text: String,
-    closing: Option<&'static str>,
-}
 
 /// Options of one OpenAI-compatible stream. There is no configured model:
 /// `modelVersion` comes from each chunk's `model`.
@@ -136,16 +130,10 @@ pub struct OpenAIStream {
     prepared: HashSet<String>,
     /// How tool-call ids are keyed and written.
     ids: call_ids::CallIds,
-    has_structured_reasoning: bool,
-    has_thinking_tag_in_reasoning: bool,
-    has_visible_content: bool,
-    at_visible_line_start: bool,
-    tag_candidate: Option<TagCandidate>,
-    held_parts: Option<Vec<Part>>,
+    /// The thinking-tag protocol-leak guard and the parts it holds back.
+    guard: TagGuard,
     /// Tagged thinking: its parser and what it buffers.
     tagged: TaggedThinking,
-    /// `protocolTagSanitized`, taken by the next response.
-    sanitized: Option<(&'static str, usize)>,
     /// The input and how far it got.
     lifecycle: Lifecycle,
     rng: u64,
@@ -181,14 +169,8 @@ impl OpenAIStream {
             deltas: TextDeltas::default(),
             prepared: HashSet::new(),
             ids: call_ids::CallIds::new(options.js_tool_call_ids),
-            has_structured_reasoning: false,
-            has_thinking_tag_in_reasoning: false,
-            has_visible_content: false,
-            at_visible_line_start: false,
-            tag_candidate: None,
-            held_parts: None,
+            guard: TagGuard::default(),
             tagged: TaggedThinking::new(options.parsing.tagged_thinking),
-            sanitized: None,
             lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
             rng: seed | 1,
             templates: Templates::default(),
@@ -252,9 +234,7 @@ impl OpenAIStream {
     /// pipeline turns a source error into `PROTOCOL_TAG_LEAK` then. Carried
     /// in the state word (`tag_closing`).
     pub fn closing_tag_pending(&self) -> bool {
-        self.tag_candidate
-            .as_ref()
-            .is_some_and(|c| c.closing.is_some())
+        self.guard.closing_pending()
     }
 
     /// One chunk given as JSON text: exactly one response.
@@ -278,11 +258,11 @@ impl OpenAIStream {
     /// bare response; anything else → `PROTOCOL_TAG_LEAK`.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.finish_sse(out)?;
-        if let Some(candidate) = self.tag_candidate.take() {
+        if let Some(candidate) = self.guard.candidate.take() {
             if candidate.closing.is_some() || has_non_whitespace(&candidate.text) {
                 return Err(Error::protocol_tag_leak());
             }
-            if let Some(parts) = self.held_parts.take().filter(|p| !p.is_empty()) {
+            if let Some(parts) = self.guard.held_parts.take().filter(|p| !p.is_empty()) {
                 out.push(Response {
                     flavor: Flavor::Bare,
                     response_id: None,
@@ -357,9 +337,7 @@ impl OpenAIStream {
     /// No held parts and no thinking-tag candidate: an argument-only delta
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
-        !self.lifecycle.input.is_finished()
-            && self.tag_candidate.is_none()
-            && self.held_parts.as_ref().is_none_or(Vec::is_empty)
+        !self.lifecycle.input.is_finished() && self.guard.holds_nothing()
     }
 }
 

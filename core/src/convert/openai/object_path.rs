@@ -58,10 +58,10 @@ impl OpenAIStream {
         self.is_quiet()
             && self.tagged.parser.is_none()
             && !self.config.parsing.tagged_thinking_after_reasoning
-            && !self.content_only_guard_armed()
+            && !self.guard.content_only_armed(&self.config)
             && !self.parser.has_nameless_tool_call()
-            && !self.has_thinking_tag_in_reasoning
-            && (!self.has_structured_reasoning || self.has_visible_content)
+            && !self.guard.has_thinking_tag_in_reasoning
+            && (!self.guard.has_structured_reasoning || self.guard.has_visible_content)
     }
 
     /// The content of a content-only delta while [`Self::is_text_ready`]:
@@ -87,8 +87,8 @@ impl OpenAIStream {
     /// makes for it).
     pub(super) fn plain_text(&mut self, content: &str) -> String {
         let normalized = self.deltas.text.normalize(content).to_owned();
-        if !self.has_visible_content && has_non_whitespace(&normalized) {
-            self.has_visible_content = true;
+        if !self.guard.has_visible_content && has_non_whitespace(&normalized) {
+            self.guard.has_visible_content = true;
         }
         normalized
     }

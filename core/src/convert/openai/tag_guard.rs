@@ -4,7 +4,7 @@
 //! or fails the stream with `PROTOCOL_TAG_LEAK`.
 
 use super::tags::*;
-use super::{OpenAIStream, TagCandidate};
+use super::Config;
 use crate::foundations::error::Error;
 use crate::foundations::js_text::{has_non_whitespace, js_trim_start};
 use crate::foundations::profile::Profile;
@@ -14,19 +14,56 @@ use crate::model::gemini::Part;
 /// before it is judged (`MAX_TAG_CANDIDATE_LENGTH` of the reference).
 const MAX_TAG_CANDIDATE_LENGTH: usize = 128;
 
-impl OpenAIStream {
+/// A visible-text candidate that may be a leaked thinking tag
+/// (`pendingThinkingTagCandidate`).
+#[derive(Debug)]
+pub(super) struct TagCandidate {
+    /// The candidate's text so far.
+    pub(super) text: String,
+    /// The tag's name when the candidate is a whole standalone closing tag.
+    pub(super) closing: Option<&'static str>,
+}
+
+/// What the guard has seen of a stream, and what it holds back while the
+/// visible text is untrusted.
+#[derive(Debug, Default)]
+pub(super) struct TagGuard {
+    /// `hasStructuredReasoning`: reasoning came in its own field; a thinking
+    /// tag in the visible text is then a leak.
+    pub(super) has_structured_reasoning: bool,
+    /// `hasThinkingTagInReasoning`: the reasoning held a thinking tag, so
+    /// visible parts are held back and closing tags in them are leaks.
+    pub(super) has_thinking_tag_in_reasoning: bool,
+    /// `hasVisibleContent`: non-whitespace visible text was seen.
+    pub(super) has_visible_content: bool,
+    /// `atVisibleLineStart`: the visible text so far ends at the start of a
+    /// line (whitespace after a line break), where a closing tag is a leak.
+    pub(super) at_visible_line_start: bool,
+    /// `pendingThinkingTagCandidate`.
+    pub(super) candidate: Option<TagCandidate>,
+    /// `pendingUntrustedResponseParts`: parts held back while a call is
+    /// nameless, the reasoning held a thinking tag, or a candidate is
+    /// pending; prepended to the next response that is not held.
+    pub(super) held_parts: Option<Vec<Part>>,
+    /// `protocolTagSanitized`: a closing tag dropped before complete tool
+    /// calls (its name, the calls' count), taken by the next response.
+    pub(super) sanitized: Option<(&'static str, usize)>,
+}
+
+impl TagGuard {
     /// The guard over one choice's `parts`. It can only act once structured
     /// reasoning was seen, a tag candidate is pending, or the content-only
     /// guard is on and no visible content was seen yet; otherwise all it
     /// does is note visible content.
-    pub(super) fn thinking_tag_guard(
+    pub(super) fn check(
         &mut self,
         parts: &mut Vec<Part>,
         finish: bool,
+        config: &Config,
     ) -> Result<(), Error> {
-        if self.tag_candidate.is_none()
+        if self.candidate.is_none()
             && !self.has_structured_reasoning
-            && !self.content_only_guard_armed()
+            && !self.content_only_armed(config)
         {
             if !self.has_visible_content {
                 self.has_visible_content = parts
@@ -37,7 +74,7 @@ impl OpenAIStream {
             return Ok(());
         }
         let mut visible: String = parts.iter().filter_map(Part::visible_text).collect();
-        let pending = self.tag_candidate.take();
+        let pending = self.candidate.take();
         let replayed_prefix = pending.as_ref().is_some_and(|p| {
             p.closing.is_none() && has_non_whitespace(&p.text) && p.text == visible
         });
@@ -56,8 +93,8 @@ impl OpenAIStream {
             visible
         );
         // `classifyContentOnlyThinkingTagPrefix`, where it applies.
-        let content_only = if self.content_only_guard_armed() {
-            classify_content_only(&combined, finish, self.config.profile == Profile::Qwen024)
+        let content_only = if self.content_only_armed(config) {
+            classify_content_only(&combined, finish, config.profile == Profile::Qwen024)
         } else {
             ContentOnlyTags::Clean
         };
@@ -66,13 +103,29 @@ impl OpenAIStream {
             && ((self.has_structured_reasoning && can_be_standalone_tag_prefix(&combined))
                 || content_only != ContentOnlyTags::Clean);
         if pending.is_some() || can_start {
-            if let Some(now_visible) =
-                self.judge_candidate(parts, pending.as_ref(), combined, content_only, finish)?
-            {
+            if let Some(now_visible) = self.judge_candidate(
+                parts,
+                pending.as_ref(),
+                combined,
+                content_only,
+                finish,
+                config,
+            )? {
                 visible = now_visible;
             }
         }
         self.note_visible(&visible)
+    }
+
+    /// A closing thinking-tag candidate is pending.
+    pub(super) fn closing_pending(&self) -> bool {
+        self.candidate.as_ref().is_some_and(|c| c.closing.is_some())
+    }
+
+    /// Nothing is held and no candidate is pending.
+    #[inline]
+    pub(super) fn holds_nothing(&self) -> bool {
+        self.candidate.is_none() && self.held_parts.as_ref().is_none_or(Vec::is_empty)
     }
 
     /// A pending candidate, or text that may start one, `combined` with
@@ -85,6 +138,7 @@ impl OpenAIStream {
         combined: String,
         content_only: ContentOnlyTags,
         finish: bool,
+        config: &Config,
     ) -> Result<Option<String>, Error> {
         let closing = standalone_closing_tag(&combined);
         let opening = standalone_opening_tag(&combined);
@@ -97,7 +151,7 @@ impl OpenAIStream {
         let trimmed = js_trim_start(&combined);
         let too_long = crate::foundations::js_text::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
         // 0.24.4: a whole opening tag is never released as text.
-        let confirmed_opening = self.config.profile == Profile::Qwen024
+        let confirmed_opening = config.profile == Profile::Qwen024
             && leading_thinking_tag(&combined)
             && !trimmed.starts_with("</");
         let release =
@@ -121,7 +175,7 @@ impl OpenAIStream {
             if !confirmed_opening && closing.is_none() && too_long {
                 return Err(Error::protocol_tag_leak());
             }
-            self.tag_candidate = Some(match closing {
+            self.candidate = Some(match closing {
                 Some(name) => TagCandidate {
                     text: format!("</{name}>"),
                     closing: Some(name),
@@ -174,8 +228,8 @@ impl OpenAIStream {
 
     /// The content-only leak guard classifies this chunk's text: it is on,
     /// and neither structured reasoning nor visible content was seen.
-    pub(super) fn content_only_guard_armed(&self) -> bool {
-        self.config.parsing.content_only_tag_leaks
+    pub(super) fn content_only_armed(&self, config: &Config) -> bool {
+        config.parsing.content_only_tag_leaks
             && !self.has_structured_reasoning
             && !self.has_visible_content
     }

@@ -71,7 +71,7 @@ impl OpenAIStream {
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
             // drops it.
-            self.sanitized = None;
+            self.guard.sanitized = None;
             return Some((len, Ok(())));
         }
         let parts = if normalized.is_empty() {
@@ -79,7 +79,7 @@ impl OpenAIStream {
         } else {
             vec![Part::text(normalized)]
         };
-        out.push(header.response(parts, Vec::new(), self.sanitized.take()));
+        out.push(header.response(parts, Vec::new(), self.guard.sanitized.take()));
         Some((len, Ok(())))
     }
 
@@ -125,12 +125,12 @@ impl OpenAIStream {
                 if !build && preparations.is_empty() {
                     // Dropped unseen with its sanitisation note, as the
                     // pipeline drops it.
-                    self.sanitized = None;
+                    self.guard.sanitized = None;
                     return;
                 }
                 out.push(
                     f.header
-                        .response(Vec::new(), preparations, self.sanitized.take()),
+                        .response(Vec::new(), preparations, self.guard.sanitized.take()),
                 );
             });
             (len, converted)
@@ -192,15 +192,16 @@ impl OpenAIStream {
                 }
                 self.note_template_chunk();
                 if build {
-                    let response =
-                        t.fields
-                            .header
-                            .response(Vec::new(), Vec::new(), self.sanitized.take());
+                    let response = t.fields.header.response(
+                        Vec::new(),
+                        Vec::new(),
+                        self.guard.sanitized.take(),
+                    );
                     out.push(response);
                 } else {
                     // Dropped unseen with its sanitisation note, as the
                     // pipeline drops it.
-                    self.sanitized = None;
+                    self.guard.sanitized = None;
                 }
                 if !next || !self.parser.still_continuing(pos) {
                     break;
