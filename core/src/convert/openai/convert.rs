@@ -318,8 +318,9 @@ impl OpenAIStream {
     ) -> Result<(), Error> {
         match delta.at("tool_calls") {
             Value::Arr(calls) => {
+                let bounds = self.bounds();
                 for call in calls {
-                    self.tool_call_delta(call, preparations)?;
+                    self.calls.delta(call, preparations, bounds)?;
                 }
                 Ok(())
             }
@@ -343,22 +344,23 @@ impl OpenAIStream {
     ) -> Result<Option<&'static str>, Error> {
         let finish = finish_value.truthy();
         let finish_str = finish_value.as_str();
-        let nameless = self.parser.has_nameless_tool_call();
+        let nameless = self.calls.parser.has_nameless_tool_call();
         let completed = if finish {
-            self.parser
+            self.calls
+                .parser
                 .completed_tool_calls(self.config.limits.max_repair_depth)?
         } else {
             Vec::new()
         };
-        let truncated = finish && self.parser.has_incomplete_tool_calls();
+        let truncated = finish && self.calls.parser.has_incomplete_tool_calls();
         if finish && self.guard.closing_pending() {
             if self.guard.has_thinking_tag_in_reasoning
                 || finish_str.as_deref() != Some("tool_calls")
                 || completed.is_empty()
                 || nameless
-                || self.parser.has_conflicting_identity()
+                || self.calls.parser.has_conflicting_identity()
                 || truncated
-                || self.parser.has_invalid_arguments()
+                || self.calls.parser.has_invalid_arguments()
             {
                 return Err(Error::protocol_tag_leak());
             }
@@ -371,7 +373,7 @@ impl OpenAIStream {
             self.guard.sanitized = Some((tag, completed.len()));
         }
         if finish
-            && (self.parser.has_invalid_index()
+            && (self.calls.parser.has_invalid_index()
                 || nameless
                 || (finish_str.as_deref() == Some("tool_calls") && completed.is_empty()))
         {
@@ -396,9 +398,9 @@ impl OpenAIStream {
         }
         for call in completed {
             let id_json = match call.id {
-                Some(id) => self.ids.json(&id),
+                Some(id) => self.calls.ids.json(&id),
                 None => {
-                    let id = self.generated_id();
+                    let id = self.calls.generated_id();
                     let mut id_json = String::with_capacity(id.len() + 2);
                     json::write_str(&mut id_json, &id);
                     id_json

@@ -31,7 +31,6 @@ mod tool_call_parser;
 mod tool_calls;
 mod usage;
 
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use crate::convert::openai::chunk_header::{ChunkHeader, LastChunkHeader};
@@ -42,13 +41,13 @@ use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms, Candidate, Flavor, Response};
-use call_ids::CallId;
 use sse_events::Lifecycle;
 use tag_guard::TagGuard;
 use tagged::TaggedThinking;
 use template::store::{Fields, Header, Templates};
 use text_delta::TextDeltas;
 use tool_call_parser::ToolCallParser;
+use tool_calls::ToolCalls;
 
 pub use finish_reason::map_finish_reason;
 
@@ -124,19 +123,16 @@ struct Config {
 /// One request's context (docs/behaviour.md §3.1, `createRequestContext`):
 /// everything here lives as long as one request.
 pub struct OpenAIStream {
-    parser: ToolCallParser,
+    /// The tool calls: the parser, the prepared ids, the id rules.
+    calls: ToolCalls,
     /// The cumulative-text normalisers of content and reasoning.
     deltas: TextDeltas,
-    prepared: HashSet<String>,
-    /// How tool-call ids are keyed and written.
-    ids: call_ids::CallIds,
     /// The thinking-tag protocol-leak guard and the parts it holds back.
     guard: TagGuard,
     /// Tagged thinking: its parser and what it buffers.
     tagged: TaggedThinking,
     /// The input and how far it got.
     lifecycle: Lifecycle,
-    rng: u64,
     /// Argument-only chunks seen, for the template path (`template/`).
     templates: Templates<Fields>,
     /// Content-only chunks seen, for the template path (`template/`).
@@ -165,14 +161,11 @@ impl OpenAIStream {
         let seed =
             now_ms() ^ (std::ptr::addr_of!(options) as u64).rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
         OpenAIStream {
-            parser: ToolCallParser::default(),
+            calls: ToolCalls::new(options.js_tool_call_ids, seed),
             deltas: TextDeltas::default(),
-            prepared: HashSet::new(),
-            ids: call_ids::CallIds::new(options.js_tool_call_ids),
             guard: TagGuard::default(),
             tagged: TaggedThinking::new(options.parsing.tagged_thinking),
             lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
-            rng: seed | 1,
             templates: Templates::default(),
             content_templates: Templates::default(),
             scratch: String::new(),
@@ -197,24 +190,7 @@ impl OpenAIStream {
         if self.is_finished() {
             return Vec::new();
         }
-        let (prepared, ids) = (&self.prepared, &self.ids);
-        self.parser
-            .announced_progress()
-            .filter(|(id, ..)| prepared.contains(*id))
-            .map(|(id, name, argument_bytes, argument_lines)| {
-                let (call_id, call_id_json) = match ids.id(id) {
-                    CallId::Str(s) => (s.to_owned(), None),
-                    CallId::Json(json) => (json.to_owned(), Some(json.to_owned())),
-                };
-                ArgumentProgress {
-                    call_id,
-                    call_id_json,
-                    tool_name: name.to_owned(),
-                    argument_bytes,
-                    argument_lines,
-                }
-            })
-            .collect()
+        self.calls.progress()
     }
 
     /// `end()` was called or a fatal error occurred: every further call is
@@ -297,11 +273,11 @@ impl OpenAIStream {
     pub fn wire_state(&mut self) -> crate::convert::state::State {
         let tag_closing = self.closing_tag_pending();
         if self.lifecycle.input.is_finished() {
-            if self.parser.buffered() > 0
+            if self.calls.parser.buffered() > 0
                 || !self.templates.is_empty()
                 || !self.content_templates.is_empty()
             {
-                self.parser = ToolCallParser::default();
+                self.calls.parser = ToolCallParser::default();
                 self.templates = Templates::default();
                 self.content_templates = Templates::default();
                 self.scratch = String::new();
@@ -311,7 +287,7 @@ impl OpenAIStream {
                 ..crate::convert::state::State::FINISHED
             };
         }
-        let held = self.parser.buffered();
+        let held = self.calls.parser.buffered();
         let budget = (self.config.limits.max_call_bytes.saturating_sub(held)).min(
             self.config
                 .limits

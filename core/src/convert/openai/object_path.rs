@@ -59,7 +59,7 @@ impl OpenAIStream {
             && self.tagged.parser.is_none()
             && !self.config.parsing.tagged_thinking_after_reasoning
             && !self.guard.content_only_armed(&self.config)
-            && !self.parser.has_nameless_tool_call()
+            && !self.calls.parser.has_nameless_tool_call()
             && !self.guard.has_thinking_tag_in_reasoning
             && (!self.guard.has_structured_reasoning || self.guard.has_visible_content)
     }

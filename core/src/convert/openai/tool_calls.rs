@@ -1,19 +1,85 @@
-//! Tool-call deltas into the parser (`StreamingToolCallParser.addChunk`),
-//! the preparations they announce, the limits, and generated call ids.
+//! A request's tool calls: deltas into the parser
+//! (`StreamingToolCallParser.addChunk`), the preparations they announce, the
+//! limits, the progress of the announced calls, and generated call ids.
 
-use super::call_ids::CallId;
+use std::collections::HashSet;
+
+use super::call_ids::{CallId, CallIds};
 use super::chunk::provider_index;
-use super::tool_call_parser::{array_walk, ArgumentChunk, ProviderIndex};
+use super::tool_call_parser::{array_walk, ArgumentChunk, ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{LoneEscapes, Value};
+use crate::foundations::limits::Limits;
+use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms, Preparation};
 
-impl OpenAIStream {
-    pub(super) fn tool_call_delta(
+/// What the calls' arguments are checked against.
+#[derive(Clone, Copy)]
+pub(super) struct Bounds {
+    /// The stream's limits.
+    pub(super) limits: Limits,
+    /// The bytes the stream's input holds besides the parser, counted with
+    /// the parser's against `max_buffered_bytes`.
+    pub(super) input_bytes: usize,
+}
+
+/// A request's tool calls, from their deltas to the ids of the complete
+/// calls.
+pub(super) struct ToolCalls {
+    /// `toolCallParser`: routes the deltas to slots and gathers their
+    /// arguments, one per request (`createRequestContext`).
+    pub(super) parser: ToolCallParser,
+    /// `preparedToolCallIds`: the ids whose preparation was yielded.
+    pub(super) prepared: HashSet<String>,
+    /// How tool-call ids are keyed and written.
+    pub(super) ids: CallIds,
+    /// The xorshift state behind a generated id's random part
+    /// (`Math.random` in the reference).
+    rng: u64,
+}
+
+impl ToolCalls {
+    /// No call yet; `js_ids`: [`super::OpenAIOptions::js_tool_call_ids`];
+    /// `seed`: the random part's generator seed.
+    pub(super) fn new(js_ids: bool, seed: u64) -> Self {
+        ToolCalls {
+            parser: ToolCallParser::default(),
+            prepared: HashSet::new(),
+            ids: CallIds::new(js_ids),
+            rng: seed | 1,
+        }
+    }
+
+    /// The progress of each open call whose preparation was yielded, in the
+    /// order the parser made their slots.
+    pub(super) fn progress(&mut self) -> Vec<ArgumentProgress> {
+        let (prepared, ids) = (&self.prepared, &self.ids);
+        self.parser
+            .announced_progress()
+            .filter(|(id, ..)| prepared.contains(*id))
+            .map(|(id, name, argument_bytes, argument_lines)| {
+                let (call_id, call_id_json) = match ids.id(id) {
+                    CallId::Str(s) => (s.to_owned(), None),
+                    CallId::Json(json) => (json.to_owned(), Some(json.to_owned())),
+                };
+                ArgumentProgress {
+                    call_id,
+                    call_id_json,
+                    tool_name: name.to_owned(),
+                    argument_bytes,
+                    argument_lines,
+                }
+            })
+            .collect()
+    }
+
+    /// One element of `choice.delta.tool_calls`, as `addChunk` reads it.
+    pub(super) fn delta(
         &mut self,
         call: &Value<'_>,
         preparations: &mut Vec<Preparation>,
+        bounds: Bounds,
     ) -> Result<(), Error> {
         if call.is_null() {
             return Err(Error::null_read(
@@ -80,7 +146,14 @@ impl OpenAIStream {
             walk: walk.as_deref().unwrap_or(chunk.as_bytes()),
             lone: &lone,
         };
-        self.feed(index, chunk, id.as_deref(), name.as_deref(), preparations)
+        self.feed(
+            index,
+            chunk,
+            id.as_deref(),
+            name.as_deref(),
+            preparations,
+            bounds,
+        )
     }
 
     /// [`super::tool_call_parser::ToolCallParser::add_chunk`], then the
@@ -92,9 +165,11 @@ impl OpenAIStream {
         id: Option<&str>,
         name: Option<&str>,
         preparations: &mut Vec<Preparation>,
+        bounds: Bounds,
     ) -> Result<(), Error> {
         let routed = self.parser.add_chunk(index, chunk, id, name);
-        self.check_limits(routed.map(|slot| self.parser.buffer_len(slot)))?;
+        let call_len = routed.map(|slot| self.parser.buffer_len(slot));
+        self.check_limits(call_len, bounds)?;
         let slot = match (routed, index) {
             (Some(slot), _) => Some(slot),
             (None, ProviderIndex::Valid(i)) => Some(i),
@@ -121,24 +196,30 @@ impl OpenAIStream {
 
     /// The limits after a chunk was added: `call_len`, the bytes of the
     /// call it went to (if any), and all the bytes held.
-    pub(super) fn check_limits(&self, call_len: Option<usize>) -> Result<(), Error> {
-        if call_len.is_some_and(|len| len > self.config.limits.max_call_bytes) {
+    pub(super) fn check_limits(
+        &self,
+        call_len: Option<usize>,
+        bounds: Bounds,
+    ) -> Result<(), Error> {
+        let Bounds {
+            limits,
+            input_bytes,
+        } = bounds;
+        if call_len.is_some_and(|len| len > limits.max_call_bytes) {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
                     "tool call arguments exceed the limit of {} bytes",
-                    self.config.limits.max_call_bytes
+                    limits.max_call_bytes
                 ),
             ));
         }
-        if self.parser.buffered() + self.lifecycle.input.buffered()
-            > self.config.limits.max_buffered_bytes
-        {
+        if self.parser.buffered() + input_bytes > limits.max_buffered_bytes {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!(
                     "buffered stream data exceed the limit of {} bytes",
-                    self.config.limits.max_buffered_bytes
+                    limits.max_buffered_bytes
                 ),
             ));
         }
@@ -158,5 +239,37 @@ impl OpenAIStream {
             suffix.push(char::from_digit(d, 36).unwrap_or('0'));
         }
         format!("call_{}_{}", now_ms(), suffix)
+    }
+}
+
+impl OpenAIStream {
+    /// This stream's [`Bounds`].
+    #[inline]
+    pub(super) fn bounds(&self) -> Bounds {
+        Bounds {
+            limits: self.config.limits,
+            input_bytes: self.lifecycle.input.buffered(),
+        }
+    }
+
+    /// [`ToolCalls::feed`] within this stream's bounds.
+    #[inline]
+    pub(super) fn feed(
+        &mut self,
+        index: ProviderIndex,
+        chunk: ArgumentChunk<'_>,
+        id: Option<&str>,
+        name: Option<&str>,
+        preparations: &mut Vec<Preparation>,
+    ) -> Result<(), Error> {
+        let bounds = self.bounds();
+        self.calls
+            .feed(index, chunk, id, name, preparations, bounds)
+    }
+
+    /// [`ToolCalls::check_limits`] within this stream's bounds.
+    #[inline]
+    pub(super) fn check_limits(&self, call_len: Option<usize>) -> Result<(), Error> {
+        self.calls.check_limits(call_len, self.bounds())
     }
 }

@@ -97,7 +97,7 @@ impl OpenAIStream {
     ) -> Option<(usize, Result<(), Box<Error>>)> {
         let templates = std::mem::take(&mut self.templates);
         let mut hole = ArgumentHole {
-            parser: &mut self.parser,
+            parser: &mut self.calls.parser,
             scratch: std::mem::take(&mut self.scratch),
             scratch_lone: LoneEscapes::new(),
         };
@@ -110,7 +110,7 @@ impl OpenAIStream {
             let fed = match kept {
                 // `addChunk` is done: what `feed` does after it is to
                 // check the limits (nothing is left to prepare).
-                Kept::Appended(pos) => self.check_limits(Some(self.parser.len_at(pos))),
+                Kept::Appended(pos) => self.check_limits(Some(self.calls.parser.len_at(pos))),
                 Kept::Scratch => self.feed(
                     f.index,
                     ArgumentChunk::string(&scratch, &scratch_lone),
@@ -165,7 +165,7 @@ impl OpenAIStream {
             if !bytes.starts_with(t.event_before().as_bytes()) {
                 return None;
             }
-            self.parser.continuing(index).map(|pos| (t, pos))
+            self.calls.parser.continuing(index).map(|pos| (t, pos))
         });
         let mut taken = 0;
         let mut result = Ok(());
@@ -178,15 +178,15 @@ impl OpenAIStream {
                 t.between_events().as_bytes(),
             );
             let mut start = head.len();
-            while let Some(end) = self.parser.append_string(pos, bytes, start) {
+            while let Some(end) = self.calls.parser.append_string(pos, bytes, start) {
                 // One comparison to the next event's string, most of the time.
                 let next = bytes[end..].starts_with(between);
                 if !next && !bytes[end..].starts_with(tail) {
-                    self.parser.take_back();
+                    self.calls.parser.take_back();
                     break;
                 }
                 taken = end + tail.len();
-                if let Err(e) = self.check_limits(Some(self.parser.len_at(pos))) {
+                if let Err(e) = self.check_limits(Some(self.calls.parser.len_at(pos))) {
                     result = Err(Box::new(e));
                     break;
                 }
@@ -203,7 +203,7 @@ impl OpenAIStream {
                     // pipeline drops it.
                     self.guard.sanitized = None;
                 }
-                if !next || !self.parser.still_continuing(pos) {
+                if !next || !self.calls.parser.still_continuing(pos) {
                     break;
                 }
                 start = end + between.len();
@@ -290,7 +290,7 @@ impl OpenAIStream {
         };
         // An object or array id is another id each time it comes (JS ids):
         // a chunk repeating its bytes does not repeat its id.
-        if self.ids.is_identity(call.at("id")) {
+        if self.calls.ids.is_identity(call.at("id")) {
             return;
         }
         let function = call.at("function");
@@ -301,7 +301,7 @@ impl OpenAIStream {
         else {
             return;
         };
-        let ids = &self.ids;
+        let ids = &self.calls.ids;
         self.templates.keep(text, hole, || Fields {
             index: provider_index(call.get("index")),
             id: ids.value_key(call.at("id")),
