@@ -24,10 +24,10 @@ impl OpenAIStream {
     /// applies in every form when it is on.
     pub(super) fn convert_text(&mut self, text: &str, sse: bool) -> Result<Response, Error> {
         if self.is_quiet() {
-            let mut one = std::mem::take(&mut self.template_out);
+            let mut one = std::mem::take(&mut self.templates.out);
             let hit = self.template_chunk(text, true, &mut one);
             let response = one.pop();
-            self.template_out = one;
+            self.templates.out = one;
             if let (true, Some(response)) = (hit?, response) {
                 return Ok(response);
             }
@@ -83,7 +83,8 @@ impl OpenAIStream {
         } else {
             self.note_chunk_header(&chunk, &response)
         };
-        self.keep_template(text, &chunk, &response, chunk_header);
+        self.templates
+            .keep(text, &chunk, &response, chunk_header, &self.calls.ids);
         Ok(response)
     }
 

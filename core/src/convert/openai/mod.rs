@@ -44,7 +44,7 @@ use crate::model::gemini::{now_ms, Candidate, Flavor, Response};
 use sse_events::Lifecycle;
 use tag_guard::TagGuard;
 use tagged::TaggedThinking;
-use template::store::{Fields, Header, Templates};
+use template::TemplatePath;
 use text_delta::TextDeltas;
 use tool_call_parser::ToolCallParser;
 use tool_calls::ToolCalls;
@@ -133,16 +133,8 @@ pub struct OpenAIStream {
     tagged: TaggedThinking,
     /// The input and how far it got.
     lifecycle: Lifecycle,
-    /// Argument-only chunks seen, for the template path (`template/`).
-    templates: Templates<Fields>,
-    /// Content-only chunks seen, for the template path (`template/`).
-    content_templates: Templates<Header>,
-    /// Reused for the argument text of a chunk on the template path.
-    scratch: String,
-    template_chunks: u64,
-    /// Where `convert_text` takes a template-path response from (kept, so the
-    /// path allocates nothing per chunk).
-    template_out: Vec<Response>,
+    /// The template path's templates and scratch.
+    templates: TemplatePath,
     /// The header noted for the JS object path: that of the last chunk
     /// given on its own, or converted from a template kept from one, with a
     /// truthy `created` ([`Self::take_chunk_header`]).
@@ -166,11 +158,7 @@ impl OpenAIStream {
             guard: TagGuard::default(),
             tagged: TaggedThinking::new(options.parsing.tagged_thinking),
             lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
-            templates: Templates::default(),
-            content_templates: Templates::default(),
-            scratch: String::new(),
-            template_chunks: 0,
-            template_out: Vec::new(),
+            templates: TemplatePath::default(),
             chunk_header: LastChunkHeader::default(),
             config: Config {
                 limits: options.limits,
@@ -202,7 +190,7 @@ impl OpenAIStream {
     /// Chunks converted by the template path so far (a statistic
     /// for tests and benchmarks).
     pub fn template_chunks(&self) -> u64 {
-        self.template_chunks
+        self.templates.converted
     }
 
     /// Whether a closing thinking-tag candidate is pending
@@ -273,14 +261,9 @@ impl OpenAIStream {
     pub fn wire_state(&mut self) -> crate::convert::state::State {
         let tag_closing = self.closing_tag_pending();
         if self.lifecycle.input.is_finished() {
-            if self.calls.parser.buffered() > 0
-                || !self.templates.is_empty()
-                || !self.content_templates.is_empty()
-            {
+            if self.calls.parser.buffered() > 0 || !self.templates.is_empty() {
                 self.calls.parser = ToolCallParser::default();
-                self.templates = Templates::default();
-                self.content_templates = Templates::default();
-                self.scratch = String::new();
+                self.templates.release();
             }
             return crate::convert::state::State {
                 tag_closing,

@@ -64,7 +64,7 @@ impl SseConsumer for OpenAIStream {
             return (0, Ok(()));
         }
         let build = !self.config.drop_empty;
-        let chunks_before = self.template_chunks;
+        let chunks_before = self.templates.converted;
         let mut taken = 0;
         while !self.lifecycle.done && self.is_quiet() {
             let (run, result) = self.argument_run(&bytes[taken..], build, out);
@@ -160,7 +160,7 @@ impl OpenAIStream {
     /// The chunks the byte path converted since `chunks_before` (they went
     /// through the template path), counted in test builds.
     fn note_byte_path_chunks(&self, chunks_before: u64) {
-        for _ in chunks_before..self.template_chunks {
+        for _ in chunks_before..self.templates.converted {
             path_counters::taken(Path::Byte);
         }
     }

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
+use super::call_ids::CallIds;
 use super::chunk::{first, provider_index};
 use super::tool_call_parser::{ArgumentChunk, ProviderIndex, ToolCallParser};
 use super::OpenAIStream;
@@ -14,9 +15,130 @@ use crate::convert::path_counters::{self, Path};
 use crate::foundations::error::Error;
 use crate::foundations::json::{self, LoneEscapes, Value};
 use crate::model::gemini::{Part, Response};
-use store::{Fields, Fill, Header, Hole};
+use store::{Fields, Fill, Header, Hole, Templates};
 
 pub(super) mod store;
+
+/// The template path's state: the chunks kept as templates, and what it
+/// reuses so that a chunk allocates nothing.
+#[derive(Default)]
+pub(super) struct TemplatePath {
+    /// Argument-only chunks seen, each a template for the chunks that repeat
+    /// it but for its `arguments` string.
+    pub(super) arguments: Templates<Fields>,
+    /// Content-only chunks seen, each a template for the chunks that repeat
+    /// it but for its `content` string.
+    pub(super) content: Templates<Header>,
+    /// Reused for the argument text of a chunk on the template path.
+    pub(super) scratch: String,
+    /// Chunks converted on the template path (a statistic for tests and
+    /// benchmarks).
+    pub(super) converted: u64,
+    /// Where `convert_text` takes a template-path response from (kept, so
+    /// the path allocates nothing per chunk).
+    pub(super) out: Vec<Response>,
+}
+
+impl TemplatePath {
+    /// No template is kept.
+    pub(super) fn is_empty(&self) -> bool {
+        self.arguments.is_empty() && self.content.is_empty()
+    }
+
+    /// Lets go of the templates and the scratch (a finished stream takes no
+    /// more chunks); the statistic stays.
+    pub(super) fn release(&mut self) {
+        self.arguments = Templates::default();
+        self.content = Templates::default();
+        self.scratch = String::new();
+    }
+
+    /// One chunk converted on the template path: the statistic, and the
+    /// count of test builds.
+    fn note_chunk(&mut self) {
+        self.converted += 1;
+        path_counters::taken(Path::Template);
+    }
+
+    /// Keeps a converted chunk as a template when the template path can reproduce
+    /// its conversion: one tool call with a string `arguments`, and nothing
+    /// that yields a part, a finish, usage or an error; or a string
+    /// `content` and nothing else that converts (no reasoning, no tool
+    /// calls, no finish, no usage, no error: the content-only shape of
+    /// [`crate::convert::openai::hot_shapes`]).
+    /// `chunk_header`: the header noted for the chunk, if any; `ids`: how
+    /// the stream keys tool-call ids.
+    pub(super) fn keep(
+        &mut self,
+        text: &str,
+        chunk: &Value<'_>,
+        response: &Response,
+        chunk_header: Option<Rc<ChunkHeader>>,
+        ids: &CallIds,
+    ) {
+        if chunk.at("usage").truthy() || chunk.at("error").truthy() {
+            return;
+        }
+        let Some(choice) = chunk.get("choices").and_then(first) else {
+            return;
+        };
+        let delta = choice.at("delta");
+        let reasoning = match delta.get("reasoning_content").filter(|v| !v.is_null()) {
+            Some(v) => v,
+            None => delta.at("reasoning"),
+        };
+        let created = chunk.at("created").truthy();
+        let header = || Header {
+            response_id: response.response_id.clone(),
+            model_version: response.model_version.clone(),
+            create_time: created.then(|| response.create_time.clone()),
+            chunk: chunk_header,
+        };
+        if let Some(content) = delta.at("content").as_jstr() {
+            if !choice.at("finish_reason").truthy()
+                && !reasoning.truthy()
+                && delta.get("tool_calls").is_none_or(Value::is_null)
+            {
+                if let Some(hole) = Hole::of(text, content) {
+                    self.content.keep(text, hole, header);
+                }
+                return;
+            }
+        }
+        // An empty `content` normalises to nothing and moves no state.
+        if choice.at("finish_reason").truthy()
+            || delta.at("content").as_jstr().is_some_and(|c| !c.is_empty())
+            || (reasoning.truthy() && reasoning.as_jstr().is_some())
+        {
+            return;
+        }
+        let Some(Value::Arr(calls)) = delta.get("tool_calls") else {
+            return;
+        };
+        let [call] = calls.as_slice() else {
+            return;
+        };
+        // An object or array id is another id each time it comes (JS ids):
+        // a chunk repeating its bytes does not repeat its id.
+        if ids.is_identity(call.at("id")) {
+            return;
+        }
+        let function = call.at("function");
+        let Some(hole) = function
+            .at("arguments")
+            .as_jstr()
+            .and_then(|arguments| Hole::of(text, arguments))
+        else {
+            return;
+        };
+        self.arguments.keep(text, hole, || Fields {
+            index: provider_index(call.get("index")),
+            id: ids.value_key(call.at("id")),
+            name: function.at("name").as_str().map(Cow::into_owned),
+            header: header(),
+        });
+    }
+}
 
 impl OpenAIStream {
     /// A chunk that fits a template, while no part is held and no tag
@@ -58,15 +180,16 @@ impl OpenAIStream {
         if let Some(taken) = self.argument_template_prefix(text, build, &rest_ok, out) {
             return Some(taken);
         }
-        if self.content_templates.is_empty() || !self.is_text_ready() {
+        if self.templates.content.is_empty() || !self.is_text_ready() {
             return None;
         }
         let (header, content, len) = self
-            .content_templates
+            .templates
+            .content
             .find_hole(text, rest_ok)
             .map(|(template, content, len)| (template.fields.clone(), content, len))?;
         let normalized = self.plain_text(&content.text());
-        self.note_template_chunk();
+        self.templates.note_chunk();
         self.note_template_header(&header);
         if normalized.is_empty() && !build {
             // Dropped unseen with its sanitisation note, as the pipeline
@@ -95,10 +218,10 @@ impl OpenAIStream {
         rest_ok: impl Fn(&str) -> bool,
         out: &mut Vec<Response>,
     ) -> Option<(usize, Result<(), Box<Error>>)> {
-        let templates = std::mem::take(&mut self.templates);
+        let templates = std::mem::take(&mut self.templates.arguments);
         let mut hole = ArgumentHole {
             parser: &mut self.calls.parser,
-            scratch: std::mem::take(&mut self.scratch),
+            scratch: std::mem::take(&mut self.templates.scratch),
             scratch_lone: LoneEscapes::new(),
         };
         hole.scratch.clear();
@@ -120,7 +243,7 @@ impl OpenAIStream {
                 ),
             };
             let converted = fed.map_err(Box::new).map(|()| {
-                self.note_template_chunk();
+                self.templates.note_chunk();
                 self.note_template_header(&f.header);
                 if !build && preparations.is_empty() {
                     // Dropped unseen with its sanitisation note, as the
@@ -135,8 +258,8 @@ impl OpenAIStream {
             });
             (len, converted)
         });
-        self.templates = templates;
-        self.scratch = scratch;
+        self.templates.arguments = templates;
+        self.templates.scratch = scratch;
         result
     }
 
@@ -155,7 +278,7 @@ impl OpenAIStream {
         if path_counters::disabled(Path::Template) {
             return (0, Ok(()));
         }
-        let templates = std::mem::take(&mut self.templates);
+        let templates = std::mem::take(&mut self.templates.arguments);
         let run = templates.iter().find_map(|t| {
             let (ProviderIndex::Valid(index), None, None) =
                 (t.fields.index, &t.fields.id, &t.fields.name)
@@ -190,7 +313,7 @@ impl OpenAIStream {
                     result = Err(Box::new(e));
                     break;
                 }
-                self.note_template_chunk();
+                self.templates.note_chunk();
                 if build {
                     let response = t.fields.header.response(
                         Vec::new(),
@@ -212,15 +335,8 @@ impl OpenAIStream {
                 self.note_template_header(&t.fields.header);
             }
         }
-        self.templates = templates;
+        self.templates.arguments = templates;
         (taken, result)
-    }
-
-    /// One chunk converted on the template path: the statistic, and the
-    /// count of test builds.
-    fn note_template_chunk(&mut self) {
-        self.template_chunks += 1;
-        path_counters::taken(Path::Template);
     }
 
     /// The header of the chunks just converted from a template, for the JS
@@ -230,84 +346,6 @@ impl OpenAIStream {
         if let Some(chunk) = &header.chunk {
             self.chunk_header.note(chunk);
         }
-    }
-
-    /// Keeps a converted chunk as a template when the template path can reproduce
-    /// its conversion: one tool call with a string `arguments`, and nothing
-    /// that yields a part, a finish, usage or an error; or a string
-    /// `content` and nothing else that converts (no reasoning, no tool
-    /// calls, no finish, no usage, no error: the content-only shape of
-    /// [`super::hot_shapes`]).
-    /// `chunk_header`: the header noted for the chunk, if any.
-    pub(super) fn keep_template(
-        &mut self,
-        text: &str,
-        chunk: &Value<'_>,
-        response: &Response,
-        chunk_header: Option<Rc<ChunkHeader>>,
-    ) {
-        if chunk.at("usage").truthy() || chunk.at("error").truthy() {
-            return;
-        }
-        let Some(choice) = chunk.get("choices").and_then(first) else {
-            return;
-        };
-        let delta = choice.at("delta");
-        let reasoning = match delta.get("reasoning_content").filter(|v| !v.is_null()) {
-            Some(v) => v,
-            None => delta.at("reasoning"),
-        };
-        let created = chunk.at("created").truthy();
-        let header = || Header {
-            response_id: response.response_id.clone(),
-            model_version: response.model_version.clone(),
-            create_time: created.then(|| response.create_time.clone()),
-            chunk: chunk_header,
-        };
-        if let Some(content) = delta.at("content").as_jstr() {
-            if !choice.at("finish_reason").truthy()
-                && !reasoning.truthy()
-                && delta.get("tool_calls").is_none_or(Value::is_null)
-            {
-                if let Some(hole) = Hole::of(text, content) {
-                    self.content_templates.keep(text, hole, header);
-                }
-                return;
-            }
-        }
-        // An empty `content` normalises to nothing and moves no state.
-        if choice.at("finish_reason").truthy()
-            || delta.at("content").as_jstr().is_some_and(|c| !c.is_empty())
-            || (reasoning.truthy() && reasoning.as_jstr().is_some())
-        {
-            return;
-        }
-        let Some(Value::Arr(calls)) = delta.get("tool_calls") else {
-            return;
-        };
-        let [call] = calls.as_slice() else {
-            return;
-        };
-        // An object or array id is another id each time it comes (JS ids):
-        // a chunk repeating its bytes does not repeat its id.
-        if self.calls.ids.is_identity(call.at("id")) {
-            return;
-        }
-        let function = call.at("function");
-        let Some(hole) = function
-            .at("arguments")
-            .as_jstr()
-            .and_then(|arguments| Hole::of(text, arguments))
-        else {
-            return;
-        };
-        let ids = &self.calls.ids;
-        self.templates.keep(text, hole, || Fields {
-            index: provider_index(call.get("index")),
-            id: ids.value_key(call.at("id")),
-            name: function.at("name").as_str().map(Cow::into_owned),
-            header: header(),
-        });
     }
 }
 
