@@ -3,14 +3,16 @@
 //! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 //!
-//! One job a file: the request context and its public face here;
-//! `sse_events` (the SDK's view of an SSE event, and the byte path),
-//! `convert` (one chunk the long way, step by step), `tag_guard` (the
-//! thinking-tag protocol-leak guard), `tool_calls` (deltas into the
-//! parser, preparations, limits), `template` (the template path),
+//! One job a file: the request context, its options and its public face
+//! here; `sse_events` (the SDK's view of an SSE event, and the byte path;
+//! the input's `Lifecycle`), `convert` (one chunk the long way, step by
+//! step), `tag_guard` (the thinking-tag protocol-leak guard, `TagGuard`),
+//! `tool_calls` (deltas into the parser, preparations, limits,
+//! `ToolCalls`), `template` (the template path, `TemplatePath`),
 //! `object_path` (support for the JS layer's conversion of SDK objects),
 //! `usage`, `finish_reason`, `chunk` (reading a chunk's fields), and the
-//! parsers they use: `tool_call_parser`, `text_delta`, `tagged`, `tags`.
+//! parsers they use: `tool_call_parser`, `text_delta` (`TextDeltas`),
+//! `tagged` (`TaggedThinking`), `tags`.
 
 pub mod body;
 mod call_ids;
@@ -121,26 +123,29 @@ struct Config {
 }
 
 /// One request's context (docs/behaviour.md §3.1, `createRequestContext`):
-/// everything here lives as long as one request.
+/// everything here lives as long as one request. Each part is defined
+/// beside the code that owns it.
 pub struct OpenAIStream {
-    /// The tool calls: the parser, the prepared ids, the id rules.
-    calls: ToolCalls,
-    /// The cumulative-text normalisers of content and reasoning.
-    deltas: TextDeltas,
-    /// The thinking-tag protocol-leak guard and the parts it holds back.
-    guard: TagGuard,
-    /// Tagged thinking: its parser and what it buffers.
-    tagged: TaggedThinking,
-    /// The input and how far it got.
+    /// What the options fix: limits, profile, parsing switches.
+    config: Config,
+    /// The input and whether `[DONE]` was seen (`sse_events.rs`).
     lifecycle: Lifecycle,
-    /// The template path's templates and scratch.
+    /// The tool calls: parser, prepared ids, id rules (`tool_calls.rs`).
+    calls: ToolCalls,
+    /// The cumulative-text normalisers of content and reasoning
+    /// (`text_delta.rs`).
+    deltas: TextDeltas,
+    /// Tagged thinking: its parser and what it buffers (`tagged.rs`).
+    tagged: TaggedThinking,
+    /// The thinking-tag protocol-leak guard and the parts it holds back
+    /// (`tag_guard.rs`).
+    guard: TagGuard,
+    /// The template path's templates, scratch and output (`template/`).
     templates: TemplatePath,
     /// The header noted for the JS object path: that of the last chunk
     /// given on its own, or converted from a template kept from one, with a
-    /// truthy `created` ([`Self::take_chunk_header`]).
+    /// truthy `created` ([`Self::take_chunk_header`], `chunk_header.rs`).
     chunk_header: LastChunkHeader,
-    /// What the options fix.
-    config: Config,
 }
 
 impl OpenAIStream {
@@ -153,13 +158,6 @@ impl OpenAIStream {
         let seed =
             now_ms() ^ (std::ptr::addr_of!(options) as u64).rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15;
         OpenAIStream {
-            calls: ToolCalls::new(options.js_tool_call_ids, seed),
-            deltas: TextDeltas::default(),
-            guard: TagGuard::default(),
-            tagged: TaggedThinking::new(options.parsing.tagged_thinking),
-            lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
-            templates: TemplatePath::default(),
-            chunk_header: LastChunkHeader::default(),
             config: Config {
                 limits: options.limits,
                 profile: options.profile,
@@ -167,6 +165,13 @@ impl OpenAIStream {
                 error_finish_throws: options.throw_on_error_finish,
                 drop_empty: options.drop_empty,
             },
+            lifecycle: Lifecycle::new(options.limits.max_buffered_bytes),
+            calls: ToolCalls::new(options.js_tool_call_ids, seed),
+            deltas: TextDeltas::default(),
+            tagged: TaggedThinking::new(options.parsing.tagged_thinking),
+            guard: TagGuard::default(),
+            templates: TemplatePath::default(),
+            chunk_header: LastChunkHeader::default(),
         }
     }
 
