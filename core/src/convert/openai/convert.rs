@@ -9,6 +9,7 @@ use super::finish_reason::map_finish_reason;
 use super::tagged::TaggedThinkingParser;
 use super::tags::*;
 use super::text_delta::{self, estimate_token_units};
+use super::usage;
 use super::OpenAIStream;
 use crate::convert::openai::chunk_header::ChunkHeader;
 use crate::foundations::error::{Error, ErrorCode};
@@ -113,7 +114,7 @@ impl OpenAIStream {
             usage: chunk
                 .get("usage")
                 .filter(|u| u.truthy())
-                .map(|u| self.usage(u)),
+                .map(|u| usage::usage(u, self.deltas.reasoning.token_units)),
             preparations,
             sanitized: self.guard.sanitized.take(),
         })
