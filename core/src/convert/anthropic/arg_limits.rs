@@ -22,10 +22,10 @@ impl AnthropicStream {
     pub(super) fn check_block_limits(&mut self, pos: usize, before: usize) -> Result<(), Error> {
         let block_len = self.blocks[pos].input_json.len();
         self.add_args(block_len - before)?;
-        if block_len > self.limits.max_call_bytes {
+        if block_len > self.options.limits.max_call_bytes {
             return Err(limit_error(
                 "tool call arguments",
-                self.limits.max_call_bytes,
+                self.options.limits.max_call_bytes,
             ));
         }
         Ok(())
@@ -33,10 +33,10 @@ impl AnthropicStream {
 
     pub(super) fn add_args(&mut self, added: usize) -> Result<(), Error> {
         self.buffered_args += added;
-        if self.buffered_args + self.input.buffered() > self.limits.max_buffered_bytes {
+        if self.buffered_args + self.input.buffered() > self.options.limits.max_buffered_bytes {
             return Err(limit_error(
                 "buffered stream data",
-                self.limits.max_buffered_bytes,
+                self.options.limits.max_buffered_bytes,
             ));
         }
         Ok(())

@@ -151,7 +151,7 @@ impl AnthropicStream {
         };
         let mut block = self.blocks.remove(pos);
         self.buffered_args -= block.input_json.len();
-        if block.kind == "tool_use" && self.profile == Profile::Qwen024 {
+        if block.kind == "tool_use" && self.options.profile == Profile::Qwen024 {
             let empty = block.input_json.is_empty();
             let bytes = block.input_json.len();
             let closed = self.held.close(std::mem::take(&mut block.input_json));
@@ -181,13 +181,16 @@ impl AnthropicStream {
             let (repaired, lifted) = match lift_checked(source) {
                 Some(lifted) => (None, lifted.map(Rc::new)),
                 None => {
-                    let repaired =
-                        match safe_json_parse(source, &block.lone, self.limits.max_repair_depth)? {
-                            // Valid as gathered: the buffer itself is handed out.
-                            Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => None,
-                            Some((text, _)) => Some(text.into_owned()),
-                            None => Some("{}".to_owned()),
-                        };
+                    let repaired = match safe_json_parse(
+                        source,
+                        &block.lone,
+                        self.options.limits.max_repair_depth,
+                    )? {
+                        // Valid as gathered: the buffer itself is handed out.
+                        Some((Cow::Borrowed(_), _)) if !block.input_json.is_empty() => None,
+                        Some((text, _)) => Some(text.into_owned()),
+                        None => Some("{}".to_owned()),
+                    };
                     (repaired, None)
                 }
             };
@@ -214,7 +217,7 @@ impl AnthropicStream {
         let stop = delta.at("stop_reason");
         if stop.truthy() {
             let reason = js_to_string(stop);
-            if self.profile == Profile::Qwen024 {
+            if self.options.profile == Profile::Qwen024 {
                 // Compared with `===`: a reason of another type is
                 // neither `tool_use` nor `max_tokens`.
                 let compared = if matches!(stop, Value::Str(_)) {

@@ -78,9 +78,7 @@ pub struct AnthropicStream {
     finish_reason: Option<String>,
     blocks: Vec<Block>,
     input: StreamInput,
-    limits: Limits,
     buffered_args: usize,
-    profile: Profile,
     /// Calls held for the stop reason (`Profile::Qwen024`).
     held: HeldCalls,
     /// A chunk with a text, thought, signature or call part was yielded
@@ -94,6 +92,8 @@ pub struct AnthropicStream {
     header_shown: bool,
     /// The event header last sent to the JS object path ([`EventHeader`]).
     sent_header: Option<EventHeader>,
+    /// The release followed and the limits.
+    options: AnthropicOptions,
 }
 
 impl AnthropicStream {
@@ -109,14 +109,13 @@ impl AnthropicStream {
             finish_reason: None,
             blocks: Vec::new(),
             input: StreamInput::new(options.limits.max_buffered_bytes, Bom::Never),
-            limits: options.limits,
             buffered_args: 0,
-            profile: options.profile,
             held: HeldCalls::default(),
             payload: false,
             failed_in_band: false,
             header_shown: false,
             sent_header: None,
+            options,
         }
     }
 
@@ -151,7 +150,7 @@ impl AnthropicStream {
 
     /// The release this stream follows (from [`AnthropicOptions::profile`]).
     pub fn profile(&self) -> Profile {
-        self.profile
+        self.options.profile
     }
 
     /// `end()` was called or a fatal error occurred: every further call is
@@ -205,7 +204,7 @@ impl AnthropicStream {
     /// finished afterwards.
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.finish_sse(out)?;
-        if self.profile == Profile::Qwen024 {
+        if self.options.profile == Profile::Qwen024 {
             self.held.at_end(self.has_open_tool_block(), self.payload)?;
         }
         Ok(())
@@ -226,7 +225,7 @@ impl AnthropicStream {
         if self.input.is_finished() && !std::mem::take(&mut self.failed_in_band) {
             return Ok(());
         }
-        if retryable && self.profile == Profile::Qwen024 {
+        if retryable && self.options.profile == Profile::Qwen024 {
             let open = self.has_open_tool_block();
             self.held.on_upstream_failure(open, out);
         }
@@ -271,7 +270,7 @@ impl AnthropicStream {
                 finish_reason: self
                     .finish_reason
                     .as_deref()
-                    .map(|r| map_finish_reason(r, self.profile)),
+                    .map(|r| map_finish_reason(r, self.options.profile)),
             }),
             usage: Some(self.usage.metadata()),
             preparations: Vec::new(),

@@ -40,7 +40,7 @@ impl AnthropicStream {
     /// ([`Self::stop_with_held_args`]): not under [`Profile::Qwen024`], which
     /// holds the call for the stop reason (`super::held_calls`).
     pub fn takes_gathered_stop(&self) -> bool {
-        self.profile != Profile::Qwen024
+        self.options.profile != Profile::Qwen024
     }
 
     /// The bytes that arguments gathered in JS and sent as one JSON string
@@ -97,10 +97,12 @@ impl AnthropicStream {
     pub fn args_budget(&self, index: &str) -> Option<usize> {
         let block = self.blocks.iter().find(|b| b.key == index)?;
         let call = self
+            .options
             .limits
             .max_call_bytes
             .saturating_sub(block.input_json.len());
         let buffered = self
+            .options
             .limits
             .max_buffered_bytes
             .saturating_sub(self.buffered_args + self.input.buffered());
@@ -151,16 +153,18 @@ impl AnthropicStream {
 
     /// The checks `append_at` makes, for arguments that stay in JS.
     pub(super) fn held_args_limits(&mut self, arg_bytes: usize) -> Result<(), Error> {
-        if self.buffered_args + arg_bytes + self.input.buffered() > self.limits.max_buffered_bytes {
+        if self.buffered_args + arg_bytes + self.input.buffered()
+            > self.options.limits.max_buffered_bytes
+        {
             return Err(limit_error(
                 "buffered stream data",
-                self.limits.max_buffered_bytes,
+                self.options.limits.max_buffered_bytes,
             ));
         }
-        if arg_bytes > self.limits.max_call_bytes {
+        if arg_bytes > self.options.limits.max_call_bytes {
             return Err(limit_error(
                 "tool call arguments",
-                self.limits.max_call_bytes,
+                self.options.limits.max_call_bytes,
             ));
         }
         Ok(())
