@@ -54,7 +54,6 @@ impl AnthropicStream {
             self.model = model.truthy().then(|| json::to_json_string(model).into());
         }
         self.usage.read_message_start(message.at("usage"));
-        self.message_start_usage_pending = self.usage.any_reported();
         Ok(())
     }
 
@@ -232,7 +231,7 @@ impl AnthropicStream {
         let usage = ev.get("usage");
         self.usage.read_message_delta(usage);
         if self.finish_reason.is_some() || usage.is_some_and(Value::truthy) {
-            self.message_start_usage_pending = false;
+            self.usage.message_start_pending = false;
             out.push(self.finish_chunk());
         }
         Ok(())
@@ -241,7 +240,7 @@ impl AnthropicStream {
     /// `message_stop`: a finish chunk when usage was reported.
     pub(super) fn message_stop(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         if self.usage.any_reported() {
-            self.message_start_usage_pending = false;
+            self.usage.message_start_pending = false;
             out.push(self.finish_chunk());
         }
         Ok(())

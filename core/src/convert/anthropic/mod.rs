@@ -74,7 +74,6 @@ pub struct AnthropicStream {
     message_id: Option<Rc<str>>,
     model: Option<Rc<str>>,
     usage: Usage,
-    message_start_usage_pending: bool,
     finish_reason: Option<String>,
     blocks: Vec<Block>,
     input: StreamInput,
@@ -105,7 +104,6 @@ impl AnthropicStream {
             message_id: None,
             model: None,
             usage: Usage::default(),
-            message_start_usage_pending: false,
             finish_reason: None,
             blocks: Vec::new(),
             input: StreamInput::new(options.limits.max_buffered_bytes, Bom::Never),
@@ -139,7 +137,7 @@ impl AnthropicStream {
             (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
         });
         State {
-            header: self.header_shown && !self.message_start_usage_pending,
+            header: self.header_shown && !self.usage.message_start_pending,
             payload: self.payload,
             gather,
             stop_gathered: self.takes_gathered_stop(),
@@ -239,11 +237,7 @@ impl AnthropicStream {
 
     /// `buildGeminiChunk(part, …, takePendingMessageStartUsage())`.
     fn chunk(&mut self, part: Option<Part>) -> Response {
-        let usage = if std::mem::take(&mut self.message_start_usage_pending) {
-            Some(self.usage.metadata())
-        } else {
-            None
-        };
+        let usage = self.usage.take_message_start();
         Response {
             flavor: Flavor::Anthropic,
             response_id: self.message_id.clone(),

@@ -9,9 +9,14 @@ use crate::model::usage_metadata;
 /// The token counts as the reference holds them: whatever value the
 /// provider sent where it does not check the type (`message_start`'s
 /// counts, `message_delta`'s `output_tokens`: a string, `null`, …), added
-/// and compared with JS operators in `buildAnthropicUsageMetadata`.
+/// and compared with JS operators in `buildAnthropicUsageMetadata`; and
+/// whether `message_start`'s usage still waits for a chunk to ride on.
 #[derive(Default)]
 pub(super) struct Usage {
+    /// `message_start` reported usage that no chunk has carried yet: the
+    /// next chunk yielded carries it (`takePendingMessageStartUsage`), unless
+    /// a finish chunk, which carries the usage anyway, comes first.
+    pub(super) message_start_pending: bool,
     cached: JsValue,
     cache_creation: JsValue,
     prompt: JsValue,
@@ -24,7 +29,8 @@ pub(super) struct Usage {
 
 impl Usage {
     /// `message_start`'s `message.usage`: `usage?.x ?? previous` for each
-    /// count, any value but null, as it is.
+    /// count, any value but null, as it is; pending for the next chunk when
+    /// some count was reported.
     pub(super) fn read_message_start(&mut self, usage: &Value<'_>) {
         self.prompt_reported |= is_number(usage.get("input_tokens"));
         self.completion_reported |= is_number(usage.get("output_tokens"));
@@ -43,6 +49,13 @@ impl Usage {
         if let Some(v) = given("output_tokens") {
             self.completion = v;
         }
+        self.message_start_pending = self.any_reported();
+    }
+
+    /// `takePendingMessageStartUsage()`: the usage `message_start` left for
+    /// the next chunk, taken.
+    pub(super) fn take_message_start(&mut self) -> Option<crate::model::gemini::Usage> {
+        std::mem::take(&mut self.message_start_pending).then(|| self.metadata())
     }
 
     /// `message_delta`'s `usage`: `output_tokens` whatever its value
