@@ -87,7 +87,7 @@ impl AnthropicStream {
                 Part::text(text)
             };
             let chunk = self.chunk(Some(part));
-            self.payload = true;
+            self.message.payload = true;
             out.push(chunk);
         }
         Some((data.len() - body.len() + end + TAIL.len(), Ok(())))

@@ -15,6 +15,28 @@ use crate::model::argument_progress::LineCount;
 use crate::model::gemini::{LiteralKind, Part, Preparation, Response};
 use crate::model::lifted::lift_checked;
 
+/// The message as `processStream` follows it across events.
+#[derive(Default)]
+pub(super) struct Message {
+    /// `messageId`, as JSON text: the chunks' `responseId`.
+    pub(super) id: Option<Rc<str>>,
+    /// `model`, as JSON text, absent when falsy (`model || undefined`): the
+    /// chunks' `modelVersion`.
+    pub(super) model: Option<Rc<str>>,
+    /// `finishReason`: the last truthy `stop_reason`, as `String(value)`.
+    pub(super) finish_reason: Option<String>,
+    /// A chunk with a text, thought, signature or call part was yielded
+    /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
+    pub(super) payload: bool,
+    /// The stream ended with an in-band `error` event, whose held calls
+    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
+    /// source's failure).
+    pub(super) failed_in_band: bool,
+    /// The last yielded chunk has the current header (see
+    /// [`AnthropicStream::wire_state`]).
+    pub(super) header_shown: bool,
+}
+
 impl AnthropicStream {
     /// One event (docs/behaviour.md §2.3).
     pub(super) fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
@@ -33,7 +55,7 @@ impl AnthropicStream {
             "message_delta" => self.message_delta(ev, out),
             "message_stop" => self.message_stop(out),
             "error" => {
-                self.failed_in_band = true;
+                self.message.failed_in_band = true;
                 Err(stream_error(ev))
             }
             _ => Ok(()),
@@ -43,15 +65,15 @@ impl AnthropicStream {
     /// `message_start`: the header, and the usage the next chunk carries.
     pub(super) fn message_start(&mut self, ev: &Value<'_>) -> Result<(), Error> {
         let message = required(ev, "message", "id")?;
-        self.header_shown = false;
+        self.message.header_shown = false;
         if let Some(id) = present(message.get("id")) {
-            self.message_id = Some(json::to_json_string(id).into());
+            self.message.id = Some(json::to_json_string(id).into());
         }
         // `model = message.model ?? model`, shown as `model ||
         // undefined`: a falsy model replaces the last one and shows
         // none.
         if let Some(model) = present(message.get("model")) {
-            self.model = model.truthy().then(|| json::to_json_string(model).into());
+            self.message.model = model.truthy().then(|| json::to_json_string(model).into());
         }
         self.usage.read_message_start(message.at("usage"));
         Ok(())
@@ -226,11 +248,11 @@ impl AnthropicStream {
                 };
                 self.confirm_calls(compared, out)?;
             }
-            self.finish_reason = Some(reason);
+            self.message.finish_reason = Some(reason);
         }
         let usage = ev.get("usage");
         self.usage.read_message_delta(usage);
-        if self.finish_reason.is_some() || usage.is_some_and(Value::truthy) {
+        if self.message.finish_reason.is_some() || usage.is_some_and(Value::truthy) {
             self.usage.message_start_pending = false;
             out.push(self.finish_chunk());
         }
@@ -267,7 +289,7 @@ impl AnthropicStream {
             self.buffered_args -= dropped;
             self.blocks.retain(|b| b.kind != "tool_use");
         }
-        self.payload |= out.len() > before;
+        self.message.payload |= out.len() > before;
         Ok(())
     }
 
@@ -306,7 +328,7 @@ impl AnthropicStream {
                     _ => return Ok(()),
                 };
                 let chunk = self.chunk(Some(part));
-                self.payload = true;
+                self.message.payload = true;
                 out.push(chunk);
                 Ok(())
             }
@@ -317,7 +339,7 @@ impl AnthropicStream {
                     _ => return Ok(()),
                 };
                 let chunk = self.chunk(Some(part));
-                self.payload = true;
+                self.message.payload = true;
                 out.push(chunk);
                 Ok(())
             }
@@ -334,7 +356,7 @@ impl AnthropicStream {
                     _ => return Ok(()),
                 };
                 let chunk = self.chunk(Some(part));
-                self.payload = true;
+                self.message.payload = true;
                 out.push(chunk);
                 Ok(())
             }

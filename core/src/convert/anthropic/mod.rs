@@ -24,8 +24,6 @@ mod seam;
 mod sse_events;
 mod usage;
 
-use std::rc::Rc;
-
 use crate::convert::anthropic::held_calls::HeldCalls;
 use crate::convert::state::{State, MAX_GATHER_INDEX};
 use crate::convert::stream_input::{SseConsumer, StreamInput};
@@ -37,6 +35,7 @@ use crate::foundations::sse::Bom;
 use crate::model::argument_progress::{ArgumentProgress, LineCount};
 use crate::model::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
 use event_header::EventHeader;
+use events::Message;
 use usage::Usage;
 
 /// One open content block (docs/behaviour.md §2.2 `blocks`).
@@ -71,24 +70,14 @@ pub struct AnthropicOptions {
 
 /// One request's stream state (docs/behaviour.md §2.2).
 pub struct AnthropicStream {
-    message_id: Option<Rc<str>>,
-    model: Option<Rc<str>>,
+    /// The message: its header, stop reason and what was yielded of it.
+    message: Message,
     usage: Usage,
-    finish_reason: Option<String>,
     blocks: Vec<Block>,
     input: StreamInput,
     buffered_args: usize,
     /// Calls held for the stop reason (`Profile::Qwen024`).
     held: HeldCalls,
-    /// A chunk with a text, thought, signature or call part was yielded
-    /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
-    payload: bool,
-    /// The stream ended with an in-band `error` event, whose held calls
-    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
-    /// source's failure).
-    failed_in_band: bool,
-    /// The last yielded chunk has the current header (see [`Self::wire_state`]).
-    header_shown: bool,
     /// The event header last sent to the JS object path ([`EventHeader`]).
     sent_header: Option<EventHeader>,
     /// The release followed and the limits.
@@ -101,17 +90,12 @@ impl AnthropicStream {
     /// no message, no open block, zero usage.
     pub fn new(options: AnthropicOptions) -> Self {
         AnthropicStream {
-            message_id: None,
-            model: None,
+            message: Message::default(),
             usage: Usage::default(),
-            finish_reason: None,
             blocks: Vec::new(),
             input: StreamInput::new(options.limits.max_buffered_bytes, Bom::Never),
             buffered_args: 0,
             held: HeldCalls::default(),
-            payload: false,
-            failed_in_band: false,
-            header_shown: false,
             sent_header: None,
             options,
         }
@@ -125,9 +109,9 @@ impl AnthropicStream {
     /// still take ([`Self::args_budget`]).
     pub fn wire_state(&mut self, yielded: &[Response]) -> State {
         if let Some(last) = yielded.last() {
-            self.header_shown = last.flavor == Flavor::Anthropic
-                && last.response_id == self.message_id
-                && last.model_version == self.model;
+            self.message.header_shown = last.flavor == Flavor::Anthropic
+                && last.response_id == self.message.id
+                && last.model_version == self.message.model;
         }
         if self.input.is_finished() {
             return State::FINISHED;
@@ -137,8 +121,8 @@ impl AnthropicStream {
             (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
         });
         State {
-            header: self.header_shown && !self.usage.message_start_pending,
-            payload: self.payload,
+            header: self.message.header_shown && !self.usage.message_start_pending,
+            payload: self.message.payload,
             gather,
             stop_gathered: self.takes_gathered_stop(),
             budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
@@ -203,7 +187,8 @@ impl AnthropicStream {
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.finish_sse(out)?;
         if self.options.profile == Profile::Qwen024 {
-            self.held.at_end(self.has_open_tool_block(), self.payload)?;
+            self.held
+                .at_end(self.has_open_tool_block(), self.message.payload)?;
         }
         Ok(())
     }
@@ -220,7 +205,7 @@ impl AnthropicStream {
         retryable: bool,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        if self.input.is_finished() && !std::mem::take(&mut self.failed_in_band) {
+        if self.input.is_finished() && !std::mem::take(&mut self.message.failed_in_band) {
             return Ok(());
         }
         if retryable && self.options.profile == Profile::Qwen024 {
@@ -240,9 +225,9 @@ impl AnthropicStream {
         let usage = self.usage.take_message_start();
         Response {
             flavor: Flavor::Anthropic,
-            response_id: self.message_id.clone(),
+            response_id: self.message.id.clone(),
             create_time: now_ms_shared(),
-            model_version: self.model.clone(),
+            model_version: self.message.model.clone(),
             candidate: Some(Candidate {
                 parts: part.into_iter().collect(),
                 finish_reason: None,
@@ -256,12 +241,13 @@ impl AnthropicStream {
     fn finish_chunk(&self) -> Response {
         Response {
             flavor: Flavor::Anthropic,
-            response_id: self.message_id.clone(),
+            response_id: self.message.id.clone(),
             create_time: now_ms_shared(),
-            model_version: self.model.clone(),
+            model_version: self.message.model.clone(),
             candidate: Some(Candidate {
                 parts: Vec::new(),
                 finish_reason: self
+                    .message
                     .finish_reason
                     .as_deref()
                     .map(|r| map_finish_reason(r, self.options.profile)),

@@ -21,12 +21,12 @@ impl AnthropicStream {
     /// with the call's batch. So whenever the state word's `header` is on,
     /// the JS layer holds this header.
     pub fn take_event_header(&mut self) -> Option<EventHeader> {
-        if !self.header_shown || self.input.is_finished() {
+        if !self.message.header_shown || self.input.is_finished() {
             return None;
         }
         let current = EventHeader {
-            response_id: self.message_id.clone(),
-            model_version: self.model.clone(),
+            response_id: self.message.id.clone(),
+            model_version: self.message.model.clone(),
         };
         if self.sent_header.as_ref() == Some(&current) {
             return None;

@@ -88,7 +88,7 @@ impl AnthropicStream {
         if e.event == Some("error") {
             let mut err = stream_error(&ev);
             err.provider_event = Some(e.data.into());
-            self.failed_in_band = true;
+            self.message.failed_in_band = true;
             return Err(err);
         }
         self.event(&ev, out)
