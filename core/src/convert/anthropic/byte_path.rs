@@ -111,13 +111,18 @@ impl AnthropicStream {
         let len = |end: usize| data.len() - body.len() + end + TAIL.len();
         let shaped =
             |end: usize| body[end..].starts_with(TAIL) && rest_ok(&body[end + TAIL.len()..]);
-        let Some(pos) = self.blocks.iter().position(|b| prefix::same(&b.key, index)) else {
+        let Some(pos) = self
+            .blocks
+            .open
+            .iter()
+            .position(|b| prefix::same(&b.key, index))
+        else {
             // No such block: a valid event is ignored.
             let (end, _) = json::scan_string(body.as_bytes(), 0)?;
             return shaped(end).then(|| (len(end), Ok(())));
         };
         // Taken back when the event turns out to have another shape.
-        let block = &mut self.blocks[pos];
+        let block = &mut self.blocks.open[pos];
         let before = block.input_json.len();
         let end = json::scan_json_text_into(body, 0, &mut block.input_json, &mut block.lone)?;
         if !shaped(end) {
@@ -126,7 +131,9 @@ impl AnthropicStream {
             return None;
         }
         let result = if end > 0 {
-            self.check_block_limits(pos, before).map_err(Box::new)
+            self.blocks
+                .check_limits(pos, before, &self.options.limits, self.input.buffered())
+                .map_err(Box::new)
         } else {
             Ok(())
         };

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
-use super::{AnthropicStream, Block};
+use super::arg_limits::Block;
+use super::AnthropicStream;
 use crate::convert::anthropic::held_calls::Closed;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::js_text::{append_js_string_to_arguments, js_to_string};
@@ -115,7 +116,11 @@ impl AnthropicStream {
                 }
             }
         }
-        self.add_args(input_json.len())?;
+        self.blocks.add(
+            input_json.len(),
+            &self.options.limits,
+            self.input.buffered(),
+        )?;
         let preparation = match (
             kind.as_str(),
             id.and_then(Value::as_str),
@@ -144,12 +149,12 @@ impl AnthropicStream {
                 .map(|p| (p.call_id.clone(), p.tool_name.clone())),
             lines: LineCount::default(),
         };
-        match self.blocks.iter_mut().find(|b| b.key == block.key) {
+        match self.blocks.open.iter_mut().find(|b| b.key == block.key) {
             Some(existing) => {
-                self.buffered_args -= existing.input_json.len();
+                self.blocks.buffered_args -= existing.input_json.len();
                 *existing = block;
             }
-            None => self.blocks.push(block),
+            None => self.blocks.open.push(block),
         }
         if let Some(p) = preparation {
             let mut chunk = self.chunk(None);
@@ -167,11 +172,11 @@ impl AnthropicStream {
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
         let key = index_key(ev);
-        let Some(pos) = self.blocks.iter().position(|b| b.key == key) else {
+        let Some(pos) = self.blocks.open.iter().position(|b| b.key == key) else {
             return Ok(());
         };
-        let mut block = self.blocks.remove(pos);
-        self.buffered_args -= block.input_json.len();
+        let mut block = self.blocks.open.remove(pos);
+        self.blocks.buffered_args -= block.input_json.len();
         if block.kind == "tool_use" && self.options.profile == Profile::Qwen024 {
             let empty = block.input_json.is_empty();
             let bytes = block.input_json.len();
@@ -179,7 +184,7 @@ impl AnthropicStream {
             if let Closed::Call(args, lifted) = closed {
                 // Held arguments stay buffered data until the stop
                 // reason: the bytes just released are taken back.
-                self.buffered_args += bytes;
+                self.blocks.buffered_args += bytes;
                 let part = Part::FunctionCall {
                     id: block.id,
                     name: block.name,
@@ -277,17 +282,20 @@ impl AnthropicStream {
     ) -> Result<(), Error> {
         let before = out.len();
         let held_before = self.held.held_bytes();
-        let dropped_blocks = self.held.confirm(reason, self.has_open_tool_block(), out)?;
-        self.buffered_args -= held_before - self.held.held_bytes();
+        let dropped_blocks = self
+            .held
+            .confirm(reason, self.blocks.has_open_tool_block(), out)?;
+        self.blocks.buffered_args -= held_before - self.held.held_bytes();
         if dropped_blocks {
             let dropped: usize = self
                 .blocks
+                .open
                 .iter()
                 .filter(|b| b.kind == "tool_use")
                 .map(|b| b.input_json.len())
                 .sum();
-            self.buffered_args -= dropped;
-            self.blocks.retain(|b| b.kind != "tool_use");
+            self.blocks.buffered_args -= dropped;
+            self.blocks.open.retain(|b| b.kind != "tool_use");
         }
         self.message.payload |= out.len() > before;
         Ok(())
@@ -305,19 +313,22 @@ impl AnthropicStream {
         match delta_type.raw() {
             "input_json_delta" => {
                 let key = index_key(ev);
-                let Some(pos) = self.blocks.iter().position(|b| b.key == key) else {
+                let Some(pos) = self.blocks.open.iter().position(|b| b.key == key) else {
                     return Ok(());
                 };
                 let fragment = delta.at("partial_json");
                 if !fragment.truthy() {
                     return Ok(());
                 }
-                self.append_at(pos, |buf, lone| match fragment.as_jstr() {
+                let append = |buf: &mut String, lone: &mut LoneEscapes| match fragment.as_jstr() {
                     Some(s) => s.append_json_text_to(buf, lone),
                     // `inputJson += value`: a value of another type is
                     // appended as its `String(value)` (`[object Object]`).
                     None => append_js_string_to_arguments(fragment, buf, lone),
-                })
+                };
+                let input_bytes = self.input.buffered();
+                self.blocks
+                    .append_at(pos, append, &self.options.limits, input_bytes)
             }
             // `const text = "text" in event.delta ? event.delta.text : ""`,
             // then `if (text)`: a truthy value of any type makes the part.
@@ -345,7 +356,7 @@ impl AnthropicStream {
             }
             "signature_delta" => {
                 let key = index_key(ev);
-                if !self.blocks.iter().any(|b| b.key == key) {
+                if !self.blocks.open.iter().any(|b| b.key == key) {
                     return Ok(());
                 }
                 let part = match delta.at("signature") {

@@ -7,9 +7,11 @@
 //! One job a file: the stream's state and public face here; `sse_events`
 //! (the SDK's view of an SSE event), `byte_path` (the hot
 //! `content_block_delta` events without a DOM), `events` (the state
-//! machine), `object_path` (support for the JS layer's conversion of SDK
-//! objects), `arg_limits` (argument buffers against the limits), `usage`
-//! (the token counts and their `usageMetadata`).
+//! machine, and the message it follows), `object_path` (support for the JS
+//! layer's conversion of SDK objects), `arg_limits` (the open blocks and
+//! their argument buffers against the limits), `usage` (the token counts
+//! and their `usageMetadata`), `held_calls` (0.24.4's calls held for the
+//! stop reason).
 
 mod arg_limits;
 pub mod body;
@@ -28,33 +30,16 @@ use crate::convert::anthropic::held_calls::HeldCalls;
 use crate::convert::state::{State, MAX_GATHER_INDEX};
 use crate::convert::stream_input::{SseConsumer, StreamInput};
 use crate::foundations::error::Error;
-use crate::foundations::json::{self, LoneEscapes};
+use crate::foundations::json;
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::foundations::sse::Bom;
-use crate::model::argument_progress::{ArgumentProgress, LineCount};
+use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
+use arg_limits::Blocks;
 use event_header::EventHeader;
 use events::Message;
 use usage::Usage;
-
-/// One open content block (docs/behaviour.md §2.2 `blocks`).
-struct Block {
-    /// The block's `index` as JSON text: JS Map keys compare by value.
-    key: String,
-    kind: String,
-    /// `id` / `name` as JSON text when the keys exist on the block.
-    id: Option<String>,
-    name: Option<String>,
-    input_json: String,
-    /// Where `input_json` holds a lone surrogate as its escape.
-    lone: LoneEscapes,
-    /// The preparation a `tool_use` block yielded (its id and name), for
-    /// [`AnthropicStream::argument_progress`].
-    prepared: Option<(String, String)>,
-    /// The line breaks of `input_json` counted so far.
-    lines: LineCount,
-}
 
 /// Options of one Anthropic stream. There is no configured model: both
 /// releases take `modelVersion` from `message_start` only (without one it
@@ -68,20 +53,26 @@ pub struct AnthropicOptions {
     pub limits: Limits,
 }
 
-/// One request's stream state (docs/behaviour.md §2.2).
+/// One request's stream state (docs/behaviour.md §2.2). Each part is
+/// defined beside the code that owns it.
 pub struct AnthropicStream {
-    /// The message: its header, stop reason and what was yielded of it.
-    message: Message,
-    usage: Usage,
-    blocks: Vec<Block>,
+    /// The release followed and the limits.
+    options: AnthropicOptions,
+    /// The byte-input decoder and the finished flag.
     input: StreamInput,
-    buffered_args: usize,
-    /// Calls held for the stop reason (`Profile::Qwen024`).
+    /// The message: its header, stop reason and what was yielded of it
+    /// (`events.rs`).
+    message: Message,
+    /// The token counts and the usage `message_start` left pending
+    /// (`usage.rs`).
+    usage: Usage,
+    /// The open blocks and the argument bytes buffered (`arg_limits.rs`).
+    blocks: Blocks,
+    /// Calls held for the stop reason under `Profile::Qwen024`
+    /// (`held_calls.rs`).
     held: HeldCalls,
     /// The event header last sent to the JS object path ([`EventHeader`]).
     sent_header: Option<EventHeader>,
-    /// The release followed and the limits.
-    options: AnthropicOptions,
 }
 
 impl AnthropicStream {
@@ -90,11 +81,10 @@ impl AnthropicStream {
     /// no message, no open block, zero usage.
     pub fn new(options: AnthropicOptions) -> Self {
         AnthropicStream {
+            input: StreamInput::new(options.limits.max_buffered_bytes, Bom::Never),
             message: Message::default(),
             usage: Usage::default(),
-            blocks: Vec::new(),
-            input: StreamInput::new(options.limits.max_buffered_bytes, Bom::Never),
-            buffered_args: 0,
+            blocks: Blocks::default(),
             held: HeldCalls::default(),
             sent_header: None,
             options,
@@ -116,7 +106,7 @@ impl AnthropicStream {
         if self.input.is_finished() {
             return State::FINISHED;
         }
-        let gather = self.blocks.last().and_then(|b| {
+        let gather = self.blocks.open.last().and_then(|b| {
             let index: u32 = b.key.parse().ok()?;
             (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
         });
@@ -149,19 +139,7 @@ impl AnthropicStream {
         if self.is_finished() {
             return Vec::new();
         }
-        self.blocks
-            .iter_mut()
-            .filter_map(|block| {
-                let (call_id, tool_name) = block.prepared.as_ref()?;
-                Some(ArgumentProgress {
-                    call_id: call_id.clone(),
-                    call_id_json: None,
-                    tool_name: tool_name.clone(),
-                    argument_bytes: block.input_json.len(),
-                    argument_lines: block.lines.update(block.input_json.as_bytes()),
-                })
-            })
-            .collect()
+        self.blocks.progress()
     }
 
     /// One SDK event given as JSON text.
@@ -188,7 +166,7 @@ impl AnthropicStream {
         self.finish_sse(out)?;
         if self.options.profile == Profile::Qwen024 {
             self.held
-                .at_end(self.has_open_tool_block(), self.message.payload)?;
+                .at_end(self.blocks.has_open_tool_block(), self.message.payload)?;
         }
         Ok(())
     }
@@ -209,15 +187,11 @@ impl AnthropicStream {
             return Ok(());
         }
         if retryable && self.options.profile == Profile::Qwen024 {
-            let open = self.has_open_tool_block();
+            let open = self.blocks.has_open_tool_block();
             self.held.on_upstream_failure(open, out);
         }
         self.input.finish();
         Ok(())
-    }
-
-    fn has_open_tool_block(&self) -> bool {
-        self.blocks.iter().any(|b| b.kind == "tool_use")
     }
 
     /// `buildGeminiChunk(part, …, takePendingMessageStartUsage())`.

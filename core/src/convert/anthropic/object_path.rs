@@ -95,7 +95,7 @@ impl AnthropicStream {
     /// fragments within this budget before handing them over, so a limit
     /// still fails at the event that crosses it.
     pub fn args_budget(&self, index: &str) -> Option<usize> {
-        let block = self.blocks.iter().find(|b| b.key == index)?;
+        let block = self.blocks.open.iter().find(|b| b.key == index)?;
         let call = self
             .options
             .limits
@@ -105,7 +105,7 @@ impl AnthropicStream {
             .options
             .limits
             .max_buffered_bytes
-            .saturating_sub(self.buffered_args + self.input.buffered());
+            .saturating_sub(self.blocks.buffered_args + self.input.buffered());
         Some(call.min(buffered))
     }
 
@@ -131,13 +131,14 @@ impl AnthropicStream {
         }
         let Some(pos) = self
             .blocks
+            .open
             .iter()
             .position(|b| b.key == index && b.kind == "tool_use" && b.input_json.is_empty())
         else {
             return Ok(false);
         };
         let result = self.held_args_limits(arg_bytes).map(|()| {
-            let block = self.blocks.remove(pos);
+            let block = self.blocks.open.remove(pos);
             let part = Part::FunctionCall {
                 id: block.id,
                 name: block.name,
@@ -153,7 +154,7 @@ impl AnthropicStream {
 
     /// The checks `append_at` makes, for arguments that stay in JS.
     pub(super) fn held_args_limits(&mut self, arg_bytes: usize) -> Result<(), Error> {
-        if self.buffered_args + arg_bytes + self.input.buffered()
+        if self.blocks.buffered_args + arg_bytes + self.input.buffered()
             > self.options.limits.max_buffered_bytes
         {
             return Err(limit_error(
@@ -175,8 +176,12 @@ impl AnthropicStream {
         key: &str,
         append: impl FnOnce(&mut String, &mut LoneEscapes),
     ) -> Result<(), Error> {
-        match self.blocks.iter().position(|b| b.key == key) {
-            Some(pos) => self.append_at(pos, append),
+        match self.blocks.open.iter().position(|b| b.key == key) {
+            Some(pos) => {
+                let input_bytes = self.input.buffered();
+                self.blocks
+                    .append_at(pos, append, &self.options.limits, input_bytes)
+            }
             None => Ok(()),
         }
     }
