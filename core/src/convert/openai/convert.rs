@@ -181,7 +181,7 @@ impl OpenAIStream {
         let mut content_parts = self.content_parts(delta, finish)?;
         self.reasoning_parts(delta, finish, &mut content_parts, &mut parts)?;
         self.tool_call_deltas(delta, preparations)?;
-        self.guard.check(&mut parts, finish, &self.config)?;
+        self.guard.check(&mut parts, finish)?;
         let finish_reason = self.finish_choice(&mut parts, finish_value)?;
         Ok(Candidate {
             parts,

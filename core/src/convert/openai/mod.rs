@@ -3,16 +3,18 @@
 //! per-request context (docs/behaviour.md §3.2), plus SSE framing with the OpenAI SDK's
 //! handling of `[DONE]` and in-band errors.
 //!
-//! One job a file: the request context, its options and its public face
-//! here; `sse_events` (the SDK's view of an SSE event, and the byte path;
-//! the input's `Lifecycle`), `convert` (one chunk the long way, step by
-//! step), `tag_guard` (the thinking-tag protocol-leak guard, `TagGuard`),
-//! `tool_calls` (deltas into the parser, preparations, limits,
-//! `ToolCalls`), `template` (the template path, `TemplatePath`),
-//! `object_path` (support for the JS layer's conversion of SDK objects),
-//! `usage`, `finish_reason`, `chunk` (reading a chunk's fields), and the
-//! parsers they use: `tool_call_parser`, `text_delta` (`TextDeltas`),
-//! `tagged` (`TaggedThinking`), `tags`.
+//! One job a file: the request context as the list of its parts, its
+//! options and input, and its public face here; `sse_events` (the SDK's
+//! view of an SSE event, and the byte path), `convert` (one chunk the long
+//! way, step by step), `tag_guard` (the thinking-tag protocol-leak guard and
+//! its state), `tool_calls` (the calls: deltas into the parser,
+//! preparations, limits), `template` (the template path; its state in
+//! `template/kept.rs`), `object_path` (support for the JS layer's
+//! conversion of SDK objects), `usage`, `finish_reason`, `chunk` (reading a
+//! chunk's fields), and the parsers they use: `tool_call_parser`,
+//! `text_delta`, `tagged`, `tags`. A part's file does not depend on this
+//! one; the steps that join parts are `impl OpenAIStream` blocks, here and
+//! in `convert`, `template`, `sse_events` and `object_path`.
 
 pub mod body;
 mod call_ids;
@@ -36,20 +38,20 @@ mod usage;
 use std::rc::Rc;
 
 use crate::convert::openai::chunk_header::{ChunkHeader, LastChunkHeader};
-use crate::convert::stream_input::SseConsumer;
+use crate::convert::stream_input::{SseConsumer, StreamInput};
 use crate::foundations::error::Error;
 use crate::foundations::js_text::has_non_whitespace;
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
+use crate::foundations::sse::Bom;
 use crate::model::argument_progress::ArgumentProgress;
-use crate::model::gemini::{now_ms, Candidate, Flavor, Response};
-use sse_events::Lifecycle;
+use crate::model::gemini::{now_ms, Candidate, Flavor, Preparation, Response};
 use tag_guard::TagGuard;
 use tagged::TaggedThinking;
 use template::TemplatePath;
 use text_delta::TextDeltas;
-use tool_call_parser::ToolCallParser;
-use tool_calls::ToolCalls;
+use tool_call_parser::{ArgumentChunk, ProviderIndex, ToolCallParser};
+use tool_calls::{Bounds, ToolCalls};
 
 pub use finish_reason::map_finish_reason;
 
@@ -122,13 +124,35 @@ struct Config {
     drop_empty: bool,
 }
 
+/// The stream's input and how far it got.
+struct Lifecycle {
+    /// The byte-input decoder and the finished flag (set by `end()` or a
+    /// fatal error).
+    input: StreamInput,
+    /// `[DONE]` was seen: the OpenAI SDK (`Stream.fromSSEResponse`, its
+    /// `done` flag) skips every event after it.
+    done: bool,
+}
+
+impl Lifecycle {
+    /// A stream that has taken no input; `max_line` bounds one buffered SSE
+    /// line or event. A BOM is skipped at the start of every line, as the
+    /// OpenAI SDK's line decoder skips it ([`Bom::EveryLine`]).
+    fn new(max_line: usize) -> Self {
+        Lifecycle {
+            input: StreamInput::new(max_line, Bom::EveryLine),
+            done: false,
+        }
+    }
+}
+
 /// One request's context (docs/behaviour.md §3.1, `createRequestContext`):
 /// everything here lives as long as one request. Each part is defined
 /// beside the code that owns it.
 pub struct OpenAIStream {
     /// What the options fix: limits, profile, parsing switches.
     config: Config,
-    /// The input and whether `[DONE]` was seen (`sse_events.rs`).
+    /// The input and whether `[DONE]` was seen.
     lifecycle: Lifecycle,
     /// The tool calls: parser, prepared ids, id rules (`tool_calls.rs`).
     calls: ToolCalls,
@@ -140,7 +164,8 @@ pub struct OpenAIStream {
     /// The thinking-tag protocol-leak guard and the parts it holds back
     /// (`tag_guard.rs`).
     guard: TagGuard,
-    /// The template path's templates, scratch and output (`template/`).
+    /// The template path's templates, scratch and output
+    /// (`template/kept.rs`).
     templates: TemplatePath,
     /// The header noted for the JS object path: that of the last chunk
     /// given on its own, or converted from a template kept from one, with a
@@ -169,7 +194,7 @@ impl OpenAIStream {
             calls: ToolCalls::new(options.js_tool_call_ids, seed),
             deltas: TextDeltas::default(),
             tagged: TaggedThinking::new(options.parsing.tagged_thinking),
-            guard: TagGuard::default(),
+            guard: TagGuard::new(options.profile, options.parsing.content_only_tag_leaks),
             templates: TemplatePath::default(),
             chunk_header: LastChunkHeader::default(),
         }
@@ -302,6 +327,40 @@ impl OpenAIStream {
     /// converts to an empty response.
     pub fn is_quiet(&self) -> bool {
         !self.lifecycle.input.is_finished() && self.guard.holds_nothing()
+    }
+}
+
+/// The tool calls within this stream's bounds: its limits and what its input
+/// holds.
+impl OpenAIStream {
+    /// This stream's [`Bounds`].
+    #[inline]
+    fn bounds(&self) -> Bounds {
+        Bounds {
+            limits: self.config.limits,
+            input_bytes: self.lifecycle.input.buffered(),
+        }
+    }
+
+    /// [`ToolCalls::feed`] within this stream's bounds.
+    #[inline]
+    fn feed(
+        &mut self,
+        index: ProviderIndex,
+        chunk: ArgumentChunk<'_>,
+        id: Option<&str>,
+        name: Option<&str>,
+        preparations: &mut Vec<Preparation>,
+    ) -> Result<(), Error> {
+        let bounds = self.bounds();
+        self.calls
+            .feed(index, chunk, id, name, preparations, bounds)
+    }
+
+    /// [`ToolCalls::check_limits`] within this stream's bounds.
+    #[inline]
+    fn check_limits(&self, call_len: Option<usize>) -> Result<(), Error> {
+        self.calls.check_limits(call_len, self.bounds())
     }
 }
 

@@ -58,7 +58,7 @@ impl OpenAIStream {
         self.is_quiet()
             && self.tagged.parser.is_none()
             && !self.config.parsing.tagged_thinking_after_reasoning
-            && !self.guard.content_only_armed(&self.config)
+            && !self.guard.content_only_armed()
             && !self.calls.parser.has_nameless_tool_call()
             && !self.guard.has_thinking_tag_in_reasoning
             && (!self.guard.has_structured_reasoning || self.guard.has_visible_content)

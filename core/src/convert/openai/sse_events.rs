@@ -7,30 +7,8 @@ use crate::convert::path_counters::{self, Path};
 use crate::convert::stream_input::{SseConsumer, StreamInput};
 use crate::foundations::error::Error;
 use crate::foundations::json::{self};
-use crate::foundations::sse::{Bom, Rest, SseEvent};
+use crate::foundations::sse::{Rest, SseEvent};
 use crate::model::gemini::Response;
-
-/// The stream's input and how far it got.
-pub(super) struct Lifecycle {
-    /// The byte-input decoder and the finished flag (set by `end()` or a
-    /// fatal error).
-    pub(super) input: StreamInput,
-    /// `[DONE]` was seen: the OpenAI SDK (`Stream.fromSSEResponse`, its
-    /// `done` flag) skips every event after it.
-    pub(super) done: bool,
-}
-
-impl Lifecycle {
-    /// A stream that has taken no input; `max_line` bounds one buffered SSE
-    /// line or event. A BOM is skipped at the start of every line, as the
-    /// OpenAI SDK's line decoder skips it ([`Bom::EveryLine`]).
-    pub(super) fn new(max_line: usize) -> Self {
-        Lifecycle {
-            input: StreamInput::new(max_line, Bom::EveryLine),
-            done: false,
-        }
-    }
-}
 
 impl SseConsumer for OpenAIStream {
     fn input(&mut self) -> &mut StreamInput {

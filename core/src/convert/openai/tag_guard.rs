@@ -4,7 +4,6 @@
 //! or fails the stream with `PROTOCOL_TAG_LEAK`.
 
 use super::tags::*;
-use super::Config;
 use crate::foundations::error::Error;
 use crate::foundations::js_text::{has_non_whitespace, js_trim_start};
 use crate::foundations::profile::Profile;
@@ -26,8 +25,14 @@ pub(super) struct TagCandidate {
 
 /// What the guard has seen of a stream, and what it holds back while the
 /// visible text is untrusted.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct TagGuard {
+    /// The release whose rules apply (0.24.4 never releases a whole opening
+    /// tag as text, and classifies content-only prefixes its own way).
+    profile: Profile,
+    /// `contentOnlyThinkingTagLeaks`: the content-only guard is on
+    /// ([`super::ResponseParsing::content_only_tag_leaks`]).
+    content_only_tag_leaks: bool,
     /// `hasStructuredReasoning`: reasoning came in its own field; a thinking
     /// tag in the visible text is then a leak.
     pub(super) has_structured_reasoning: bool,
@@ -51,19 +56,28 @@ pub(super) struct TagGuard {
 }
 
 impl TagGuard {
+    /// A guard that has seen nothing, with the rules of `profile` and the
+    /// content-only guard on when `content_only_tag_leaks`.
+    pub(super) fn new(profile: Profile, content_only_tag_leaks: bool) -> Self {
+        TagGuard {
+            profile,
+            content_only_tag_leaks,
+            has_structured_reasoning: false,
+            has_thinking_tag_in_reasoning: false,
+            has_visible_content: false,
+            at_visible_line_start: false,
+            candidate: None,
+            held_parts: None,
+            sanitized: None,
+        }
+    }
+
     /// The guard over one choice's `parts`. It can only act once structured
     /// reasoning was seen, a tag candidate is pending, or the content-only
     /// guard is on and no visible content was seen yet; otherwise all it
     /// does is note visible content.
-    pub(super) fn check(
-        &mut self,
-        parts: &mut Vec<Part>,
-        finish: bool,
-        config: &Config,
-    ) -> Result<(), Error> {
-        if self.candidate.is_none()
-            && !self.has_structured_reasoning
-            && !self.content_only_armed(config)
+    pub(super) fn check(&mut self, parts: &mut Vec<Part>, finish: bool) -> Result<(), Error> {
+        if self.candidate.is_none() && !self.has_structured_reasoning && !self.content_only_armed()
         {
             if !self.has_visible_content {
                 self.has_visible_content = parts
@@ -93,8 +107,8 @@ impl TagGuard {
             visible
         );
         // `classifyContentOnlyThinkingTagPrefix`, where it applies.
-        let content_only = if self.content_only_armed(config) {
-            classify_content_only(&combined, finish, config.profile == Profile::Qwen024)
+        let content_only = if self.content_only_armed() {
+            classify_content_only(&combined, finish, self.profile == Profile::Qwen024)
         } else {
             ContentOnlyTags::Clean
         };
@@ -103,14 +117,9 @@ impl TagGuard {
             && ((self.has_structured_reasoning && can_be_standalone_tag_prefix(&combined))
                 || content_only != ContentOnlyTags::Clean);
         if pending.is_some() || can_start {
-            if let Some(now_visible) = self.judge_candidate(
-                parts,
-                pending.as_ref(),
-                combined,
-                content_only,
-                finish,
-                config,
-            )? {
+            if let Some(now_visible) =
+                self.judge_candidate(parts, pending.as_ref(), combined, content_only, finish)?
+            {
                 visible = now_visible;
             }
         }
@@ -138,7 +147,6 @@ impl TagGuard {
         combined: String,
         content_only: ContentOnlyTags,
         finish: bool,
-        config: &Config,
     ) -> Result<Option<String>, Error> {
         let closing = standalone_closing_tag(&combined);
         let opening = standalone_opening_tag(&combined);
@@ -151,7 +159,7 @@ impl TagGuard {
         let trimmed = js_trim_start(&combined);
         let too_long = crate::foundations::js_text::utf16_len(trimmed) > MAX_TAG_CANDIDATE_LENGTH;
         // 0.24.4: a whole opening tag is never released as text.
-        let confirmed_opening = config.profile == Profile::Qwen024
+        let confirmed_opening = self.profile == Profile::Qwen024
             && leading_thinking_tag(&combined)
             && !trimmed.starts_with("</");
         let release =
@@ -228,10 +236,8 @@ impl TagGuard {
 
     /// The content-only leak guard classifies this chunk's text: it is on,
     /// and neither structured reasoning nor visible content was seen.
-    pub(super) fn content_only_armed(&self, config: &Config) -> bool {
-        config.parsing.content_only_tag_leaks
-            && !self.has_structured_reasoning
-            && !self.has_visible_content
+    pub(super) fn content_only_armed(&self) -> bool {
+        self.content_only_tag_leaks && !self.has_structured_reasoning && !self.has_visible_content
     }
 }
 

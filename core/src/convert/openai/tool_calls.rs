@@ -7,7 +7,6 @@ use std::collections::HashSet;
 use super::call_ids::{CallId, CallIds};
 use super::chunk::provider_index;
 use super::tool_call_parser::{array_walk, ArgumentChunk, ProviderIndex, ToolCallParser};
-use super::OpenAIStream;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{LoneEscapes, Value};
 use crate::foundations::limits::Limits;
@@ -239,37 +238,5 @@ impl ToolCalls {
             suffix.push(char::from_digit(d, 36).unwrap_or('0'));
         }
         format!("call_{}_{}", now_ms(), suffix)
-    }
-}
-
-impl OpenAIStream {
-    /// This stream's [`Bounds`].
-    #[inline]
-    pub(super) fn bounds(&self) -> Bounds {
-        Bounds {
-            limits: self.config.limits,
-            input_bytes: self.lifecycle.input.buffered(),
-        }
-    }
-
-    /// [`ToolCalls::feed`] within this stream's bounds.
-    #[inline]
-    pub(super) fn feed(
-        &mut self,
-        index: ProviderIndex,
-        chunk: ArgumentChunk<'_>,
-        id: Option<&str>,
-        name: Option<&str>,
-        preparations: &mut Vec<Preparation>,
-    ) -> Result<(), Error> {
-        let bounds = self.bounds();
-        self.calls
-            .feed(index, chunk, id, name, preparations, bounds)
-    }
-
-    /// [`ToolCalls::check_limits`] within this stream's bounds.
-    #[inline]
-    pub(super) fn check_limits(&self, call_len: Option<usize>) -> Result<(), Error> {
-        self.calls.check_limits(call_len, self.bounds())
     }
 }
