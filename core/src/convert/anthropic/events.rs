@@ -16,28 +16,6 @@ use crate::model::argument_progress::LineCount;
 use crate::model::gemini::{LiteralKind, Part, Preparation, Response};
 use crate::model::lifted::lift_checked;
 
-/// The message as `processStream` follows it across events.
-#[derive(Default)]
-pub(super) struct Message {
-    /// `messageId`, as JSON text: the chunks' `responseId`.
-    pub(super) id: Option<Rc<str>>,
-    /// `model`, as JSON text, absent when falsy (`model || undefined`): the
-    /// chunks' `modelVersion`.
-    pub(super) model: Option<Rc<str>>,
-    /// `finishReason`: the last truthy `stop_reason`, as `String(value)`.
-    pub(super) finish_reason: Option<String>,
-    /// A chunk with a text, thought, signature or call part was yielded
-    /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
-    pub(super) payload: bool,
-    /// The stream ended with an in-band `error` event, whose held calls
-    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
-    /// source's failure).
-    pub(super) failed_in_band: bool,
-    /// The last yielded chunk has the current header (see
-    /// [`AnthropicStream::wire_state`]).
-    pub(super) header_shown: bool,
-}
-
 impl AnthropicStream {
     /// One event (docs/behaviour.md §2.3).
     pub(super) fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {

@@ -4,14 +4,14 @@
 //! reason, see [`crate::convert::anthropic::held_calls`]), plus SSE framing with the
 //! Anthropic SDK's event handling (§2.1).
 //!
-//! One job a file: the stream's state and public face here; `sse_events`
-//! (the SDK's view of an SSE event), `byte_path` (the hot
-//! `content_block_delta` events without a DOM), `events` (the state
-//! machine, and the message it follows), `object_path` (support for the JS
-//! layer's conversion of SDK objects), `arg_limits` (the open blocks and
-//! their argument buffers against the limits), `usage` (the token counts
-//! and their `usageMetadata`), `held_calls` (0.24.4's calls held for the
-//! stop reason).
+//! One job a file: the stream as the list of its parts, its options, the
+//! message it follows, and its public face here; `sse_events` (the SDK's
+//! view of an SSE event), `byte_path` (the hot `content_block_delta` events
+//! without a DOM), `events` (the state machine), `object_path` (support
+//! for the JS layer's conversion of SDK objects), `arg_limits` (the open
+//! blocks and their argument buffers against the limits), `usage` (the
+//! token counts and their `usageMetadata`), `held_calls` (0.24.4's calls
+//! held for the stop reason).
 
 mod arg_limits;
 pub mod body;
@@ -26,6 +26,8 @@ mod seam;
 mod sse_events;
 mod usage;
 
+use std::rc::Rc;
+
 use crate::convert::anthropic::held_calls::HeldCalls;
 use crate::convert::state::{State, MAX_GATHER_INDEX};
 use crate::convert::stream_input::{SseConsumer, StreamInput};
@@ -38,7 +40,6 @@ use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
 use arg_limits::Blocks;
 use event_header::EventHeader;
-use events::Message;
 use usage::Usage;
 
 /// Options of one Anthropic stream. There is no configured model: both
@@ -53,6 +54,28 @@ pub struct AnthropicOptions {
     pub limits: Limits,
 }
 
+/// The message as `processStream` follows it across events.
+#[derive(Default)]
+struct Message {
+    /// `messageId`, as JSON text: the chunks' `responseId`.
+    id: Option<Rc<str>>,
+    /// `model`, as JSON text, absent when falsy (`model || undefined`): the
+    /// chunks' `modelVersion`.
+    model: Option<Rc<str>>,
+    /// `finishReason`: the last truthy `stop_reason`, as `String(value)`.
+    finish_reason: Option<String>,
+    /// A chunk with a text, thought, signature or call part was yielded
+    /// (`responseHasAssistantPayload` over the yielded chunks, 0.24.4).
+    payload: bool,
+    /// The stream ended with an in-band `error` event, whose held calls
+    /// `upstream_failed` may still yield (0.24.4: the SDK's error is the
+    /// source's failure).
+    failed_in_band: bool,
+    /// The last yielded chunk has the current header (see
+    /// [`AnthropicStream::wire_state`]).
+    header_shown: bool,
+}
+
 /// One request's stream state (docs/behaviour.md §2.2). Each part is
 /// defined beside the code that owns it.
 pub struct AnthropicStream {
@@ -60,8 +83,7 @@ pub struct AnthropicStream {
     options: AnthropicOptions,
     /// The byte-input decoder and the finished flag.
     input: StreamInput,
-    /// The message: its header, stop reason and what was yielded of it
-    /// (`events.rs`).
+    /// The message: its header, stop reason and what was yielded of it.
     message: Message,
     /// The token counts and the usage `message_start` left pending
     /// (`usage.rs`).
