@@ -320,7 +320,7 @@ impl OpenAIStream {
     ) -> Result<(), Error> {
         match delta.at("tool_calls") {
             Value::Arr(calls) => {
-                let bounds = self.bounds();
+                let bounds = super::bounds(&self.config, &self.lifecycle);
                 for call in calls {
                     self.calls.delta(call, preparations, bounds)?;
                 }

@@ -15,9 +15,9 @@ use crate::model::gemini::{now_ms, Preparation};
 
 /// What the calls' arguments are checked against.
 #[derive(Clone, Copy)]
-pub(super) struct Bounds {
+pub(super) struct Bounds<'a> {
     /// The stream's limits.
-    pub(super) limits: Limits,
+    pub(super) limits: &'a Limits,
     /// The bytes the stream's input holds besides the parser, counted with
     /// the parser's against `max_buffered_bytes`.
     pub(super) input_bytes: usize,
@@ -78,7 +78,7 @@ impl ToolCalls {
         &mut self,
         call: &Value<'_>,
         preparations: &mut Vec<Preparation>,
-        bounds: Bounds,
+        bounds: Bounds<'_>,
     ) -> Result<(), Error> {
         if call.is_null() {
             return Err(Error::null_read(
@@ -164,7 +164,7 @@ impl ToolCalls {
         id: Option<&str>,
         name: Option<&str>,
         preparations: &mut Vec<Preparation>,
-        bounds: Bounds,
+        bounds: Bounds<'_>,
     ) -> Result<(), Error> {
         let routed = self.parser.add_chunk(index, chunk, id, name);
         let call_len = routed.map(|slot| self.parser.buffer_len(slot));
@@ -198,7 +198,7 @@ impl ToolCalls {
     pub(super) fn check_limits(
         &self,
         call_len: Option<usize>,
-        bounds: Bounds,
+        bounds: Bounds<'_>,
     ) -> Result<(), Error> {
         let Bounds {
             limits,
