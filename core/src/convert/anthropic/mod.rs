@@ -74,6 +74,8 @@ struct Message {
     /// The last yielded chunk has the current header (see
     /// [`AnthropicStream::wire_state`]).
     header_shown: bool,
+    /// The event header last sent to the JS object path ([`EventHeader`]).
+    sent_header: Option<EventHeader>,
 }
 
 /// One request's stream state (docs/behaviour.md §2.2). Each part is
@@ -93,8 +95,6 @@ pub struct AnthropicStream {
     /// Calls held for the stop reason under `Profile::Qwen024`
     /// (`held_calls.rs`).
     held: HeldCalls,
-    /// The event header last sent to the JS object path ([`EventHeader`]).
-    sent_header: Option<EventHeader>,
 }
 
 impl AnthropicStream {
@@ -108,7 +108,6 @@ impl AnthropicStream {
             usage: Usage::default(),
             blocks: Blocks::default(),
             held: HeldCalls::default(),
-            sent_header: None,
             options,
         }
     }

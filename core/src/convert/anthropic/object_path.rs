@@ -28,10 +28,10 @@ impl AnthropicStream {
             response_id: self.message.id.clone(),
             model_version: self.message.model.clone(),
         };
-        if self.sent_header.as_ref() == Some(&current) {
+        if self.message.sent_header.as_ref() == Some(&current) {
             return None;
         }
-        self.sent_header = Some(current.clone());
+        self.message.sent_header = Some(current.clone());
         Some(current)
     }
 
