@@ -1,6 +1,11 @@
-// Two builds of the package side by side in one process: the public
-// pushBytes path on the bench's streams, alternating rounds, p10 µs. For a
-// before/after table of a change (BENCHMARKS.md):
+// Two builds of the package side by side in one process, alternating
+// rounds, p10 µs, on the bench's streams in each form a host feeds: raw bytes
+// (`pushBytes`, the launcher's path), SDK objects (`pushEvent` / `pushChunk`,
+// Qwen with telemetry on: the objects are the streams' `data:` payloads
+// parsed once, as the SDKs hand them over), and the ACP path
+// (`consumeModelStream` over a tool-heavy stream's responses, with a
+// `historyIds` set as the agent keeps one). For a before/after table of a
+// change (BENCHMARKS.md):
 //   node benchmark/side-by-side.mjs <before package dir> [after package dir = this one]
 // (a package dir is a built checkout: its index.js and .node).
 import { createRequire } from 'node:module';
@@ -32,18 +37,58 @@ const cases = {
   'P7 Anthropic text-heavy': [streams.anthropicTextHeavy(33 * 1024), 'AnthropicConverter', {}],
   'P7 OpenAI text-heavy': [streams.openaiTextHeavy(33 * 1024), 'OpenAIConverter', {}],
 };
+/** The SDK objects of a stream: each `data:` payload but `[DONE]`, parsed. */
+function objectsOf(st) {
+  const text = Buffer.concat(st.reads.map((u8) => Buffer.from(u8))).toString('utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice(6)));
+}
+for (const [name, [st, cls, opts]] of Object.entries({ ...cases })) {
+  if (!/^P1 .*100 KB$|^P7 /.test(name)) continue;
+  cases[`${name}, SDK objects`] = [{ objects: objectsOf(st) }, cls, opts];
+}
+/** The responses of a stream, converted once by `api` (each side its own). */
+const responsesOf = (api, st, cls) => {
+  const c = new api[cls]();
+  return [...st.reads.flatMap((u8) => c.pushBytes(u8)), ...c.end()];
+};
+const acpStream = streams.openaiToolHeavy(100 * 1024);
+cases['ACP consumeModelStream, OpenAI tool-heavy'] = [{ acp: acpStream }, 'OpenAIConverter', {}];
+const acpResponses = new Map();
+
 let sink = 0;
-const run = (api, [st, cls, opts]) => {
+const run = async (api, [st, cls, opts]) => {
+  if (st.acp) {
+    if (!acpResponses.has(api)) acpResponses.set(api, responsesOf(api, st.acp, cls));
+    const responses = acpResponses.get(api);
+    async function* events() {
+      for (const value of responses) yield { type: 'chunk', value };
+    }
+    const send = () => {
+      sink += 1;
+    };
+    const cards = new api.ToolCallCards();
+    const { functionCalls } = await api.consumeModelStream(events(), { cards, send, historyIds: new Set() });
+    sink += functionCalls.length;
+    return;
+  }
   const c = new api[cls](opts);
-  for (const u8 of st.reads) for (const r of c.pushBytes(u8)) sink += r.candidates?.[0]?.content?.parts?.length ?? 0;
+  if (st.objects) {
+    const push = cls === 'AnthropicConverter' ? (o) => c.pushEvent(o) : (o) => [c.pushChunk(o)];
+    for (const o of st.objects) for (const r of push(o)) sink += r.candidates?.[0]?.content?.parts?.length ?? 0;
+  } else {
+    for (const u8 of st.reads) for (const r of c.pushBytes(u8)) sink += r.candidates?.[0]?.content?.parts?.length ?? 0;
+  }
   for (const r of c.end()) sink += 1;
 };
 console.log('| case | before p10 µs | after p10 µs | after ÷ before |\n|---|---:|---:|---:|');
 for (const [name, c] of Object.entries(cases)) {
   const n = name.includes('1 MB') ? 4 : 25;
   for (let i = 0; i < 30; i++) {
-    run(before, c);
-    run(after, c);
+    await run(before, c);
+    await run(after, c);
   }
   const s = { before: [], after: [] };
   for (let round = 0; round < 12; round++) {
@@ -58,7 +103,7 @@ for (const [name, c] of Object.entries(cases)) {
         ]) {
       for (let i = 0; i < n; i++) {
         const t = performance.now();
-        run(api, c);
+        await run(api, c);
         s[k].push(performance.now() - t);
       }
     }

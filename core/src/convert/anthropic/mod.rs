@@ -11,7 +11,10 @@
 //! for the JS layer's conversion of SDK objects), `arg_limits` (the open
 //! blocks and their argument buffers against the limits), `usage` (the
 //! token counts and their `usageMetadata`), `held_calls` (0.24.4's calls
-//! held for the stop reason).
+//! held for the stop reason), `prefix` (the hot paths' prefix tests),
+//! `event_header` (the header the object path is handed), `hot_shapes` (the
+//! events the object path takes, declared once), `seam` (the provider
+//! seam's calls), `body` (a non-streaming `Message`).
 
 mod arg_limits;
 pub mod body;

@@ -11,8 +11,11 @@
 //! preparations, limits), `template` (the template path; its state in
 //! `template/kept.rs`), `object_path` (support for the JS layer's
 //! conversion of SDK objects), `usage`, `finish_reason`, `chunk` (reading a
-//! chunk's fields), and the parsers they use: `tool_call_parser`,
-//! `text_delta`, `tagged`, `tags`. A part's file does not depend on this
+//! chunk's fields), `chunk_header` (the header the object path is handed),
+//! `hot_shapes` (the chunks the object path takes, declared once), `seam`
+//! (the provider seam's calls), `body` (a non-streaming `ChatCompletion`),
+//! and the parsers they use: `tool_call_parser`, `text_delta`, `tagged`,
+//! `tags`. A part's file does not depend on this
 //! one; the steps that join parts are `impl OpenAIStream` blocks, here and
 //! in `convert`, `template`, `sse_events` and `object_path`.
 
