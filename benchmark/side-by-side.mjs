@@ -6,14 +6,16 @@
 // (`consumeModelStream` over a tool-heavy stream's responses, with a
 // `historyIds` set as the agent keeps one). For a before/after table of a
 // change (BENCHMARKS.md):
-//   node benchmark/side-by-side.mjs <before package dir> [after package dir = this one]
+//   node benchmark/side-by-side.mjs <before package dir> [after package dir = this one] [--only <part of a case's name>]
 // (a package dir is a built checkout: its index.js and .node).
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as streams from './streams.mjs';
 
 const require = createRequire(import.meta.url);
-const [beforeDir, afterDir = path.join(import.meta.dirname, '..')] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const only = argv.includes('--only') ? argv.splice(argv.indexOf('--only'), 2)[1] : undefined;
+const [beforeDir, afterDir = path.join(import.meta.dirname, '..')] = argv;
 if (!beforeDir) throw new Error('usage: node benchmark/side-by-side.mjs <before package dir> [after package dir]');
 const before = require(path.resolve(beforeDir, 'index.js'));
 const after = require(path.resolve(afterDir, 'index.js'));
@@ -85,6 +87,7 @@ const run = async (api, [st, cls, opts]) => {
 };
 console.log('| case | before p10 µs | after p10 µs | after ÷ before |\n|---|---:|---:|---:|');
 for (const [name, c] of Object.entries(cases)) {
+  if (only !== undefined && !name.includes(only)) continue;
   const n = name.includes('1 MB') ? 4 : 25;
   for (let i = 0; i < 30; i++) {
     await run(before, c);

@@ -21,6 +21,11 @@ function resolvableIds(calls) {
   return ids;
 }
 
+/** An empty list, shared: what most chunks have of preparations, calls and frames. */
+const NONE = Object.freeze([]);
+/** The final ids of a chunk with neither a preparation nor a call. */
+const NO_IDS = Object.freeze({ preparations: NONE, calls: NONE });
+
 /** consumeModelStream's one step per chunk, and what follows its frames: see PreparationTracker#observeChunk. */
 let observeChunk;
 let callsArrived;
@@ -172,13 +177,15 @@ class PreparationTracker {
    */
   #observeChunk(ids, response, calls) {
     const chunk = ids ? idsOfChunk(response) : undefined;
-    const preparations = ids ? (chunk?.preparations ?? []) : getToolCallPreparations(response);
+    const preparations = ids ? (chunk?.preparations ?? NONE) : getToolCallPreparations(response);
     // With ids, the call parts' provider ids, to normalise; without, the
     // ids `resolve` would read of the response's calls.
-    const callIds = ids ? (chunk?.calls ?? []) : resolvableIds(calls);
+    const callIds = ids ? (chunk?.calls ?? NONE) : resolvableIds(calls);
     if (preparations.length === 0 && callIds.length === 0) {
-      if (chunk) rewriteIds(response, chunk, { preparations: [], calls: [] });
-      return [];
+      // Most chunks of a stream (text, argument fragments): no crossing, and
+      // nothing allocated beyond what the id rewrite needs.
+      if (chunk) rewriteIds(response, chunk, NO_IDS);
+      return NONE;
     }
     const state = internalsOf(this.#cards, 'observe');
     const list = preparations.map((p) => ({
