@@ -252,20 +252,18 @@ class OpenAIObjectPath {
    */
   take(chunk) {
     const state = this.#state;
-    if (chunk === null || typeof chunk !== 'object') return undefined;
+    // The state word first: while it allows neither, no chunk is looked at
+    // (a stream's reasoning, a call's first delta).
+    const textReady = OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0;
+    const quiet = OPENAI_GATHER && (state.word & QUIET) !== 0;
+    if ((!textReady && !quiet) || chunk === null || typeof chunk !== 'object') return undefined;
     const header = knownHeader(state, chunk);
     if (header === undefined) return undefined;
     const shape = openaiShape(chunk, found);
     if (shape === OPENAI_CONTENT_ONLY) {
-      const content = found.text;
-      if (OPENAI_TEXT && (state.word & TEXT_READY) !== 0 && this.#fragments.length === 0 && content.isWellFormed()) {
-        return this.#text(header, content);
-      }
-      return undefined;
+      return textReady && found.text.isWellFormed() ? this.#text(header, found.text) : undefined;
     }
-    if (shape === OPENAI_ARGUMENTS_ONLY && OPENAI_GATHER && (state.word & QUIET) !== 0) {
-      return this.#gather(header, found.index, found.text);
-    }
+    if (shape === OPENAI_ARGUMENTS_ONLY && quiet) return this.#gather(header, found.index, found.text);
     return undefined;
   }
 

@@ -97,12 +97,10 @@ pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
 pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String> {
     let result = CONVERTERS.with(slot, |e| {
         catch_unwind(AssertUnwindSafe(|| {
-            if e.closed.is_some() {
-                return Err(wrong_kind("ready OpenAI"));
+            match e.converter.as_any().downcast_mut::<OpenAIStream>() {
+                Some(s) if e.closed.is_none() => s.push_plain_text(&content),
+                _ => Err(wrong_kind("ready OpenAI")),
             }
-            openai(&mut e.converter)
-                .map_err(|_| wrong_kind("ready OpenAI"))?
-                .push_plain_text(&content)
         }))
         .unwrap_or_else(|panic| {
             e.closed = Some(AFTER_PANIC);
