@@ -31,10 +31,17 @@ test("each hot shape's example, as the provider writes it, has that shape in the
   );
   for (const name of names) {
     const shapeOf = name.startsWith('ANTHROPIC_') ? shapes.anthropicShape : shapes.openaiShape;
-    const found = { text: '', index: 0 };
-    assert.equal(shapeOf(JSON.parse(shapes.EXAMPLES[name]), found), shapes[name], name);
-    assert.equal(shapeOf(null, found), shapes.NONE);
-    assert.equal(shapeOf({}, found), shapes.NONE);
+    const found = { shape: 0, index: 0 };
+    const example = JSON.parse(shapes.EXAMPLES[name]);
+    const text = shapeOf(example, found);
+    assert.equal(found.shape, shapes[name], name);
+    assert.equal(typeof text, 'string', name);
+    // The text a shape captures is the example's own.
+    if (text !== '') assert.ok(JSON.stringify(example).includes(JSON.stringify(text).slice(1, -1)), name);
+    assert.equal(shapeOf(null, found), '');
+    assert.equal(found.shape, shapes.NONE);
+    shapeOf({}, found);
+    assert.equal(found.shape, shapes.NONE);
   }
 });
 

@@ -69,11 +69,11 @@ function resetObjectPathCounts() {
 const FLUSH_AT = 1 << 20;
 
 /**
- * What a shape function captured from the object it was given (`text`,
- * `index`), read at once after the call: one object for every call, so that
- * no call allocates.
+ * The shape a shape function found and the index it captured, read at once
+ * after the call (the text it captured is its return value): one object for
+ * every call, so that no call allocates.
  */
-const found = { text: '', index: 0 };
+const found = { shape: 0, index: 0 };
 
 /**
  * Gathered argument text as it crosses to native: itself, or, when it holds
@@ -103,13 +103,14 @@ class AnthropicObjectPath {
   /** The object path's output for `event`, or undefined: convert it natively (after `flush`). */
   take(event) {
     if (this.#state.finished) return undefined;
-    switch (anthropicShape(event, found)) {
+    const text = anthropicShape(event, found);
+    switch (found.shape) {
       case ANTHROPIC_INPUT_JSON_DELTA:
-        return ANTHROPIC_GATHER ? this.#gather(found.index, found.text) : undefined;
+        return ANTHROPIC_GATHER ? this.#gather(found.index, text) : undefined;
       case ANTHROPIC_TEXT_DELTA:
-        return ANTHROPIC_TEXT ? this.#text(found.text, false) : undefined;
+        return ANTHROPIC_TEXT ? this.#text(text, false) : undefined;
       case ANTHROPIC_THINKING_DELTA:
-        return ANTHROPIC_TEXT ? this.#text(found.text, true) : undefined;
+        return ANTHROPIC_TEXT ? this.#text(text, true) : undefined;
       case ANTHROPIC_BLOCK_STOP:
         if (this.#args !== '' && (this.#state.word & STOP_GATHERED) !== 0 && ANTHROPIC_STOP_GATHERED) {
           return this.#stopGathered(found.index);
@@ -259,11 +260,12 @@ class OpenAIObjectPath {
     if ((!textReady && !quiet) || chunk === null || typeof chunk !== 'object') return undefined;
     const header = knownHeader(state, chunk);
     if (header === undefined) return undefined;
-    const shape = openaiShape(chunk, found);
+    const text = openaiShape(chunk, found);
+    const shape = found.shape;
     if (shape === OPENAI_CONTENT_ONLY) {
-      return textReady && found.text.isWellFormed() ? this.#text(header, found.text) : undefined;
+      return textReady && text.isWellFormed() ? this.#text(header, text) : undefined;
     }
-    if (shape === OPENAI_ARGUMENTS_ONLY && quiet) return this.#gather(header, found.index, found.text);
+    if (shape === OPENAI_ARGUMENTS_ONLY && quiet) return this.#gather(header, found.index, text);
     return undefined;
   }
 

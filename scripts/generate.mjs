@@ -223,11 +223,19 @@ function shapeBody(shapes) {
   const emit = (node, scope, indent) => {
     for (const child of node.children) {
       if (child.shape !== undefined) {
+        // The text is returned and only numbers are stored into `found`:
+        // a long-lived object takes a number without the generational write
+        // barrier that storing each event's young string would cost.
+        let text = "''";
         for (const field of child.shape.fields) {
           const [kind, capture] = field.test;
-          if (CAPTURING.has(kind)) lines.push(`${indent}found.${capture} = ${scope.get(JSON.stringify(field))};`);
+          if (!CAPTURING.has(kind)) continue;
+          const value = scope.get(JSON.stringify(field));
+          if (capture === 'text') text = value;
+          else lines.push(`${indent}found.${capture} = ${value};`);
         }
-        lines.push(`${indent}return ${child.shape.name};`);
+        lines.push(`${indent}found.shape = ${child.shape.name};`);
+        lines.push(`${indent}return ${text};`);
         continue;
       }
       const v = fieldValue(child.field, scope, indent);
@@ -236,16 +244,18 @@ function shapeBody(shapes) {
       lines.push(`${indent}}`);
     }
   };
-  lines.push("  if (o === null || typeof o !== 'object') return NONE;");
+  lines.push('  found.shape = NONE;');
+  lines.push("  if (o === null || typeof o !== 'object') return '';");
   emit(root, new Map(), '  ');
-  lines.push('  return NONE;');
+  lines.push("  return '';");
   return lines;
 }
 
 /**
  * lib/generated/hot-shapes.js: one function per provider, `<provider>Shape(o,
- * found)`, which returns the hot shape `o` has (a constant, NONE for none)
- * and puts what the shape captures into `found` (`text`, `index`).
+ * found)`, which puts the hot shape `o` has into `found.shape` (a constant,
+ * NONE for none) and its other captures (`index`) into `found`, and returns
+ * the text it captures ('' for none).
  */
 function hotShapes({ hotShapes: providers }) {
   const constants = ['const NONE = 0;'];
@@ -263,7 +273,7 @@ function hotShapes({ hotShapes: providers }) {
     names.push(name);
     functions.push(`/** The hot shape of \`o\`, an SDK object of the ${provider} stream (${shapes
       .map((s) => s.name)
-      .join(', ')}, or NONE), its captures put into \`found\`. */
+      .join(', ')}, or NONE) put into \`found.shape\`, its index into \`found.index\`; returns its text. */
 function ${name}(o, found) {
 ${shapeBody(shapes).join('\n')}
 }`);

@@ -14,9 +14,10 @@ const ANTHROPIC_BLOCK_STOP = 4;
 const OPENAI_CONTENT_ONLY = 5;
 const OPENAI_ARGUMENTS_ONLY = 6;
 
-/** The hot shape of `o`, an SDK object of the anthropic stream (ANTHROPIC_INPUT_JSON_DELTA, ANTHROPIC_TEXT_DELTA, ANTHROPIC_THINKING_DELTA, ANTHROPIC_BLOCK_STOP, or NONE), its captures put into `found`. */
+/** The hot shape of `o`, an SDK object of the anthropic stream (ANTHROPIC_INPUT_JSON_DELTA, ANTHROPIC_TEXT_DELTA, ANTHROPIC_THINKING_DELTA, ANTHROPIC_BLOCK_STOP, or NONE) put into `found.shape`, its index into `found.index`; returns its text. */
 function anthropicShape(o, found) {
-  if (o === null || typeof o !== 'object') return NONE;
+  found.shape = NONE;
+  if (o === null || typeof o !== 'object') return '';
   const v1 = o.type;
   if (v1 === "content_block_delta") {
     const v2 = o.delta;
@@ -28,24 +29,24 @@ function anthropicShape(o, found) {
           const v5 = o.index;
           const v6 = v5 ?? 0;
           if (typeof v6 === 'number') {
-            found.text = v4;
             found.index = v6;
-            return ANTHROPIC_INPUT_JSON_DELTA;
+            found.shape = ANTHROPIC_INPUT_JSON_DELTA;
+            return v4;
           }
         }
       }
       if (v3 === "text_delta") {
         const v7 = "text" in v2 ? v2.text : '';
         if (typeof v7 === 'string') {
-          found.text = v7;
-          return ANTHROPIC_TEXT_DELTA;
+          found.shape = ANTHROPIC_TEXT_DELTA;
+          return v7;
         }
       }
       if (v3 === "thinking_delta") {
         const v8 = v2.thinking;
         if (typeof v8 === 'string') {
-          found.text = v8;
-          return ANTHROPIC_THINKING_DELTA;
+          found.shape = ANTHROPIC_THINKING_DELTA;
+          return v8;
         }
       }
     }
@@ -55,15 +56,17 @@ function anthropicShape(o, found) {
     const v10 = v9 ?? 0;
     if (typeof v10 === 'number') {
       found.index = v10;
-      return ANTHROPIC_BLOCK_STOP;
+      found.shape = ANTHROPIC_BLOCK_STOP;
+      return '';
     }
   }
-  return NONE;
+  return '';
 }
 
-/** The hot shape of `o`, an SDK object of the openai stream (OPENAI_CONTENT_ONLY, OPENAI_ARGUMENTS_ONLY, or NONE), its captures put into `found`. */
+/** The hot shape of `o`, an SDK object of the openai stream (OPENAI_CONTENT_ONLY, OPENAI_ARGUMENTS_ONLY, or NONE) put into `found.shape`, its index into `found.index`; returns its text. */
 function openaiShape(o, found) {
-  if (o === null || typeof o !== 'object') return NONE;
+  found.shape = NONE;
+  if (o === null || typeof o !== 'object') return '';
   const v1 = o.usage;
   if (!v1) {
     const v2 = o.choices;
@@ -80,8 +83,8 @@ function openaiShape(o, found) {
             if (!v8) {
               const v9 = v5.tool_calls;
               if (v9 === undefined || v9 === null) {
-                found.text = v6;
-                return OPENAI_CONTENT_ONLY;
+                found.shape = OPENAI_CONTENT_ONLY;
+                return v6;
               }
             }
           }
@@ -103,9 +106,9 @@ function openaiShape(o, found) {
                         const v18 = v13.index;
                         const v19 = v18 ?? 0;
                         if (typeof v19 === 'number') {
-                          found.text = v17;
                           found.index = v19;
-                          return OPENAI_ARGUMENTS_ONLY;
+                          found.shape = OPENAI_ARGUMENTS_ONLY;
+                          return v17;
                         }
                       }
                     }
@@ -118,7 +121,7 @@ function openaiShape(o, found) {
       }
     }
   }
-  return NONE;
+  return '';
 }
 
 /** Each shape's example as the provider writes it (the core's tests prove its byte or template path takes it). */
