@@ -207,8 +207,12 @@ class AnthropicObjectPath {
       return undefined;
     }
     const state = this.#state;
-    const text = crossing(this.#args);
-    const batch = native.anthropicStopHeld(state.slot, this.#key, text, text !== this.#args);
+    const text = this.#args;
+    // Well-formed text: its UTF-8 length (a fact of the string, counted by
+    // Node's SIMD); with lone surrogates, the text for native to count.
+    const batch = text.isWellFormed()
+      ? native.anthropicStopHeld(state.slot, this.#key, Buffer.byteLength(text), undefined)
+      : native.anthropicStopHeld(state.slot, this.#key, undefined, JSON.stringify(text));
     if (batch === undefined || batch === null) return undefined;
     if (COUNTING) counts.anthropicStopGathered++;
     this.#args = '';

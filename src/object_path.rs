@@ -7,7 +7,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::JsString;
 use napi_derive::napi;
 use toolcall_stream_core::convert::anthropic::AnthropicStream;
 use toolcall_stream_core::convert::openai::OpenAIStream;
@@ -54,30 +53,33 @@ pub fn anthropic_append_input(
 /// `content_block_stop` for a tool_use block whose arguments (valid JSON)
 /// the JS layer gathered and keeps: a batch whose function call has `{}` for
 /// the arguments, for the JS layer to fill in; `undefined` when the block is
-/// not such a block (nothing changed: take the long way). `args` crosses as
-/// `anthropic_append_input`'s fragments do (`json_encoded`: a JSON string
-/// literal, for text with lone surrogates), and only to be counted: the
-/// bytes the arguments would take appended, which well-formed text's UTF-8
-/// length is (asked of the engine, not copied).
+/// not such a block (nothing changed: take the long way). What the
+/// arguments take once appended: well-formed text's UTF-8 length
+/// (`utf8_len`, `Buffer.byteLength`, which Node computes with SIMD where
+/// V8's own count is a byte loop), or, for text with lone surrogates, the
+/// text itself as a JSON string literal (`encoded`), counted here as
+/// `anthropic_append_input` would keep it.
 #[napi(ts_return_type = "string | number | Array<string> | null")]
 pub fn anthropic_stop_held(
     slot: f64,
     index: String,
-    args: JsString,
-    json_encoded: bool,
-) -> napi::Result<Option<wire::Batch>> {
-    let bytes = if json_encoded {
-        let encoded = args.into_utf8()?;
-        AnthropicStream::encoded_args_bytes(encoded.as_str()?)
-    } else {
-        Ok(args.utf8_len()?)
+    utf8_len: Option<f64>,
+    encoded: Option<String>,
+) -> Option<wire::Batch> {
+    let bytes = match (&encoded, utf8_len) {
+        (Some(encoded), _) => AnthropicStream::encoded_args_bytes(encoded),
+        (None, Some(n)) if n.is_finite() && n >= 0.0 => Ok(n.min(usize::MAX as f64) as usize),
+        (None, _) => Err(Error::new(
+            ErrorCode::InvalidArgument,
+            "anthropicStopHeld needs the arguments' UTF-8 length or their JSON text",
+        )),
     };
     let mut applies = true;
     let batch = on_converter(slot, |c, out| {
         applies = anthropic(c)?.stop_with_held_args(&index, bytes?, out)?;
         Ok(())
     });
-    Ok(applies.then_some(batch))
+    applies.then_some(batch)
 }
 
 /// Argument-only tool-call deltas the JS layer gathered (the object path,

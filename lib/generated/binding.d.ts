@@ -139,13 +139,14 @@ export declare function anthropicAppendInput(slot: number, index: string, fragme
  * `content_block_stop` for a tool_use block whose arguments (valid JSON)
  * the JS layer gathered and keeps: a batch whose function call has `{}` for
  * the arguments, for the JS layer to fill in; `undefined` when the block is
- * not such a block (nothing changed: take the long way). `args` crosses as
- * `anthropic_append_input`'s fragments do (`json_encoded`: a JSON string
- * literal, for text with lone surrogates), and only to be counted: the
- * bytes the arguments would take appended, which well-formed text's UTF-8
- * length is (asked of the engine, not copied).
+ * not such a block (nothing changed: take the long way). What the
+ * arguments take once appended: well-formed text's UTF-8 length
+ * (`utf8_len`, `Buffer.byteLength`, which Node computes with SIMD where
+ * V8's own count is a byte loop), or, for text with lone surrogates, the
+ * text itself as a JSON string literal (`encoded`), counted here as
+ * `anthropic_append_input` would keep it.
  */
-export declare function anthropicStopHeld(slot: number, index: string, args: string, jsonEncoded: boolean): string | number | Array<string> | null
+export declare function anthropicStopHeld(slot: number, index: string, utf8Len?: number | undefined | null, encoded?: string | undefined | null): string | number | Array<string> | null
 
 /**
  * The open calls' argument progress of a converter, as one JSON text
