@@ -192,8 +192,9 @@ class AnthropicObjectPath {
    * calls for the stop reason), the stop's index is the gathered block's,
    * the gathered text parses as JSON, and native confirms that the block is
    * a tool_use block with no arguments on its side (else nothing changed:
-   * the native path). Native counts the text's bytes as it would keep them
-   * and closes the block with the native path's limit checks and chunk,
+   * the native path). Native takes the text's bytes as it would keep them
+   * (well-formed text's UTF-8 length; text with lone surrogates it counts
+   * itself) and closes the block with the native path's limit checks and chunk,
    * `{}` standing in for the arguments; the parsed value goes in their
    * place, which is what JS parses from the text native would hand back
    * (valid JSON is passed through verbatim).
