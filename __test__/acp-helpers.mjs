@@ -115,3 +115,30 @@ export class CardClient {
     for (const [id, count] of this.opens) assert.equal(this.terminals.get(id), count, `terminal frames of ${id}`);
   }
 }
+
+/**
+ * Random ops (a fast-check arbitrary's values) as the event stream
+ * `consumeModelStream` reads. `abort` aborts `controller`, `throw` throws,
+ * `chunk` yields the response `toResponse(parts, op)` makes of the op's text
+ * and calls (each call's args from `argsOf(call)`, its id left out when
+ * undefined), and any other kind is yielded as an event of that type.
+ */
+export async function* opsToEvents(ops, controller, { toResponse, argsOf }) {
+  for (const op of ops) {
+    if (op.kind === 'abort') {
+      controller.abort();
+      continue;
+    }
+    if (op.kind === 'throw') throw new Error('stream failed');
+    if (op.kind !== 'chunk') {
+      yield { type: op.kind };
+      continue;
+    }
+    const parts = [];
+    if (op.text) parts.push(op.thought ? { text: op.text, thought: true } : { text: op.text });
+    for (const c of op.calls) {
+      parts.push({ functionCall: { ...(c.id === undefined ? {} : { id: c.id }), name: c.tool, args: argsOf(c) } });
+    }
+    yield { type: 'chunk', value: toResponse(parts, op) };
+  }
+}

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { countNativeCrossings, crossingCount, crossingsSince } from './helpers/native-crossings.mjs';
 import { streams } from './helpers/corpus.mjs';
+import { opsToEvents } from './acp-helpers.mjs';
 
 countNativeCrossings();
 
@@ -239,32 +240,16 @@ const opArb = fc.oneof(
 function randomEvents(ops) {
   return (controller) => {
     const responses = [];
-    const events = (async function* () {
-      for (const op of ops) {
-        if (op.kind === 'abort') {
-          controller.abort();
-          continue;
-        }
-        if (op.kind === 'throw') throw new Error('stream failed');
-        if (op.kind !== 'chunk') {
-          yield { type: op.kind };
-          continue;
-        }
-        const parts = [];
-        if (op.text) parts.push(op.thought ? { text: op.text, thought: true } : { text: op.text });
-        for (const c of op.calls) {
-          parts.push({ functionCall: { ...(c.id === undefined ? {} : { id: c.id }), name: c.tool, args: { n: 1 } } });
-        }
-        const r = response(
-          parts,
-          op.preps.map((p) => prep(p.id, p.tool)),
-          op.usage ? { usageMetadata: { totalTokenCount: parts.length } } : {},
-        );
-        responses.push(r);
-        yield { type: 'chunk', value: r };
-      }
-    })();
-    return { events, responses };
+    const toResponse = (parts, op) => {
+      const r = response(
+        parts,
+        op.preps.map((p) => prep(p.id, p.tool)),
+        op.usage ? { usageMetadata: { totalTokenCount: parts.length } } : {},
+      );
+      responses.push(r);
+      return r;
+    };
+    return { events: opsToEvents(ops, controller, { toResponse, argsOf: () => ({ n: 1 }) }), responses };
   };
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { assertValidUpdate, CardClient } from './acp-helpers.mjs';
+import { assertValidUpdate, CardClient, opsToEvents } from './acp-helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const acp = require('../index.js');
@@ -328,32 +328,15 @@ const eventArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'throw' }) },
 );
 
-function toEvents(ops, controller) {
-  return (async function* () {
-    for (const op of ops) {
-      if (op.kind === 'abort') {
-        controller.abort();
-        continue;
-      }
-      if (op.kind === 'throw') throw new Error('stream failed');
-      if (op.kind !== 'chunk') {
-        yield { type: op.kind };
-        continue;
-      }
-      const parts = [];
-      if (op.text) parts.push(op.thought ? { text: op.text, thought: true } : { text: op.text });
-      for (const c of op.calls) {
-        parts.push({
-          functionCall: { ...(c.id ? { id: c.id } : {}), name: c.tool, args: { raw: c.id ?? null, tool: c.tool } },
-        });
-      }
-      yield chunk(
+const toEvents = (ops, controller) =>
+  opsToEvents(ops, controller, {
+    toResponse: (parts, op) =>
+      chunk(
         parts,
         op.preps.map((p) => prep(p.id, p.tool)),
-      );
-    }
-  })();
-}
+      ).value,
+    argsOf: (c) => ({ raw: c.id ?? null, tool: c.tool }),
+  });
 
 describe('consumeModelStream property', () => {
   it('keeps the card invariants over random turns of random event sequences', async () => {
