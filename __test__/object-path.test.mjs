@@ -143,6 +143,36 @@ test('OpenAI: chunk objects (object path) equal chunk text (native) on random st
   assertTaken(TAKEN.openai);
 });
 
+test('OpenAI: cumulative content (each chunk resends the text so far) is cut where native cuts it, in UTF-16 units', () => {
+  // Native hands the object path back where the new text starts in the
+  // chunk's content (openaiPushTextDelta): characters outside ASCII and
+  // pairs make UTF-16 units differ from bytes; a rewind or a repeat yields
+  // no text.
+  resetObjectPathCounts();
+  const piece = fc.constantFrom('a', 'Hello ', 'é', '😀', '日本', '\n', ' ');
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(piece, fc.constantFrom('grow', 'grow', 'grow', 'repeat', 'rewind')), { maxLength: 30 }),
+      (steps) => {
+        let sofar = '';
+        const contents = [];
+        for (const [p, step] of steps) {
+          if (step === 'grow') sofar += p;
+          contents.push(step === 'rewind' ? sofar.slice(0, Math.floor(sofar.length / 2)) : sofar);
+        }
+        const chunks = contents.map((content) => toChunk({ content }, 0));
+        const a = new OpenAIConverter();
+        const b = new OpenAIConverter();
+        const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
+        const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
+        assert.deepEqual(viaObjects, viaText);
+      },
+    ),
+    { numRuns: 300 },
+  );
+  assertTaken({ openaiText: 200 });
+});
+
 test('OpenAI: the object path fails limits at the same chunk as the native conversion', () => {
   resetObjectPathCounts();
   const limits = fc.record({

@@ -280,13 +280,16 @@ class OpenAIObjectPath {
    * `text_ready` (no tool-call or reasoning state, no response parsing that
    * could hold or rewrite text) and nothing is gathered: native normalises
    * the text exactly as its full conversion does (openai_push_text_delta)
-   * and the response is `convertOpenAIChunkToGemini`'s for a chunk with one
-   * text part (none for empty text), built here with native's header for
-   * the chunk. The state word is unchanged by the call (src/lib.rs).
+   * and hands back where the normalised text starts in `content` (nearly
+   * always: no string is made on either side) or the text itself; the
+   * response is `convertOpenAIChunkToGemini`'s for a chunk with one text
+   * part (none for empty text), built here with native's header for the
+   * chunk. The state word is unchanged by the call (src/object_path.rs).
    */
   #text(header, content) {
     if (COUNTING) counts.openaiText++;
-    const text = native.openaiPushTextDelta(this.#state.slot, content);
+    const normalized = native.openaiPushTextDelta(this.#state.slot, content);
+    const text = typeof normalized === 'number' ? (normalized === 0 ? content : content.slice(normalized)) : normalized;
     return simpleResponse(header, text === '' ? undefined : { text }, this.#host);
   }
 

@@ -7,8 +7,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use toolcall_stream_core::convert::anthropic::AnthropicStream;
+use toolcall_stream_core::convert::openai::object_path::PlainText;
 use toolcall_stream_core::convert::openai::OpenAIStream;
 use toolcall_stream_core::{Error, ErrorCode};
 
@@ -91,12 +93,14 @@ pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
 }
 
 /// The content of a content-only delta, only while the state word says
-/// `text_ready`: the normalised text, empty for no part; the JS layer builds
-/// the response. Not a batch: the state word is the same after the call
-/// (`OpenAIStream::push_plain_text` changes neither `quiet` nor
-/// `text_ready`), and an error (only when not ready) is thrown.
-#[napi]
-pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String> {
+/// `text_ready`: its normalised text, as the number of UTF-16 units of
+/// `content` it starts after (0: `content` itself; the text is its suffix,
+/// the common case, so no string is made) or as text (empty for no part).
+/// The JS layer builds the response. Not a batch: the state word is the same
+/// after the call (`OpenAIStream::push_plain_text` changes neither `quiet`
+/// nor `text_ready`), and an error (only when not ready) is thrown.
+#[napi(ts_return_type = "number | string")]
+pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<Either<f64, String>> {
     let result = CONVERTERS.with(slot, |e| {
         catch_unwind(AssertUnwindSafe(|| {
             match e.converter.as_any().downcast_mut::<OpenAIStream>() {
@@ -110,7 +114,8 @@ pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<String
         })
     });
     match result {
-        Some(Ok(text)) => Ok(text),
+        Some(Ok(PlainText::Suffix(units))) => Ok(Either::A(units as f64)),
+        Some(Ok(PlainText::Text(text))) => Ok(Either::B(text)),
         Some(Err(e)) => Err(js_error(&e)),
         None => Err(js_error(&Error::new(
             ErrorCode::InvalidArgument,

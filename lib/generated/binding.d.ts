@@ -241,9 +241,11 @@ export declare function openaiPushFragments(slot: number, fragments: string): st
 
 /**
  * The content of a content-only delta, only while the state word says
- * `text_ready`: the normalised text, empty for no part; the JS layer builds
- * the response. Not a batch: the state word is the same after the call
- * (`OpenAIStream::push_plain_text` changes neither `quiet` nor
- * `text_ready`), and an error (only when not ready) is thrown.
+ * `text_ready`: its normalised text, as the number of UTF-16 units of
+ * `content` it starts after (0: `content` itself; the text is its suffix,
+ * the common case, so no string is made) or as text (empty for no part).
+ * The JS layer builds the response. Not a batch: the state word is the same
+ * after the call (`OpenAIStream::push_plain_text` changes neither `quiet`
+ * nor `text_ready`), and an error (only when not ready) is thrown.
  */
-export declare function openaiPushTextDelta(slot: number, content: string): string
+export declare function openaiPushTextDelta(slot: number, content: string): number | string

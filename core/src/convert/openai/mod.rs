@@ -26,7 +26,7 @@ pub mod chunk_header;
 mod convert;
 mod finish_reason;
 pub mod hot_shapes;
-mod object_path;
+pub mod object_path;
 mod seam;
 mod sse_events;
 mod tag_guard;

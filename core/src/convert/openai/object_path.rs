@@ -3,11 +3,13 @@
 //! and content-only deltas as plain text, with exactly the state changes
 //! the full conversion makes.
 
+use std::borrow::Cow;
+
 use super::chunk::provider_index;
 use super::tool_call_parser::ArgumentChunk;
 use super::OpenAIStream;
 use crate::foundations::error::{Error, ErrorCode};
-use crate::foundations::js_text::has_non_whitespace;
+use crate::foundations::js_text::{has_non_whitespace, utf16_len};
 use crate::foundations::json::{self, Value};
 
 impl OpenAIStream {
@@ -65,12 +67,15 @@ impl OpenAIStream {
     }
 
     /// The content of a content-only delta while [`Self::is_text_ready`]:
-    /// returns the normalised text (empty = no part), with exactly the state
+    /// its normalised text (empty = no part), with exactly the state
     /// changes the full conversion makes. `content` is well-formed text (a
     /// JS string with a lone surrogate takes the JSON text path); it is
-    /// normalised in the text form ([`crate::foundations::json::text`]) the other paths
-    /// keep, and handed back as plain text.
-    pub fn push_plain_text(&mut self, content: &str) -> Result<String, Error> {
+    /// normalised in the text form ([`crate::foundations::json::text`]) the
+    /// other paths keep. The normalised text is nearly always `content`
+    /// itself or its end (the cumulative-text normaliser drops a prefix it
+    /// has seen): that is handed back as where it starts
+    /// ([`PlainText::Suffix`]), so no copy of it is made, here or in JS.
+    pub fn push_plain_text(&mut self, content: &str) -> Result<PlainText, Error> {
         self.lifecycle.input.check_open()?;
         if !self.is_text_ready() {
             return Err(Error::new(
@@ -78,18 +83,106 @@ impl OpenAIStream {
                 "the converter is not ready for a plain text delta",
             ));
         }
-        let text = self.plain_text(&crate::foundations::json::text::from_str(content));
-        Ok(crate::foundations::json::text::to_plain(&text).into_owned())
+        let text = json::text::from_str(content);
+        let normalized = self.note_plain_text(&text);
+        if let Cow::Borrowed(_) = text {
+            // `content` holds no reserved character, so it is its own text
+            // form, and its plain text too: a slice of it that ends where it
+            // ends is the suffix from its start.
+            let start = content.len() - normalized.len();
+            if !normalized.is_empty()
+                && std::ptr::eq(content[start..].as_ptr(), normalized.as_ptr())
+            {
+                return Ok(PlainText::Suffix(utf16_len(&content[..start])));
+            }
+        }
+        Ok(PlainText::Text(
+            json::text::to_plain(normalized).into_owned(),
+        ))
     }
 
     /// A content-only delta's text while ready for plain text: normalised,
     /// and noted as visible content (the state change the full conversion
     /// makes for it).
     pub(super) fn plain_text(&mut self, content: &str) -> String {
-        let normalized = self.deltas.text.normalize(content).to_owned();
-        if !self.guard.has_visible_content && has_non_whitespace(&normalized) {
+        self.note_plain_text(content).to_owned()
+    }
+
+    /// [`Self::plain_text`], as the part of `content` it keeps.
+    fn note_plain_text<'a>(&mut self, content: &'a str) -> &'a str {
+        let normalized = self.deltas.text.normalize(content);
+        if !self.guard.has_visible_content && has_non_whitespace(normalized) {
             self.guard.has_visible_content = true;
         }
         normalized
+    }
+}
+
+/// A content-only delta's normalised text ([`OpenAIStream::push_plain_text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlainText {
+    /// The delta's own text from this UTF-16 unit on (0: all of it).
+    Suffix(usize),
+    /// Text that is not the end of the delta's own: empty for no part.
+    Text(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::openai::OpenAIOptions;
+
+    fn ready() -> OpenAIStream {
+        let s = OpenAIStream::new(OpenAIOptions::default());
+        assert!(s.is_text_ready());
+        s
+    }
+
+    #[test]
+    fn a_delta_kept_whole_or_cut_comes_back_as_where_its_text_starts() {
+        let mut s = ready();
+        assert_eq!(s.push_plain_text("é😀 ab").unwrap(), PlainText::Suffix(0));
+        // The provider resends the text so far: the new text starts after
+        // the 6 UTF-16 units seen (é 1, 😀 2, space, a, b).
+        assert_eq!(
+            s.push_plain_text("é😀 ab, cd").unwrap(),
+            PlainText::Suffix(6)
+        );
+    }
+
+    #[test]
+    fn a_delta_with_no_new_text_or_a_reserved_character_comes_back_as_text() {
+        let mut s = ready();
+        assert_eq!(
+            s.push_plain_text("").unwrap(),
+            PlainText::Text(String::new())
+        );
+        assert_eq!(s.push_plain_text("abc").unwrap(), PlainText::Suffix(0));
+        assert_eq!(s.push_plain_text("abcd").unwrap(), PlainText::Suffix(3));
+        // A rewind: the cumulative text resent shorter yields nothing.
+        assert_eq!(
+            s.push_plain_text("ab").unwrap(),
+            PlainText::Text(String::new())
+        );
+        // A character of the text form's reserved range is escaped there, so
+        // the normalised text is a copy.
+        let mut s = ready();
+        assert_eq!(
+            s.push_plain_text("x\u{F0000}y").unwrap(),
+            PlainText::Text("x\u{F0000}y".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_plain_text_delta_is_refused_unless_ready() {
+        let mut s = ready();
+        // Reasoning before any visible content arms the thinking-tag guard.
+        s.push_chunk_text(r#"{"choices":[{"delta":{"reasoning_content":"hm"}}]}"#)
+            .unwrap();
+        assert!(!s.is_text_ready());
+        assert_eq!(
+            s.push_plain_text("a").unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
     }
 }
