@@ -88,12 +88,12 @@ impl OpenAIStream {
         if let Cow::Borrowed(_) = text {
             // `content` holds no reserved character, so it is its own text
             // form, and its plain text too: a slice of it that ends where it
-            // ends is the suffix from its start.
-            let start = content.len() - normalized.len();
-            if !normalized.is_empty()
-                && std::ptr::eq(content[start..].as_ptr(), normalized.as_ptr())
+            // ends is its suffix from that byte on (a char boundary).
+            let base = content.as_ptr() as usize;
+            let at = normalized.as_ptr() as usize;
+            if !normalized.is_empty() && at >= base && at + normalized.len() == base + content.len()
             {
-                return Ok(PlainText::Suffix(utf16_len(&content[..start])));
+                return Ok(PlainText::Suffix(utf16_len(&content[..at - base])));
             }
         }
         Ok(PlainText::Text(
