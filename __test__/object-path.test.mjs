@@ -70,6 +70,21 @@ function record(run, past = false) {
 }
 
 /**
+ * Asserts that a stream's SDK objects, pushed as objects (the object path
+ * where it takes them), convert exactly as their JSON text does (always
+ * native): responses, preparations and errors.
+ */
+function assertObjectsConvertAsText(cls, objects, options) {
+  const push = cls === 'OpenAIConverter' ? (c, o) => [c.pushChunk(o)] : (c, o) => c.pushEvent(o);
+  const Converter = cls === 'OpenAIConverter' ? OpenAIConverter : AnthropicConverter;
+  const a = new Converter(options);
+  const b = new Converter(options);
+  const viaObjects = record([...objects.map((o) => () => push(a, o)), () => a.end()]);
+  const viaText = record([...objects.map((o) => () => push(b, JSON.stringify(o))), () => b.end()]);
+  assert.deepEqual(viaObjects, viaText);
+}
+
+/**
  * How often each object-path predicate is taken, at least, by the property
  * tests below: about a fifth of the fewest seen over many seeds (the streams
  * are random), so that a predicate that stops being taken fails the test.
@@ -132,11 +147,7 @@ test('OpenAI: chunk objects (object path) equal chunk text (native) on random st
   fc.assert(
     fc.property(fc.array(openaiChunk, { maxLength: 30 }), (kinds) => {
       const chunks = kinds.map(toChunk);
-      const a = new OpenAIConverter();
-      const b = new OpenAIConverter();
-      const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
-      const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
-      assert.deepEqual(viaObjects, viaText);
+      assertObjectsConvertAsText('OpenAIConverter', chunks);
     }),
     { numRuns: 400 },
   );
@@ -161,11 +172,7 @@ test('OpenAI: cumulative content (each chunk resends the text so far) is cut whe
           contents.push(step === 'rewind' ? sofar.slice(0, Math.floor(sofar.length / 2)) : sofar);
         }
         const chunks = contents.map((content) => toChunk({ content }, 0));
-        const a = new OpenAIConverter();
-        const b = new OpenAIConverter();
-        const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
-        const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
-        assert.deepEqual(viaObjects, viaText);
+        assertObjectsConvertAsText('OpenAIConverter', chunks);
       },
     ),
     { numRuns: 300 },
@@ -182,11 +189,7 @@ test('OpenAI: the object path fails limits at the same chunk as the native conve
   fc.assert(
     fc.property(fc.array(openaiChunk, { maxLength: 30 }), limits, (kinds, limits) => {
       const chunks = kinds.map(toChunk);
-      const a = new OpenAIConverter({ limits });
-      const b = new OpenAIConverter({ limits });
-      const viaObjects = record([...chunks.map((c) => () => [a.pushChunk(c)]), () => a.end()]);
-      const viaText = record([...chunks.map((c) => () => [b.pushChunk(JSON.stringify(c))]), () => b.end()]);
-      assert.deepEqual(viaObjects, viaText);
+      assertObjectsConvertAsText('OpenAIConverter', chunks, { limits });
     }),
     { numRuns: 400 },
   );
@@ -424,11 +427,7 @@ test('Anthropic: event objects (object path) equal event text (native) on random
   resetObjectPathCounts();
   fc.assert(
     fc.property(anthropicEvents, profile, (events, profile) => {
-      const a = new AnthropicConverter({ profile });
-      const b = new AnthropicConverter({ profile });
-      const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
-      const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
-      assert.deepEqual(viaObjects, viaText);
+      assertObjectsConvertAsText('AnthropicConverter', events, { profile });
     }),
     { numRuns: 400 },
   );
@@ -459,11 +458,7 @@ test('Anthropic: the object path fails limits at the same event as the native co
   resetObjectPathCounts();
   fc.assert(
     fc.property(anthropicEvents.map(withoutSplitPairs), limits, profile, (events, limits, profile) => {
-      const a = new AnthropicConverter({ limits, profile });
-      const b = new AnthropicConverter({ limits, profile });
-      const viaObjects = record([...events.map((e) => () => a.pushEvent(e)), () => a.end()]);
-      const viaText = record([...events.map((e) => () => b.pushEvent(JSON.stringify(e))), () => b.end()]);
-      assert.deepEqual(viaObjects, viaText);
+      assertObjectsConvertAsText('AnthropicConverter', events, { limits, profile });
     }),
     // A fixed seed: at these small limits a gathered block reaches its stop
     // in only a few of the 400 streams, and the count below must not
