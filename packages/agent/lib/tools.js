@@ -2,11 +2,10 @@
 // The agent's tools: a small real set, confined to the session's cwd. Their
 // schemas (sent to the model), their display names and ACP kinds (for the
 // cards), and what each one does.
-const fs = require('node:fs/promises');
 const path = require('node:path');
 
 const { ToolError, resolveInside } = require('./workspace.js');
-const { readRegular, writeRegular, checkSignal } = require('./file-io.js');
+const { readInside, writeInside, listInside, checkForEditor, hardLinked, checkSignal } = require('./file-io.js');
 const { truncateText, withMeta } = require('./frames.js');
 
 const TODO_WRITE = 'todo_write';
@@ -82,12 +81,12 @@ const TOOLS = new Map([
     // `readTextFile`: the client offered fs/read_text_file, so the text comes
     // from the editor (an open buffer's unsaved changes included).
     async (cwd, args, { signal, readTextFile }) => {
-      const abs = await resolveInside(cwd, args.path);
+      const target = await resolveInside(cwd, args.path, 'read');
       const {
         text: body,
         size,
         complete,
-      } = await readText(abs, args.path, {
+      } = await readText(target, args.path, {
         maxBytes: MAX_READ_BYTES,
         signal,
         readTextFile,
@@ -102,13 +101,16 @@ const TOOLS = new Map([
     // `writeTextFile`: the client offered fs/write_text_file, so the editor
     // writes the file (and sees it, e.g. in an open buffer).
     async (cwd, args, { signal, textBudget, plan, writeTextFile }) => {
-      const { abs, old, newText } = plan ?? (await planWrite(cwd, args, { signal }));
+      // The write goes to the real location the plan resolved (the one the
+      // user approved in its diff), reached again now, or nowhere.
+      const { abs, target, old, newText } = plan ?? (await planWrite(cwd, args, { signal }));
       checkSignal(signal);
       if (writeTextFile) {
+        await checkForEditor(target, args.path, 'write');
+        checkSignal(signal);
         await writeTextFile(abs, newText);
       } else {
-        await fs.mkdir(path.dirname(abs), { recursive: true });
-        await writeRegular(abs, args.path, newText, { signal });
+        await writeInside(target, args.path, newText, { signal });
       }
       const bytes = Buffer.byteLength(newText);
       return {
@@ -121,10 +123,13 @@ const TOOLS = new Map([
   [
     'list_directory',
     async (cwd, args, { signal, textBudget }) => {
-      const abs = await resolveInside(cwd, args.path ?? '.');
+      const asked = args.path ?? '.';
+      const target = await resolveInside(cwd, asked, 'list');
+      if (!target.stat.isDirectory()) throw new ToolError(`Not a directory: ${asked}`);
       checkSignal(signal);
-      const entries = await fs.readdir(abs, { withFileTypes: true }).catch(() => {
-        throw new ToolError(`Directory not found: ${args.path}`);
+      const entries = await listInside(target, asked).catch((err) => {
+        if (err instanceof ToolError) throw err;
+        throw new ToolError(`Directory not found: ${asked}`);
       });
       const listing =
         entries
@@ -165,24 +170,19 @@ function diffContent(abs, old, newText, textBudget) {
 }
 
 /**
- * What a write_file call would do, checked before anything runs: the resolved
- * path inside the workspace, the current text (`""` for a new file, as Qwen
- * Code's write_file diff has it: `originalContent ?? ""`), the new text.
- */
-/**
  * A regular file's text, through the client when it offered fs/read_text_file
- * (the file must still be a regular file inside the workspace on disk), else
- * from the disk: {text, size, complete} as file-io.js readRegular returns it.
+ * (the file must still be a regular file inside the workspace on disk, with
+ * no link on its way, when the editor is asked), else from the disk: {text,
+ * size, complete} as file-io.js readRegular returns it. `target` is a
+ * resolved location (workspace.js resolveInside).
  */
-async function readText(abs, shown, { maxBytes, signal, readTextFile }) {
-  if (!readTextFile) return readRegular(abs, shown, { maxBytes, signal });
-  const stat = await fs.lstat(abs).catch(() => null);
-  if (!stat) throw new ToolError(`File not found: ${shown}`);
-  if (!stat.isFile()) throw new ToolError(`Not a regular file: ${shown}`);
+async function readText(target, shown, { maxBytes, signal, readTextFile }) {
+  if (!readTextFile) return readInside(target, shown, { maxBytes, signal });
+  await checkForEditor(target, shown, 'read');
   checkSignal(signal);
   let content;
   try {
-    ({ content } = await readTextFile(abs));
+    ({ content } = await readTextFile(target.abs));
   } catch (err) {
     throw new ToolError(`Could not read ${shown} through the editor: ${err?.message ?? err}`);
   }
@@ -191,19 +191,26 @@ async function readText(abs, shown, { maxBytes, signal, readTextFile }) {
   return size > maxBytes ? { text: '', size, complete: false } : { text: content, size, complete: true };
 }
 
+/**
+ * What a write_file call would do, checked before anything runs: the real
+ * location inside the workspace (`abs`, shown in the diff, and `target`, which
+ * the run reaches again), the current text (`""` for a new file, as Qwen
+ * Code's write_file diff has it: `originalContent ?? ""`), the new text.
+ */
 async function planWrite(cwd, args, { signal, readTextFile } = {}) {
-  const abs = await resolveInside(cwd, args.path);
+  const target = await resolveInside(cwd, args.path, 'write');
   if (typeof args.content !== 'string') throw new ToolError('Missing required parameter "content".');
   const bytes = Buffer.byteLength(args.content);
   if (bytes > MAX_WRITE_BYTES)
     throw new ToolError(`Content too large to write (${bytes} bytes, limit ${MAX_WRITE_BYTES}).`);
-  const existing = await fs.lstat(abs).catch(() => null);
+  const existing = target.stat;
   if (existing && !existing.isFile()) throw new ToolError(`Not a regular file: ${args.path}`);
+  if (existing && existing.nlink > 1) throw hardLinked(args.path, existing.nlink);
   // The old contents only feed the diff: a regular file, up to a cap.
   const old = existing
-    ? await readText(abs, args.path, { maxBytes: MAX_DIFF_OLD_BYTES, signal, readTextFile })
+    ? await readText(target, args.path, { maxBytes: MAX_DIFF_OLD_BYTES, signal, readTextFile })
     : { text: '', complete: true };
-  return { abs, old, newText: args.content };
+  return { abs: target.abs, target, old, newText: args.content };
 }
 
 /** The ACP diff of a planned write, each text within `textBudget` JSON bytes. */
@@ -216,8 +223,8 @@ const diffOf = (plan, textBudget) => diffContent(plan.abs, plan.old, plan.newTex
  * Returns what the run needs (for write_file its plan).
  */
 const CHECKS = new Map([
-  ['read_file', (cwd, args) => resolveInside(cwd, args.path)],
-  ['list_directory', (cwd, args) => resolveInside(cwd, args.path ?? '.')],
+  ['read_file', (cwd, args) => resolveInside(cwd, args.path, 'read')],
+  ['list_directory', (cwd, args) => resolveInside(cwd, args.path ?? '.', 'list')],
   ['write_file', planWrite],
 ]);
 
