@@ -40,13 +40,13 @@ export async function install(pkg, stats) {
   const wanted = [...HOOK_POINTS, ...(outcome.anthropic.heldCallRelease === 'none' ? [] : CLASSIFIER_HOOK_POINTS)];
   let q;
   try {
-    q = await importHookPoints(decision.hookPoints, wanted);
+    q = await importHookPoints(decision.hookPoints, wanted, { within: pkg.dir });
   } catch (err) {
     return stock(`the hook points could not be loaded: ${err.message}`);
   }
   const missing = HOOK_POINTS.filter((name) => q[name] === undefined);
   if (missing.length) return stock(`missing hook points: ${missing.join(', ')}`);
-  const { progress, notePreparations } = await prepareProgress(decision);
+  const { progress, notePreparations } = await prepareProgress(decision, pkg);
   outcome.progress = progress;
   const host = qwenHost(q, notePreparations);
 
@@ -70,12 +70,12 @@ export async function install(pkg, stats) {
  * Qwen's ToolCallEmitter is the code the wrapping knows (acp-progress.mjs).
  * Anything else leaves the cards as Qwen shows them, with the reason.
  */
-async function prepareProgress(decision) {
+async function prepareProgress(decision, pkg) {
   const setting = progressSetting();
   if (!setting.wanted) return { progress: { on: false, wanted: false, reason: setting.reason } };
   let ToolCallEmitter;
   try {
-    ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter']));
+    ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter'], { within: pkg.dir }));
   } catch (err) {
     return {
       progress: { on: false, wanted: true, reason: `Qwen's ToolCallEmitter could not be loaded: ${err.message}` },
