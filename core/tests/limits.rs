@@ -2,7 +2,8 @@
 //! repair nesting depth are configurable; past a limit the stream fails with
 //! `LIMIT_EXCEEDED` (fatal: the converter is finished), and what was
 //! converted before the error is kept. Hostile nesting never overflows the
-//! stack.
+//! stack: the repair does not recurse, so its depth has no limit unless the
+//! caller sets one.
 
 use serde_json::json;
 use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
@@ -54,7 +55,7 @@ fn the_defaults_are_generous() {
     let d = Limits::default();
     assert_eq!(d.max_call_bytes, 64 << 20);
     assert!(d.max_buffered_bytes >= d.max_call_bytes);
-    assert_eq!(d.max_repair_depth, 512);
+    assert_eq!(d.max_repair_depth, usize::MAX);
 }
 
 #[test]
@@ -213,24 +214,53 @@ fn finish_anthropic_with(args: &str, depth: usize) -> (Vec<Response>, Result<(),
     (out, r)
 }
 
+/// The arguments of the one call in `out`.
+fn call_args(out: &[Response]) -> String {
+    let calls: Vec<String> = out
+        .iter()
+        .flat_map(|r| r.parts())
+        .filter_map(|p| match p {
+            toolcall_stream_core::model::gemini::Part::FunctionCall { args, .. } => {
+                Some(args.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 1);
+    calls[0].clone()
+}
+
 #[test]
 fn repair_of_arguments_nested_past_max_repair_depth_is_a_limit_error() {
     // Broken (unclosed) and shallow: repaired as the reference does.
     let (out, r) = finish_anthropic_with(&format!("{{\"a\":{}", "[".repeat(5)), 8);
     r.unwrap();
     assert_eq!(out.len(), 2, "the preparation, then the repaired call");
-    // Broken and deeper than the limit: never handed to the recursive
-    // repairer.
+    // Broken and deeper than the caller's limit.
     let (_, r) = finish_anthropic_with(&format!("{{\"a\":{}", "[".repeat(20)), 8);
-    assert_limit(r.unwrap_err());
-    // The default limit holds off a hostile 100,000 levels.
-    let (_, r) = finish_anthropic_with(&"[".repeat(100_000), 512);
     assert_limit(r.unwrap_err());
     // Valid JSON needs no repair: its depth is not limited.
     let deep = format!("{{\"a\":{}{}}}", "[".repeat(2000), "]".repeat(2000));
     let (out, r) = finish_anthropic_with(&deep, 8);
     r.unwrap();
     assert_eq!(out.len(), 2);
+}
+
+#[test]
+fn with_no_depth_limit_deep_broken_arguments_end_as_the_references_do() {
+    // Repaired past the old 512 and 2048 levels, as the reference repairs them.
+    let text = "[".repeat(5000);
+    let (out, r) = finish_anthropic_with(&text, usize::MAX);
+    r.unwrap();
+    assert_eq!(
+        call_args(&out),
+        format!("{}{}", "[".repeat(5000), "]".repeat(5000))
+    );
+    // 100,000 levels: the reference's jsonrepair overflows the JS stack and
+    // safeJsonParse returns `{}`; here without recursion, in no time.
+    let (out, r) = finish_anthropic_with(&"[".repeat(100_000), usize::MAX);
+    r.unwrap();
+    assert_eq!(call_args(&out), "{}");
 }
 
 #[test]

@@ -4,8 +4,11 @@
 /// The three limits of one converter (JS `options.limits`: `maxCallBytes`,
 /// `maxBufferedBytes`, `maxRepairDepth`). The reference has none: they are
 /// ours, so that hostile input fails with `LIMIT_EXCEEDED` instead of
-/// exhausting memory or the stack. The default is 64 MiB per call, 256 MiB
-/// buffered and a repair depth of 512.
+/// exhausting memory. The default is 64 MiB per call, 256 MiB buffered and
+/// no repair depth limit (the repair does not recurse: no depth is a risk
+/// to the stack). The Qwen preload sets none of them
+/// (`lib/qwen/openai.mjs`, `lib/qwen/anthropic.mjs`; RELIABILITY.md, Known
+/// limits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Bytes of accumulated arguments for one tool call.
@@ -13,8 +16,8 @@ pub struct Limits {
     /// Bytes buffered by one converter in all: open arguments, partial SSE
     /// lines and events.
     pub max_buffered_bytes: usize,
-    /// Bracket nesting handed to JSON repair (capped at
-    /// [`crate::foundations::repair::MAX_REPAIR_DEPTH`] whatever is configured).
+    /// Nesting of objects, arrays and function calls that JSON repair takes
+    /// on (`usize::MAX`: any).
     pub max_repair_depth: usize,
 }
 
@@ -23,7 +26,7 @@ impl Default for Limits {
         Limits {
             max_call_bytes: 64 << 20,
             max_buffered_bytes: 256 << 20,
-            max_repair_depth: 512,
+            max_repair_depth: usize::MAX,
         }
     }
 }

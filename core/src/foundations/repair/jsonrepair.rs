@@ -40,36 +40,164 @@
 //!   inserted into the output only once it is known to end there (JS appends
 //!   it and cuts it off again), which keeps long strings with inner quotes
 //!   linear.
-//! - Recursion is bounded: past `max_depth` levels of nesting (objects,
-//!   arrays, function-call parentheses, `+` concatenations) it stops with
-//!   [`Failure::TooDeep`]; JS would go on until its stack overflows.
+//! - No recursion: where JS calls `parseValue` inside `parseObject`,
+//!   `parseArray` or a function call, and `parseString` inside
+//!   `parseConcatenatedString` or itself, the port keeps what the caller
+//!   does next on a heap stack ([`Cont`]), so any depth fits. JS recurses
+//!   until its stack overflows and throws a `RangeError`; the port counts
+//!   the stack those frames would take ([`frame_cost`]) and fails the same way
+//!   ([`Failure::Invalid`]) once it passes the given budget, which for the
+//!   reference is [`REFERENCE_STACK`].
 
 use super::text::*;
 
 /// Why jsonrepair gave up.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Failure {
-    /// jsonrepair throws: a `JSONRepairError`, or a `RangeError` where it
-    /// would recurse forever (`safeJsonParse` then returns its fallback).
+    /// jsonrepair throws: a `JSONRepairError`, or the `RangeError` of a JS
+    /// stack overflow (`safeJsonParse` then returns its fallback).
     Invalid,
-    /// Nesting past the depth limit.
+    /// Nesting past the caller's depth limit (`maxRepairDepth`).
     TooDeep,
 }
 
 type Step<T> = Result<T, Failure>;
 
-/// `jsonrepair(text)`: the repaired JSON text.
-pub fn jsonrepair(text: &str, max_depth: usize) -> Result<String, Failure> {
+/// The share of the reference's JS stack that each of jsonrepair's
+/// recursive functions takes in V8, in billionths of what the reference has
+/// left when `safeJsonParse` calls jsonrepair ([`REFERENCE_STACK`]).
+/// Measured on the published Qwen Code builds (Node 20, warm: after a few
+/// deep repairs) from the deepest broken input each repairs before its
+/// `RangeError`: 6,173 levels of `[`, 3,336 of `{"a":`, 6,173 of `f(` and
+/// 4,572 of `"a"+`; each cost is the largest that fits that many levels
+/// and the innermost value's `parseValue`. V8's frame sizes change as it
+/// optimises, so the reference's own edge moves, by up to a fifth between
+/// a cold and a warm process; inputs near it may go either way there.
+pub mod frame_cost {
+    /// `parseValue`.
+    pub const VALUE: usize = 72_000;
+    /// `parseArray`; with its `parseValue`, one level of `[`.
+    pub const ARRAY: usize = 161_984 - VALUE;
+    /// `parseObject`; with its `parseValue`, one level of `{"a":`.
+    pub const OBJECT: usize = 299_738 - VALUE;
+    /// `parseUnquotedString` in a function call; with its `parseValue`,
+    /// one level of `f(`.
+    pub const CALL: usize = 161_984 - VALUE;
+    /// `parseString` and `parseConcatenatedString`: one `"a"+`.
+    pub const CONCAT: usize = 218_706;
+    /// `parseString` calling itself to read the string another way.
+    pub const RETRY: usize = 110_000;
+}
+
+/// The stack the reference's jsonrepair has before its `RangeError`, in
+/// the units of [`frame_cost`].
+pub const REFERENCE_STACK: usize = 1_000_000_000;
+
+/// `jsonrepair(text)`: the repaired JSON text. `stack` is the JS stack the
+/// recursion may take ([`REFERENCE_STACK`] for the reference's,
+/// `usize::MAX` for none), `max_depth` the nesting of objects, arrays and
+/// function calls past which it stops with [`Failure::TooDeep`].
+pub fn jsonrepair(text: &str, stack: usize, max_depth: usize) -> Result<String, Failure> {
     let mut r = Repair {
         s: text,
         t: text.as_bytes(),
         i: 0,
         output: String::with_capacity(text.len() + 8),
-        depth: 0,
-        max_depth,
+        conts: Vec::new(),
+        frames: Frames {
+            used: 0,
+            stack,
+            depth: 0,
+            max_depth,
+        },
     };
     r.run()?;
     Ok(r.output)
+}
+
+/// The stack jsonrepair's JS recursion would use at this point, and the
+/// nesting, each against its bound.
+struct Frames {
+    used: usize,
+    stack: usize,
+    depth: usize,
+    max_depth: usize,
+}
+
+impl Frames {
+    /// A JS call that takes `bytes` of the stack ([`frame_cost`]): the
+    /// `RangeError` when it does not fit.
+    fn call(&mut self, bytes: usize) -> Step<()> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used > self.stack {
+            return Err(Failure::Invalid);
+        }
+        Ok(())
+    }
+
+    fn ret(&mut self, bytes: usize) {
+        self.used -= bytes;
+    }
+
+    /// One more level of nesting, and its frames.
+    fn enter(&mut self, bytes: usize) -> Step<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(Failure::TooDeep);
+        }
+        self.call(bytes)
+    }
+
+    fn leave(&mut self, bytes: usize) {
+        self.depth -= 1;
+        self.ret(bytes);
+    }
+}
+
+/// What a JS caller of `parseValue` does once the value is parsed: the
+/// recursion's return addresses, kept on the heap.
+enum Cont {
+    /// `parseValue` itself: the whitespace after the value.
+    ValueEnd,
+    /// `parseObject`, once a key that was a function call is parsed.
+    ObjectKey,
+    /// `parseObject`, once a member's value is parsed.
+    ObjectValue {
+        processed_colon: bool,
+        truncated_text: bool,
+    },
+    /// `parseArray`, once an item is parsed.
+    ArrayItem,
+    /// `parseUnquotedString`, once the value inside `f(` is parsed.
+    Call,
+}
+
+/// The next step of the value machine ([`Repair::parse_value`]).
+enum Next {
+    /// Parse a value (JS: call `parseValue`).
+    Value,
+    /// A value was parsed, or not (JS: `parseValue` returns).
+    Return(bool),
+}
+
+/// What `parseUnquotedString` found.
+enum Unquoted {
+    /// Its result when it did not open a function call.
+    Done(bool),
+    /// `name(`: the value inside is to be parsed, then [`Cont::Call`].
+    Call,
+}
+
+/// How `parseString`'s one pass ended.
+enum StringEnd {
+    /// No string here (`false`).
+    None,
+    /// A string, and JS returns `true` there.
+    Done,
+    /// A string, and JS then calls `parseConcatenatedString`.
+    Concat,
+    /// JS calls `parseString` again with these arguments.
+    Retry(bool, Option<usize>),
 }
 
 struct Repair<'a> {
@@ -77,8 +205,8 @@ struct Repair<'a> {
     t: &'a [u8],
     i: usize,
     output: String,
-    depth: usize,
-    max_depth: usize,
+    conts: Vec<Cont>,
+    frames: Frames,
 }
 
 impl Repair<'_> {
@@ -101,18 +229,6 @@ impl Repair<'_> {
     fn slice(&self, a: usize, b: usize) -> &[u8] {
         let b = b.min(self.t.len());
         self.t.get(a..b).unwrap_or(&[])
-    }
-
-    fn enter(&mut self) -> Step<()> {
-        self.depth += 1;
-        if self.depth > self.max_depth {
-            return Err(Failure::TooDeep);
-        }
-        Ok(())
-    }
-
-    fn leave(&mut self) {
-        self.depth -= 1;
     }
 
     /// The body of `jsonrepair(text)`.
@@ -147,17 +263,95 @@ impl Repair<'_> {
         Err(Failure::Invalid)
     }
 
+    /// `parseValue()`, and every `parseValue` it leads to, as a loop over
+    /// [`Next`] with the callers' continuations on `self.conts`.
     fn parse_value(&mut self) -> Step<bool> {
+        let base = self.conts.len();
+        let mut next = Next::Value;
+        loop {
+            next = match next {
+                Next::Value => self.value_start()?,
+                Next::Return(processed) => {
+                    if self.conts.len() == base {
+                        return Ok(processed);
+                    }
+                    match self.conts.pop() {
+                        Some(cont) => self.resume(cont, processed)?,
+                        None => return Ok(processed),
+                    }
+                }
+            };
+        }
+    }
+
+    /// `parseValue` up to its first recursive call, if any.
+    fn value_start(&mut self) -> Step<Next> {
+        self.frames.call(frame_cost::VALUE)?;
+        self.conts.push(Cont::ValueEnd);
         self.parse_whitespace_and_skip_comments(true);
-        let processed = self.parse_object()?
-            || self.parse_array()?
-            || self.parse_string(false, None)?
-            || self.parse_number()
-            || self.parse_keywords()
-            || self.parse_unquoted_string(false)?
-            || self.parse_regex();
-        self.parse_whitespace_and_skip_comments(true);
-        Ok(processed)
+        match self.at(self.i) {
+            Some(b'{') => return self.object_start(),
+            Some(b'[') => return self.array_start(),
+            _ => {}
+        }
+        if self.parse_string(false, None)? || self.parse_number() || self.parse_keywords() {
+            return Ok(Next::Return(true));
+        }
+        match self.parse_unquoted_string(false)? {
+            Unquoted::Call => self.call_start(),
+            Unquoted::Done(true) => Ok(Next::Return(true)),
+            Unquoted::Done(false) => Ok(Next::Return(self.parse_regex())),
+        }
+    }
+
+    /// Where a caller of `parseValue` goes on once the value is parsed.
+    fn resume(&mut self, cont: Cont, processed: bool) -> Step<Next> {
+        match cont {
+            Cont::ValueEnd => {
+                self.parse_whitespace_and_skip_comments(true);
+                self.frames.ret(frame_cost::VALUE);
+                Ok(Next::Return(processed))
+            }
+            Cont::Call => {
+                self.frames.leave(frame_cost::CALL);
+                if self.at(self.i) == Some(b')') {
+                    self.i += 1;
+                    if self.at(self.i) == Some(b';') {
+                        self.i += 1;
+                    }
+                }
+                Ok(Next::Return(true))
+            }
+            Cont::ObjectKey => self.object_key(processed),
+            Cont::ObjectValue {
+                processed_colon,
+                truncated_text,
+            } => {
+                if !processed {
+                    if processed_colon || truncated_text {
+                        self.output.push_str("null");
+                    } else {
+                        // throwColonExpected
+                        return Err(Failure::Invalid);
+                    }
+                }
+                self.object_member(false)
+            }
+            Cont::ArrayItem => {
+                if !processed {
+                    strip_last_occurrence(&mut self.output, b',', false);
+                    return Ok(self.array_end());
+                }
+                self.array_item(false)
+            }
+        }
+    }
+
+    /// `parseUnquotedString`'s function call: the value inside `name(`.
+    fn call_start(&mut self) -> Step<Next> {
+        self.frames.enter(frame_cost::CALL)?;
+        self.conts.push(Cont::Call);
+        Ok(Next::Value)
     }
 
     fn parse_whitespace_and_skip_comments(&mut self, skip_newline: bool) -> bool {
@@ -271,104 +465,118 @@ impl Repair<'_> {
         false
     }
 
-    fn parse_object(&mut self) -> Step<bool> {
-        if self.at(self.i) != Some(b'{') {
-            return Ok(false);
-        }
-        self.enter()?;
+    /// `parseObject()` from its `{` to its first member.
+    fn object_start(&mut self) -> Step<Next> {
+        self.frames.enter(frame_cost::OBJECT)?;
         self.output.push('{');
         self.i += 1;
         self.parse_whitespace_and_skip_comments(true);
         if self.skip_character(b',') {
             self.parse_whitespace_and_skip_comments(true);
         }
-        let mut initial = true;
-        while self.i < self.len() && self.at(self.i) != Some(b'}') {
-            if !initial {
-                if !self.parse_character(b',') {
-                    insert_before_last_whitespace(&mut self.output, ",");
-                }
-                self.parse_whitespace_and_skip_comments(true);
-            } else {
-                initial = false;
-            }
-            self.skip_ellipsis();
-            let processed_key =
-                self.parse_string(false, None)? || self.parse_unquoted_string(true)?;
-            if !processed_key {
-                if matches!(self.at(self.i), Some(b'}' | b'{' | b']' | b'[') | None) {
-                    strip_last_occurrence(&mut self.output, b',', false);
-                } else {
-                    // throwObjectKeyExpected
-                    return Err(Failure::Invalid);
-                }
-                break;
+        self.object_member(true)
+    }
+
+    /// One turn of `parseObject`'s loop, up to its key.
+    fn object_member(&mut self, initial: bool) -> Step<Next> {
+        if !(self.i < self.len() && self.at(self.i) != Some(b'}')) {
+            return Ok(self.object_end());
+        }
+        if !initial {
+            if !self.parse_character(b',') {
+                insert_before_last_whitespace(&mut self.output, ",");
             }
             self.parse_whitespace_and_skip_comments(true);
-            let processed_colon = self.parse_character(b':');
-            let truncated_text = self.i >= self.len();
-            if !processed_colon {
-                if is_start_of_value(self.ch(self.i)) || truncated_text {
-                    insert_before_last_whitespace(&mut self.output, ":");
-                } else {
-                    // throwColonExpected
-                    return Err(Failure::Invalid);
-                }
-            }
-            let processed_value = self.parse_value()?;
-            if !processed_value {
-                if processed_colon || truncated_text {
-                    self.output.push_str("null");
-                } else {
-                    // throwColonExpected
-                    return Err(Failure::Invalid);
-                }
+        }
+        self.skip_ellipsis();
+        if self.parse_string(false, None)? {
+            return self.object_key(true);
+        }
+        match self.parse_unquoted_string(true)? {
+            Unquoted::Done(processed_key) => self.object_key(processed_key),
+            Unquoted::Call => {
+                self.conts.push(Cont::ObjectKey);
+                self.call_start()
             }
         }
+    }
+
+    /// `parseObject`'s loop once the key is parsed, up to the member's value.
+    fn object_key(&mut self, processed_key: bool) -> Step<Next> {
+        if !processed_key {
+            if matches!(self.at(self.i), Some(b'}' | b'{' | b']' | b'[') | None) {
+                strip_last_occurrence(&mut self.output, b',', false);
+            } else {
+                // throwObjectKeyExpected
+                return Err(Failure::Invalid);
+            }
+            return Ok(self.object_end());
+        }
+        self.parse_whitespace_and_skip_comments(true);
+        let processed_colon = self.parse_character(b':');
+        let truncated_text = self.i >= self.len();
+        if !processed_colon {
+            if is_start_of_value(self.ch(self.i)) || truncated_text {
+                insert_before_last_whitespace(&mut self.output, ":");
+            } else {
+                // throwColonExpected
+                return Err(Failure::Invalid);
+            }
+        }
+        self.conts.push(Cont::ObjectValue {
+            processed_colon,
+            truncated_text,
+        });
+        Ok(Next::Value)
+    }
+
+    /// `parseObject` after its loop: the closing brace.
+    fn object_end(&mut self) -> Next {
         if self.at(self.i) == Some(b'}') {
             self.output.push('}');
             self.i += 1;
         } else {
             insert_before_last_whitespace(&mut self.output, "}");
         }
-        self.leave();
-        Ok(true)
+        self.frames.leave(frame_cost::OBJECT);
+        Next::Return(true)
     }
 
-    fn parse_array(&mut self) -> Step<bool> {
-        if self.at(self.i) != Some(b'[') {
-            return Ok(false);
-        }
-        self.enter()?;
+    /// `parseArray()` from its `[` to its first item.
+    fn array_start(&mut self) -> Step<Next> {
+        self.frames.enter(frame_cost::ARRAY)?;
         self.output.push('[');
         self.i += 1;
         self.parse_whitespace_and_skip_comments(true);
         if self.skip_character(b',') {
             self.parse_whitespace_and_skip_comments(true);
         }
-        let mut initial = true;
-        while self.i < self.len() && self.at(self.i) != Some(b']') {
-            if !initial {
-                if !self.parse_character(b',') {
-                    insert_before_last_whitespace(&mut self.output, ",");
-                }
-            } else {
-                initial = false;
-            }
-            self.skip_ellipsis();
-            if !self.parse_value()? {
-                strip_last_occurrence(&mut self.output, b',', false);
-                break;
-            }
+        self.array_item(true)
+    }
+
+    /// One turn of `parseArray`'s loop, up to its item.
+    fn array_item(&mut self, initial: bool) -> Step<Next> {
+        if !(self.i < self.len() && self.at(self.i) != Some(b']')) {
+            return Ok(self.array_end());
         }
+        if !initial && !self.parse_character(b',') {
+            insert_before_last_whitespace(&mut self.output, ",");
+        }
+        self.skip_ellipsis();
+        self.conts.push(Cont::ArrayItem);
+        Ok(Next::Value)
+    }
+
+    /// `parseArray` after its loop: the closing bracket.
+    fn array_end(&mut self) -> Next {
         if self.at(self.i) == Some(b']') {
             self.output.push(']');
             self.i += 1;
         } else {
             insert_before_last_whitespace(&mut self.output, "]");
         }
-        self.leave();
-        Ok(true)
+        self.frames.leave(frame_cost::ARRAY);
+        Next::Return(true)
     }
 
     fn parse_newline_delimited_json(&mut self) -> Step<()> {
@@ -402,6 +610,49 @@ impl Repair<'_> {
         stop_at_delimiter: bool,
         stop_at_index: Option<usize>,
     ) -> Step<bool> {
+        Ok(
+            match self.string_passes(stop_at_delimiter, stop_at_index)? {
+                StringEnd::None => false,
+                StringEnd::Concat => {
+                    self.parse_concatenated_string()?;
+                    true
+                }
+                _ => true,
+            },
+        )
+    }
+
+    /// `parseString`'s passes: where JS calls `parseString` again to read
+    /// the string another way, and returns what that call returns, the
+    /// port loops.
+    fn string_passes(
+        &mut self,
+        mut stop_at_delimiter: bool,
+        mut stop_at_index: Option<usize>,
+    ) -> Step<StringEnd> {
+        let mut retries = 0;
+        loop {
+            match self.string_pass(stop_at_delimiter, stop_at_index)? {
+                StringEnd::Retry(stop, index) => {
+                    self.frames.call(frame_cost::RETRY)?;
+                    retries += 1;
+                    stop_at_delimiter = stop;
+                    stop_at_index = index;
+                }
+                end => {
+                    self.frames.ret(retries * frame_cost::RETRY);
+                    return Ok(end);
+                }
+            }
+        }
+    }
+
+    /// One pass of `parseString` (see [`Self::parse_string`]).
+    fn string_pass(
+        &mut self,
+        stop_at_delimiter: bool,
+        stop_at_index: Option<usize>,
+    ) -> Step<StringEnd> {
         let skip_escape_chars = self.at(self.i) == Some(b'\\');
         if skip_escape_chars {
             // The backslash stays consumed even when no string follows.
@@ -409,7 +660,7 @@ impl Repair<'_> {
         }
         let quote = self.ch(self.i);
         if !is_quote(quote) {
-            return Ok(false);
+            return Ok(StringEnd::None);
         }
         let is_end_quote: fn(Option<char>) -> bool = match quote {
             Some('"') => |c| c == Some('"'),
@@ -430,16 +681,16 @@ impl Repair<'_> {
                 if !stop_at_delimiter && is_delimiter_at(self.t, i_prev) {
                     self.i = i_before;
                     self.output.truncate(o_before);
-                    return self.parse_string(true, None);
+                    return Ok(StringEnd::Retry(true, None));
                 }
                 insert_before_last_whitespace(&mut s, "\"");
                 self.output.push_str(&s);
-                return Ok(true);
+                return Ok(StringEnd::Done);
             }
             if Some(self.i) == stop_at_index {
                 insert_before_last_whitespace(&mut s, "\"");
                 self.output.push_str(&s);
-                return Ok(true);
+                return Ok(StringEnd::Done);
             }
             let c = self.ch(self.i);
             if is_end_quote(c) {
@@ -459,8 +710,7 @@ impl Repair<'_> {
                     || is_digit(next)
                 {
                     self.output.insert_str(o_before, &s);
-                    self.parse_concatenated_string()?;
-                    return Ok(true);
+                    return Ok(StringEnd::Concat);
                 }
                 let i_prev_char = self.prev_non_whitespace_index(i_quote - 1);
                 if self.at(i_prev_char) == Some(b',') {
@@ -473,12 +723,12 @@ impl Repair<'_> {
                     }
                     self.i = i_before;
                     self.output.truncate(o_before);
-                    return self.parse_string(false, Some(i_prev_char));
+                    return Ok(StringEnd::Retry(false, Some(i_prev_char)));
                 }
                 if is_delimiter_at(self.t, i_prev_char) {
                     self.i = i_before;
                     self.output.truncate(o_before);
-                    return self.parse_string(true, None);
+                    return Ok(StringEnd::Retry(true, None));
                 }
                 self.output.truncate(o_before);
                 self.i = i_quote + c.map_or(1, char::len_utf8);
@@ -495,8 +745,7 @@ impl Repair<'_> {
                 }
                 insert_before_last_whitespace(&mut s, "\"");
                 self.output.push_str(&s);
-                self.parse_concatenated_string()?;
-                return Ok(true);
+                return Ok(StringEnd::Concat);
             } else if self.at(self.i) == Some(b'\\') {
                 let next = self.at(self.i + 1);
                 if is_escape_character(next) {
@@ -551,8 +800,14 @@ impl Repair<'_> {
         }
     }
 
+    /// `parseConcatenatedString()`. In JS each `+` and string recurses:
+    /// the string's own `parseString` calls `parseConcatenatedString` for the
+    /// `+` after it, and each call removes its string's opening quote on the
+    /// way back, innermost first. The port takes the whole chain in one loop
+    /// and keeps those removals until it ends.
     fn parse_concatenated_string(&mut self) -> Step<bool> {
         let mut processed = false;
+        let mut opening_quotes: Vec<usize> = Vec::new();
         self.parse_whitespace_and_skip_comments(true);
         while self.at(self.i) == Some(b'+') {
             processed = true;
@@ -560,17 +815,20 @@ impl Repair<'_> {
             self.parse_whitespace_and_skip_comments(true);
             strip_last_occurrence(&mut self.output, b'"', true);
             let start = self.output.len();
-            self.enter()?;
-            let parsed = self.parse_string(false, None)?;
-            self.leave();
-            if parsed {
-                // removeAtIndex(output, start, 1): the new string's opening quote.
-                if self.output.is_char_boundary(start) && start < self.output.len() {
-                    self.output.remove(start);
+            match self.string_passes(false, None)? {
+                StringEnd::None => insert_before_last_whitespace(&mut self.output, "\""),
+                StringEnd::Concat => {
+                    // The inner parseConcatenatedString's frames.
+                    self.frames.call(frame_cost::CONCAT)?;
+                    opening_quotes.push(start);
+                    self.parse_whitespace_and_skip_comments(true);
                 }
-            } else {
-                insert_before_last_whitespace(&mut self.output, "\"");
+                _ => remove_opening_quote(&mut self.output, start),
             }
+        }
+        self.frames.ret(opening_quotes.len() * frame_cost::CONCAT);
+        while let Some(start) = opening_quotes.pop() {
+            remove_opening_quote(&mut self.output, start);
         }
         Ok(processed)
     }
@@ -661,7 +919,8 @@ impl Repair<'_> {
         false
     }
 
-    fn parse_unquoted_string(&mut self, is_key: bool) -> Step<bool> {
+    /// `parseUnquotedString(isKey)`, up to the value inside a function call.
+    fn parse_unquoted_string(&mut self, is_key: bool) -> Step<Unquoted> {
         let start = self.i;
         let len = self.len();
         if is_function_name_char_start(self.at(self.i)) {
@@ -676,16 +935,7 @@ impl Repair<'_> {
                 // A function call such as JSONP's `callback({...});`: the
                 // value inside is kept.
                 self.i = j + 1;
-                self.enter()?;
-                self.parse_value()?;
-                self.leave();
-                if self.at(self.i) == Some(b')') {
-                    self.i += 1;
-                    if self.at(self.i) == Some(b';') {
-                        self.i += 1;
-                    }
-                }
-                return Ok(true);
+                return Ok(Unquoted::Call);
             }
         }
         while self.i < len {
@@ -720,9 +970,9 @@ impl Repair<'_> {
             if self.at(self.i) == Some(b'"') {
                 self.i += 1;
             }
-            return Ok(true);
+            return Ok(Unquoted::Done(true));
         }
-        Ok(false)
+        Ok(Unquoted::Done(false))
     }
 
     fn parse_regex(&mut self) -> bool {
@@ -763,5 +1013,12 @@ impl Repair<'_> {
         self.output
             .push_str(self.s.get(start..self.i).unwrap_or(""));
         self.output.push('0');
+    }
+}
+
+/// `removeAtIndex(output, start, 1)`: a string's opening quote.
+fn remove_opening_quote(output: &mut String, start: usize) {
+    if output.is_char_boundary(start) && start < output.len() {
+        output.remove(start);
     }
 }

@@ -15,24 +15,19 @@ use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::text::{from_argument_text, to_json_text};
 use crate::foundations::json::{validate, Kind, LoneEscapes};
 
-pub use jsonrepair::{jsonrepair, Failure};
-
-/// The most nesting the repairer recurses into, whatever `maxRepairDepth`
-/// says: each level takes native stack (up to about 256 bytes in a release
-/// build, for a `+` concatenation), and the converter runs on the caller's
-/// thread, whose stack may be 1 MiB (the main thread on Windows).
-pub const MAX_REPAIR_DEPTH: usize = 2048;
+pub use jsonrepair::{frame_cost, jsonrepair, Failure, REFERENCE_STACK};
 
 /// The outcome of [`safe_json_parse`]: valid JSON text and its kind, or
 /// `None` where the reference returns its fallback `{}`.
 pub type Parsed<'a> = Option<(Cow<'a, str>, Kind)>;
 
 /// `safeJsonParse(text, {})` (utils/safeJsonParse.ts) of argument text
-/// whose lone surrogates `lone` notes. `max_depth` (at most
-/// [`MAX_REPAIR_DEPTH`]) bounds the nesting the repairer recurses into;
-/// deeper broken input is a `LIMIT_EXCEEDED` error rather than a risk to the
-/// stack (the reference recurses until its stack overflows, then returns
-/// `{}`).
+/// whose lone surrogates `lone` notes. The repair takes no native stack
+/// (it does not recurse), so any depth is repaired as the reference
+/// repairs it, up to where the reference's own recursion overflows the JS
+/// stack and `safeJsonParse` returns its fallback ([`REFERENCE_STACK`]).
+/// `max_depth` (`maxRepairDepth`, no limit by default) is the caller's own
+/// bound on the nesting repaired: past it, a `LIMIT_EXCEEDED` error.
 ///
 /// `JSON.parse` accepts the text exactly when it accepts the reference's
 /// string (a lone surrogate's escape is valid where the unit is: in a
@@ -50,16 +45,16 @@ pub fn safe_json_parse<'a>(
     if let Some(kind) = validate(text) {
         return Ok(Some((Cow::Borrowed(text), kind)));
     }
-    let max_depth = max_depth.min(MAX_REPAIR_DEPTH);
     let repaired = if lone.is_empty() {
-        jsonrepair(text, max_depth)
+        jsonrepair(text, REFERENCE_STACK, max_depth)
     } else {
-        jsonrepair(&from_argument_text(text, lone), max_depth)
+        jsonrepair(&from_argument_text(text, lone), REFERENCE_STACK, max_depth)
             .map(|f| to_json_text(&f).into_owned())
     };
     match repaired {
         Ok(fixed) => Ok(validate(&fixed).map(|kind| (Cow::Owned(fixed), kind))),
-        // A `JSONRepairError`: safeJsonParse returns its fallback.
+        // A `JSONRepairError` or the stack's `RangeError`: safeJsonParse
+        // returns its fallback.
         Err(Failure::Invalid) => Ok(None),
         Err(Failure::TooDeep) => Err(Error::new(
             ErrorCode::LimitExceeded,
@@ -73,7 +68,7 @@ mod tests {
     use super::*;
 
     fn repaired(text: &str) -> Option<String> {
-        safe_json_parse(text, &LoneEscapes::new(), 512)
+        safe_json_parse(text, &LoneEscapes::new(), usize::MAX)
             .unwrap()
             .map(|(t, _)| t.into_owned())
     }
@@ -167,33 +162,86 @@ mod tests {
         }
     }
 
-    #[test]
-    fn deep_broken_input_is_a_limit_error_not_a_stack_overflow() {
-        for deep in [
-            "[".repeat(100_000),
-            "{\"a\":".repeat(100_000),
-            "f(".repeat(100_000),
-            "\"a\"+".repeat(100_000),
-        ] {
-            assert_eq!(
-                safe_json_parse(&deep, &LoneEscapes::new(), 512)
-                    .unwrap_err()
-                    .code,
-                ErrorCode::LimitExceeded
-            );
+    /// Each kind of nesting jsonrepair recurses on: the unit, what closes
+    /// one level in the repaired output, and the innermost value.
+    const NESTINGS: [(&str, &str, &str, &str); 4] = [
+        ("[", "]", "1", "1"),
+        ("{\"a\":", "}", "1", "1"),
+        ("f(", "", "1", "1"),
+        ("\"a\"+", "", "\"b\"", "b"),
+    ];
+
+    /// The repaired text of `levels` levels of `unit`: what the recursive
+    /// jsonrepair writes (a concatenation joins its strings into one).
+    fn expected(unit: &str, close: &str, last: &str, levels: usize) -> String {
+        match unit {
+            "\"a\"+" => format!("\"{}b\"", "a".repeat(levels)),
+            "f(" => last.to_owned(),
+            _ => format!("{}{last}{}", unit.repeat(levels), close.repeat(levels)),
         }
     }
 
     #[test]
-    fn no_limit_is_above_the_stack_safe_depth() {
-        for unit in ["[", "{\"a\":", "f(", "\"a\"+"] {
-            let deep = unit.repeat(100_000);
-            let err = safe_json_parse(&deep, &LoneEscapes::new(), usize::MAX).unwrap_err();
-            assert_eq!(err.code, ErrorCode::LimitExceeded);
-            assert!(err.message.contains("2048"), "{}", err.message);
+    fn the_repair_takes_no_native_stack_at_100_000_levels() {
+        // Run on a thread with a small stack: a recursive repair would
+        // overflow it within a few thousand levels.
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                for (unit, close, last, _) in NESTINGS {
+                    let text = format!("{}{last}", unit.repeat(100_000));
+                    let out = jsonrepair(&text, usize::MAX, usize::MAX).unwrap();
+                    assert!(out == expected(unit, close, last, 100_000), "{unit}");
+                    assert!(validate(&out).is_some());
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn past_the_reference_stack_the_repair_gives_the_fallback() {
+        // The deepest each kind of nesting that the reference repairs
+        // (jsonrepair.rs, `frame_cost`), and one level more.
+        for ((unit, close, last, _), deepest) in NESTINGS.into_iter().zip([6173, 3336, 6173, 4572])
+        {
+            let within = format!("{}{last}", unit.repeat(deepest));
+            assert_eq!(
+                repaired(&within).as_deref(),
+                Some(expected(unit, close, last, deepest).as_str()),
+                "{unit} {deepest}"
+            );
+            let past = format!("{}{last}", unit.repeat(deepest + 1));
+            assert_eq!(repaired(&past), None, "{unit} {}", deepest + 1);
+            // Deep *valid* JSON is not repaired: JSON.parse takes any depth.
+            if close != "" {
+                let valid = expected(unit, close, last, 100_000);
+                assert_eq!(repaired(&valid).as_deref(), Some(valid.as_str()));
+            }
         }
-        let within = format!("{}1", "[".repeat(MAX_REPAIR_DEPTH));
-        assert!(repaired_at(&within, usize::MAX).is_some());
+        // The unbounded repair is the same text, where it fits.
+        for (unit, close, last, _) in NESTINGS {
+            let text = format!("{}{last}", unit.repeat(513));
+            assert_eq!(
+                jsonrepair(&text, usize::MAX, usize::MAX).ok(),
+                repaired(&text)
+            );
+            assert_eq!(repaired(&text), Some(expected(unit, close, last, 513)));
+        }
+    }
+
+    #[test]
+    fn the_callers_depth_limit_is_a_limit_error() {
+        for unit in ["[", "{\"a\":", "f("] {
+            let deep = unit.repeat(100_000);
+            let err = safe_json_parse(&deep, &LoneEscapes::new(), 512).unwrap_err();
+            assert_eq!(err.code, ErrorCode::LimitExceeded);
+            assert!(err.message.contains("512"), "{}", err.message);
+        }
+        // A concatenation is not nesting.
+        let plus = format!("{}\"b\"", "\"a\"+".repeat(1000));
+        assert!(repaired_at(&plus, 8).is_some());
     }
 
     #[test]
@@ -288,7 +336,7 @@ mod tests {
             #![proptest_config(ProptestConfig::with_cases(2048))]
 
             /// Never a panic; what comes out is JSON that `JSON.parse`
-            /// takes; the only error is the depth limit.
+            /// takes; the only error is the caller's depth limit.
             #[test]
             fn any_text_repairs_to_json_or_the_fallback(
                 pieces in proptest::collection::vec(piece(), 0..48),
