@@ -698,7 +698,7 @@ test(
     fs.mkdirSync(path.join(partial, 'bin'), { recursive: true });
     fs.mkdirSync(path.join(partial, 'lib', 'qwen'), { recursive: true });
     fs.copyFileSync(launcher, path.join(partial, 'bin', 'toolcall-stream-qwen.js'));
-    for (const f of ['launcher.mjs', 'find-qwen.mjs', 'package.mjs'])
+    for (const f of ['launcher.mjs', 'find-qwen.mjs', 'package.mjs', 'progress-setting.mjs'])
       fs.copyFileSync(path.join(root, 'lib', 'qwen', f), path.join(partial, 'lib', 'qwen', f));
     const r = spawnSync(process.execPath, [path.join(partial, 'bin', 'toolcall-stream-qwen.js'), '--qwen', dir, 'x'], {
       env: startEnv({ STANDIN_EXIT: '5' }),

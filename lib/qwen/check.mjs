@@ -12,6 +12,7 @@ import { inspectQwen } from './inspect.mjs';
 import { activeUpdateOf } from './qwen-update.mjs';
 import { emitterClassText, emitterCodeMismatch } from './acp-progress.mjs';
 import { progressSetting } from './progress-setting.mjs';
+import { commandLine, posixWord, powerShellWord } from './shell-words.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -21,12 +22,9 @@ const PROVIDERS = [
 ];
 
 /** The check as lines of text, and its exit code: 0 when Qwen was found (served or not), 1 when not. */
-export function checkReport(found, { preload, preloadProblem, env = process.env }) {
+export function checkReport(found, { preload, preloadProblem, env = process.env, platform = process.platform }) {
   const own = require('../../package.json').version;
-  const lines = [
-    `toolcall-stream ${own}, preload ${fileURLToPath(preload)}`,
-    `  by hand, from any folder: NODE_OPTIONS=--import=${preload.href} qwen`,
-  ];
+  const lines = [`toolcall-stream ${own}, preload ${fileURLToPath(preload)}`, byHandLine(preload, platform)];
   if (found.missing) {
     lines.push(`Qwen Code: ${found.missing}`);
     return { lines, code: 1 };
@@ -41,7 +39,7 @@ export function checkReport(found, { preload, preloadProblem, env = process.env 
   // Qwen's bin runs its own update of itself when it has one: that is what a start serves.
   const update = path.basename(entry) === 'cli.js' ? undefined : activeUpdateOf(base, entry, env);
   if (update) lines.push(`  runs Qwen Code's own update to ${update.version} instead: ${update.dir}`);
-  if (path.basename(entry) !== 'cli.js') lines.push(...modeLines(entry, preload));
+  if (path.basename(entry) !== 'cli.js') lines.push(...modeLines(entry, preload, platform));
   const pkg = update ?? base;
 
   const { checkAvailable } = require('../available.js');
@@ -67,6 +65,18 @@ export function checkReport(found, { preload, preloadProblem, env = process.env 
   lines.push(progressLine(decision, env, off));
   lines.push(binary.available ? 'native binary: loads' : `native binary: does not load: ${binary.reason}`);
   return { lines, code: 0 };
+}
+
+/**
+ * The command that starts the user's own `qwen` with the preload, quoted for
+ * the shell it is shown for: sh on POSIX, PowerShell on Windows (whose
+ * single quotes, unlike cmd.exe's quoting, leave a `%` in a file URL alone).
+ */
+function byHandLine(preload, platform) {
+  const option = `--import=${preload.href}`;
+  return platform === 'win32'
+    ? `  by hand, from any folder (PowerShell): $env:NODE_OPTIONS=${powerShellWord(option)}; qwen`
+    : `  by hand, from any folder: NODE_OPTIONS=${posixWord(option)} qwen`;
 }
 
 /**
@@ -123,14 +133,15 @@ function inProcessModes(entry) {
  * the launcher gives the preload among those flags), nor does `qwen mcp`,
  * which manages the MCP server settings.
  */
-function modeLines(entry, preload) {
+function modeLines(entry, preload, platform) {
   const inProcess = inProcessModes(entry);
   const lines = ['  served: every cli.js process (interactive, -p, --acp)'];
   if (!inProcess.includes('serve')) return lines;
   lines[0] += ", and each session of serve and its web shell (a cli.js --acp it starts with the launcher's Node flags)";
   const names = inProcess.map((m) => (m === 'serve' ? "serve's own process" : m.startsWith('-') ? m : `qwen ${m}`));
   lines.push(`  stock, inside cli-entry.js, sending no model requests: ${names.join(', ')}`);
-  lines.push(`  serve by hand (it removes NODE_OPTIONS): node --import=${preload.href} ${entry} serve`);
+  const serve = commandLine(['node', `--import=${preload.href}`, entry, 'serve'], platform);
+  lines.push(`  serve by hand (it removes NODE_OPTIONS): ${serve}`);
   return lines;
 }
 

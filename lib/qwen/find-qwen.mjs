@@ -100,16 +100,37 @@ function qwenExecutablesOnPath(env) {
   return found;
 }
 
-/** `npm root -g`, or undefined when npm is missing or fails. */
-function npmGlobalRoot(env) {
-  // npm is a .cmd on Windows, which Node runs only through a shell.
-  const r = spawnSync(windows ? 'npm.cmd' : 'npm', ['root', '-g'], {
+/**
+ * How to run `npm root -g` (`{file, args, options}`) on `platform` for the
+ * Node at `execPath`. Never in the working directory, which for an editor is
+ * the project being edited: cmd.exe runs an `npm.cmd` it finds in its
+ * current folder before any on PATH, so on Windows npm's own CLI is run with
+ * this Node and no shell (the Node installer puts npm beside node.exe, in
+ * node_modules\npm), and where it is not there, npm.cmd runs in the Node
+ * folder. The Node folder is the working directory everywhere: as trusted as
+ * Node itself.
+ */
+export function npmRootCommand({ platform = process.platform, execPath = process.execPath, env = process.env } = {}) {
+  const nodeDir = path.dirname(execPath);
+  const options = {
+    cwd: nodeDir,
     env,
     encoding: 'utf8',
-    shell: windows,
+    shell: false,
     timeout: 15_000,
     stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  };
+  if (platform !== 'win32') return { file: 'npm', args: ['root', '-g'], options };
+  const npmCli = path.join(nodeDir, 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  if (fs.existsSync(npmCli)) return { file: execPath, args: [npmCli, 'root', '-g'], options };
+  // A .cmd runs only through a shell.
+  return { file: 'npm.cmd', args: ['root', '-g'], options: { ...options, shell: true } };
+}
+
+/** `npm root -g`, or undefined when npm is missing or fails. */
+function npmGlobalRoot(env) {
+  const { file, args, options } = npmRootCommand({ env });
+  const r = spawnSync(file, args, options);
   const root = r.status === 0 ? r.stdout.trim() : '';
   return root || undefined;
 }

@@ -72,7 +72,9 @@ export async function install(pkg, stats) {
  */
 async function prepareProgress(decision, pkg) {
   const setting = progressSetting();
-  if (!setting.wanted) return { progress: { on: false, wanted: false, reason: setting.reason } };
+  // A value of TOOLCALL_STREAM_QWEN_PROGRESS that is not a switch counts as
+  // asked about, so that serve.mjs says it in the preload's one line.
+  if (!setting.wanted) return { progress: { on: false, wanted: setting.unknown === true, reason: setting.reason } };
   let ToolCallEmitter;
   try {
     ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter'], { within: pkg.dir }));

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findQwen } from './find-qwen.mjs';
+import { launcherProgress } from './progress-setting.mjs';
 
 const PRELOAD = new URL('./preload.mjs', import.meta.url);
 const PREFIX = 'toolcall-stream-qwen';
@@ -74,9 +75,11 @@ export async function main(argv = process.argv.slice(2)) {
   const { qwen, check, progress, qwenArgs } = parseLauncherArgs(argv);
   // Live progress on Qwen's preparing cards (progress-setting.mjs): on unless
   // --no-progress or the variable says off; it reaches Qwen's relaunched
-  // cli.js through the environment.
-  if (!progress) process.env.TOOLCALL_STREAM_QWEN_PROGRESS = 'off';
-  else if (process.env.TOOLCALL_STREAM_QWEN_PROGRESS !== 'off') process.env.TOOLCALL_STREAM_QWEN_PROGRESS = 'on';
+  // cli.js through the environment, as on or off, so a value that is not a
+  // switch is said here, once a start.
+  const setting = launcherProgress(progress);
+  process.env.TOOLCALL_STREAM_QWEN_PROGRESS = setting.value;
+  if (setting.line) process.stderr.write(`${PREFIX}: ${setting.line}\n`);
   const found = findQwen({ flag: qwen, env: process.env });
   if (check) {
     const { printCheck } = await import('./check.mjs');
