@@ -202,7 +202,7 @@ test('shell words: POSIX single quotes, PowerShell single quotes, bare only wher
 const AWKWARD = `it's "a" $HOME \`id\` dir`;
 
 test(
-  "--check's commands, pasted into sh from folders named with spaces, quotes and $, start Qwen with the preload",
+  "--check's commands, pasted into sh from folders named with spaces, quotes and $, start Qwen with the preload; without the native binary the check still runs",
   { skip: latest.skip ?? (posix ? false : 'sh'), timeout: 60_000 },
   () => {
     const base = path.join(tmp, AWKWARD);
@@ -212,8 +212,6 @@ test(
     fs.copyFileSync(path.join(root, 'package.json'), path.join(own, 'package.json'));
     for (const d of ['lib', 'bin']) fs.cpSync(path.join(root, d), path.join(own, d), { recursive: true });
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(own, 'node_modules'));
-    for (const f of fs.readdirSync(root).filter((f) => f.endsWith('.node')))
-      fs.copyFileSync(path.join(root, f), path.join(own, f));
     // Qwen's real cli-entry.js beside a cli.js that says whether the preload loaded in it.
     const qwen = path.join(base, 'qwen code');
     fs.mkdirSync(qwen);
@@ -237,6 +235,8 @@ test(
 
     const c = run([path.join(own, 'bin', 'toolcall-stream-qwen.js'), '--qwen', qwen, '--check']);
     assert.equal(c.status, 0, c.stderr);
+    // The copy has no native binary beside it: the check says so rather than failing.
+    assert.match(c.stdout, /^native binary: does not load: /m);
     const shown = (prefix) => {
       const line = c.stdout.split('\n').find((l) => l.startsWith(prefix));
       assert.ok(line, `${prefix} in ${c.stdout}`);

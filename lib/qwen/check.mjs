@@ -10,11 +10,19 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inspectQwen } from './inspect.mjs';
 import { activeUpdateOf } from './qwen-update.mjs';
-import { emitterClassText, emitterCodeMismatch } from './acp-progress.mjs';
 import { progressSetting } from './progress-setting.mjs';
 import { commandLine, posixWord, powerShellWord } from './shell-words.mjs';
 
 const require = createRequire(import.meta.url);
+
+// The card hook loads the native binary as it is imported (lib/acp/cards.js):
+// without the binary the check still runs, and says that it does not load.
+let acpProgress;
+try {
+  acpProgress = await import('./acp-progress.mjs');
+} catch (err) {
+  acpProgress = { failed: err };
+}
 
 const PROVIDERS = [
   ['anthropic', 'Anthropic'],
@@ -87,17 +95,18 @@ function progressLine(decision, env, off) {
   const setting = progressSetting(['--acp'], env);
   if (!setting.wanted) return `live progress on preparing cards (--acp): off: ${setting.reason}`;
   if (off) return `live progress on preparing cards (--acp): off: ${off}`;
+  if (acpProgress.failed) return `live progress on preparing cards (--acp): off: ${acpProgress.failed.message}`;
   if (!decision.anthropic.served && !decision.openai.served) {
     return 'live progress on preparing cards (--acp): off: no provider is served, so nothing counts the arguments';
   }
   const file = decision.hookPoints?.ToolCallEmitter;
   let text;
   try {
-    text = file === undefined ? undefined : emitterClassText(fs.readFileSync(file, 'utf8'));
+    text = file === undefined ? undefined : acpProgress.emitterClassText(fs.readFileSync(file, 'utf8'));
   } catch {
     text = undefined;
   }
-  const mismatch = emitterCodeMismatch(text);
+  const mismatch = acpProgress.emitterCodeMismatch(text);
   return mismatch
     ? `live progress on preparing cards (--acp): off: ${mismatch}`
     : 'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)';
