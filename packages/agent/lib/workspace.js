@@ -43,12 +43,12 @@ function isInside(root, target) {
   return !(rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel));
 }
 
-/** Why a walk stopped: the kernel's error, with the link that led there. */
+/** Why a walk stopped: the kernel's error (CREATE: a write's `.`/`..` below a missing folder, with its detail). */
 class WalkStop extends Error {
-  constructor(code, link) {
+  constructor(code, detail) {
     super(code);
     this.code = code;
-    this.link = link;
+    this.detail = detail;
   }
 }
 
@@ -95,10 +95,13 @@ function refusal(root, p, intent, stop, exit) {
     case 'EACCES':
     case 'EPERM':
       return new ToolError(`Permission denied: ${p}`);
-    case 'CREATE':
+    case 'CREATE': {
+      const { missing, name, link } = stop.detail;
+      const via = link === null ? '' : ` (the symbolic link "${link}" leads there)`;
       return new ToolError(
-        `Refused: "${p}" cannot be created: below "${stop.link}", which does not exist, only plain folder and file names can be created (no "." or "..").`,
+        `Refused: "${p}" cannot be created: "${missing}" does not exist, and "${name}" follows it${via}. Below a missing folder only plain names can be created.`,
       );
+    }
     default:
       if (intent === 'list') return new ToolError(`Directory not found: ${p}`);
       return Object.assign(new ToolError(`File not found: ${p}`), { code: 'ENOENT' });
@@ -131,7 +134,8 @@ async function kernelWalk(root, p, intent) {
     if (wasInside && !isInside(root, at)) exit = { link: via };
     if (isInside(root, at)) exit = null;
   };
-  const stop = (code, link = null) => Object.assign(new WalkStop(code, link), { outside: !isInside(root, at) && exit });
+  const stop = (code, detail = null) =>
+    Object.assign(new WalkStop(code, detail), { outside: !isInside(root, at) && exit });
   // The kernel's own error for a step that fails while it is looked at.
   const look = (call) =>
     call.catch((err) => {
@@ -143,7 +147,7 @@ async function kernelWalk(root, p, intent) {
     if (firstMissing !== null) {
       // Below a missing component: only names to create.
       if (intent !== 'write') throw stop('ENOENT');
-      if (name === '.' || name === '..') throw stop('CREATE', firstMissing);
+      if (name === '.' || name === '..') throw stop('CREATE', { missing: firstMissing, name, link });
       at = path.join(at, name);
       missing++;
       continue;
