@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { createRequire } from 'node:module';
 import { loadPeer } from '../benchmark/peer.mjs';
 import { brokenJson } from './helpers/broken-json.mjs';
+import { deepStringify } from './helpers/deep-json.mjs';
 
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter } = require('../index.js');
@@ -85,7 +86,17 @@ function openaiChunks(texts) {
   ];
 }
 
-const same = (a, b) => isDeepStrictEqual(a, b) && JSON.stringify(a) === JSON.stringify(b);
+// Arguments nested deeper than JSON.stringify takes compare by their JSON
+// text, written without recursion.
+const same = (a, b) => {
+  if (a === undefined || b === undefined) return a === b;
+  try {
+    return isDeepStrictEqual(a, b) && JSON.stringify(a) === JSON.stringify(b);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return deepStringify(a) === deepStringify(b);
+  }
+};
 
 /**
  * Ours in every input form: the SDK objects (the object path, which gathers
@@ -202,10 +213,38 @@ test('random garbage', async () => {
   await check('garbage', texts, { split: splitter(g) });
 });
 
-test('deep nesting within maxRepairDepth', async () => {
+test('deep nesting', async () => {
   const g = brokenJson(4404);
   const texts = Array.from({ length: 1000 }, () => g.deep(1 + g.int(400)));
   await check('deep', texts, { split: whole });
+});
+
+test('nesting 513 to 10,000 levels: repaired as the reference repairs it, then its fallback', async () => {
+  // Each kind of nesting jsonrepair recurses on, broken (unclosed) and
+  // valid. The reference repairs each at 2,000 levels; at 10,000 its stack
+  // overflows and safeJsonParse gives {}. Valid text needs no repair.
+  const texts = [];
+  for (const depth of [513, 1000, 2000, 10000]) {
+    for (const [unit, last] of [
+      ['[', '1'],
+      ['{"a":', '1'],
+      ['f(', '{"b":1}'],
+      ['"a"+', '"b"'],
+    ]) {
+      texts.push(unit.repeat(depth) + last);
+    }
+    texts.push(`{"a":${'['.repeat(depth)}1${']'.repeat(depth)}}`);
+    texts.push(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+  }
+  await check('deep extremes', texts, { split: whole });
+  // Not vacuous: repaired at 2,000 levels, the fallback at 10,000.
+  const ours = new AnthropicConverter();
+  const out = anthropicEvents([texts[12], texts[18]], whole).flatMap((e) => ours.pushEvent(e));
+  const [repaired, fallback] = [...functionCalls(out).values()];
+  let levels = 0;
+  for (let v = repaired; Array.isArray(v); v = v[0]) levels++;
+  assert.equal(levels, 2000);
+  assert.deepEqual(fallback, {});
 });
 
 test('the named cases', async () => {

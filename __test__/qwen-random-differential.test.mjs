@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { QWEN_VERSIONS, QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
 import { generateCase } from './helpers/stream-generator.mjs';
 import { runBoth, difference, signature } from './helpers/random-differential.mjs';
 import { explain } from './helpers/explain-difference.mjs';
@@ -95,6 +95,113 @@ for (const version of QWEN_VERSIONS) {
         .filter(([, d]) => d)
         .map(([seed, d]) => `${seed}: ${signature(d)}`);
       assert.deepEqual(differing, []);
+    });
+  });
+}
+
+// Tool arguments nested deep and a large one, on a release of each profile
+// line: stock repairs broken arguments at any depth its JS stack allows, then
+// safeJsonParse gives `{}`; valid arguments parse at any depth. With the
+// preload the same, and no limit of the library's own fails first.
+const NESTINGS = {
+  array: { unit: '[', last: '1', close: ']' },
+  object: { unit: '{"a":', last: '1', close: '}' },
+  call: { unit: 'f(', last: '1' },
+  concatenation: { unit: '"a"+', last: '"b"' },
+};
+const DEPTHS = [513, 1000, 2000, 10000];
+const sseFrame = (provider, event) =>
+  (provider === 'anthropic' ? `event: ${event.type}\n` : '') + `data: ${JSON.stringify(event)}\n\n`;
+
+/** One stream of one provider with one tool call whose arguments are `text`. */
+function toolCallCase(seed, provider, text) {
+  const events =
+    provider === 'anthropic'
+      ? [
+          { type: 'message_start', message: { id: 'msg_1', model: 'm', usage: { input_tokens: 1, output_tokens: 1 } } },
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} },
+          },
+          { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: text } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 2 } },
+          { type: 'message_stop' },
+        ]
+      : [
+          {
+            id: 'c',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: 'm',
+            choices: [
+              {
+                index: 0,
+                delta: {
+                  tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: text } }],
+                },
+                finish_reason: null,
+              },
+            ],
+          },
+          {
+            id: 'c',
+            object: 'chat.completion.chunk',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+          },
+        ];
+  const frames = events.map((e) => sseFrame(provider, e));
+  if (provider === 'openai') frames.push('data: [DONE]\n\n');
+  return { seed, provider, status: 200, contentType: 'text/event-stream', frames, cuts: [], end: 'close' };
+}
+
+const extremes = [];
+for (const provider of ['anthropic', 'openai']) {
+  for (const [name, { unit, last, close }] of Object.entries(NESTINGS)) {
+    for (const depth of DEPTHS) {
+      extremes.push(toolCallCase(`${provider} ${name} ${depth} broken`, provider, unit.repeat(depth) + last));
+      if (close) {
+        const valid = unit.repeat(depth) + last + close.repeat(depth);
+        extremes.push(toolCallCase(`${provider} ${name} ${depth} valid`, provider, `{"v":${valid}}`));
+      }
+    }
+  }
+  // Past the library's default 64 MiB a call would take stock minutes; 3 MiB
+  // is past its 1 MiB SSE line and well within any limit left.
+  extremes.push(toolCallCase(`${provider} 3 MiB`, provider, `{"content":"${'x'.repeat(3 << 20)}"}`));
+}
+
+for (const version of ['0.21.10', '0.24.4'].filter((v) => QWEN_VARIANT_RELEASES.includes(v))) {
+  const { dir, skip } = qwenBuildOrSkip(version);
+  describe(`Qwen Code ${version}: deep and large tool arguments, stock vs toolcall-stream/qwen`, { skip }, () => {
+    it(`${DEPTHS.join(', ')} levels, broken and valid, both providers, and a 3 MiB call end as stock ends`, async () => {
+      const results = await runBoth(dir, extremes);
+      const differing = results
+        .map((r) => [r.kase.seed, difference(r)])
+        .filter(([, d]) => d)
+        .map(([seed, d]) => `${seed}: ${signature(d)}`);
+      assert.deepEqual(differing, []);
+      // Repaired past the old 2,048 levels and given up at 10,000, by stock and so here
+      // (on 0.24 the Anthropic side refuses broken arguments outright).
+      const args = (seed) =>
+        results
+          .find((r) => r.kase.seed === seed)
+          .native.responses.flatMap((x) => x.functionCalls ?? [])
+          .map((c) => c.args);
+      const depth = (v) => {
+        let d = 0;
+        for (; v !== null && typeof v === 'object' && 'a' in v; v = v.a) d++;
+        return d;
+      };
+      assert.equal(depth(args('openai object 2000 broken')[0]), 2000);
+      assert.deepEqual(args('openai object 10000 broken'), [{}]);
+      assert.ok(
+        JSON.stringify(args('openai object 10000 valid')).includes('deepValue'),
+        'the 10,000 levels came through',
+      );
     });
   });
 }

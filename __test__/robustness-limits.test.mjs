@@ -151,19 +151,23 @@ test('a limit of Infinity is no limit, not the default', () => {
   c.free();
 });
 
-test('maxRepairDepth: Infinity is the cap of JSON repair, not the default depth', () => {
-  // Unbalanced arguments nested past the default depth (512), below the cap (2048).
+test('maxRepairDepth: no limit by default (the repair does not recurse); one that is set refuses deeper', () => {
+  // Unbalanced arguments nested past the old default depth (512) and cap (2048).
   const deep = (limits) => {
     const c = new OpenAIConverter({ limits });
-    c.pushChunk(call(0, 'call_1', '{"a":' + '['.repeat(600) + '1,'));
+    c.pushChunk(call(0, 'call_1', '{"a":' + '['.repeat(3000) + '1,'));
     return () => c.pushChunk({ id: 'c', created: 1, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
   };
-  expectLimit(deep(undefined));
-  const finish = deep({ maxRepairDepth: Infinity })();
-  assert.equal(finish.candidates[0].content.parts[0].functionCall.name, 'write_file');
+  for (const limits of [undefined, { maxRepairDepth: Infinity }]) {
+    let v = deep(limits)().candidates[0].content.parts[0].functionCall.args.a;
+    let levels = 0;
+    for (; Array.isArray(v); v = v[0]) levels++;
+    assert.equal(levels, 3000);
+  }
+  expectLimit(deep({ maxRepairDepth: 512 }));
 });
 
-test('the non-streaming conversions take maxRepairDepth: Infinity as the cap too', () => {
+test('the non-streaming conversions take maxRepairDepth too', () => {
   const body = {
     id: 'c',
     object: 'chat.completion',
@@ -187,9 +191,11 @@ test('the non-streaming conversions take maxRepairDepth: Infinity as the cap too
       },
     ],
   };
-  expectLimit(() => m.convertOpenAIResponse(body));
-  const response = m.convertOpenAIResponse(body, { limits: { maxRepairDepth: Infinity } });
-  assert.equal(response.candidates[0].content.parts[0].functionCall.name, 'write_file');
+  expectLimit(() => m.convertOpenAIResponse(body, { limits: { maxRepairDepth: 512 } }));
+  for (const limits of [undefined, { maxRepairDepth: Infinity }]) {
+    const response = m.convertOpenAIResponse(body, { limits });
+    assert.equal(response.candidates[0].content.parts[0].functionCall.name, 'write_file');
+  }
 });
 
 test('bad limits are INVALID_ARGUMENT', () => {

@@ -25,6 +25,7 @@ import { startCaseServer } from './case-server.mjs';
 import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
 import { findExporters } from '../../lib/qwen/inspect.mjs';
 import progress from '../../lib/progress.js';
+import { plainOrDigest } from './deep-json.mjs';
 
 const [packageDir, mode, file] = process.argv.slice(2);
 
@@ -54,7 +55,8 @@ const { classifyRetryError, isRateLimitError, getErrorStatus } = await importHoo
   classifiers,
 );
 
-const plain = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v) ?? 'null'));
+// Tool arguments may nest deeper than JSON.stringify takes: those are compared by a digest.
+const plain = plainOrDigest;
 const [REASONING_MARKER] = Object.getOwnPropertySymbols(q.createOpenAIReasoningThoughtPart(''));
 
 function responseRecord(r) {

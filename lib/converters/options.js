@@ -8,6 +8,14 @@
 const { invalidArgument, unreadable } = require('../responses.js');
 const { readHost } = require('../host.js');
 
+/**
+ * The limits the Qwen preload gives its converters: none, as stock Qwen has
+ * none. What stock cannot hold fails in V8 before either side's memory runs
+ * out (RELIABILITY.md, Known limits); JSON repair has no depth limit by
+ * default.
+ */
+const NO_LIMITS = Object.freeze({ maxCallBytes: Infinity, maxBufferedBytes: Infinity });
+
 /** The Qwen Code release whose behaviour a converter follows (see README, "Profiles"). */
 const PROFILES = ['qwen-0.21', 'qwen-0.24'];
 
@@ -160,6 +168,7 @@ const unmappedErrors = (options, host) =>
   host?.createError ? { ...options, host: { ...options.host, createError: undefined } } : options;
 
 module.exports = {
+  NO_LIMITS,
   PROFILES,
   RESPONSE_PARSING,
   readOptions,

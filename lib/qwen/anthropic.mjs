@@ -11,6 +11,7 @@ import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
 const { convertAnthropicStream } = require('../converters/anthropic-stream.js');
+const { NO_LIMITS } = require('../converters/options.js');
 
 /** The stream's items as the converter takes them: raw bytes, or SDK events (reported to telemetry). */
 async function* anthropicSource(stream, telemetryAttempt, q, seen) {
@@ -77,6 +78,7 @@ export function prepareAnthropicPatch(q, { heldCallRelease, lastFrameNeedsMoreBy
         yield* convertAnthropicStream(anthropicSource(stream, telemetryAttempt, q, seen), {
           profile,
           host: streamHost,
+          limits: NO_LIMITS,
         });
       } catch (err) {
         throw await sdkErrorOf(err);

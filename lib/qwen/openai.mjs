@@ -19,7 +19,7 @@ import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
 const { OpenAIConverter, sanitizationOf, closingTagPendingOf } = require('../converters/openai.js');
-const { RESPONSE_PARSING } = require('../converters/options.js');
+const { NO_LIMITS, RESPONSE_PARSING } = require('../converters/options.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {
@@ -140,6 +140,7 @@ export function prepareOpenAIPatch(q, { convertName, telemetryArg }, { profile, 
       const converter = new OpenAIConverter({
         profile,
         host: converterHost,
+        limits: NO_LIMITS,
         responseParsing: context?.responseParsingOptions,
         throwOnErrorFinish: true,
         // Only the bytes path leaves them out, where no telemetry sees them.

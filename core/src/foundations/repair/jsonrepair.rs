@@ -66,25 +66,28 @@ type Step<T> = Result<T, Failure>;
 /// The share of the reference's JS stack that each of jsonrepair's
 /// recursive functions takes in V8, in billionths of what the reference has
 /// left when `safeJsonParse` calls jsonrepair ([`REFERENCE_STACK`]).
-/// Measured on the published Qwen Code builds (Node 20, warm: after a few
-/// deep repairs) from the deepest broken input each repairs before its
-/// `RangeError`: 6,173 levels of `[`, 3,336 of `{"a":`, 6,173 of `f(` and
-/// 4,572 of `"a"+`; each cost is the largest that fits that many levels
-/// and the innermost value's `parseValue`. V8's frame sizes change as it
-/// optimises, so the reference's own edge moves, by up to a fifth between
-/// a cold and a warm process; inputs near it may go either way there.
+/// Measured in the published Qwen Code 0.21.10 (Node 20, its own
+/// `AnthropicContentGenerator` and OpenAI pipeline on loopback streams,
+/// after a few deep repairs) from the deepest broken input each repairs
+/// before its `RangeError`: about 6,400 levels of `[`, 3,300 of `{"a":`,
+/// 5,350 of `f(` and 4,000 of `"a"+`; each cost is the largest that fits
+/// that many levels and the innermost value's `parseValue`. V8's frames
+/// change size as it optimises the functions, so the reference's own edge
+/// moves from one call to the next (`[`: from 5,000 in a cold process to
+/// 6,500; `{"a":`: 3,200 to 3,330 warm, past 4,000 cold): near the edge,
+/// within about a fifth of it, stock itself may go either way.
 pub mod frame_cost {
     /// `parseValue`.
     pub const VALUE: usize = 72_000;
     /// `parseArray`; with its `parseValue`, one level of `[`.
-    pub const ARRAY: usize = 161_984 - VALUE;
+    pub const ARRAY: usize = 156_238 - VALUE;
     /// `parseObject`; with its `parseValue`, one level of `{"a":`.
-    pub const OBJECT: usize = 299_738 - VALUE;
+    pub const OBJECT: usize = 303_008 - VALUE;
     /// `parseUnquotedString` in a function call; with its `parseValue`,
     /// one level of `f(`.
-    pub const CALL: usize = 161_984 - VALUE;
+    pub const CALL: usize = 186_902 - VALUE;
     /// `parseString` and `parseConcatenatedString`: one `"a"+`.
-    pub const CONCAT: usize = 218_706;
+    pub const CONCAT: usize = 249_982;
     /// `parseString` calling itself to read the string another way.
     pub const RETRY: usize = 110_000;
 }
