@@ -58,6 +58,18 @@ const scenarios = {
     ['toolu_01InsideLink', 'write_file', { path: 'inside-link', content: 'inside\n' }],
   ]),
   fifo: toolTurn('Write onto the named pipe.', [['toolu_01Fifo', 'write_file', { path: 'pipe', content: PAYLOAD }]]),
+  'two-links': toolTurn('Read, list and write through the link l.', [
+    ['toolu_01TwoRead', 'read_file', { path: 'l/secret.txt' }],
+    ['toolu_01TwoList', 'list_directory', { path: 'l' }],
+    ['toolu_01TwoWrite', 'write_file', { path: 'l/pwned.txt', content: PAYLOAD }],
+  ]),
+  'hard-link': toolTurn('Write and read the hard-linked file.', [
+    ['toolu_01HardWrite', 'write_file', { path: 'alias.txt', content: PAYLOAD }],
+    ['toolu_01HardRead', 'read_file', { path: 'alias.txt' }],
+  ]),
+  'swap-write': toolTurn('Write into sub.', [
+    ['toolu_01Swap', 'write_file', { path: 'sub/new.txt', content: PAYLOAD }],
+  ]),
   'after-refusal': toolTurn('Now write a normal file.', [
     ['toolu_01Normal', 'write_file', { path: 'notes/ok.txt', content: 'ok\n' }],
   ]),
@@ -88,6 +100,24 @@ async function workspace() {
   return { ws: await fs.realpath(ws), outside };
 }
 
+/**
+ * A repository of two links only: `l -> nope/../evildir` (`nope` does not
+ * exist) and `evildir -> ../outside`, beside `outside/secret.txt`. The kernel
+ * cannot walk `l` (no `nope`); a resolver that joined the rest as text would
+ * land on `evildir/…`, which the kernel then follows outside.
+ */
+async function twoLinkRepo() {
+  const outer = path.join(tmpRoot, String(++count));
+  const ws = path.join(outer, 'ws');
+  const outside = path.join(outer, 'outside');
+  await fs.mkdir(ws, { recursive: true });
+  await fs.mkdir(outside);
+  await fs.writeFile(path.join(outside, 'secret.txt'), 'do not read\n');
+  await fs.symlink('nope/../evildir', path.join(ws, 'l'));
+  await fs.symlink('../outside', path.join(ws, 'evildir'));
+  return { ws: await fs.realpath(ws), outside };
+}
+
 const listing = async (dir) => (await fs.readdir(dir)).sort();
 
 for (const providerKind of ['anthropic', 'openai']) {
@@ -96,6 +126,10 @@ for (const providerKind of ['anthropic', 'openai']) {
   describe(`workspace containment over stdio: ${providerKind}`, () => {
     let provider;
     let agent;
+    // A second agent that asks before each write: its user answers "Allow"
+    // after `whileAsked(request)` has run, the request still open.
+    let asking;
+    let whileAsked = async () => {};
     before(async () => {
       provider = await startProvider({ speed: 50, scenarios });
       agent = await launchAgent({
@@ -104,16 +138,28 @@ for (const providerKind of ['anthropic', 'openai']) {
         retryDelayMs: 20,
         extraArgs: ['--approve=always'],
       });
+      asking = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 20,
+        permission: async (params) => {
+          await whileAsked(params);
+          return { outcome: { outcome: 'selected', optionId: 'proceed_once' } };
+        },
+      });
     });
-    // Every message the agent wrote, responses and errors included, is valid ACP v1.
-    after(() => closeChecked(agent, provider));
+    // Every message the agents wrote, responses and errors included, is valid ACP v1.
+    after(async () => {
+      await closeChecked(asking, null);
+      await closeChecked(agent, provider);
+    });
 
     /** Runs a scenario in `sessionId`; returns its tool frames per call and what the model was told. */
-    async function run(sessionId, name) {
-      const before = agent.updates(sessionId).length;
-      const response = await agent.prompt(sessionId, scenarios[name].prompt);
+    async function run(sessionId, name, on = agent) {
+      const before = on.updates(sessionId).length;
+      const response = await on.prompt(sessionId, scenarios[name].prompt);
       assert.equal(response.stopReason, 'end_turn');
-      const updates = agent
+      const updates = on
         .updates(sessionId)
         .slice(before)
         .map((e) => e.update);
@@ -205,6 +251,95 @@ for (const providerKind of ['anthropic', 'openai']) {
       );
       assert.equal(await fs.readFile(path.join(ws, 'sub/target.txt'), 'utf8'), 'inside\n');
       assert.equal(card.at(-1).content[0].path, path.join(ws, 'sub/target.txt'));
+    });
+
+    /** The two-link repository's calls: each card fails early with its reason; nothing outside is read, listed or written. */
+    async function assertTwoLinksRefused(sessionId, on, { ws, outside }) {
+      const { frames, results } = await run(sessionId, 'two-links', on);
+      assertFailedOnce(frames('toolu_01TwoRead'), /^File not found: l\/secret\.txt$/);
+      assertFailedOnce(frames('toolu_01TwoList'), /^Directory not found: l$/);
+      assertFailedOnce(
+        frames('toolu_01TwoWrite'),
+        /^Refused: "l\/pwned\.txt" cannot be created: "nope" does not exist, and "\.\." follows it \(the symbolic link "l" leads there\)\./,
+      );
+      // The model reads exactly the refusals, nothing of the outside folder.
+      assert.deepEqual(
+        results.map((r) => r.text),
+        ['toolu_01TwoRead', 'toolu_01TwoList', 'toolu_01TwoWrite'].map(
+          (id) => frames(id).at(-1).content[0].content.text,
+        ),
+      );
+      assert.deepEqual(await listing(outside), ['secret.txt'], 'nothing was created outside');
+      assert.equal(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8'), 'do not read\n');
+      assert.deepEqual(await listing(ws), ['evildir', 'l'], 'nothing was created inside either');
+      const next = await run(sessionId, 'after-refusal', on);
+      assert.equal(next.frames('toolu_01Normal').at(-1).status, 'completed');
+      assert.equal(await fs.readFile(path.join(ws, 'notes/ok.txt'), 'utf8'), 'ok\n');
+    }
+
+    it('a link through a missing folder and back (l -> nope/../evildir, evildir -> ../outside) leads nowhere: read, list and write refused; the session goes on', async () => {
+      const repo = await twoLinkRepo();
+      await assertTwoLinksRefused(await agent.newSession(repo.ws), agent, repo);
+    });
+
+    it('asking before writes, the two-link write is refused by its check: the user is never asked about it', async () => {
+      const repo = await twoLinkRepo();
+      const sessionId = await asking.newSession(repo.ws);
+      await assertTwoLinksRefused(sessionId, asking, repo);
+      // The one request is the closing write of notes/ok.txt.
+      const requests = asking.permissionRequests(sessionId);
+      assert.deepEqual(
+        requests.map((r) => r.toolCall.content[0].path),
+        [path.join(repo.ws, 'notes', 'ok.txt')],
+      );
+    });
+
+    it('a folder swapped for a link to the outside while the permission request is open: the approved write is refused, nothing lands outside', async () => {
+      const { ws, outside } = await workspace();
+      await fs.mkdir(path.join(ws, 'sub'));
+      const sessionId = await asking.newSession(ws);
+      whileAsked = async () => {
+        await fs.rename(path.join(ws, 'sub'), path.join(ws, 'sub-was'));
+        await fs.symlink('../outside', path.join(ws, 'sub'));
+      };
+      let outcome;
+      try {
+        outcome = await run(sessionId, 'swap-write', asking);
+      } finally {
+        whileAsked = async () => {};
+      }
+      const [request] = asking.permissionRequests(sessionId);
+      assert.equal(
+        request.toolCall.content[0].path,
+        path.join(ws, 'sub', 'new.txt'),
+        'the prompt showed the real folder',
+      );
+      const card = outcome.frames('toolu_01Swap');
+      assert.deepEqual(
+        card.filter((u) => u.status === 'completed' || u.status === 'failed').map((u) => u.status),
+        ['failed'],
+      );
+      assert.match(
+        card.at(-1).content[0].content.text,
+        /^Refused: "sub\/new\.txt" changed after it was checked: "sub" is now a symbolic link or no longer a folder\. Nothing was read or written\.$/,
+      );
+      assert.deepEqual(await listing(outside), ['existing.txt'], 'nothing was created outside');
+      assert.deepEqual(await fs.readdir(path.join(ws, 'sub-was')), [], 'nor in the folder the user approved');
+      const next = await run(sessionId, 'after-refusal', asking);
+      assert.equal(next.frames('toolu_01Normal').at(-1).status, 'completed');
+    });
+
+    it('a file that is a hard link to one outside: its write is refused, the outside file unchanged; its read is allowed', async () => {
+      const { ws, outside } = await workspace();
+      await fs.link(path.join(outside, 'existing.txt'), path.join(ws, 'alias.txt'));
+      const { frames, results } = await run(await agent.newSession(ws), 'hard-link');
+      assertFailedOnce(frames('toolu_01HardWrite'), /^Refused: "alias\.txt" is a file with 2 names \(hard links\)\./);
+      assert.equal(await fs.readFile(path.join(outside, 'existing.txt'), 'utf8'), 'outside\n');
+      assert.deepEqual(
+        frames('toolu_01HardRead').map((u) => u.status),
+        ['pending', 'in_progress', 'completed'],
+      );
+      assert.equal(results[1].text, 'outside\n');
     });
 
     it(
