@@ -78,6 +78,8 @@ const COMMON_SKIPS = {
   'agent-policy.test.mjs': NOT_ADDON,
   'agent-stream-observer.test.mjs': NOT_ADDON,
   'agent-tool-call.test.mjs': NOT_ADDON,
+  'agent-containment-swap.test.mjs': NOT_ADDON,
+  'agent-containment-property.test.mjs': `${NOT_ADDON}; the kernel's answer is read from Linux's /proc/self/fd`,
   'e2e-model-errors.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-empty-stream.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'agent-stream-validation.test.mjs': NOT_ADDON,

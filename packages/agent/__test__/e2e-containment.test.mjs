@@ -241,7 +241,7 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.deepEqual(await listing(outside), ['existing.txt']);
     });
 
-    it('a dangling link whose target stays inside is written at its target, and the diff names the target', async () => {
+    it('a dangling link whose target stays inside is written at its target, and the card and diff name the target', async () => {
       const { ws } = await workspace();
       const { frames } = await run(await agent.newSession(ws), 'dangling-inside');
       const card = frames('toolu_01InsideLink');
@@ -251,6 +251,10 @@ for (const providerKind of ['anthropic', 'openai']) {
       );
       assert.equal(await fs.readFile(path.join(ws, 'sub/target.txt'), 'utf8'), 'inside\n');
       assert.equal(card.at(-1).content[0].path, path.join(ws, 'sub/target.txt'));
+      assert.deepEqual(
+        card[1].locations.map((l) => l.path),
+        [path.join(ws, 'sub/target.txt')],
+      );
     });
 
     /** The two-link repository's calls: each card fails early with its reason; nothing outside is read, listed or written. */

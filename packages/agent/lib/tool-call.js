@@ -144,6 +144,9 @@ async function runTool(session, call, send, ctx) {
       if (!(err instanceof ToolError)) throw err;
       return failEarly(session, start, err.message, send);
     }
+    // The checked location is the real one (workspace.js): the card and the
+    // permission request show where the tool works, not the link asked for.
+    if (typeof checked?.abs === 'string') start.locations = [{ path: checked.abs }];
     const decision = permission.decide(session.approval, start.kind);
     if (decision === 'refuse') {
       return failEarly(
