@@ -51,6 +51,8 @@ const sameFile = (a, b) => a.dev === b.dev && a.ino === b.ino;
  * `shown` is the tool path, for messages.
  */
 async function inFolder(root, parts, shown, { create = false } = {}, use) {
+  // Elsewhere a folder may not even open as a file (Windows).
+  if (process.platform !== 'linux') return byPath(root, parts, shown, create, use);
   const held = [];
   try {
     const rootHandle = await fs.open(root, DIR_FLAGS).catch(() => {
