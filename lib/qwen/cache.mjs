@@ -19,12 +19,14 @@
 // An entry is data, never a list of modules: the preload imports the hook
 // points it names, so a hook point is taken from an entry only when it is a
 // file inside the Qwen package (by real path) whose content the entry's own
-// hashes cover, hashed again as the entry is read. Whoever can write the
-// cache can then make the preload import nothing but Qwen's own code. The
-// folder is the user's alone besides: created 0700, refused when it is a
-// link, someone else's, or writable by others (XDG Base Directory
-// Specification: a relative XDG_CACHE_HOME is ignored), and its files are
-// read and written without following links.
+// hashes cover, hashed again as the entry is read (hook-points.mjs checks
+// the real path again as it imports). Whoever can write the cache can then
+// make the preload import nothing but Qwen's own code. The folder is the
+// user's alone besides: created 0700, refused when it is a link, someone
+// else's, or writable by its group or others (XDG Base Directory
+// Specification: a relative XDG_CACHE_HOME is ignored); an entry is written
+// without following links, and read without following them only when the
+// open file is the user's own and writable by no one else.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
