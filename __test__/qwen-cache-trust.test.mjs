@@ -39,8 +39,8 @@ const sha256 = (data) => createHash('sha256').update(data).digest('hex');
  * A copy of 0.24.4 that Qwen runs from: its own package.json, entries and
  * chunks (so a file can be put inside it), the rest linked to the release.
  */
-function qwenCopy() {
-  const dir = path.join(tmp, 'qwen');
+function qwenCopy(name = 'qwen') {
+  const dir = path.join(tmp, name);
   if (fs.existsSync(dir)) return dir;
   fs.mkdirSync(dir);
   for (const f of fs.readdirSync(latest.dir)) {
@@ -209,6 +209,26 @@ test('the hook points are imported only from inside the package, checked as they
       importHookPoints({ GenerateContentResponse: file }, ['GenerateContentResponse'], { within: qwen }),
       /is not inside Qwen Code's package/,
     );
+  assert.equal(fs.existsSync(marker), false);
+});
+
+test('a hook chunk changed after the cached entry was read, before its import, is not imported', { skip }, async () => {
+  const qwen = qwenCopy('qwen-changed-at-import');
+  process.env.XDG_CACHE_HOME = path.join(tmp, 'changed-at-import');
+  const pkg = { dir: qwen, version: '0.24.4' };
+  inspectQwen(pkg);
+  const hit = inspectQwen(pkg);
+  assert.ok(hit.hookHashes, 'read from the cache');
+  const file = hit.hookPoints.GenerateContentResponse;
+  const marker = path.join(tmp, 'changed-at-import-marker');
+  fs.writeFileSync(
+    file,
+    `import { writeFileSync as w } from 'node:fs';\nw(${JSON.stringify(marker)}, 'ran');\n${fs.readFileSync(file, 'utf8')}`,
+  );
+  await assert.rejects(
+    importHookPoints(hit.hookPoints, ['GenerateContentResponse'], { within: qwen, hashes: hit.hookHashes }),
+    /changed since its hash was taken/,
+  );
   assert.equal(fs.existsSync(marker), false);
 });
 

@@ -19,8 +19,8 @@
 // An entry is data, never a list of modules: the preload imports the hook
 // points it names, so a hook point is taken from an entry only when it is a
 // file inside the Qwen package (by real path) whose content the entry's own
-// hashes cover, hashed again as the entry is read (hook-points.mjs checks
-// the real path again as it imports). Whoever can write the cache can then
+// hashes cover, hashed again as the entry is read (and hook-points.mjs
+// checks the real path and the hash again as it imports). Whoever can write the cache can then
 // make the preload import nothing but Qwen's own code. The folder is the
 // user's alone besides: created 0700, refused when it is a link, someone
 // else's, or writable by its group or others (XDG Base Directory
@@ -156,10 +156,13 @@ export function readCache(packageDir, knownCode) {
     const d = entry.decision;
     if (typeof d?.hookPoints !== 'object' || typeof d.anthropic !== 'object' || typeof d.openai !== 'object')
       return undefined;
-    // Each hook point one of the files just hashed: Qwen's own code, as the decision read it.
-    const hashed = new Set(code.map(([file]) => file));
-    if (!Object.values(d.hookPoints).every((f) => hashed.has(f))) return undefined;
-    return d;
+    // Each hook point one of the files just hashed: Qwen's own code, as the
+    // decision read it. Their hashes go with the decision, for the import to
+    // check again (hook-points.mjs).
+    const hashed = new Map(code);
+    const hooks = Object.values(d.hookPoints);
+    if (!hooks.every((f) => hashed.has(f))) return undefined;
+    return { ...d, hookHashes: Object.fromEntries(hooks.map((f) => [f, hashed.get(f)])) };
   } catch {
     return undefined;
   }

@@ -40,7 +40,7 @@ export async function install(pkg, stats) {
   const wanted = [...HOOK_POINTS, ...(outcome.anthropic.heldCallRelease === 'none' ? [] : CLASSIFIER_HOOK_POINTS)];
   let q;
   try {
-    q = await importHookPoints(decision.hookPoints, wanted, { within: pkg.dir });
+    q = await importHookPoints(decision.hookPoints, wanted, { within: pkg.dir, hashes: decision.hookHashes });
   } catch (err) {
     return stock(`the hook points could not be loaded: ${err.message}`);
   }
@@ -77,7 +77,10 @@ async function prepareProgress(decision, pkg) {
   if (!setting.wanted) return { progress: { on: false, wanted: setting.unknown === true, reason: setting.reason } };
   let ToolCallEmitter;
   try {
-    ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter'], { within: pkg.dir }));
+    ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter'], {
+      within: pkg.dir,
+      hashes: decision.hookHashes,
+    }));
   } catch (err) {
     return {
       progress: { on: false, wanted: true, reason: `Qwen's ToolCallEmitter could not be loaded: ${err.message}` },
