@@ -54,10 +54,9 @@ class WalkStop extends Error {
 
 /**
  * Resolves `p` for `intent` ('read', 'list' or 'write') against `root` (the
- * session's realpath'd cwd). Returns {root, abs, parts, existing, stat}:
- * `abs` is the real location, `parts` its components below `root`, the first
- * `existing` of which exist (all of them for read and list), `stat` the lstat
- * of what is at `abs` (null when a write creates it). Throws a ToolError when
+ * session's realpath'd cwd). Returns {root, abs, parts, stat}: `abs` is the
+ * real location, `parts` its components below `root`, `stat` the lstat of
+ * what is at `abs` (null when a write creates it). Throws a ToolError when
  * the kernel would put `p` outside `root` or fail on it.
  */
 async function resolveInside(root, p, intent = 'read') {
@@ -70,10 +69,10 @@ async function resolveInside(root, p, intent = 'read') {
     if (!(err instanceof WalkStop)) throw err;
     throw refusal(root, p, intent, err, err.outside);
   }
-  const { at, stat, missing } = walk;
+  const { at, stat } = walk;
   if (!isInside(root, at)) throw refusal(root, p, intent, null, walk.exit);
   const parts = components(path.relative(root, at)).filter((n) => n !== '.');
-  return { root, abs: at, parts, existing: parts.length - missing, stat };
+  return { root, abs: at, parts, stat };
 }
 
 /** The ToolError for a walk that failed (`stop`) or ended outside (`exit`: how it left). */
@@ -109,10 +108,9 @@ function refusal(root, p, intent, stop, exit) {
 }
 
 /**
- * The kernel's walk of `p` from `root`. Returns {at, stat, missing, exit}:
- * where it ends, that place's lstat (null when missing), how many trailing
- * components of `at` do not exist (write only), and how the walk left `root`
- * when `at` is outside. Throws a WalkStop where the kernel fails; its
+ * The kernel's walk of `p` from `root`. Returns {at, stat, exit}: where it
+ * ends, that place's lstat (null when a write creates it), and how the walk
+ * left `root` when `at` is outside. Throws a WalkStop where the kernel fails; its
  * `outside` is set when the walk was outside `root` at that moment, so a
  * failure out there reads as "leads outside", revealing nothing more.
  */
@@ -126,7 +124,6 @@ async function kernelWalk(root, p, intent) {
   let hops = 0;
   // An absolute tool path starts outside, at the filesystem root.
   let exit = isInside(root, at) ? null : { link: null };
-  let missing = 0;
   let firstMissing = null;
   const move = (next, via) => {
     const wasInside = isInside(root, at);
@@ -149,7 +146,6 @@ async function kernelWalk(root, p, intent) {
       if (intent !== 'write') throw stop('ENOENT');
       if (name === '.' || name === '..') throw stop('CREATE', { missing: firstMissing, name, link });
       at = path.join(at, name);
-      missing++;
       continue;
     }
     if (!atDir) throw stop('ENOTDIR');
@@ -168,7 +164,6 @@ async function kernelWalk(root, p, intent) {
       if (intent !== 'write') throw stop('ENOENT');
       move(next, link);
       stat = null;
-      missing = 1;
       firstMissing = path.relative(root, next) || name;
       if (!isInside(root, next)) firstMissing = name;
       continue;
@@ -185,7 +180,7 @@ async function kernelWalk(root, p, intent) {
     move(next, link);
     atDir = stat.isDirectory();
   }
-  return { at, stat, missing, exit };
+  return { at, stat, exit };
 }
 
 module.exports = { ToolError, resolveInside, isInside };
