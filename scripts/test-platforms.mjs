@@ -80,6 +80,7 @@ const COMMON_SKIPS = {
   'agent-tool-call.test.mjs': NOT_ADDON,
   'agent-containment-swap.test.mjs': NOT_ADDON,
   'agent-containment-property.test.mjs': `${NOT_ADDON}; the kernel's answer is read from Linux's /proc/self/fd`,
+  'agent-containment-fallback.test.mjs': `${NOT_ADDON}; hides /proc in a Linux mount namespace (unshare, root)`,
   'e2e-model-errors.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'e2e-empty-stream.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
   'agent-stream-validation.test.mjs': NOT_ADDON,
