@@ -38,6 +38,7 @@ describe('ToolCallCards', () => {
       toolCallId: 'call-1',
       status: 'pending',
       title: 'Read: read_file',
+      name: 'read_file',
       content: [],
       locations: [],
       kind: 'read',
@@ -83,6 +84,7 @@ describe('ToolCallCards', () => {
       toolCallId: 'c',
       status: 'in_progress',
       title: 'mcp__github__create_issue',
+      name: 'mcp__github__create_issue',
       content: [],
       locations: [],
       kind: 'other',
@@ -94,6 +96,45 @@ describe('ToolCallCards', () => {
         serverId: 'github',
       },
     });
+  });
+
+  it("ACP's name: on every tool_call, on an update or permission request only when it changes", () => {
+    const cards = new ToolCallCards();
+    assert.equal(cards.preparing('a', 'read_file').name, 'read_file');
+    assert.equal('name' in cards.started({ callId: 'a', toolName: 'read_file', rawInput: {} }), false);
+    cards.preparing('b', 'read_file');
+    const renamed = cards.started({ callId: 'b', toolName: 'read_many_files', rawInput: {} });
+    assertValidUpdate(renamed);
+    assert.deepEqual(Object.keys(renamed).slice(0, 5), ['sessionUpdate', 'toolCallId', 'status', 'title', 'name']);
+    assert.equal(renamed.name, 'read_many_files');
+    assert.equal(cards.started({ callId: 'c', toolName: 'shell', rawInput: {} }).name, 'shell');
+    assert.equal(cards.permission({ callId: 'd', toolName: 'write_file', rawInput: {} }).name, 'write_file');
+    cards.preparing('e', 'write_file');
+    assert.equal('name' in cards.permission({ callId: 'e', toolName: 'write_file', rawInput: {} }), false);
+    for (const frame of [cards.failed('a', 'read_file', 'x'), ...cards.closeAll()])
+      assert.equal('name' in frame, false);
+  });
+
+  it('a huge or hostile name: every frame small, its name cut, its title printable', () => {
+    const name = `\u001b]0;pwned\u0007\u202e\r\n${'n'.repeat(4 << 20)}`;
+    const cards = new ToolCallCards();
+    const frames = [
+      cards.preparing('a', name),
+      cards.discarded('a', name),
+      cards.started({ callId: 'b', toolName: name, rawInput: {}, title: name }),
+      cards.failed('b', name, 'Tool not found'),
+      cards.permission({ callId: 'c', toolName: name, rawInput: {} }),
+      ...cards.closeAll(),
+    ];
+    for (const frame of frames) {
+      if (frame.sessionUpdate) assertValidUpdate(frame);
+      assert.ok(JSON.stringify(frame).length < 1024, `${JSON.stringify(frame).length} characters`);
+      for (const shown of [frame.name, frame._meta.toolName, frame._meta.tool_name]) {
+        if (shown !== undefined) assert.equal(shown, `${name.slice(0, 119)}…`);
+      }
+    }
+    assert.equal(frames[0].title, `]0;pwned  ${'n'.repeat(109)}…`);
+    assert.equal(frames[2].title, `]0;pwned  ${'n'.repeat(245)}…`, 'a described title: up to 256 characters');
   });
 
   it('emits the protocol-valid discarded preparation frame', () => {
@@ -474,8 +515,10 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
   const odd = ['a\ud800b', '\udc00', 'x\ud83d', '\ude00y', '\ude00\ud83d', '\ud800\ud800', 'pair 😀'];
   /** What a JSON round trip (the ACP wire) gives: the string itself. */
   const wire = (x) => JSON.parse(JSON.stringify(x));
+  /** A title is printable text: a lone surrogate in it is U+FFFD. */
+  const titled = (s) => s.toWellFormed();
 
-  it('comes back in every field of every card frame as JSON.parse(JSON.stringify(x)) gives it', () => {
+  it('comes back in every field of every card frame as JSON.parse(JSON.stringify(x)) gives it, titles well-formed', () => {
     for (const s of odd) {
       const tool = `mcp__${s}__t`;
       const cards = new ToolCallCards({ describe: () => ({ title: `T${s}`, kind: 'read' }) });
@@ -488,7 +531,8 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
           sessionUpdate: 'tool_call',
           toolCallId: s,
           status: 'pending',
-          title: `T${s}`,
+          title: titled(`T${s}`),
+          name: tool,
           content: [],
           locations: [],
           kind: 'read',
@@ -510,7 +554,7 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
           sessionUpdate: 'tool_call_update',
           toolCallId: s,
           status: 'in_progress',
-          title: s,
+          title: titled(s),
           content: [],
           locations: [{ path: s, line: 2 }],
           kind: 'edit',
@@ -537,7 +581,8 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
         wire({
           toolCallId: `${s}p`,
           status: 'pending',
-          title: `T${s}`,
+          title: titled(`T${s}`),
+          name: tool,
           content: [],
           locations: [{ path: s, line: null }],
           kind: 'read',
@@ -609,8 +654,8 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
       ),
     );
     assert.deepStrictEqual(
-      frames.map((f) => [f.toolCallId, f.title, f._meta.toolName]),
-      wire(odd.map((s) => [s, `T${s}`, s])),
+      frames.map((f) => [f.toolCallId, f.title, f.name, f._meta.toolName]),
+      wire(odd.map((s) => [s, titled(`T${s}`), s, s])),
     );
     // Resolving the first id resolves it alone.
     tracker.resolve([{ id: odd[0] }, { id: 'a\ud801b' }]);

@@ -361,12 +361,11 @@ class Client {
   #checkProgress(update, at) {
     assert.deepEqual(Object.keys(update), ['sessionUpdate', 'toolCallId', 'title', '_meta']);
     assert.equal(typeof update.title, 'string');
-    // Every card's _meta names its provenance too (core/src/acp/card_frames.rs); nothing else rides along.
-    const { toolName, tool_name: zedName, phase, progress, provenance, ...rest } = update._meta;
+    // An update carries what changes: nothing the preparing tool_call gave the card rides along
+    // (core/src/acp/progress.rs).
+    const { phase, progress, ...rest } = update._meta;
     assert.deepEqual(rest, {});
-    assert.equal(typeof provenance, 'string');
     assert.equal(phase, 'preparing');
-    assert.equal(zedName, toolName);
     const keys = ['argumentBytes', 'argumentLines', 'elapsedMs', 'idleMs'];
     assert.deepEqual(Object.keys(progress), progress.stalled === undefined ? keys : [...keys, 'stalled']);
     for (const k of keys) assert.ok(Number.isInteger(progress[k]) && progress[k] >= 0, `${k} ${progress[k]}`);
@@ -422,6 +421,28 @@ class Client {
 }
 
 const progressOptions = (extra = {}) => ({ ...RATES, ...extra });
+
+/** A C0 or C1 control, or a bidirectional formatting character: what no title shows. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * The frames of a card whose tool name is `name` (far longer than any real
+ * one): each a few hundred bytes however long the name, all of them together
+ * less than the name once, every title printable, every name the same cut.
+ */
+function assertBoundedFrames(frames, name) {
+  let total = 0;
+  for (const update of frames) {
+    const bytes = Buffer.byteLength(JSON.stringify(update));
+    assert.ok(bytes < 2048, `a ${bytes}-byte ${update.sessionUpdate}`);
+    total += bytes;
+    if (update.title !== undefined) assert.doesNotMatch(update.title, UNPRINTABLE);
+    for (const shown of [update.name, update._meta?.toolName, update._meta?.tool_name]) {
+      if (shown !== undefined) assert.equal(shown, `${name.slice(0, 119)}…`);
+    }
+  }
+  assert.ok(total < 256 << 10, `${total} bytes in ${frames.length} frames`);
+}
 
 // ---------------------------------------------------------------- the scenarios
 const PROVIDERS = ['anthropic', 'openai'];
@@ -542,6 +563,37 @@ for (const provider of PROVIDERS) {
       assert.deepEqual(client.framesOf(todoId), [], 'todo_write never gets a card');
       assert.ok(client.progressOf(id).length >= 2);
       client.assertRules();
+    });
+
+    it('a 4 MiB hostile tool name, with keep-alives: every frame small, titles printable, names cut', async () => {
+      const name = `\u001b[31m\u202eevil\r\nname\u2066\u0085${'x'.repeat(4 << 20)}`;
+      const args = writeArgs(20);
+      const calls = [{ id, name, args, gapMs: 5 }];
+      const client = new Client({ [id]: args });
+      const result = await leavesNothing(() =>
+        consumeModelStream(
+          modelStream(
+            provider,
+            'bytes',
+            bodyOf(provider, calls, { gates: 2, pauseAt: 3, pause: [keepAlive(provider, 600)] }),
+          ),
+          { cards: new ToolCallCards(), send: client.send, progress: progressOptions() },
+        ),
+      );
+      // Each frame passed the client's checks. (The timing rules are the other tests': here every
+      // tick reads the converter's snapshot, which names the call by its whole 4 MiB name, so the
+      // delivery times jitter by that much.)
+      assert.deepEqual(client.failures, []);
+      // The response keeps the name the model sent: only the frames bound it.
+      assert.equal(result.functionCalls[0].name, name);
+      const frames = client.framesOf(id);
+      assert.ok(client.progressOf(id).length >= 3, `${client.progressOf(id).length} progress frames`);
+      assertBoundedFrames(frames, name);
+      const [opened] = frames;
+      assert.equal(opened.sessionUpdate, 'tool_call');
+      assert.equal(opened.name, `${name.slice(0, 119)}…`);
+      assert.equal(opened.title, `[31mevil  name ${'x'.repeat(104)}…`);
+      for (const update of frames.filter(isProgress)) assert.match(update.title, /^\[31mevil {2}name x{104}… · /);
     });
 
     it('ids reused in history are normalised, and the normalised card counts its own call', async () => {

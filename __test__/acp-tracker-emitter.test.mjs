@@ -40,6 +40,26 @@ function recordingEmitter({ declined = [], trackerOf = () => undefined } = {}) {
 const isInvalidArgument = (err) => err instanceof ToolCallStreamError && err.code === 'INVALID_ARGUMENT';
 
 describe('PreparationTracker({ emitter })', () => {
+  it('a name longer than any real one: the frames carry it cut, the emitter gets it whole', async () => {
+    const name = `mcp__srv__${'n'.repeat(1 << 20)}`;
+    let tracker;
+    const emitter = recordingEmitter({ trackerOf: () => tracker });
+    tracker = new PreparationTracker(new ToolCallCards({ suppressedTools: [] }), { emitter });
+    await tracker.observe(response([{ callId: 'a', toolName: name }]));
+    await tracker.discard();
+    const [[, params, opened], [, callId, toolName, discarded]] = emitter.calls;
+    // Qwen's contract: the preparation's own name, as its tracker passes it.
+    assert.equal(params.toolName, name);
+    assert.equal(callId, 'a');
+    assert.equal(toolName, name);
+    for (const frame of [opened, discarded]) {
+      assertValidUpdate(frame);
+      assert.equal(frame._meta.toolName, `${name.slice(0, 119)}…`);
+      assert.ok(JSON.stringify(frame).length < 1024);
+    }
+    assert.equal(opened.name, opened._meta.toolName);
+  });
+
   it("calls the emitter exactly as Qwen's tracker does, this package's frames readable meanwhile", async () => {
     const cards = new ToolCallCards({ describe: (name) => ({ title: `Read ${name}`, kind: 'read' }) });
     let tracker;

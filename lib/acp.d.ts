@@ -11,16 +11,16 @@ export type ToolKind =
   'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'switch_mode' | 'other';
 
 export interface ToolCallMeta {
-  /** The tool name under Qwen Code's key. */
+  /** The tool name under Qwen Code's key (at most 120 characters: a longer one is cut, ending in `…`). */
   toolName: string;
   /** The same name under Zed's key (the only one Zed reads). */
   tool_name: string;
-  /** Only on preparing, progress and discarded frames. */
+  /** Only on preparing and discarded frames. */
   phase?: 'preparing';
   /** Only on a discarded preparation: remove the card rather than show a failed tool. */
   preparationDiscarded?: true;
   provenance: 'builtin' | 'mcp';
-  /** For `mcp__<server>__<tool>` names. */
+  /** For `mcp__<server>__<tool>` names (at most 120 characters). */
   serverId?: string;
 }
 
@@ -34,7 +34,10 @@ export interface ToolCallFrame {
   sessionUpdate: 'tool_call';
   toolCallId: string;
   status: 'pending' | 'in_progress';
+  /** Printable text: the described title (at most 256 characters), else the tool name (at most 120). */
   title: string;
+  /** ACP's tool name field: the tool's programmatic name, as `_meta.toolName` has it. */
+  name: string;
   content: [];
   locations: ToolCallLocation[];
   kind: ToolKind;
@@ -48,6 +51,8 @@ export interface ToolCallUpdateFrame {
   toolCallId: string;
   status: 'pending' | 'in_progress' | 'completed' | 'failed';
   title?: string;
+  /** Only on a start whose tool name is not the one its card opened with. */
+  name?: string;
   content: object[];
   locations?: ToolCallLocation[];
   kind?: ToolKind;
@@ -124,6 +129,8 @@ export interface PermissionToolCall {
   toolCallId: string;
   status: 'pending';
   title: string;
+  /** When the request opens the card (no card was open for the call), or renames it. */
+  name?: string;
   content: object[];
   locations: { path: string; line: number | null }[];
   kind: string;
@@ -252,12 +259,15 @@ export interface ToolCallProgress {
   stalled?: 'model' | 'connection';
 }
 
-/** A preparing card's live progress: no status, arguments or content; the title says it in words. */
+/**
+ * A preparing card's live progress: no status, arguments or content, and nothing else the card
+ * already has (its name, kind and provenance); the title says it in words.
+ */
 export interface ToolCallProgressFrame {
   sessionUpdate: 'tool_call_update';
   toolCallId: string;
   title: string;
-  _meta: ToolCallMeta & { phase: 'preparing'; progress: ToolCallProgress };
+  _meta: { phase: 'preparing'; progress: ToolCallProgress };
 }
 
 /** What `emitPreparationProgress` receives. */

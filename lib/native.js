@@ -104,7 +104,8 @@ function guardBinding(binding) {
       }
     };
   }
-  for (const name of ['acpPlanUpdate', 'openaiPushTextDelta']) out[name] = guarded(binding[name], name);
+  for (const name of ['acpPlanUpdate', 'acpFrameToolName', 'acpCardTitle', 'openaiPushTextDelta'])
+    out[name] = guarded(binding[name], name);
   return out;
 }
 

@@ -18,6 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::handles::Tracked;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use toolcall_stream_core::acp::bounded_text::{bounded_name, card_title};
 use toolcall_stream_core::acp::{
     frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress, Chunk,
     DescribedPreparation, JsString, PreparationTracker, Stall, StartAnswer, ToolCallCards,
@@ -240,6 +241,30 @@ pub fn acp_plan_update(
     result_display_json: Option<String>,
 ) -> Result<String, String> {
     guard(|| plan_update_json(args_json.as_deref(), result_display_json.as_deref()))
+}
+
+/// A tool name as the card frames carry it
+/// (`toolcall_stream_core::acp::bounded_text::bounded_name`), as a JSON
+/// string literal (lone surrogates kept).
+#[napi]
+pub fn acp_frame_tool_name(tool_name: Utf16String) -> Result<String, String> {
+    guard(|| {
+        let mut out = String::new();
+        bounded_name(&js(&tool_name)).write_json(&mut out);
+        Ok(out)
+    })
+}
+
+/// A described card title as the card frames carry it
+/// (`toolcall_stream_core::acp::bounded_text::card_title`), as a JSON
+/// string literal.
+#[napi]
+pub fn acp_card_title(title: Utf16String) -> Result<String, String> {
+    guard(|| {
+        let mut out = String::new();
+        card_title(Some(&js(&title)), &JsString::new()).write_json(&mut out);
+        Ok(out)
+    })
 }
 
 /// One model stream's preparation tracker (docs/behaviour.md §5.3). Wrapped by

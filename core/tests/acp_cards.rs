@@ -53,7 +53,7 @@ fn should_emit_tool_call_update_with_basic_params_when_tool_not_in_registry() {
     assert_frame(
         cards.started(&s).unwrap(),
         json!({"sessionUpdate": "tool_call", "toolCallId": "call-123", "status": "pending",
-               "title": "unknown_tool", "content": [], "locations": [], "kind": "other",
+               "title": "unknown_tool", "name": "unknown_tool", "content": [], "locations": [], "kind": "other",
                "rawInput": {"arg1": "value1"},
                "_meta": {"toolName": "unknown_tool", "tool_name": "unknown_tool", "provenance": "builtin"}}),
     );
@@ -133,7 +133,7 @@ fn emits_a_preparing_tool_call_without_partial_input() {
     assert_frame(
         cards.preparing("call-1", "read_file", None, None).unwrap(),
         json!({"sessionUpdate": "tool_call", "toolCallId": "call-1", "status": "pending",
-               "title": "read_file", "content": [], "locations": [], "kind": "other",
+               "title": "read_file", "name": "read_file", "content": [], "locations": [], "kind": "other",
                "rawInput": {},
                "_meta": {"toolName": "read_file", "tool_name": "read_file", "phase": "preparing", "provenance": "builtin"}}),
     );
@@ -859,10 +859,9 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
         cards.progress("a", Some("WriteFile".into()), &RECEIVING),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "a",
                "title": "WriteFile · receiving 39.5 KB, 812 lines",
-               "_meta": {"toolName": "write_file", "tool_name": "write_file", "phase": "preparing",
+               "_meta": {"phase": "preparing",
                          "progress": {"argumentBytes": 40448, "argumentLines": 812,
-                                      "elapsedMs": 2600, "idleMs": 40},
-                         "provenance": "builtin"}}),
+                                      "elapsedMs": 2600, "idleMs": 40}}}),
     );
     let title = |f: Option<OwnedValue>| f.map(|f| f.to_json());
     assert!(
@@ -913,4 +912,158 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
         cards.progress("f", None, &RECEIVING).is_none(),
         "after the terminal frame"
     );
+}
+
+// ---- ACP's `name`, and what a frame carries of a name or a title ----
+
+#[test]
+fn name_is_on_every_tool_call_and_on_an_update_only_when_it_changes() {
+    let mut cards = ToolCallCards::default();
+    let preparing = cards
+        .preparing("a", "read_file", None, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(preparing["name"], "read_file");
+    let same = cards
+        .started(&start("a", "read_file", json!({})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(same["sessionUpdate"], "tool_call_update");
+    assert!(same.get("name").is_none(), "the card already has that name");
+
+    // The call came back under another name: the update says so, once.
+    cards.preparing("b", "read_file", None, None).unwrap();
+    let renamed = cards
+        .started(&start("b", "read_many_files", json!({})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(renamed["name"], "read_many_files");
+    let again = cards
+        .started(&start("b", "read_many_files", json!({})))
+        .unwrap()
+        .unwrap();
+    assert!(again.get("name").is_none());
+
+    // An unprepared start opens the card: a tool_call, named.
+    let opened = cards
+        .started(&start("c", "shell", json!({})))
+        .unwrap()
+        .unwrap();
+    assert_eq!(opened["sessionUpdate"], "tool_call");
+    assert_eq!(opened["name"], "shell");
+
+    // A permission request names the card it opens, not one already named.
+    let asked = cards
+        .permission(&write_start("d"), vec![])
+        .unwrap()
+        .unwrap();
+    assert_eq!(asked["name"], "write_file");
+    cards.preparing("e", "write_file", None, None).unwrap();
+    let prepared = cards
+        .permission(&write_start("e"), vec![])
+        .unwrap()
+        .unwrap();
+    assert!(prepared.get("name").is_none());
+
+    // Terminal frames never change the name.
+    let done = cards.finished(
+        "a",
+        "read_file",
+        result(ResultStatus::Completed, vec![], None),
+    );
+    assert!(done.unwrap().unwrap().get("name").is_none());
+    for frame in cards.close_all(None) {
+        assert!(frame.get("name").is_none());
+    }
+}
+
+#[test]
+fn a_huge_hostile_name_is_bounded_in_every_frame_and_printable_in_titles() {
+    let name = format!(
+        "mcp__srv__x\u{1b}[2J\n\u{202e}\u{2066}\u{85}\u{0}{}",
+        "n".repeat(4 << 20)
+    );
+    let mut cards = ToolCallCards::default();
+    let mut frames = vec![cards
+        .preparing("a", name.as_str(), None, None)
+        .unwrap()
+        .unwrap()];
+    frames.push(cards.progress("a", None, &RECEIVING).unwrap());
+    frames.push(cards.discarded("a", name.as_str()).unwrap().unwrap());
+    frames.push(
+        cards
+            .started(&start("b", &name, json!({})))
+            .unwrap()
+            .unwrap(),
+    );
+    frames.push(
+        cards
+            .finished(
+                "b",
+                name.as_str(),
+                result(ResultStatus::Failed, vec![], None),
+            )
+            .unwrap()
+            .unwrap(),
+    );
+    let mut asked = start("c", &name, json!({}));
+    asked.title = Some(name.as_str().into());
+    frames.push(cards.permission(&asked, vec![]).unwrap().unwrap());
+    frames.extend(cards.close_all(None));
+    assert_eq!(frames.len(), 7);
+    for frame in &frames {
+        let text = frame.to_json();
+        assert!(text.len() < 2048, "{} bytes: {}", text.len(), &text[..300]);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        if let Some(title) = value.get("title").and_then(Value::as_str) {
+            assert!(
+                !title.chars().any(|c| c.is_control()
+                    || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')),
+                "{title:?}"
+            );
+        }
+        for name in [
+            &value["name"],
+            &value["_meta"]["toolName"],
+            &value["_meta"]["tool_name"],
+        ] {
+            if let Some(name) = name.as_str() {
+                // Data, cut but not cleaned.
+                assert_eq!(name.chars().count(), 120);
+                assert!(name.starts_with("mcp__srv__x\u{1b}[2J\n") && name.ends_with("nn…"));
+            }
+        }
+    }
+    // The card's title, from the name: its printable first 120 characters.
+    let title = frames[0]["title"].to_json();
+    assert!(title.starts_with(r#""mcp__srv__x[2J  nnn"#), "{title}");
+    assert_eq!(frames[0]["_meta"]["provenance"], "mcp");
+    assert_eq!(frames[0]["_meta"]["serverId"], "srv");
+
+    // A server's name is bounded as a tool name is.
+    let long_server = format!("mcp__{}__read", "s".repeat(300));
+    let frame = cards
+        .preparing("d", long_server.as_str(), None, None)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        frame["_meta"]["serverId"],
+        format!("{}…", "s".repeat(119)).as_str()
+    );
+}
+
+#[test]
+fn a_card_with_an_id_too_long_for_progress_keeps_the_frame_it_opened_with() {
+    let mut cards = ToolCallCards::default();
+    let long = "i".repeat(257);
+    assert!(cards
+        .preparing(long.as_str(), "write_file", None, None)
+        .unwrap()
+        .is_some());
+    assert!(cards.progress(long.as_str(), None, &RECEIVING).is_none());
+    let fits = "i".repeat(256);
+    cards
+        .preparing(fits.as_str(), "write_file", None, None)
+        .unwrap();
+    assert!(cards.progress(fits.as_str(), None, &RECEIVING).is_some());
 }

@@ -17,6 +17,20 @@ function internalsOf(cards, what) {
   return state;
 }
 
+/**
+ * `toolName` as this package's card frames carry it (ACP's `name`,
+ * `_meta.toolName`, `_meta.tool_name`): a name longer than any real tool's is
+ * cut (core/src/acp/bounded_text.rs).
+ */
+function frameToolName(toolName) {
+  return JSON.parse(native.acpFrameToolName(toolName));
+}
+
+/** A described card title as this package's card frames carry it: printable, bounded. */
+function frameCardTitle(title) {
+  return JSON.parse(native.acpCardTitle(title));
+}
+
 /** `describe(toolName)` → `{title, kind}`, keeping only string values. */
 function describeTool(state, toolName) {
   if (!state.describe) return {};
@@ -61,8 +75,8 @@ class ToolCallCards {
 
   /**
    * The preparing `tool_call` (docs/behaviour.md §6.2): `pending`, `rawInput: {}`,
-   * `_meta.phase: 'preparing'`. `null` for a suppressed tool or an id whose
-   * card is already open.
+   * ACP's `name`, `_meta.phase: 'preparing'`. `null` for a suppressed tool or
+   * an id whose card is already open.
    */
   preparing(callId, toolName) {
     checkCallId(callId, 'preparing');
@@ -74,7 +88,8 @@ class ToolCallCards {
 
   /**
    * A complete call reaching execution: `tool_call_update` with the full
-   * field set if its card is open (prepared), else a new `tool_call`. `null`
+   * field set if its card is open (prepared; ACP's `name` only if the call's
+   * name is not the one the card opened with), else a new `tool_call`. `null`
    * for a suppressed tool. `status` defaults to `'in_progress'`; pass
    * `'pending'` while a permission request is outstanding. Title and kind
    * default to `describe(toolName)`.
@@ -107,7 +122,8 @@ class ToolCallCards {
 
   /**
    * The `toolCall` of a `session/request_permission` request (Qwen Code's
-   * `Session.runTool`): `pending`, the complete arguments, `_meta.toolName`.
+   * `Session.runTool`): `pending`, the complete arguments, `_meta.toolName`,
+   * and ACP's `name` when the request opens the card (or renames it).
    * It replaces the start frame: the card stays the same one (one
    * `toolCallId`) whether it was prepared or is opened by the request itself,
    * and it still gets exactly one terminal frame from `finished` / `failed`
@@ -248,4 +264,4 @@ class ToolCallCards {
   }
 }
 
-module.exports = { ToolCallCards, internalsOf, describeTool };
+module.exports = { ToolCallCards, internalsOf, describeTool, frameToolName, frameCardTitle };

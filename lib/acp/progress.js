@@ -10,6 +10,7 @@
 const { performance } = require('node:perf_hooks');
 const { progressSourceOf } = require('../progress.js');
 const { invalid, isPlainObjectLike } = require('./values.js');
+const { frameCardTitle } = require('./cards.js');
 
 /** The rate, by default: see docs/api.md "Live progress on preparing cards". */
 const DEFAULTS = Object.freeze({ intervalMs: 250, stallMs: 5000, stallIntervalMs: 1000 });
@@ -103,7 +104,8 @@ class CardProgress {
     this.#tracked.set(callId, {
       callId,
       toolName,
-      title,
+      // Bounded once, so a tick never carries more of it across.
+      title: typeof title === 'string' ? frameCardTitle(title) : undefined,
       source,
       openedAt: now,
       bytes: 0,

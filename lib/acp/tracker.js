@@ -106,6 +106,12 @@ class PreparationTracker {
   #progress = null;
   /** Without an emitter: callId → the card `observe` returned a frame for, until it is `sent`. */
   #unsent = new Map();
+  /**
+   * With an emitter: callId → the tool name of each card it showed, as the
+   * preparation had it (a frame carries it bounded), for
+   * `emitPreparationDiscarded`.
+   */
+  #shownNames = new Map();
 
   /**
    * @param {ToolCallCards} cards the session's cards
@@ -274,6 +280,7 @@ class PreparationTracker {
         throw err;
       }
       this.#native.answer(state.native, p.callId, emitted ? 'emitted' : 'declined');
+      if (emitted) this.#shownNames.set(p.callId, p.toolName);
       if (emitted && this.#progress) this.#progress.track(p.callId, p.toolName, preparation.title, response);
     }
   }
@@ -321,9 +328,13 @@ class PreparationTracker {
       throw unreadable(err, 'PreparationTracker.discard');
     }
     const emitter = this.#emitter;
-    await sendAll(frames, (frame) =>
-      this.#withFrame(frame, () => emitter.emitPreparationDiscarded(frame.toolCallId, frame._meta.toolName)),
-    );
+    const names = this.#shownNames;
+    // Every card that can still be discarded is in `frames` now: the others need no name.
+    this.#shownNames = new Map();
+    await sendAll(frames, (frame) => {
+      const toolName = names.get(frame.toolCallId) ?? frame._meta.toolName;
+      return this.#withFrame(frame, () => emitter.emitPreparationDiscarded(frame.toolCallId, toolName));
+    });
   }
 
   /** Whether live progress still has a timer pending or a tick delivering. */

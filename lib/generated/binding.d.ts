@@ -122,6 +122,20 @@ export declare class NativeToolCallIds {
 }
 
 /**
+ * A described card title as the card frames carry it
+ * (`toolcall_stream_core::acp::bounded_text::card_title`), as a JSON
+ * string literal.
+ */
+export declare function acpCardTitle(title: string): string
+
+/**
+ * A tool name as the card frames carry it
+ * (`toolcall_stream_core::acp::bounded_text::bounded_name`), as a JSON
+ * string literal (lone surrogates kept).
+ */
+export declare function acpFrameToolName(toolName: string): string
+
+/**
  * docs/behaviour.md §6.3: the TodoWrite `plan` update, or `null`. Arguments are JSON
  * texts (`undefined` when absent).
  */

@@ -2,8 +2,10 @@
 //! Code writes them: the preparing start, the execution start, the
 //! permission request's `toolCall`, the result and the discarded
 //! preparation. The ledger ([`super::cards`]) decides which frame a card
-//! gets; this module only builds it.
+//! gets; this module only builds it. A frame carries the tool name and the
+//! title as [`super::bounded_text`] bounds them.
 
+use super::bounded_text::{bounded_name, card_title};
 use super::frames::{JsString, OwnedValue, SessionUpdate};
 use super::input::{Location, ResultStatus, ToolStart};
 use super::kinds::{map_tool_kind, tool_provenance};
@@ -12,9 +14,10 @@ use super::kinds::{map_tool_kind, tool_provenance};
 /// (under Qwen's `toolName`, then Zed's `tool_name`, the one key Zed reads),
 /// then the preparing markers, then provenance.
 pub(super) fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) -> OwnedValue {
+    let name = bounded_name(tool_name);
     let mut meta = vec![
-        ("toolName", OwnedValue::from(tool_name)),
-        ("tool_name", OwnedValue::from(tool_name)),
+        ("toolName", OwnedValue::from(&name)),
+        ("tool_name", OwnedValue::from(name)),
     ];
     if preparing {
         meta.push(("phase", "preparing".into()));
@@ -26,12 +29,14 @@ pub(super) fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) 
     OwnedValue::object(meta)
 }
 
-/// `_meta.provenance`, and `_meta.serverId` for an MCP tool.
-pub(super) fn provenance_meta(tool_name: &JsString) -> Vec<(&'static str, OwnedValue)> {
+/// `_meta.provenance`, and `_meta.serverId` for an MCP tool (read from the
+/// whole name, the server's name bounded as a tool name is).
+fn provenance_meta(tool_name: &JsString) -> Vec<(&'static str, OwnedValue)> {
     let p = tool_provenance(tool_name.escaped());
     let mut meta = vec![("provenance", p.provenance.into())];
     if let Some(server) = p.server_id {
-        meta.push(("serverId", JsString::from_escaped_unchecked(server).into()));
+        let server = JsString::from_escaped_unchecked(server);
+        meta.push(("serverId", bounded_name(&server).into()));
     }
     meta
 }
@@ -60,9 +65,15 @@ pub(super) fn text_content(text: &JsString) -> OwnedValue {
     ])
 }
 
-/// The card title: the described one, else the tool name.
+/// The card title (see [`card_title`]).
 fn title(title: Option<&JsString>, tool_name: &JsString) -> OwnedValue {
-    title.unwrap_or(tool_name).into()
+    card_title(title, tool_name).into()
+}
+
+/// ACP's `name` (the Tool Call Name RFD, in the v1 schema of
+/// `@agentclientprotocol/sdk`): the tool's programmatic name, bounded.
+fn name(tool_name: &JsString) -> OwnedValue {
+    bounded_name(tool_name).into()
 }
 
 /// The ACP kind, see [`super::kinds::map_tool_kind`].
@@ -103,7 +114,7 @@ pub(super) fn result_frame(
 }
 
 /// docs/behaviour.md §6.2 preparing start: a `tool_call`, `pending`, with no
-/// locations and `rawInput: {}`.
+/// locations and `rawInput: {}`, and ACP's `name` after the title.
 pub(super) fn preparing_frame(
     call_id: &JsString,
     tool_name: &JsString,
@@ -115,6 +126,7 @@ pub(super) fn preparing_frame(
         ("toolCallId", call_id.into()),
         ("status", "pending".into()),
         ("title", self::title(title, tool_name)),
+        ("name", self::name(tool_name)),
         ("content", OwnedValue::Arr(Vec::new())),
         ("locations", OwnedValue::Arr(Vec::new())),
         ("kind", self::kind(tool_name, kind)),
@@ -127,33 +139,54 @@ pub(super) fn preparing_frame(
 
 /// docs/behaviour.md §6.2 "Execution start": a `tool_call_update` of a card
 /// already open (`update`), else a new `tool_call`, with the full field set.
-pub(super) fn start_frame(start: &ToolStart, update: bool) -> SessionUpdate {
+/// ACP's `name` goes on the `tool_call`, and on the update only when
+/// `renamed` (the card was opened under another name): an update carries
+/// the fields that change.
+pub(super) fn start_frame(start: &ToolStart, update: bool, renamed: bool) -> SessionUpdate {
     let session_update = if update {
         "tool_call_update"
     } else {
         "tool_call"
     };
-    OwnedValue::object([
+    let mut f = vec![
         ("sessionUpdate", session_update.into()),
         ("toolCallId", (&start.call_id).into()),
         ("status", start.status.as_str().into()),
         ("title", title(start.title.as_ref(), &start.tool_name)),
+    ];
+    if !update || renamed {
+        f.push(("name", name(&start.tool_name)));
+    }
+    f.extend([
         ("content", OwnedValue::Arr(Vec::new())),
         ("locations", locations_json(&start.locations)),
         ("kind", kind(&start.tool_name, start.kind.as_ref())),
         ("rawInput", start.raw_input.clone()),
         ("_meta", tool_meta(&start.tool_name, false, false)),
-    ])
+    ]);
+    OwnedValue::object(f)
 }
 
 /// The `toolCall` of a `session/request_permission` request (Qwen Code's
 /// `packages/cli/src/acp-integration/session/Session.ts`, `runTool`): always
-/// `pending`, `_meta` with the tool name only.
-pub(super) fn permission_tool_call(start: &ToolStart, content: Vec<OwnedValue>) -> OwnedValue {
-    OwnedValue::object([
+/// `pending`, `_meta` with the tool name only. ACP's `name` only when
+/// `named`: the request opens the card (no card was open for the call), or
+/// the card was opened under another name.
+pub(super) fn permission_tool_call(
+    start: &ToolStart,
+    content: Vec<OwnedValue>,
+    named: bool,
+) -> OwnedValue {
+    let tool_name = bounded_name(&start.tool_name);
+    let mut f = vec![
         ("toolCallId", (&start.call_id).into()),
         ("status", "pending".into()),
         ("title", title(start.title.as_ref(), &start.tool_name)),
+    ];
+    if named {
+        f.push(("name", OwnedValue::from(&tool_name)));
+    }
+    f.extend([
         ("content", OwnedValue::Arr(content)),
         ("locations", locations_json(&start.locations)),
         ("kind", kind(&start.tool_name, start.kind.as_ref())),
@@ -161,9 +194,10 @@ pub(super) fn permission_tool_call(start: &ToolStart, content: Vec<OwnedValue>) 
         (
             "_meta",
             OwnedValue::object([
-                ("toolName", (&start.tool_name).into()),
-                ("tool_name", (&start.tool_name).into()),
+                ("toolName", OwnedValue::from(&tool_name)),
+                ("tool_name", OwnedValue::from(tool_name)),
             ]),
         ),
-    ])
+    ]);
+    OwnedValue::object(f)
 }

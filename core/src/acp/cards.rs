@@ -12,9 +12,9 @@
 //! `None` instead, and [`ToolCallCards::close_all`] ends whatever is still
 //! open, so no card is ever left pending.
 
+use super::bounded_text::{card_title, longer_than, PROGRESS_ID_CHARS};
 use super::card_frames::{
-    discarded_frame, permission_tool_call, preparing_frame, provenance_meta, result_frame,
-    start_frame, text_content,
+    discarded_frame, permission_tool_call, preparing_frame, result_frame, start_frame, text_content,
 };
 use super::frames::{invalid, JsString, OwnedValue, Result, SessionUpdate};
 use super::input::{ResultStatus, ToolResult, ToolStart};
@@ -145,10 +145,12 @@ impl ToolCallCards {
     }
 
     /// The progress frame of a card still preparing
-    /// ([`super::progress`]): its title is `title` (else the tool name)
-    /// followed by what is happening now. `None` once the card is no longer
-    /// preparing (started, asked for permission, ended) or was never opened:
-    /// no progress frame ever follows those.
+    /// ([`super::progress`]): its title is `title` (else the tool name),
+    /// bounded as every card title is, followed by what is happening now.
+    /// `None` once the card is no longer preparing (started, asked for
+    /// permission, ended) or was never opened: no progress frame ever
+    /// follows those. `None` too for an id longer than
+    /// [`PROGRESS_ID_CHARS`]: such a card keeps the frame it opened with.
     pub fn progress(
         &self,
         call_id: impl Into<JsString>,
@@ -159,12 +161,13 @@ impl ToolCallCards {
         let card = self
             .card(&call_id)
             .filter(|c| c.phase == CardPhase::Preparing)?;
+        if longer_than(&card.call_id, PROGRESS_ID_CHARS) {
+            return None;
+        }
         Some(progress_frame(
             &card.call_id,
-            &card.tool_name,
-            title.as_ref().unwrap_or(&card.tool_name),
+            &card_title(title.as_ref(), &card.tool_name),
             progress,
-            provenance_meta(&card.tool_name),
         ))
     }
 
@@ -188,6 +191,8 @@ impl ToolCallCards {
     ///
     /// Deviation: Qwen sends a second `tool_call` when an unprepared id is
     /// started twice; the ledger knows that card is open and sends an update.
+    /// The update carries ACP's `name` only when the call's name is not the
+    /// one the card opened with (the card then takes the new one).
     pub fn started(&mut self, start: &ToolStart) -> Result<Option<SessionUpdate>> {
         check_call_id(&start.call_id, "started")?;
         if !start.raw_input.is_object() {
@@ -199,28 +204,16 @@ impl ToolCallCards {
         if self.is_suppressed(&start.tool_name) && !self.is_open(&start.call_id) {
             return Ok(None);
         }
-        let update = match self.open.iter_mut().find(|c| c.call_id == start.call_id) {
-            Some(card) => {
-                card.phase = CardPhase::Started;
-                true
-            }
-            None => {
-                self.open.push(OpenCard {
-                    call_id: start.call_id.clone(),
-                    tool_name: start.tool_name.clone(),
-                    phase: CardPhase::Started,
-                });
-                false
-            }
-        };
-        Ok(Some(start_frame(start, update)))
+        let (update, renamed) = self.enter(start, CardPhase::Started);
+        Ok(Some(start_frame(start, update, renamed)))
     }
 
     /// The `toolCall` of a `session/request_permission` request, as Qwen
     /// Code builds it (`packages/cli/src/acp-integration/session/Session.ts`,
     /// `runTool`):
     /// `{toolCallId, status: "pending", title, content, locations, kind,
-    /// rawInput, _meta: {toolName}}`, with the complete arguments. The
+    /// rawInput, _meta: {toolName}}`, with the complete arguments, and ACP's
+    /// `name` when the request opens the card or renames it. The
     /// request takes the place of the start frame: a prepared card goes
     /// straight from preparing to the request and then to its terminal
     /// frame, and a call with no card gets one opened by the request itself
@@ -245,15 +238,36 @@ impl ToolCallCards {
         if self.is_suppressed(&start.tool_name) && !self.is_open(&start.call_id) {
             return Ok(None);
         }
+        let (update, renamed) = self.enter(start, CardPhase::Permission);
+        Ok(Some(permission_tool_call(
+            start,
+            content,
+            !update || renamed,
+        )))
+    }
+
+    /// Moves the card of `start` to `phase`, opening it if none is open.
+    /// Returns whether it was open, and whether it was open under another
+    /// tool name (it takes `start`'s).
+    fn enter(&mut self, start: &ToolStart, phase: CardPhase) -> (bool, bool) {
         match self.open.iter_mut().find(|c| c.call_id == start.call_id) {
-            Some(card) => card.phase = CardPhase::Permission,
-            None => self.open.push(OpenCard {
-                call_id: start.call_id.clone(),
-                tool_name: start.tool_name.clone(),
-                phase: CardPhase::Permission,
-            }),
+            Some(card) => {
+                card.phase = phase;
+                let renamed = card.tool_name != start.tool_name;
+                if renamed {
+                    card.tool_name = start.tool_name.clone();
+                }
+                (true, renamed)
+            }
+            None => {
+                self.open.push(OpenCard {
+                    call_id: start.call_id.clone(),
+                    tool_name: start.tool_name.clone(),
+                    phase,
+                });
+                (false, false)
+            }
         }
-        Ok(Some(permission_tool_call(start, content)))
     }
 
     /// docs/behaviour.md §6.2 "Result": the terminal `tool_call_update`. `None` when no

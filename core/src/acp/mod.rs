@@ -6,7 +6,8 @@
 //! normalisation that makes a preparation and its complete call share one
 //! `toolCallId` ([`ids`]), one model-stream chunk's ids, preparing cards
 //! and resolved calls in one step ([`chunk`]), and the progress frames of a
-//! card still preparing ([`progress`]).
+//! card still preparing ([`progress`]). What a frame carries of a tool name
+//! or a title is bounded in [`bounded_text`].
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
 //! [`OwnedValue`]s of the core's own JSON module (`crate::foundations::json`), with
@@ -18,6 +19,7 @@
 //! surrogate, so a frame gives back exactly what `JSON.parse(JSON.stringify(x))`
 //! gives. Nothing here knows about napi or JS.
 
+pub mod bounded_text;
 mod card_frames;
 pub mod cards;
 pub mod chunk;

@@ -118,27 +118,27 @@ fn progress_meta(progress: &CardProgress) -> OwnedValue {
 /// The progress `tool_call_update` of a preparing card: no `status`,
 /// `rawInput` or `content` (what the card shows of the call stays as the
 /// preparing frame left it), a `title` in words, and the numbers in
-/// `_meta.progress` beside the tool name (under both `toolName` and Zed's
-/// `tool_name`) and `phase: 'preparing'`.
+/// `_meta.progress` beside `phase: 'preparing'`. Nothing the card already
+/// has is sent again: an ACP update carries only the fields that change
+/// (the tool name, kind and provenance stay as the preparing `tool_call`
+/// gave them). `base_title` is the card's title as
+/// [`super::bounded_text::card_title`] bounds it.
 pub(super) fn progress_frame(
     call_id: &JsString,
-    tool_name: &JsString,
     base_title: &JsString,
     progress: &CardProgress,
-    provenance: Vec<(&'static str, OwnedValue)>,
 ) -> SessionUpdate {
-    let mut meta = vec![
-        ("toolName", OwnedValue::from(tool_name)),
-        ("tool_name", OwnedValue::from(tool_name)),
-        ("phase", "preparing".into()),
-        ("progress", progress_meta(progress)),
-    ];
-    meta.extend(provenance);
     OwnedValue::object([
         ("sessionUpdate", "tool_call_update".into()),
         ("toolCallId", call_id.into()),
         ("title", progress_title(base_title, progress).into()),
-        ("_meta", OwnedValue::object(meta)),
+        (
+            "_meta",
+            OwnedValue::object([
+                ("phase", "preparing".into()),
+                ("progress", progress_meta(progress)),
+            ]),
+        ),
     ])
 }
 
@@ -184,17 +184,15 @@ mod tests {
     }
 
     #[test]
-    fn the_frame_carries_numbers_and_no_status_or_input() {
+    fn the_frame_carries_numbers_and_nothing_the_card_already_has() {
         let frame = progress_frame(
             &"call_1".into(),
             &"write_file".into(),
-            &"write_file".into(),
             &at(2048, 3, 1200, Some(Stall::Model)),
-            vec![("provenance", "builtin".into())],
         );
         assert_eq!(
             frame.to_json(),
-            r#"{"sessionUpdate":"tool_call_update","toolCallId":"call_1","title":"write_file · waiting for the model, 1 s","_meta":{"toolName":"write_file","tool_name":"write_file","phase":"preparing","progress":{"argumentBytes":2048,"argumentLines":3,"elapsedMs":20000,"idleMs":1200,"stalled":"model"},"provenance":"builtin"}}"#
+            r#"{"sessionUpdate":"tool_call_update","toolCallId":"call_1","title":"write_file · waiting for the model, 1 s","_meta":{"phase":"preparing","progress":{"argumentBytes":2048,"argumentLines":3,"elapsedMs":20000,"idleMs":1200,"stalled":"model"}}}"#
         );
     }
 }
