@@ -169,6 +169,18 @@ for (const provider of ['anthropic', 'openai']) {
       }
     }
   }
+  // An event with a field nested that deep, which the SDK's JSON.parse
+  // takes: the converters ignore it (Anthropic: the tool_use block's
+  // `input`, which the arguments that follow replace).
+  for (const depth of [600, 10000]) {
+    const kase = toolCallCase(`${provider} event nested ${depth}`, provider, '{"a":1}');
+    const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    kase.frames[provider === 'anthropic' ? 1 : 0] = kase.frames[provider === 'anthropic' ? 1 : 0].replace(
+      provider === 'anthropic' ? '"input":{}' : '"model":"m"',
+      provider === 'anthropic' ? `"input":{"x":${nested}}` : `"model":"m","x":${nested}`,
+    );
+    extremes.push(kase);
+  }
   // Past the library's default 64 MiB a call would take stock minutes; 3 MiB
   // is past its 1 MiB SSE line and well within any limit left.
   extremes.push(toolCallCase(`${provider} 3 MiB`, provider, `{"content":"${'x'.repeat(3 << 20)}"}`));
@@ -177,13 +189,17 @@ for (const provider of ['anthropic', 'openai']) {
 for (const version of ['0.21.10', '0.24.4'].filter((v) => QWEN_VARIANT_RELEASES.includes(v))) {
   const { dir, skip } = qwenBuildOrSkip(version);
   describe(`Qwen Code ${version}: deep and large tool arguments, stock vs toolcall-stream/qwen`, { skip }, () => {
-    it(`${DEPTHS.join(', ')} levels, broken and valid, both providers, and a 3 MiB call end as stock ends`, async () => {
+    it(`${DEPTHS.join(', ')} levels, broken and valid, both providers, events nested 10,000 levels and a 3 MiB call end as stock ends`, async () => {
       const results = await runBoth(dir, extremes);
       const differing = results
         .map((r) => [r.kase.seed, difference(r)])
         .filter(([, d]) => d)
         .map(([seed, d]) => `${seed}: ${signature(d)}`);
       assert.deepEqual(differing, []);
+      assert.ok(
+        results.every((r) => r.native.path.includes('bytes')),
+        'every stream converted by the preload',
+      );
       // Repaired past the old 2,048 levels and given up at 10,000, by stock and so here
       // (on 0.24 the Anthropic side refuses broken arguments outright).
       const args = (seed) =>

@@ -277,7 +277,8 @@ fn openai_repair_depth_applies_at_finish() {
 }
 
 #[test]
-fn hostile_nesting_in_an_event_is_a_limit_error_without_recursion() {
+fn events_nested_a_million_levels_parse_without_recursion() {
+    // Unterminated: invalid JSON, as the SDKs' `JSON.parse` finds it.
     for text in [
         "[".repeat(1_000_000),
         format!(
@@ -286,9 +287,59 @@ fn hostile_nesting_in_an_event_is_a_limit_error_without_recursion() {
         ),
     ] {
         let mut s = anthropic(Limits::default());
-        assert_limit(s.push_event_text(&text, &mut Vec::new()).unwrap_err());
+        let e = s.push_event_text(&text, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson, "{}", e.message);
         let mut o = openai(Limits::default());
-        assert_limit(o.push_chunk_text(&text).unwrap_err());
+        let e = o.push_chunk_text(&text).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson, "{}", e.message);
+    }
+    // Well formed: the deep field is parsed, ignored and dropped, on a
+    // thread with a small stack.
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let deep = format!("{}{}", "[".repeat(1_000_000), "]".repeat(1_000_000));
+            let mut s = anthropic(Limits::default());
+            let mut out = Vec::new();
+            s.push_event_text(
+                &format!("{{\"type\":\"message_start\",\"message\":{{\"id\":\"m\",\"x\":{deep}}}}}"),
+                &mut out,
+            )
+            .unwrap();
+            let mut o = openai(Limits::default());
+            o.push_chunk_text(&format!(
+                "{{\"id\":\"c\",\"x\":{deep},\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"hi\"}}}}]}}"
+            ))
+            .unwrap();
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn a_tool_use_input_deeper_than_json_stringify_takes_is_the_references_range_error() {
+    let start = |levels: usize| {
+        format!(
+            "{{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{{\"x\":{}{}}}}}}}",
+            "[".repeat(levels - 1),
+            "]".repeat(levels - 1)
+        )
+    };
+    for (levels, fails) in [(4111, false), (4112, true), (1_000_000, true)] {
+        let mut s = anthropic(Limits::default());
+        let r = s.push_event_text(&start(levels), &mut Vec::new());
+        match r {
+            Err(e) if fails => {
+                assert_eq!(e.code, ErrorCode::InvalidEvent);
+                let host = e.host_error.expect("the reference's error");
+                assert_eq!(
+                    (host.name, host.message.as_str()),
+                    ("RangeError", "Maximum call stack size exceeded")
+                );
+            }
+            r => assert_eq!(r.is_ok(), !fails, "{levels} levels"),
+        }
     }
 }
 

@@ -148,7 +148,7 @@ fn check_release(expected: &str, profile: Profile) -> usize {
 
 /// The top-level keys of a response's JSON text, in order.
 fn keys(text: &str) -> Vec<String> {
-    match json::parse(text).unwrap_or_else(|e| panic!("{e}: {text}")) {
+    match &json::parse(text).unwrap_or_else(|e| panic!("{e}: {text}")) {
         Value::Obj(entries) => entries
             .iter()
             .map(|(k, _)| k.value().into_owned())

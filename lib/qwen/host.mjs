@@ -47,6 +47,9 @@ export function qwenHost(q, onPreparations) {
       // names it (`hostError`), and this realm's TypeError is the class
       // Qwen's code would have thrown.
       if (err.hostError?.name === 'TypeError') return new TypeError(err.hostError.message);
+      // Where stock's JSON.stringify runs out of stack (a tool_use block's
+      // `input` nested past it), V8's RangeError.
+      if (err.hostError?.name === 'RangeError') return new RangeError(err.hostError.message);
       if (err.name === 'InvalidStreamError') return new q.InvalidStreamError(err.message, err.type ?? err.code);
       if (err.name === 'StreamContentError') return new StreamContentError(err.message);
       return err;

@@ -164,6 +164,18 @@ impl Error {
         e
     }
 
+    /// `INVALID_EVENT` where the reference's own code throws V8's
+    /// `RangeError: Maximum call stack size exceeded` (kept as
+    /// [`Error::host_error`]).
+    pub(crate) fn stack_overflow(message: impl Into<String>) -> Self {
+        let mut e = Error::new(ErrorCode::InvalidEvent, message);
+        e.host_error = Some(Box::new(HostError {
+            name: "RangeError",
+            message: "Maximum call stack size exceeded".to_owned(),
+        }));
+        e
+    }
+
     /// V8's `Cannot read properties of null (reading 'key')` (or of
     /// `undefined`) where the reference dereferences `value` unguarded.
     pub(crate) fn null_read(message: impl Into<String>, null: bool, key: &str) -> Self {

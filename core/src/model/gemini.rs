@@ -610,13 +610,15 @@ mod tests {
     fn keys_written(response: &Response) -> Vec<String> {
         let mut out = String::new();
         response.write_response(&mut out);
-        match crate::foundations::json::parse(&out).unwrap() {
+        let parsed = crate::foundations::json::parse(&out).unwrap();
+        let keys = match &parsed {
             crate::foundations::json::Value::Obj(entries) => entries
                 .iter()
                 .map(|(k, _)| k.value().into_owned())
                 .collect(),
             other => panic!("not an object: {other:?}"),
-        }
+        };
+        keys
     }
 
     #[test]

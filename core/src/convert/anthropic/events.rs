@@ -16,6 +16,13 @@ use crate::model::argument_progress::LineCount;
 use crate::model::gemini::{LiteralKind, Part, Preparation, Response};
 use crate::model::lifted::lift_checked;
 
+/// The deepest arrays and objects that V8's `JSON.stringify` writes where
+/// the reference stringifies a `tool_use` block's `input`: measured in the
+/// published Qwen Code 0.21.10 and 0.24.4 (Node 20), which throw
+/// `RangeError: Maximum call stack size exceeded` from 4,111 to 4,113
+/// levels, by release and by whether the innermost are arrays or objects.
+pub(super) const JS_STRINGIFY_DEPTH: usize = 4111;
+
 impl AnthropicStream {
     /// One event (docs/behaviour.md §2.3).
     pub(super) fn event(&mut self, ev: &Value<'_>, out: &mut Vec<Response>) -> Result<(), Error> {
@@ -88,6 +95,14 @@ impl AnthropicStream {
         let mut input_json = String::new();
         if kind == "tool_use" {
             if let Some(input) = block.get("input") {
+                // The reference's `JSON.stringify(event.content_block.input)`
+                // (anthropicContentGenerator.ts, processStream) recurses in
+                // V8 and throws past [`JS_STRINGIFY_DEPTH`].
+                if json::nests_deeper_than(input, JS_STRINGIFY_DEPTH) {
+                    return Err(Error::stack_overflow(format!(
+                        "tool_use input nested deeper than JSON.stringify takes ({JS_STRINGIFY_DEPTH} levels)"
+                    )));
+                }
                 json::stringify(input, &mut input_json);
                 if input_json == "{}" {
                     input_json.clear();

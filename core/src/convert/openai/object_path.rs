@@ -20,7 +20,7 @@ impl OpenAIStream {
     pub fn push_fragments_text(&mut self, text: &str) -> Result<(), Error> {
         self.lifecycle.input.check_open()?;
         let result = json::parse(text).and_then(|list| {
-            let Value::Arr(items) = list else {
+            let Value::Arr(items) = &list else {
                 return Err(Error::new(
                     ErrorCode::InvalidArgument,
                     "fragments must be a JSON array",

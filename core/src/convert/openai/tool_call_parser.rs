@@ -1013,7 +1013,7 @@ mod tests {
     /// item: only an item that is exactly `}` closes the object.
     #[test]
     fn an_array_chunk_is_walked_item_by_item() {
-        let items = |json: &str| match crate::foundations::json::parse(json).unwrap() {
+        let items = |json: &str| match &crate::foundations::json::parse(json).unwrap() {
             crate::foundations::json::Value::Arr(items) => array_walk(&items),
             _ => unreachable!(),
         };

@@ -9,10 +9,6 @@ use super::lone_escapes::{decode_into_noting, LoneEscapes};
 use super::scan::{scan_number, scan_string};
 use crate::foundations::error::{Error, ErrorCode};
 
-/// Nesting limit of [`parse`]. Provider events are shallow; the limit only
-/// keeps hostile input from exhausting the stack.
-const MAX_EVENT_DEPTH: usize = 512;
-
 /// A JSON string as it appears in the source, still escaped.
 #[derive(Clone, Copy, Debug)]
 pub struct JStr<'a> {
@@ -98,6 +94,43 @@ pub enum Value<'a> {
 
 static NULL: Value<'static> = Value::Null;
 
+/// Dropped without recursion, as [`parse`] builds: a value nested a million
+/// levels deep (the SDKs' `JSON.parse` takes any depth) must not exhaust
+/// the stack on its way out either.
+impl Drop for Value<'_> {
+    fn drop(&mut self) {
+        let mut nested = Vec::new();
+        take_nested(self, &mut nested);
+        while let Some(mut v) = nested.pop() {
+            take_nested(&mut v, &mut nested);
+        }
+    }
+}
+
+/// Moves the arrays and objects that `v` holds, if any are not empty, to
+/// `nested`, so that dropping `v` recurses no further.
+fn take_nested<'a>(v: &mut Value<'a>, nested: &mut Vec<Value<'a>>) {
+    let deep = |x: &Value<'_>| match x {
+        Value::Arr(items) => !items.is_empty(),
+        Value::Obj(entries) => !entries.is_empty(),
+        _ => false,
+    };
+    match v {
+        Value::Arr(items) if items.iter().any(deep) => {
+            nested.extend(std::mem::take(items).into_iter().filter(deep));
+        }
+        Value::Obj(entries) if entries.iter().any(|(_, x)| deep(x)) => {
+            nested.extend(
+                std::mem::take(entries)
+                    .into_iter()
+                    .map(|(_, x)| x)
+                    .filter(deep),
+            );
+        }
+        _ => {}
+    }
+}
+
 impl<'a> Value<'a> {
     /// Property lookup with `JSON.parse` semantics: the last duplicate wins.
     /// Missing keys and non-objects give `None` (JS `undefined`).
@@ -168,6 +201,24 @@ impl<'a> Value<'a> {
     }
 }
 
+/// Whether `v` nests arrays and objects more than `levels` deep (`[]` is
+/// one level), found without recursion.
+pub fn nests_deeper_than(v: &Value<'_>, levels: usize) -> bool {
+    let mut pending = vec![(v, 0usize)];
+    while let Some((v, above)) = pending.pop() {
+        let members: Box<dyn Iterator<Item = &Value<'_>>> = match v {
+            Value::Arr(items) => Box::new(items.iter()),
+            Value::Obj(entries) => Box::new(entries.iter().map(|(_, x)| x)),
+            _ => continue,
+        };
+        if above + 1 > levels {
+            return true;
+        }
+        pending.extend(members.map(|x| (x, above + 1)));
+    }
+    false
+}
+
 /// `Number(text)` for a validated JSON number literal.
 pub fn parse_number(text: &str) -> f64 {
     text.parse::<f64>().unwrap_or(f64::NAN)
@@ -187,7 +238,7 @@ pub fn parse(src: &str) -> Result<Value<'_>, Error> {
         i: 0,
     };
     p.ws();
-    let v = p.value(0).map_err(|e| *e)?;
+    let v = p.value().map_err(|e| *e)?;
     p.ws();
     if p.i != p.s.len() {
         return Err(p.err("unexpected data after the JSON value"));
@@ -220,84 +271,113 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Errors are boxed and built out of line: the recursion's frames hold
-    /// no error, so the nesting limit fits a thread's stack in a debug build.
-    fn value(&mut self, depth: usize) -> Result<Value<'a>, Box<Error>> {
-        if depth > MAX_EVENT_DEPTH {
-            return Err(too_deep());
-        }
-        match self.s.get(self.i) {
-            None => Err(self.fail("unexpected end")),
-            Some(b'{') => {
-                self.i += 1;
-                let mut entries = Vec::with_capacity(6);
-                self.ws();
-                if self.s.get(self.i) == Some(&b'}') {
+    /// One value, without recursion: the arrays and objects still open
+    /// are on a heap stack, so any depth parses, as `JSON.parse` parses it.
+    /// Errors are boxed and built out of line, off the hot path.
+    fn value(&mut self) -> Result<Value<'a>, Box<Error>> {
+        let mut open: Vec<Open<'a>> = Vec::new();
+        loop {
+            let mut v = match self.s.get(self.i) {
+                None => return Err(self.fail("unexpected end")),
+                Some(b'{') => {
                     self.i += 1;
-                    return Ok(Value::Obj(entries));
+                    self.ws();
+                    if self.s.get(self.i) == Some(&b'}') {
+                        self.i += 1;
+                        Value::Obj(Vec::new())
+                    } else {
+                        let key = self.key()?;
+                        open.push(Open::Obj(Vec::with_capacity(6), key));
+                        continue;
+                    }
                 }
-                loop {
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b'"') {
-                        return Err(self.fail("expected a string key"));
-                    }
-                    let k = self.string()?;
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b':') {
-                        return Err(self.fail("expected ':'"));
-                    }
+                Some(b'[') => {
                     self.i += 1;
                     self.ws();
-                    let v = self.value(depth + 1)?;
-                    entries.push((k, v));
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Value::Obj(entries));
+                    if self.s.get(self.i) == Some(&b']') {
+                        self.i += 1;
+                        Value::Arr(Vec::new())
+                    } else {
+                        open.push(Open::Arr(Vec::with_capacity(2)));
+                        continue;
+                    }
+                }
+                Some(b'"') => Value::Str(self.string()?),
+                Some(b't') => self.literal("true", Value::Bool(true))?,
+                Some(b'f') => self.literal("false", Value::Bool(false))?,
+                Some(b'n') => self.literal("null", Value::Null)?,
+                Some(_) => {
+                    let start = self.i;
+                    match scan_number(self.s, self.i) {
+                        Some(end) => {
+                            self.i = end;
+                            Value::Num(&self.src[start..end])
                         }
-                        _ => return Err(self.fail("expected ',' or '}'")),
+                        None => return Err(self.fail("unexpected character")),
                     }
                 }
-            }
-            Some(b'[') => {
-                self.i += 1;
-                let mut items = Vec::with_capacity(2);
+            };
+            // The value completes members of the open containers, and
+            // maybe the containers themselves.
+            loop {
                 self.ws();
-                if self.s.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Ok(Value::Arr(items));
-                }
-                loop {
-                    self.ws();
-                    items.push(self.value(depth + 1)?);
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Value::Arr(items));
+                match open.last_mut() {
+                    None => return Ok(v),
+                    Some(Open::Arr(items)) => {
+                        items.push(v);
+                        match self.s.get(self.i) {
+                            Some(b',') => {
+                                self.i += 1;
+                                self.ws();
+                                break;
+                            }
+                            Some(b']') => {
+                                self.i += 1;
+                                let Some(Open::Arr(items)) = open.pop() else {
+                                    unreachable!()
+                                };
+                                v = Value::Arr(items);
+                            }
+                            _ => return Err(self.fail("expected ',' or ']'")),
                         }
-                        _ => return Err(self.fail("expected ',' or ']'")),
                     }
-                }
-            }
-            Some(b'"') => Ok(Value::Str(self.string()?)),
-            Some(b't') => self.literal("true", Value::Bool(true)),
-            Some(b'f') => self.literal("false", Value::Bool(false)),
-            Some(b'n') => self.literal("null", Value::Null),
-            Some(_) => {
-                let start = self.i;
-                match scan_number(self.s, self.i) {
-                    Some(end) => {
-                        self.i = end;
-                        Ok(Value::Num(&self.src[start..end]))
+                    Some(Open::Obj(entries, key)) => {
+                        entries.push((*key, v));
+                        match self.s.get(self.i) {
+                            Some(b',') => {
+                                self.i += 1;
+                                *key = self.key()?;
+                                break;
+                            }
+                            Some(b'}') => {
+                                self.i += 1;
+                                let Some(Open::Obj(entries, _)) = open.pop() else {
+                                    unreachable!()
+                                };
+                                v = Value::Obj(entries);
+                            }
+                            _ => return Err(self.fail("expected ',' or '}'")),
+                        }
                     }
-                    None => Err(self.fail("unexpected character")),
                 }
             }
         }
+    }
+
+    /// An object's key and its colon, and the whitespace around them.
+    fn key(&mut self) -> Result<JStr<'a>, Box<Error>> {
+        self.ws();
+        if self.s.get(self.i) != Some(&b'"') {
+            return Err(self.fail("expected a string key"));
+        }
+        let k = self.string()?;
+        self.ws();
+        if self.s.get(self.i) != Some(&b':') {
+            return Err(self.fail("expected ':'"));
+        }
+        self.i += 1;
+        self.ws();
+        Ok(k)
     }
 
     fn literal(&mut self, word: &str, v: Value<'a>) -> Result<Value<'a>, Box<Error>> {
@@ -333,13 +413,11 @@ impl<'a> Parser<'a> {
     }
 }
 
-#[cold]
-#[inline(never)]
-fn too_deep() -> Box<Error> {
-    Box::new(Error::new(
-        ErrorCode::LimitExceeded,
-        format!("JSON nesting deeper than {MAX_EVENT_DEPTH} levels"),
-    ))
+/// An array or object [`Parser::value`] has opened and not yet closed:
+/// its members so far, and an object's key awaiting its value.
+enum Open<'a> {
+    Arr(Vec<Value<'a>>),
+    Obj(Vec<(JStr<'a>, Value<'a>)>, JStr<'a>),
 }
 
 #[cfg(test)]

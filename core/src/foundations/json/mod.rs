@@ -1,7 +1,8 @@
 //! JSON with JavaScript's semantics, without `serde_json::Value`.
 //!
 //! One job a file, each for the hot path:
-//! - [`dom`]: [`parse`], a borrowed, lenient DOM for provider events. Strings
+//! - [`dom`]: [`parse`], a borrowed, lenient DOM for provider events, parsed
+//!   and dropped without recursion (any depth, as `JSON.parse`). Strings
 //!   stay escaped slices of the input until somebody asks for their value,
 //!   and property lookup follows `JSON.parse` (the last duplicate key wins),
 //!   so a converter reads events the way the TypeScript reference reads
@@ -20,7 +21,8 @@
 //!   used on accumulated tool arguments, whose text is then handed to JS
 //!   verbatim.
 //! - [`stringify`](mod@stringify): `JSON.stringify` output, byte for byte
-//!   (integer-like keys first, shortest round-trip numbers, minimal escapes).
+//!   (integer-like keys first, shortest round-trip numbers, minimal escapes),
+//!   written without recursion.
 //! - [`lone_escapes`]: [`LoneEscapes`], where accumulated argument text
 //!   holds a lone surrogate as its escape, for the repair to read the text
 //!   as the reference's string.
@@ -47,7 +49,7 @@ pub mod stringify;
 pub mod text;
 pub mod validate;
 
-pub use dom::{get, parse, parse_number, JStr, Value};
+pub use dom::{get, nests_deeper_than, parse, parse_number, JStr, Value};
 pub use js_string::JsString;
 pub use lone_escapes::LoneEscapes;
 pub use owned::OwnedValue;

@@ -8,7 +8,12 @@ use std::ops::Index;
 use super::dom::{parse, parse_number, Value};
 use super::js_string::JsString;
 use super::stringify::{array_index, write_number};
-use crate::foundations::error::Error;
+use crate::foundations::error::{Error, ErrorCode};
+
+/// The nesting [`OwnedValue::parse`] takes (the ACP frames' values: tool
+/// arguments, plans), as the event parser took before it stopped
+/// recursing; an owned value is still recursive.
+pub const MAX_OWNED_DEPTH: usize = 512;
 
 /// An owned JSON value: what `JSON.parse` gives, or what the core builds.
 ///
@@ -40,8 +45,17 @@ impl OwnedValue {
     /// `JSON.parse(text)` (the core's parser, [`parse`]): the last duplicate
     /// key wins, in the first one's place; a number beyond `f64` (`1e400`)
     /// is `null`, as `JSON.stringify` would write it.
+    /// Nested at most [`MAX_OWNED_DEPTH`] levels: an owned value is built,
+    /// written and dropped recursively.
     pub fn parse(text: &str) -> Result<OwnedValue, Error> {
-        parse(text).map(|dom| OwnedValue::from_dom(&dom))
+        let dom = parse(text)?;
+        if super::dom::nests_deeper_than(&dom, MAX_OWNED_DEPTH) {
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("JSON nesting deeper than {MAX_OWNED_DEPTH} levels"),
+            ));
+        }
+        Ok(OwnedValue::from_dom(&dom))
     }
 
     /// An owned copy of a parsed value, with [`OwnedValue::parse`]'s rules.

@@ -87,8 +87,70 @@ pub fn write_number(out: &mut String, v: f64) {
 /// UTF-16 surrogate, in a value or a key, written as its `\uXXXX` escape
 /// (as `JSON.stringify` writes the lone surrogate `JSON.parse` kept).
 pub fn stringify(v: &Value<'_>, out: &mut String) {
+    // Without recursion: the arrays and objects being written are on a heap
+    // stack, each with its members still to write, so any depth fits.
+    let mut open: Vec<Members<'_, '_>> = Vec::new();
+    let mut next = Some(v);
+    loop {
+        if let Some(v) = next.take() {
+            match v {
+                Value::Arr(items) => {
+                    out.push('[');
+                    open.push(Members::Arr(items.iter(), true));
+                }
+                Value::Obj(entries) => {
+                    out.push('{');
+                    open.push(Members::Obj(in_key_order(entries), 0));
+                }
+                scalar => write_scalar(scalar, out),
+            }
+        }
+        match open.last_mut() {
+            None => return,
+            Some(Members::Arr(items, first)) => match items.next() {
+                Some(item) => {
+                    if !std::mem::take(first) {
+                        out.push(',');
+                    }
+                    next = Some(item);
+                }
+                None => {
+                    out.push(']');
+                    open.pop();
+                }
+            },
+            Some(Members::Obj(keys, at)) => match keys.get(*at) {
+                Some((key, item)) => {
+                    if *at > 0 {
+                        out.push(',');
+                    }
+                    *at += 1;
+                    out.push('"');
+                    out.push_str(key);
+                    out.push_str("\":");
+                    next = Some(*item);
+                }
+                None => {
+                    out.push('}');
+                    open.pop();
+                }
+            },
+        }
+    }
+}
+
+/// An array or object [`stringify`] is writing: the members left (an
+/// array's items; an object's keys in `JSON.stringify`'s order, and how
+/// many are written).
+enum Members<'v, 'a> {
+    Arr(std::slice::Iter<'v, Value<'a>>, bool),
+    Obj(Vec<(Cow<'a, str>, &'v Value<'a>)>, usize),
+}
+
+/// A value that is neither an array nor an object.
+fn write_scalar(v: &Value<'_>, out: &mut String) {
     match v {
-        Value::Null => out.push_str("null"),
+        Value::Null | Value::Arr(_) | Value::Obj(_) => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Num(n) => write_number(out, parse_number(n)),
         // Unescaped source text is exactly what JSON.stringify writes.
@@ -103,49 +165,44 @@ pub fn stringify(v: &Value<'_>, out: &mut String) {
             write_canonical(s.raw, out);
             out.push('"');
         }
-        Value::Arr(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                stringify(item, out);
-            }
-            out.push(']');
-        }
-        Value::Obj(entries) => {
-            let mut keys: Vec<(Cow<'_, str>, &Value<'_>)> = Vec::with_capacity(entries.len());
-            for (k, val) in entries {
-                let k = escaped_key(k);
-                if let Some(slot) = keys.iter_mut().find(|(existing, _)| *existing == k) {
-                    slot.1 = val;
-                } else {
-                    keys.push((k, val));
-                }
-            }
-            let mut indexed: Vec<(u32, usize)> = keys
-                .iter()
-                .enumerate()
-                .filter_map(|(pos, (k, _))| array_index(k).map(|n| (n, pos)))
-                .collect();
-            indexed.sort_unstable();
-            let order = indexed
-                .iter()
-                .map(|&(_, pos)| pos)
-                .chain((0..keys.len()).filter(|pos| array_index(&keys[*pos].0).is_none()));
-            out.push('{');
-            for (i, pos) in order.enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push('"');
-                out.push_str(&keys[pos].0);
-                out.push_str("\":");
-                stringify(keys[pos].1, out);
-            }
-            out.push('}');
+    }
+}
+
+/// An object's members in the order `JSON.stringify` writes them: array
+/// index keys ascending, then the others in insertion order; a duplicate
+/// key keeps its first position and its last value.
+fn in_key_order<'v, 'a>(
+    entries: &'v [(JStr<'a>, Value<'a>)],
+) -> Vec<(Cow<'a, str>, &'v Value<'a>)> {
+    let mut keys: Vec<(Cow<'a, str>, &'v Value<'a>)> = Vec::with_capacity(entries.len());
+    for (k, val) in entries {
+        let k = escaped_key(k);
+        if let Some(slot) = keys.iter_mut().find(|(existing, _)| *existing == k) {
+            slot.1 = val;
+        } else {
+            keys.push((k, val));
         }
     }
+    let mut indexed: Vec<(u32, usize)> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(pos, (k, _))| array_index(k).map(|n| (n, pos)))
+        .collect();
+    if indexed.is_empty() {
+        return keys;
+    }
+    indexed.sort_unstable();
+    let order: Vec<usize> = indexed
+        .iter()
+        .map(|&(_, pos)| pos)
+        .chain((0..keys.len()).filter(|pos| array_index(&keys[*pos].0).is_none()))
+        .collect();
+    let mut slots: Vec<Option<(Cow<'a, str>, &'v Value<'a>)>> =
+        keys.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|pos| slots[pos].take())
+        .collect()
 }
 
 /// A key as `JSON.stringify` writes it, without the quotes: one text per JS
