@@ -87,8 +87,9 @@ export interface ConverterLimits {
   /** Bytes buffered for an incomplete SSE event or JSON text. */
   maxBufferedBytes?: number;
   /**
-   * Nesting depth (objects, arrays, `f(` calls, `+` concatenations) that JSON repair of broken
-   * arguments accepts; deeper is `LIMIT_EXCEEDED`. Default 512, at most 2048 (native stack).
+   * Nesting depth (objects, arrays, `f(` calls) that JSON repair of broken arguments accepts;
+   * deeper is `LIMIT_EXCEEDED`. Default: no limit (the repair does not recurse; past the
+   * reference's own JS stack it gives the reference's fallback `{}`).
    */
   maxRepairDepth?: number;
 }
