@@ -1014,7 +1014,7 @@ mod tests {
     #[test]
     fn an_array_chunk_is_walked_item_by_item() {
         let items = |json: &str| match &crate::foundations::json::parse(json).unwrap() {
-            crate::foundations::json::Value::Arr(items) => array_walk(&items),
+            crate::foundations::json::Value::Arr(items) => array_walk(items),
             _ => unreachable!(),
         };
         let mut p = ToolCallParser::default();

@@ -215,7 +215,7 @@ mod tests {
             let past = format!("{}{last}", unit.repeat(deepest + 1));
             assert_eq!(repaired(&past), None, "{unit} {}", deepest + 1);
             // Deep *valid* JSON is not repaired: JSON.parse takes any depth.
-            if close != "" {
+            if !close.is_empty() {
                 let valid = expected(unit, close, last, 100_000);
                 assert_eq!(repaired(&valid).as_deref(), Some(valid.as_str()));
             }
