@@ -55,6 +55,12 @@ for (const providerKind of ['anthropic', 'openai']) {
         'tool_call_update:in_progress',
         'tool_call_update:completed',
       ]);
+      // ACP's name on the card's tool_call, beside the _meta keys Zed and Qwen read; the start keeps it.
+      assert.deepEqual(
+        [lifecycle[0].name, lifecycle[0]._meta.toolName, lifecycle[0]._meta.tool_name],
+        ['write_file', 'write_file', 'write_file'],
+      );
+      assert.equal('name' in lifecycle[1], false);
       const all = updates.map((e) => e.update).filter((u) => u.toolCallId === id);
       const progress = progressOf(updates, id);
       assert.ok(progress.length >= 6, `progress frames: ${progress.length}`);
@@ -70,8 +76,10 @@ for (const providerKind of ['anthropic', 'openai']) {
         const text = JSON.stringify(frame);
         for (const secret of SECRETS) assert.ok(!text.includes(secret), `a progress frame shows "${secret}"`);
         assert.deepEqual(Object.keys(frame), ['sessionUpdate', 'toolCallId', 'title', '_meta']);
-        const { phase, toolName, tool_name: zedName, progress: p } = frame._meta;
-        assert.deepEqual([phase, toolName, zedName], ['preparing', 'write_file', 'write_file']);
+        // Only what changes: the card keeps the name its tool_call gave it.
+        assert.deepEqual(Object.keys(frame._meta), ['phase', 'progress']);
+        const { phase, progress: p } = frame._meta;
+        assert.equal(phase, 'preparing');
         assert.ok(p.argumentBytes >= previous.argumentBytes && p.argumentLines >= previous.argumentLines);
         assert.ok(p.argumentBytes <= complete, 'never more than the complete arguments');
         assert.ok(p.elapsedMs >= 0 && p.idleMs >= 0);
@@ -146,6 +154,90 @@ for (const providerKind of ['anthropic', 'openai']) {
           'the next frame is the retry opening the card again',
         );
       }
+    });
+  });
+}
+
+/** A C0 or C1 control, or a bidirectional formatting character: what no title shows. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** A tool name of 4 MiB that tries to restyle, reorder and break a client's lines. */
+const HOSTILE_NAME = `\u001b[2J\u001b]0;owned\u0007\u202egnp.exe\u2066\r\n${'w'.repeat(4 << 20)}`;
+const hostileScenario = {
+  'hostile-name': {
+    prompt: 'Write the notes to notes.md.',
+    turns: [
+      [
+        {
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01HostileName',
+              name: HOSTILE_NAME,
+              input: { path: 'notes.md', content: 'a line of notes\n'.repeat(300) },
+              pauses: [{ fraction: 0.5, ms: 8000, keepAlive: true }],
+            },
+          ],
+          stop: 'tool_use',
+        },
+      ],
+      [{ blocks: [{ type: 'text', text: 'That tool does not exist.' }], stop: 'end_turn' }],
+    ],
+  },
+};
+
+for (const providerKind of ['anthropic', 'openai']) {
+  describe(`a 4 MiB hostile tool name with keep-alives: ${providerKind}`, () => {
+    let provider;
+    let agent;
+    before(async () => {
+      provider = await startProvider({ speed: 4, scenarios: hostileScenario });
+      agent = await launchAgent({
+        provider: providerKind,
+        providerUrl: provider.url,
+        retryDelayMs: 5,
+        extraArgs: ['--approve=always', '--progress-stall-ms', String(STALL_MS)],
+      });
+    });
+    after(() => closeChecked(agent, provider));
+
+    it('every line to the client stays small, titles printable, the name cut; the card fails as an unknown tool', async () => {
+      const id = providerKind === 'openai' ? openaiCallId('toolu_01HostileName') : 'toolu_01HostileName';
+      const { response, sessionId, updates } = await runScenario(
+        agent,
+        provider,
+        hostileScenario,
+        'hostile-name',
+        await workspace(),
+      );
+      assert.equal(response.stopReason, 'end_turn');
+      const cut = `${HOSTILE_NAME.slice(0, 119)}…`;
+      let total = 0;
+      for (const { msg } of agent.wire) {
+        if (msg.params?.sessionId !== sessionId) continue;
+        const bytes = Buffer.byteLength(JSON.stringify(msg)) + 1;
+        assert.ok(bytes < 4096, `a ${bytes}-byte ${msg.method} line: ${JSON.stringify(msg).slice(0, 200)}`);
+        total += bytes;
+        const update = msg.params.update ?? msg.params.toolCall;
+        if (update?.title !== undefined) assert.doesNotMatch(update.title, UNPRINTABLE);
+        for (const name of [update?.name, update?._meta?.toolName, update?._meta?.tool_name]) {
+          if (name !== undefined) assert.equal(name, cut);
+        }
+      }
+      assert.ok(total < 256 << 10, `${total} bytes to the client`);
+      const lifecycle = framesOf(updates, id);
+      assert.deepEqual(lifecycle.map(shape), ['tool_call:pending', 'tool_call_update:failed']);
+      assert.equal(lifecycle[0].name, cut);
+      assert.equal(lifecycle[0].title, `[2J]0;ownedgnp.exe  ${'w'.repeat(99)}…`);
+      assert.equal(
+        lifecycle[1].content[0].content.text,
+        `Tool "[2J]0;ownedgnp.exe${'w'.repeat(94)}…" not found in registry.`,
+      );
+      const progress = progressOf(updates, id);
+      assert.ok(
+        progress.some((f) => f._meta.progress.stalled === 'model'),
+        'the pause with keep-alives is announced',
+      );
     });
   });
 }

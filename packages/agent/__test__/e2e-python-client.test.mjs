@@ -4,7 +4,8 @@
 // the real provider SDK inside the agent against the loopback provider, for
 // both providers. The Python side (__test__/python/acp_client.py) parses
 // every message the agent wrote with the SDK's pydantic models, strictly
-// (valid, and nothing salvaged, skipped or ignored), and records what it saw;
+// (valid, and nothing salvaged, skipped or ignored but ACP's tool name, which
+// it predates), and records what it saw;
 // this file asserts the sessions from that record: initialize with and
 // without the fs capability, session/new, session/set_mode, a large write
 // (preparing, in_progress, completed), permission allowed, rejected and
@@ -233,6 +234,20 @@ for (const providerKind of ['anthropic', 'openai']) {
         );
         for (const { msg } of wire.filter((w) => w.dir === 'in'))
           assert.equal(agentMessageErrors(msg, methods.get(msg.id)), null, JSON.stringify(msg).slice(0, 300));
+        // ACP's tool name is newer than this SDK, whose models ignore it (the one field they may):
+        // it is on every card's tool_call, and the client still has it in _meta.tool_name.
+        const named = wire
+          .filter((w) => w.dir === 'in')
+          .map((w) => w.msg.params?.update ?? w.msg.params?.toolCall)
+          .filter((u) => typeof u?.name === 'string');
+        const opened = updates.map((w) => w.msg.params.update).filter((u) => u.sessionUpdate === 'tool_call');
+        assert.ok(opened.length > 0 && opened.every((u) => u.name === u._meta.tool_name), `${conn}: named cards`);
+        assert.deepEqual(
+          run.record
+            .filter((l) => l.kind === 'newer_than_sdk' && l.conn === conn)
+            .map((l) => [l.field.replace('$.toolCall.', '$.update.'), l.toolCallId, l.value]),
+          named.map((u) => ['$.update.name', u.toolCallId, u.name]),
+        );
         assert.deepEqual(
           run.record.filter((l) => l.kind === 'exit' && l.conn === conn).map((l) => l.code),
           [0],

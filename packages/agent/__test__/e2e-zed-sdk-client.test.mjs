@@ -68,6 +68,10 @@ const NEWER_THAN_THE_CLIENT = {
   'initialize $.agentInfo was stripped': "the agent's name and version",
   'session/update agent_message_chunk $.update._meta was stripped':
     "the usage frame's token counts (Qwen Code's _meta.usage on an empty chunk; the chunk itself parses)",
+  // ACP's Tool Call Name RFD; the client still reads the name from _meta.tool_name, as Zed does.
+  'session/update tool_call $.update.name was stripped': "ACP's tool name on the card that opens",
+  'session/update tool_call_update $.update.name was stripped': "ACP's tool name on a start that renames the card",
+  'session/request_permission $.toolCall.name was stripped': "ACP's tool name on a request that opens the card",
 };
 
 /** The zod schema for an agent message: a request or notification by its method, a response by its request's. */

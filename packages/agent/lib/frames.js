@@ -90,6 +90,32 @@ function boundRawInput(args, maxBytes) {
   return { rawInput: cut(args), truncated: true, bytes };
 }
 
+/** At most this many characters of a tool name in the agent's own messages, as in the library's card frames. */
+const SHOWN_NAME_CHARS = 120;
+
+/** C0 and C1 controls and bidirectional formatting characters: a message shows none of them. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A tool name as the agent's messages (a failed card's text, a note to the
+ * user) show it. The name is the model's choice: a name longer than any
+ * real tool's is cut to its first characters and an ellipsis, as the
+ * library's card frames cut it (core/src/acp/bounded_text.rs), and it
+ * shows no control or bidirectional character.
+ */
+function shownToolName(name) {
+  const s = String(name);
+  let end = 0;
+  for (let count = 0; end < s.length; count++) {
+    if (count === SHOWN_NAME_CHARS - 1) {
+      const rest = s.codePointAt(end) > 0xffff ? 2 : 1;
+      if (end + rest < s.length) return `${s.slice(0, end).replace(UNPRINTABLE, '')}…`;
+    }
+    end += s.codePointAt(end) > 0xffff ? 2 : 1;
+  }
+  return s.replace(UNPRINTABLE, '');
+}
+
 /** The frame with `meta` merged into `_meta.toolcallStream`. */
 function withMeta(frame, meta) {
   if (!frame) return frame;
@@ -111,4 +137,5 @@ module.exports = {
   boundRawInput,
   withMeta,
   updateLineBytes,
+  shownToolName,
 };

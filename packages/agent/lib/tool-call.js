@@ -15,7 +15,7 @@
 // `in_progress`.
 const { ToolError } = require('./workspace.js');
 const { TODO_WRITE, TOOL_DISPLAY, TOOLS, CHECKS, diffOf, text, locationsFor } = require('./tools.js');
-const { boundRawInput, updateLineBytes, withMeta } = require('./frames.js');
+const { boundRawInput, updateLineBytes, withMeta, shownToolName } = require('./frames.js');
 const { log } = require('./log.js');
 const permission = require('./permission.js');
 
@@ -40,7 +40,8 @@ function startOf(session, call, maxFrameBytes) {
       callId: call.id,
       toolName: call.name,
       rawInput: bounded.rawInput,
-      title: display ? `${display.title}${typeof args.path === 'string' ? `: ${args.path}` : ''}` : call.name,
+      // No display: the card's title is the tool name, as the card ledger bounds a name.
+      title: display ? `${display.title}${typeof args.path === 'string' ? `: ${args.path}` : ''}` : undefined,
       kind: display?.kind ?? 'other',
       locations: locationsFor(session.cwd, args),
     },
@@ -111,10 +112,12 @@ async function askFirst(session, start, content, send, ctx) {
 async function runTool(session, call, send, ctx) {
   const callId = call.id;
   const toolName = call.name;
+  // The name as the messages below show it: the model's choice, of any length.
+  const shown = shownToolName(toolName);
   const argsOk = isArgsObject(call.args);
   const args = argsOk ? call.args : {};
   const refusal =
-    call.refusal ?? (argsOk ? null : `Refused: the arguments of ${toolName} are not a JSON object; it was not run.`);
+    call.refusal ?? (argsOk ? null : `Refused: the arguments of ${shown} are not a JSON object; it was not run.`);
   if (toolName === TODO_WRITE && !refusal) {
     if (!Array.isArray(args.todos)) return failure(callId, 'todo_write: "todos" must be an array.');
     const entries = args.todos.map((t) => ({
@@ -136,7 +139,7 @@ async function runTool(session, call, send, ctx) {
     // Early failures: no start frame (Qwen's earlyErrorResponse).
     if (refusal) return failEarly(session, start, refusal, send);
     const tool = (ctx.tools ?? TOOLS).get(toolName);
-    if (!tool) return failEarly(session, start, `Tool "${toolName}" not found in registry.`, send);
+    if (!tool) return failEarly(session, start, `Tool "${shown}" not found in registry.`, send);
     let checked;
     try {
       checked = await CHECKS.get(toolName)?.(session.cwd, args, { signal: ctx.signal, readTextFile: ctx.readTextFile });
@@ -197,7 +200,7 @@ async function runTool(session, call, send, ctx) {
     return { callId, output: result.output };
   } catch (err) {
     if (!(err instanceof ToolError)) log(`${toolName} (${callId}) failed: ${err?.stack ?? err}`);
-    const message = err instanceof ToolError ? err.message : `${toolName} failed: ${err?.message ?? err}`;
+    const message = err instanceof ToolError ? err.message : `${shown} failed: ${err?.message ?? err}`;
     return session.cards.isOpen(callId) ? fail(message) : failure(callId, message);
   }
 }

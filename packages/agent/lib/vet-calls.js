@@ -14,6 +14,8 @@
 // the agent stopped because a call's arguments passed its limit
 // (model-request.js, argumentLimitStop) runs nothing, whatever the flag.
 
+const { shownToolName } = require('./frames.js');
+
 /**
  * @param {object[]} calls the normalised functionCalls of the attempt that succeeded
  * @param {{finishReason?: string, observer: import('./stream-observer.js').StreamObserver, historyIds: string[], providerId: (call: object) => string | undefined, runRepairedArguments?: boolean, argumentLimit?: {toolName: string, limit: number, refusedId?: string}}} info
@@ -26,7 +28,7 @@ function vetCalls(calls, { finishReason, observer, historyIds, providerId, runRe
     if (finishReason === 'MAX_TOKENS')
       return {
         ...call,
-        refusal: `Not run: the response was cut off by the output token limit (max_tokens), so the arguments of ${call.name} may be incomplete.`,
+        refusal: `Not run: the response was cut off by the output token limit (max_tokens), so the arguments of ${shownToolName(call.name)} may be incomplete.`,
       };
     const problem = observer.argumentProblem(providerId(call) ?? call.id);
     return problem ? { ...call, refusal: `Not run: ${problem}.` } : call;
@@ -61,7 +63,8 @@ function bytes(limit) {
 }
 
 /** Why `call` of a response stopped at the argument limit did not run. */
-function argumentLimitRefusal(call, { toolName, limit, refusedId }) {
+function argumentLimitRefusal(call, { toolName: name, limit, refusedId }) {
+  const toolName = shownToolName(name);
   if (call.id === refusedId)
     return `Not run: the arguments of ${toolName} exceeded the agent's limit of ${bytes(limit)}, so the agent refused the call and stopped the response there.`;
   return `Not run: the response was stopped because the arguments of a ${toolName} call exceeded the agent's limit of ${bytes(limit)}, and no call of that response runs.`;
@@ -69,7 +72,7 @@ function argumentLimitRefusal(call, { toolName, limit, refusedId }) {
 
 /** What the agent tells the user when it stopped a response at the argument limit. */
 function argumentLimitMessage({ toolName, limit }) {
-  return `The agent refused a ${toolName} call: its arguments exceeded the agent's limit of ${bytes(limit)}. Nothing from that response was run.`;
+  return `The agent refused a ${shownToolName(toolName)} call: its arguments exceeded the agent's limit of ${bytes(limit)}. Nothing from that response was run.`;
 }
 
 module.exports = { vetCalls, argumentLimitMessage };

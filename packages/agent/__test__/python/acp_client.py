@@ -23,13 +23,16 @@ give back exactly the message that came in. The SDK's generated models salvage
 a malformed optional field to its default and drop a malformed list item
 (`x-deserialize-default-on-error`, acp/_deserialize.py), and ignore unknown
 fields; a client would then silently lose what the agent sent, so here each of
-those is a failure. The SDK's own routing must also hand every update to the
+those is a failure, but for the fields of NEWER_THAN_SDK (ACP's tool name,
+which this release predates and whose value `_meta` carries too), recorded as
+`newer_than_sdk`. The SDK's own routing must also hand every update to the
 client's handlers without logging an error.
 
 RECORD.jsonl gets one JSON object per line: `wire` (every message in both
 directions, in arrival order), `delivered` (an update as the SDK handed it to
 session_update), `fs_write` / `fs_read` (served from disk, as an editor would),
-`step` (each step's parsed result or error), `invalid` (a validation failure)
+`step` (each step's parsed result or error), `newer_than_sdk` (a field of
+NEWER_THAN_SDK the models ignored), `invalid` (a validation failure)
 and `sdk_error` (an error the SDK logged). The exit code is 0 only if nothing
 was invalid, the SDK logged no error and every step ran as planned.
 """
@@ -83,15 +86,27 @@ class Recorder:
         print(f"acp_client: {kind}: {json.dumps(fields)[:2000]}", file=sys.stderr)
 
 
-def first_difference(sent: Any, parsed: Any, where: str = "$") -> str | None:
-    """Where the model's dump differs from the message as sent, or None."""
+# Optional fields of ACP schema v1 newer than this SDK release, which its
+# models ignore (a client of it reads what they carry elsewhere): ACP's tool
+# name (the Tool Call Name RFD, in @agentclientprotocol/sdk 2.4.0's schema),
+# whose value is also in `_meta.toolName` / `_meta.tool_name`. Each is
+# recorded as `newer_than_sdk` and allowed; anything else dropped fails.
+NEWER_THAN_SDK = {"$.update.name", "$.toolCall.name"}
+
+
+def first_difference(sent: Any, parsed: Any, where: str = "$", newer: list[str] | None = None) -> str | None:
+    """Where the model's dump differs from the message as sent, or None.
+    A field of NEWER_THAN_SDK the model dropped is appended to `newer` instead."""
     if isinstance(sent, dict) and isinstance(parsed, dict):
         for key in sent.keys() | parsed.keys():
+            if key not in parsed and f"{where}.{key}" in NEWER_THAN_SDK and newer is not None:
+                newer.append(f"{where}.{key}")
+                continue
             if key not in parsed:
                 return f"{where}.{key} was dropped by the model (unknown or salvaged field)"
             if key not in sent:
                 return f"{where}.{key} was added by the model"
-            diff = first_difference(sent[key], parsed[key], f"{where}.{key}")
+            diff = first_difference(sent[key], parsed[key], f"{where}.{key}", newer)
             if diff:
                 return diff
         return None
@@ -108,14 +123,15 @@ def first_difference(sent: Any, parsed: Any, where: str = "$") -> str | None:
     return None
 
 
-def strict_errors(payload: Any, model: type[BaseModel]) -> str | None:
-    """None if `payload` is a valid `model` that round-trips exactly, else why not."""
+def strict_errors(payload: Any, model: type[BaseModel], newer: list[str] | None = None) -> str | None:
+    """None if `payload` is a valid `model` that round-trips exactly (but for
+    NEWER_THAN_SDK fields, listed in `newer`), else why not."""
     try:
         parsed = model.model_validate(payload)
     except ValidationError as err:
         return f"{model.__name__}: {err}"
     dumped = parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    diff = first_difference(payload, dumped)
+    diff = first_difference(payload, dumped, newer=newer)
     return f"{model.__name__}: {diff}" if diff else None
 
 
@@ -143,9 +159,21 @@ class Wire:
             if model is None:
                 self.rec.fail("invalid", conn=self.label, msg=msg, error=f"unexpected method {msg['method']}")
                 return
-            error = strict_errors(msg.get("params"), model)
+            newer: list[str] = []
+            error = strict_errors(msg.get("params"), model, newer)
             if error:
                 self.rec.fail("invalid", conn=self.label, msg=msg, error=error)
+            for field in newer:
+                params = msg.get("params") or {}
+                holder = params.get("update") if field.startswith("$.update.") else params.get("toolCall")
+                self.rec.write(
+                    "newer_than_sdk",
+                    conn=self.label,
+                    method=msg["method"],
+                    field=field,
+                    toolCallId=holder.get("toolCallId"),
+                    value=holder.get("name"),
+                )
         else:
             # Checked once every request is known (a response may overtake
             # the observer call for its own request).
