@@ -398,17 +398,22 @@ export function describeQwenHost({
 
         /**
          * The live progress rules on one card's frames: only while it prepares, no
-         * status, arguments or content, Qwen's title with what happens now, counts
+         * status, arguments or content, Qwen's title with what happens now, ACP's
+         * name on the card's tool_call (and nowhere without progress), counts
          * that never decrease and never pass the complete arguments, and no
          * piece of an argument value anywhere.
          */
         function assertProgressFrames(updates, id, input) {
           const all = updates.filter((e) => e.update.toolCallId === id).map((e) => e.update);
           const progress = progressFrames(updates, id).map((e) => e.update);
+          // ACP's name: added to the card's tool_call with live progress, stock Qwen sends none.
+          const named = all.filter((u) => 'name' in u).map((u) => [u.sessionUpdate, u.name]);
           if (!withProgress) {
             assert.deepEqual(progress, [], 'no progress frame without live progress');
+            assert.deepEqual(named, [], "no ACP name without live progress: Qwen's frames are stock");
             return null;
           }
+          assert.deepEqual(named, [['tool_call', 'write_file']]);
           const lifecycle = all.filter((u) => !u._meta?.progress);
           const after = all.indexOf(lifecycle[0]);
           const before = lifecycle.length > 1 ? all.indexOf(lifecycle[1]) : all.length;
@@ -421,9 +426,9 @@ export function describeQwenHost({
             assert.deepEqual(Object.keys(frame), ['sessionUpdate', 'toolCallId', 'title', '_meta']);
             assert.match(frame.title, /^WriteFile · (receiving|waiting for the model|no data from the provider)/);
             const p = frame._meta.progress;
+            // Only what changes: the card keeps the name and provenance its tool_call gave it.
+            assert.deepEqual(Object.keys(frame._meta), ['phase', 'progress']);
             assert.equal(frame._meta.phase, 'preparing');
-            assert.equal(frame._meta.toolName, 'write_file');
-            assert.equal(frame._meta.tool_name, 'write_file');
             assert.ok(p.argumentBytes >= last.argumentBytes && p.argumentLines >= last.argumentLines);
             assert.ok(p.argumentBytes <= complete);
             const text = JSON.stringify(frame);

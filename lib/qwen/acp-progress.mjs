@@ -9,12 +9,16 @@
 // before anything that ends the card. The counts come from the native
 // converters the preload installed (lib/progress.js), and the frames are
 // built by this package's card ledger (lib/acp/progress.js) with Qwen's own
-// title for the card as their base. Every frame Qwen sends is unchanged.
+// title for the card as their base, bounded as every card title is. The one
+// change to a frame Qwen sends: its card's `tool_call` gets ACP's `name` (the
+// Tool Call Name RFD, which Qwen does not send yet), and so does the
+// `tool_call_update` of a start whose name is not the one its card opened
+// with; everything else Qwen sends is unchanged.
 
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { ToolCallCards, internalsOf } = require('../acp/cards.js');
+const { ToolCallCards, internalsOf, frameToolName } = require('../acp/cards.js');
 const { CardProgress, progressOptions } = require('../acp/progress.js');
 const { progressSourceOf } = require('../progress.js');
 
@@ -107,9 +111,30 @@ class CallSources {
 }
 
 /**
+ * `update` with ACP's `name` after its title (where this package's own card
+ * frames have it), when it is the frame of a start `naming` waits for: the
+ * `tool_call` that opens a card, or a `tool_call_update` that renames one.
+ * A frame that has a `name` already keeps it.
+ */
+function named(naming, update) {
+  const entry = naming?.get(update?.toolCallId);
+  if (!entry || 'name' in update) return update;
+  const kind = update.sessionUpdate;
+  if (kind !== 'tool_call' && !(kind === 'tool_call_update' && entry.renamed)) return update;
+  const out = {};
+  for (const [key, value] of Object.entries(update)) {
+    out[key] = value;
+    if (key === 'title') out.name = entry.name;
+  }
+  if (!('name' in out)) out.name = entry.name;
+  return out;
+}
+
+/**
  * Wraps Qwen's ToolCallEmitter so that every preparing card it shows gets
- * progress frames. Returns `{ notePreparations }`, which the preload's host
- * calls for each response with preparations. `options` are lib/acp/progress.js's.
+ * progress frames, and every card's `tool_call` ACP's `name`. Returns
+ * `{ notePreparations }`, which the preload's host calls for each response
+ * with preparations. `options` are lib/acp/progress.js's.
  */
 export function installCardProgress(ToolCallEmitter, options = true) {
   const rate = progressOptions(options, 'toolcall-stream/qwen');
@@ -124,6 +149,8 @@ export function installCardProgress(ToolCallEmitter, options = true) {
   };
   /** Per emitter (one per ACP session): its shadow ledger and its progress. */
   const sessions = new WeakMap();
+  /** Per emitter: callId → `{name, renamed}` of each start under way (see `named`). */
+  const namings = new WeakMap();
   const sessionOf = (emitter) => {
     let s = sessions.get(emitter);
     if (!s) {
@@ -133,7 +160,8 @@ export function installCardProgress(ToolCallEmitter, options = true) {
       const progress = new CardProgress(internalsOf(cards, 'toolcall-stream/qwen').native, rate, (frame) =>
         original.sendUpdate.call(emitter, frame),
       );
-      s = { cards, progress };
+      // callId → the tool name of each preparing card it showed.
+      s = { cards, progress, names: new Map() };
       sessions.set(emitter, s);
     }
     return s;
@@ -142,6 +170,7 @@ export function installCardProgress(ToolCallEmitter, options = true) {
     const s = sessions.get(emitter);
     if (!s || typeof callId !== 'string') return;
     s.progress.stop([callId]);
+    s.names.delete(callId);
     try {
       if (s.cards.isOpen(callId)) s.cards.discarded(callId, typeof toolName === 'string' ? toolName : '');
     } catch {
@@ -149,25 +178,60 @@ export function installCardProgress(ToolCallEmitter, options = true) {
     }
   };
 
+  // While a start is under way, the frame Qwen sends for it gets ACP's name
+  // (Qwen's emitStart builds it from `params.toolName` and sends it through
+  // `this.sendUpdate`). Returns what ends that.
+  const nameFrames = (emitter, callId, toolName, renamed) => {
+    if (typeof callId !== 'string' || typeof toolName !== 'string') return () => {};
+    let name;
+    try {
+      name = frameToolName(toolName);
+    } catch {
+      return () => {}; // The frame goes out as Qwen built it.
+    }
+    let naming = namings.get(emitter);
+    if (!naming) namings.set(emitter, (naming = new Map()));
+    const entry = { name, renamed };
+    naming.set(callId, entry);
+    return () => {
+      if (naming.get(callId) === entry) naming.delete(callId);
+    };
+  };
+
   proto.emitStart = async function emitStart(params) {
     const preparing = params?.phase === 'preparing';
+    const callId = params?.callId;
+    const toolName = params?.toolName;
+    const openedAs = preparing ? undefined : sessions.get(this)?.names.get(callId);
     // A start (in_progress, or pending before a permission request) ends the
     // preparing phase before Qwen's frame goes out.
-    if (!preparing) stop(this, params?.callId, params?.toolName);
-    const shown = await original.emitStart.call(this, params);
+    if (!preparing) stop(this, callId, toolName);
+    const release = nameFrames(this, callId, toolName, openedAs !== undefined && openedAs !== toolName);
+    let shown;
+    try {
+      shown = await original.emitStart.call(this, params);
+    } finally {
+      release();
+    }
     if (preparing && shown) {
       try {
-        const { callId, toolName } = params;
         const s = sessionOf(this);
         if (s.cards.preparing(callId, toolName) !== null) {
+          s.names.set(callId, toolName);
           const title = this.resolveToolMetadata(toolName, params.args ?? {})?.title;
-          s.progress.trackSource(callId, toolName, typeof title === 'string' ? title : undefined, sources.take(callId));
+          // Qwen titles a tool it does not know by its name: the card's
+          // title is then the name, bounded as a name is.
+          const base = typeof title === 'string' && title !== toolName ? title : undefined;
+          s.progress.trackSource(callId, toolName, base, sources.take(callId));
         }
       } catch {
         // Progress is an addition: a card it cannot follow stays as Qwen showed it.
       }
     }
     return shown;
+  };
+  proto.sendUpdate = function sendUpdate(update) {
+    return original.sendUpdate.call(this, named(namings.get(this), update));
   };
   proto.emitPreparationDiscarded = function emitPreparationDiscarded(callId, toolName) {
     stop(this, callId, toolName);
