@@ -181,6 +181,11 @@ for (const provider of ['anthropic', 'openai']) {
     );
     extremes.push(kase);
   }
+  // A 2 MiB comment line, past the library's 1 MiB for a line that is not
+  // data: the SDKs' decoders buffer it and go on, and so does the preload.
+  const commented = toolCallCase(`${provider} 2 MiB comment line`, provider, '{"a":1}');
+  commented.frames.unshift(`: ${'x'.repeat(2 << 20)}\n`);
+  extremes.push(commented);
   // Past the library's default 64 MiB a call would take stock minutes; 3 MiB
   // is past its 1 MiB SSE line and well within any limit left.
   extremes.push(toolCallCase(`${provider} 3 MiB`, provider, `{"content":"${'x'.repeat(3 << 20)}"}`));
@@ -189,7 +194,7 @@ for (const provider of ['anthropic', 'openai']) {
 for (const version of ['0.21.10', '0.24.4'].filter((v) => QWEN_VARIANT_RELEASES.includes(v))) {
   const { dir, skip } = qwenBuildOrSkip(version);
   describe(`Qwen Code ${version}: deep and large tool arguments, stock vs toolcall-stream/qwen`, { skip }, () => {
-    it(`${DEPTHS.join(', ')} levels, broken and valid, both providers, events nested 10,000 levels and a 3 MiB call end as stock ends`, async () => {
+    it(`${DEPTHS.join(', ')} levels, broken and valid, both providers, events nested 10,000 levels, a 2 MiB comment line and a 3 MiB call end as stock ends`, async () => {
       const results = await runBoth(dir, extremes);
       const differing = results
         .map((r) => [r.kase.seed, difference(r)])

@@ -17,7 +17,9 @@
 //! complete or still arriving: endless whitespace or comments without a
 //! newline fail after 1 MiB instead of growing to the converter's buffer
 //! limit (256 MiB by default). `data:` lines stay bounded by that limit,
-//! since one `data:` line may carry a whole tool call.
+//! since one `data:` line may carry a whole tool call. A decoder with no
+//! buffer limit (`usize::MAX`: the Qwen preload's, as the SDKs' decoders
+//! have none) has none for other lines either.
 
 use crate::foundations::error::{Error, ErrorCode};
 
@@ -161,6 +163,8 @@ pub struct SseDecoder {
     after_cr: bool,
     started: bool,
     max_line: usize,
+    /// [`MAX_OTHER_LINE`], or no limit where `max_line` is none.
+    max_other_line: usize,
     bom: Bom,
 }
 
@@ -185,6 +189,11 @@ impl SseDecoder {
     pub fn new(max_line: usize) -> Self {
         SseDecoder {
             max_line,
+            max_other_line: if max_line == usize::MAX {
+                usize::MAX
+            } else {
+                MAX_OTHER_LINE
+            },
             ..Default::default()
         }
     }
@@ -281,7 +290,7 @@ impl SseDecoder {
             self.frame_direct(bytes, sink)?;
         }
         // `buf` now holds at most the partial last line, starting at `base`.
-        check_other_line(&self.buf, self.base)?;
+        check_other_line(&self.buf, self.base, self.max_other_line)?;
         if self.buf.len() > self.max_line || self.fields.data.len() > self.max_line {
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
@@ -313,7 +322,7 @@ impl SseDecoder {
             start = next;
             self.scanned = next;
             let raw = &self.buf[line_start..end];
-            if let Err(e) = check_other_line(raw, self.base + line_start) {
+            if let Err(e) = check_other_line(raw, self.base + line_start, self.max_other_line) {
                 self.consume(start);
                 return Err(e);
             }
@@ -382,7 +391,7 @@ impl SseDecoder {
             };
             result = match line {
                 _ if bytes[start..end].len() > MAX_OTHER_LINE => {
-                    check_other_line(&bytes[start..end], self.base + start)
+                    check_other_line(&bytes[start..end], self.base + start, self.max_other_line)
                         .and_then(|()| self.apply_raw(&bytes[start..end], &mut single, sink))
                 }
                 Some(line) => {
@@ -467,19 +476,16 @@ fn after_terminator(src: &[u8], end: usize) -> (usize, bool) {
     }
 }
 
-/// [`MAX_OTHER_LINE`] for a line (or the start of one still arriving) that
-/// is not a `data:` line (a BOM before `data:` counts as a data line);
-/// `offset` is the line's absolute stream offset.
-fn check_other_line(raw: &[u8], offset: usize) -> Result<(), Error> {
-    if raw.len() <= MAX_OTHER_LINE
-        || raw.starts_with(b"data:")
-        || raw.starts_with(b"\xEF\xBB\xBFdata:")
-    {
+/// `max` ([`MAX_OTHER_LINE`]) for a line (or the start of one still
+/// arriving) that is not a `data:` line (a BOM before `data:` counts as a
+/// data line); `offset` is the line's absolute stream offset.
+fn check_other_line(raw: &[u8], offset: usize, max: usize) -> Result<(), Error> {
+    if raw.len() <= max || raw.starts_with(b"data:") || raw.starts_with(b"\xEF\xBB\xBFdata:") {
         return Ok(());
     }
     Err(Error::new(
         ErrorCode::LimitExceeded,
-        format!("an SSE line that is not a data line exceeds {MAX_OTHER_LINE} bytes"),
+        format!("an SSE line that is not a data line exceeds {max} bytes"),
     )
     .with_offset(offset))
 }
@@ -685,7 +691,7 @@ mod tests {
             // Whole, split inside the long line, and without its newline.
             let cuts = [body.len(), 9 + MAX_OTHER_LINE / 2, 9 + MAX_OTHER_LINE + 1];
             for cut in cuts {
-                let mut d = SseDecoder::new(usize::MAX);
+                let mut d = SseDecoder::new(1 << 40);
                 let mut seen = Vec::new();
                 let mut sink = |e: SseEvent<'_>| {
                     seen.push(e.data.to_owned());
@@ -700,9 +706,18 @@ mod tests {
                 assert_eq!(seen, ["1"], "cut at {cut}");
             }
             // Still arriving, the line fails as soon as it is too long.
-            let mut d = SseDecoder::new(usize::MAX);
+            let mut d = SseDecoder::new(1 << 40);
             let err = d.push(&line, |_| Ok(())).unwrap_err();
             assert_eq!(err.code, ErrorCode::LimitExceeded);
+            // With no buffer limit at all, none for such a line either.
+            let mut d = SseDecoder::new(usize::MAX);
+            let mut seen = Vec::new();
+            d.push(&body, |e: SseEvent<'_>| {
+                seen.push(e.data.to_owned());
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(seen, ["1", "2"]);
         }
         // A data line of the same length is not this limit's business.
         let mut body = b"data: ".to_vec();
