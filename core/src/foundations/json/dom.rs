@@ -206,15 +206,22 @@ impl<'a> Value<'a> {
 pub fn nests_deeper_than(v: &Value<'_>, levels: usize) -> bool {
     let mut pending = vec![(v, 0usize)];
     while let Some((v, above)) = pending.pop() {
-        let members: Box<dyn Iterator<Item = &Value<'_>>> = match v {
-            Value::Arr(items) => Box::new(items.iter()),
-            Value::Obj(entries) => Box::new(entries.iter().map(|(_, x)| x)),
-            _ => continue,
-        };
-        if above + 1 > levels {
-            return true;
+        let here = above + 1;
+        match v {
+            Value::Arr(items) => {
+                if here > levels {
+                    return true;
+                }
+                pending.extend(items.iter().map(|x| (x, here)));
+            }
+            Value::Obj(entries) => {
+                if here > levels {
+                    return true;
+                }
+                pending.extend(entries.iter().map(|(_, x)| (x, here)));
+            }
+            _ => {}
         }
-        pending.extend(members.map(|x| (x, above + 1)));
     }
     false
 }
