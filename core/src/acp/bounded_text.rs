@@ -4,9 +4,10 @@
 //! frame never carries more than [`NAME_CHARS`] characters of it; titles,
 //! which every client renders, are printable text of bounded length. Real
 //! tool names are short identifiers, so a cut only ever shortens a name no
-//! tool has: Qwen Code fails such a call as an unknown tool
-//! (`packages/core/src/core/coreToolScheduler.ts`, "not found in
-//! registry"), and its card must not flood the client meanwhile.
+//! tool has: Qwen Code fails such a call as an unknown tool (in ACP mode
+//! `packages/cli/src/acp-integration/session/Session.ts`, `runTool`:
+//! `Tool "…" not found in registry.`), and its card must not flood the
+//! client meanwhile.
 
 use super::frames::JsString;
 
