@@ -144,6 +144,7 @@ describe('ToolCallCards', () => {
       sessionUpdate: 'tool_call_update',
       toolCallId: 'call-1',
       status: 'failed',
+      title: 'mcp__filesystem__read_file · not run',
       content: [],
       _meta: {
         toolName: 'mcp__filesystem__read_file',
@@ -597,6 +598,7 @@ describe('strings from JS keep lone UTF-16 surrogates (one JSON stack)', () => {
           sessionUpdate: 'tool_call_update',
           toolCallId: `${s}d`,
           status: 'failed',
+          title: `${titled(`T${s}`)} · not run`,
           content: [],
           _meta: {
             toolName: tool,

@@ -367,7 +367,9 @@ class Client {
     assert.deepEqual(rest, {});
     assert.equal(phase, 'preparing');
     const keys = ['argumentBytes', 'argumentLines', 'elapsedMs', 'idleMs'];
-    assert.deepEqual(Object.keys(progress), progress.stalled === undefined ? keys : [...keys, 'stalled']);
+    // A stall names the host's idle limit when it has one (core/src/acp/progress.rs IdleDeadline).
+    const stalledKeys = 'idleLimitMs' in progress ? [...keys, 'stalled', 'idleLimitMs'] : [...keys, 'stalled'];
+    assert.deepEqual(Object.keys(progress), progress.stalled === undefined ? keys : stalledKeys);
     for (const k of keys) assert.ok(Number.isInteger(progress[k]) && progress[k] >= 0, `${k} ${progress[k]}`);
     if (progress.stalled !== undefined) assert.ok(['model', 'connection'].includes(progress.stalled));
     const list = this.progress.get(update.toolCallId) ?? [];
@@ -527,6 +529,36 @@ for (const provider of PROVIDERS) {
         progress.slice(connection).some((p) => p.stalled === undefined),
         'the count goes on after the pause',
       );
+    });
+
+    it("a stall names the host's idle limit, given as a progress option", async () => {
+      const args = writeArgs(20);
+      const calls = [{ id, name: 'write_file', args, gapMs: 5 }];
+      const pause = [keepAlive(provider, 450), 450];
+      const client = new Client({ [id]: args });
+      await leavesNothing(() =>
+        consumeModelStream(modelStream(provider, 'bytes', bodyOf(provider, calls, { pauseAt: 3, pause })), {
+          cards: new ToolCallCards(),
+          send: client.send,
+          progress: progressOptions({ idleLimitMs: 240_000, hostName: 'Qwen' }),
+        }),
+      );
+      client.assertRules();
+      const frames = client.progress.get(id).map((f) => f.update);
+      const stalled = frames.filter((f) => f._meta.progress.stalled);
+      assert.ok(stalled.some((f) => f._meta.progress.stalled === 'model'));
+      assert.ok(stalled.some((f) => f._meta.progress.stalled === 'connection'));
+      for (const f of stalled) {
+        assert.match(
+          f.title,
+          /^write_file · (waiting for the model|no data from the provider), \d+ s \(Qwen gives up at 240 s\)$/,
+        );
+        assert.equal(f._meta.progress.idleLimitMs, 240_000);
+      }
+      for (const f of frames.filter((f) => !f._meta.progress.stalled)) {
+        assert.equal('idleLimitMs' in f._meta.progress, false, 'no deadline while bytes arrive');
+        assert.doesNotMatch(f.title, /gives up/);
+      }
     });
 
     it('no frame for a suppressed card, and none before a card whose frame is slow to send', async () => {
@@ -1065,5 +1097,26 @@ describe('argumentProgress / getToolCallProgress: exact counts', () => {
       message: { id: 'm', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1 } },
     });
     assert.equal(start === undefined ? null : getToolCallProgress(start), null);
+  });
+});
+
+describe("the host's idle limit as a progress option", () => {
+  const isInvalid = (err) => err?.code === 'INVALID_ARGUMENT';
+  it('is a positive whole number of milliseconds, and the host a non-empty name', () => {
+    const cards = new ToolCallCards();
+    for (const bad of [0, -1, 1.5, Number.NaN, '240000', 2 ** 31]) {
+      assert.throws(
+        () => new PreparationTracker(cards, { progress: { idleLimitMs: bad, send: () => {} } }),
+        isInvalid,
+        String(bad),
+      );
+    }
+    for (const bad of ['', '   ', 7]) {
+      assert.throws(
+        () => new PreparationTracker(cards, { progress: { idleLimitMs: 1000, hostName: bad, send: () => {} } }),
+        isInvalid,
+      );
+    }
+    new PreparationTracker(cards, { progress: { idleLimitMs: 240_000, hostName: 'Qwen', send: () => {} } });
   });
 });

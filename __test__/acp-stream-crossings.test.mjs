@@ -112,7 +112,7 @@ describe('consumeModelStream crossings', () => {
 // ---- the loop built from the public pieces ---------------------------------
 // docs/behaviour.md §6.4 as the public classes compose it: ids.apply, the
 // text frames, observe (each frame sent, then `sent`), resolve; discard on
-// retry / fallback and at the end.
+// retry / fallback and at the end, each with its cause.
 async function piecesLoop(events, { cards, send, signal, historyIds, progress }) {
   const tracker = new PreparationTracker(cards, progress ? { progress: { send } } : undefined);
   const newIds = () => (historyIds === undefined ? undefined : new ToolCallIds([...historyIds]));
@@ -122,8 +122,8 @@ async function piecesLoop(events, { cards, send, signal, historyIds, progress })
   let failed = false;
   // As consumeModelStream: every discard frame is tried, and a failure
   // changes nothing.
-  const finalize = async (all) => {
-    for (const frame of tracker.discard(all)) {
+  const finalize = async (all, cause) => {
+    for (const frame of tracker.discard(all, cause)) {
       try {
         await send(frame);
       } catch {
@@ -157,7 +157,7 @@ async function piecesLoop(events, { cards, send, signal, historyIds, progress })
           functionCalls.push(...calls);
         }
       } else if (event.type === 'retry' || event.type === 'model_fallback') {
-        await finalize(true);
+        await finalize(true, event.type === 'retry' ? 'retry' : 'fallback');
         functionCalls = [];
         ids = newIds();
       }
@@ -166,7 +166,8 @@ async function piecesLoop(events, { cards, send, signal, historyIds, progress })
     failed = true;
     throw err;
   } finally {
-    await finalize(failed || Boolean(signal && signal.aborted));
+    const cancelled = Boolean(signal && signal.aborted);
+    await finalize(failed || cancelled, cancelled ? 'cancel' : failed ? 'stream-error' : undefined);
   }
   if (signal && signal.aborted) return { functionCalls: [], usage, cancelled: true };
   return { functionCalls, usage };

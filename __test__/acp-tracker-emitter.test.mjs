@@ -85,6 +85,7 @@ describe('PreparationTracker({ emitter })', () => {
       sessionUpdate: 'tool_call_update',
       toolCallId: 'a',
       status: 'failed',
+      title: 'Read read_file · not run',
       content: [],
       _meta: {
         toolName: 'read_file',

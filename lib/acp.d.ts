@@ -19,10 +19,23 @@ export interface ToolCallMeta {
   phase?: 'preparing';
   /** Only on a discarded preparation: remove the card rather than show a failed tool. */
   preparationDiscarded?: true;
+  /** Only on a discarded preparation whose cause the host knew. */
+  discardReason?: DiscardReason;
+  /** Only with `discardReason: 'idle-timeout'`, when the host gave its limit. */
+  idleLimitMs?: number;
   provenance: 'builtin' | 'mcp';
   /** For `mcp__<server>__<tool>` names (at most 120 characters). */
   serverId?: string;
 }
+
+/**
+ * Why a preparation was discarded (docs/api.md "Why a card did not run"): a
+ * retry, a model fallback, a cancel, a stream error, or the host's idle limit.
+ */
+export type DiscardReason = 'retry' | 'fallback' | 'cancel' | 'stream-error' | 'idle-timeout';
+
+/** A discard's cause: a reason, or a reason with the idle limit that passed. */
+export type DiscardCause = DiscardReason | { reason: DiscardReason; idleLimitMs?: number };
 
 export interface ToolCallLocation {
   path: string;
@@ -114,10 +127,16 @@ export declare class ToolCallCards {
   finished(callId: string, toolName: string, result: ToolCallResult): ToolCallUpdateFrame | null;
   /** `finished(…, {status: 'failed', content: [text message]})` (Qwen's `emitError`). */
   failed(callId: string, toolName: string, message: string): ToolCallUpdateFrame | null;
-  /** The discarded-preparation frame; `null` if no card is open. */
-  discarded(callId: string, toolName: string): ToolCallUpdateFrame | null;
-  /** Terminal frames for every open card (end of turn, cancel); `message` for started ones (default "Tool execution was cancelled"). */
-  closeAll(message?: string): ToolCallUpdateFrame[];
+  /**
+   * The discarded-preparation frame, its title saying the call did not run and why
+   * (`<title> · not run: <cause>`, or a neutral `<title> · not run` without a cause); `null` if no card is open.
+   */
+  discarded(callId: string, toolName: string, cause?: DiscardCause): ToolCallUpdateFrame | null;
+  /**
+   * Terminal frames for every open card (end of turn, cancel): a preparing one is discarded with `cause`,
+   * a started one fails with `message` (default "Tool execution was cancelled").
+   */
+  closeAll(message?: string, cause?: DiscardCause): ToolCallUpdateFrame[];
   /** TodoWrite's `plan` update (docs/behaviour.md §6.3), or `null` when there is nothing to show. */
   plan(args?: object, resultDisplay?: unknown): PlanFrame | null;
   isOpen(callId: string): boolean;
@@ -165,10 +184,16 @@ export interface PreparationEmitter {
   emitStart(params: PreparationStartParams): unknown;
   /**
    * Ends a shown card whose call never arrived; called with these two
-   * arguments alone, as Qwen's tracker calls it. The discarded-preparation
-   * update is `tracker.frame` meanwhile.
+   * arguments alone, as Qwen's tracker calls it, unless the discard was given
+   * a cause: then with a third, `{reason, idleLimitMs?}`. The
+   * discarded-preparation update, titled with the cause, is `tracker.frame`
+   * meanwhile.
    */
-  emitPreparationDiscarded(callId: string, toolName: string): unknown;
+  emitPreparationDiscarded(
+    callId: string,
+    toolName: string,
+    cause?: { reason: DiscardReason; idleLimitMs?: number },
+  ): unknown;
   /** Optional: shows a progress frame of a shown card (`tracker.frame` meanwhile). Without it, `progress.send` does. */
   emitPreparationProgress?(params: PreparationProgressParams): unknown;
 }
@@ -190,8 +215,14 @@ export declare class PreparationTracker<E extends PreparationEmitter | undefined
   /** The new preparing frames; with an emitter, settles once it has answered for each. */
   observe(response: object): E extends PreparationEmitter ? Promise<void> : ToolCallFrame[];
   resolve(functionCalls: ReadonlyArray<{ id?: string }> | null | undefined): void;
-  /** The discarded frames; with an emitter, settles once each was handed to `emitPreparationDiscarded`. */
-  discard(includeResolved?: boolean): E extends PreparationEmitter ? Promise<void> : ToolCallUpdateFrame[];
+  /**
+   * The discarded frames, each titled with `cause` when the host knows it; with an emitter, settles once
+   * each was handed to `emitPreparationDiscarded`.
+   */
+  discard(
+    includeResolved?: boolean,
+    cause?: DiscardCause,
+  ): E extends PreparationEmitter ? Promise<void> : ToolCallUpdateFrame[];
   /**
    * While an emitter method runs (its synchronous part), the frame this
    * package built for that call: the preparing `tool_call` during
@@ -217,8 +248,15 @@ export declare function getProviderToolCallId(functionCall: object): string | un
 
 export type StreamEvent =
   | { type: 'chunk'; value: object }
-  | { type: 'retry'; retryInfo?: unknown; isContinuation?: boolean; maxOutputTokensEscalated?: boolean }
-  | { type: 'model_fallback'; info?: unknown }
+  | {
+      type: 'retry';
+      retryInfo?: unknown;
+      isContinuation?: boolean;
+      maxOutputTokensEscalated?: boolean;
+      /** Why the attempt was abandoned, when it was not a plain retry (e.g. the host's idle limit). */
+      discardCause?: DiscardCause;
+    }
+  | { type: 'model_fallback'; info?: unknown; discardCause?: DiscardCause }
   | { type: 'compressed'; info?: unknown };
 
 export interface ConsumeModelStreamOptions {
@@ -243,6 +281,13 @@ export interface ProgressOptions {
   stallMs?: number;
   /** While stalled, at most one frame this often (default 1000 ms). */
   stallIntervalMs?: number;
+  /**
+   * The host's own idle limit: it abandons a stream after this long without data (a positive whole number
+   * of milliseconds). A stalled card names it: `… no data from the provider, 45 s (Qwen gives up at 240 s)`.
+   */
+  idleLimitMs?: number;
+  /** Who gives up at `idleLimitMs`, as the title names it (default "the agent"; at most 40 characters shown). */
+  hostName?: string;
   /** Where progress frames go (a PreparationTracker without an emitter needs it). */
   send?: (update: ToolCallProgressFrame) => unknown;
   /** A progress send that failed; it ends nothing. */
@@ -257,6 +302,8 @@ export interface ToolCallProgress {
   idleMs: number;
   /** Only while stalled: the model went quiet on a live connection, or the connection went silent. */
   stalled?: 'model' | 'connection';
+  /** Only while stalled, when the host gave its idle limit and it has not passed. */
+  idleLimitMs?: number;
 }
 
 /**
@@ -287,7 +334,12 @@ export interface ConsumeModelStreamResult {
   cancelled?: true;
 }
 
-/** The stream-loop body of docs/behaviour.md §6.4. Rejects with the stream's error after discarding every card. */
+/**
+ * The stream-loop body of docs/behaviour.md §6.4. Rejects with the stream's error after discarding every card.
+ * Each discard gives its cause: `retry`, `fallback` (or the event's `discardCause`), `cancel` for an aborted
+ * signal, and for a thrown error its own `discardCause`, `idle-timeout` for Qwen Code's
+ * `StreamInactivityTimeoutError` (its `idleMs`), else `stream-error`.
+ */
 export declare function consumeModelStream(
   events: AsyncIterable<StreamEvent> | Iterable<StreamEvent>,
   options: ConsumeModelStreamOptions,

@@ -21,9 +21,21 @@ use napi_derive::napi;
 use toolcall_stream_core::acp::bounded_text::{bounded_name, card_title};
 use toolcall_stream_core::acp::{
     frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress, Chunk,
-    DescribedPreparation, JsString, PreparationTracker, Stall, StartAnswer, ToolCallCards,
-    ToolCallIds, ToolResult, ToolStart,
+    DescribedPreparation, DiscardCause, DiscardReason, IdleDeadline, JsString, PreparationTracker,
+    Stall, StartAnswer, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
+
+/// A discard's cause from JS: `reason` is one of `DiscardReason`'s values
+/// (`lib/acp/discard.js` checked it; anything else is no cause), and
+/// `idle_limit_ms` a whole number of milliseconds or absent.
+fn discard_cause(reason: Option<String>, idle_limit_ms: Option<f64>) -> Option<DiscardCause> {
+    let reason = DiscardReason::parse(reason.as_deref()?)?;
+    Some(DiscardCause {
+        reason,
+        // `as` saturates: a negative or NaN limit is 0.
+        idle_limit_ms: idle_limit_ms.map(|ms| ms as u64).filter(|&ms| ms > 0),
+    })
+}
 
 /// A JS string argument, lone surrogates kept.
 fn js(s: &Utf16String) -> JsString {
@@ -174,17 +186,23 @@ impl NativeToolCallCards {
         &mut self,
         call_id: Utf16String,
         tool_name: Utf16String,
+        reason: Option<String>,
+        idle_limit_ms: Option<f64>,
     ) -> Result<String, String> {
+        let cause = discard_cause(reason, idle_limit_ms);
         self.with(|cards| {
             Ok(frame_json(
-                cards.discarded(js(&call_id), js(&tool_name))?.as_ref(),
+                cards
+                    .discarded(js(&call_id), js(&tool_name), cause.as_ref())?
+                    .as_ref(),
             ))
         })
     }
 
     /// The progress frame of a card still preparing, or `null`. The counts
     /// are whole numbers `lib/acp/progress.js` checked; `stalled` is
-    /// `"model"`, `"connection"` or absent.
+    /// `"model"`, `"connection"` or absent; `idle_limit_ms` (positive) and
+    /// `host` are the host's idle deadline, when it has one.
     #[napi]
     #[allow(clippy::too_many_arguments)]
     pub fn progress(
@@ -196,7 +214,13 @@ impl NativeToolCallCards {
         elapsed_ms: f64,
         idle_ms: f64,
         stalled: Option<String>,
+        idle_limit_ms: Option<f64>,
+        host: Option<Utf16String>,
     ) -> Result<String, String> {
+        let deadline = match (idle_limit_ms.map(|ms| ms as u64), host.as_ref()) {
+            (Some(ms), Some(host)) if ms > 0 => Some(IdleDeadline::new(ms, &js(host))),
+            _ => None,
+        };
         self.with(|cards| {
             // `as` saturates: a negative or NaN count is 0, never a panic.
             let progress = CardProgress {
@@ -208,7 +232,12 @@ impl NativeToolCallCards {
             };
             Ok(frame_json(
                 cards
-                    .progress(js(&call_id), title.as_ref().map(js), &progress)
+                    .progress(
+                        js(&call_id),
+                        title.as_ref().map(js),
+                        &progress,
+                        deadline.as_ref(),
+                    )
                     .as_ref(),
             ))
         })
@@ -216,8 +245,18 @@ impl NativeToolCallCards {
 
     /// Terminal frames for every open card, as a JSON array.
     #[napi]
-    pub fn close_all(&mut self, message: Option<Utf16String>) -> Result<String, String> {
-        self.with(|cards| Ok(frames_json(&cards.close_all(message.as_ref().map(js)))))
+    pub fn close_all(
+        &mut self,
+        message: Option<Utf16String>,
+        reason: Option<String>,
+        idle_limit_ms: Option<f64>,
+    ) -> Result<String, String> {
+        let cause = discard_cause(reason, idle_limit_ms);
+        self.with(|cards| {
+            Ok(frames_json(
+                &cards.close_all(message.as_ref().map(js), cause.as_ref()),
+            ))
+        })
     }
 
     /// Whether a card is open for the id.
@@ -414,15 +453,23 @@ impl NativePreparationTracker {
         })
     }
 
-    /// The discarded frames, as a JSON array.
+    /// The discarded frames, as a JSON array, titled with the cause (see
+    /// `NativeToolCallCards::discarded`).
     #[napi]
     pub fn discard(
         &mut self,
         cards: &mut NativeToolCallCards,
         include_resolved: bool,
+        reason: Option<String>,
+        idle_limit_ms: Option<f64>,
     ) -> Result<String, String> {
+        let cause = discard_cause(reason, idle_limit_ms);
         self.with_cards(cards, |tracker, cards| {
-            Ok(frames_json(&tracker.discard(cards, include_resolved)?))
+            Ok(frames_json(&tracker.discard(
+                cards,
+                include_resolved,
+                cause.as_ref(),
+            )?))
         })
     }
 }

@@ -25,6 +25,7 @@ import {
 } from 'toolcall-stream';
 import type {
   ToolCallProgressFrame,
+  DiscardReason,
   AnthropicStreamOptions,
   ArgumentProgressSnapshot,
   ResponseBody,
@@ -292,6 +293,17 @@ const observed: ToolCallFrame[] = tracker.observe(one);
 tracker.resolve(one.functionCalls);
 tracker.resolve(null);
 const dropped: ToolCallUpdateFrame[] = tracker.discard(true);
+// Why a card did not run: a reason, or an idle timeout with its limit.
+const retried: ToolCallUpdateFrame[] = tracker.discard(true, 'retry');
+const idled: ToolCallUpdateFrame | null = cards.discarded('call_4', 'edit', {
+  reason: 'idle-timeout',
+  idleLimitMs: 240000,
+});
+const reason: DiscardReason | undefined = idled?._meta.discardReason;
+const cancelledAll: ToolCallUpdateFrame[] = cards.closeAll(undefined, 'cancel');
+// @ts-expect-error: not a discard reason
+tracker.discard(true, 'timeout');
+void [retried, reason, cancelledAll];
 
 // With a host emitter (Qwen's ToolCallEmitter shape), observe and discard are async.
 // It calls them as Qwen's tracker does; the package's frame is `tracker.frame` meanwhile.
@@ -306,8 +318,20 @@ const hostEmitter: PreparationEmitter = {
 };
 const emitting = new PreparationTracker(cards, { emitter: hostEmitter });
 const counting = new PreparationTracker(cards, {
-  progress: { send: (frame: ToolCallProgressFrame) => void [frame.title, frame._meta.progress.argumentBytes] },
+  progress: {
+    idleLimitMs: 240000,
+    hostName: 'Qwen',
+    send: (frame: ToolCallProgressFrame) => void [frame.title, frame._meta.progress.idleLimitMs],
+  },
 });
+// A host emitter that hears the cause, as a third argument.
+const causeEmitter: PreparationEmitter = {
+  emitStart: () => true,
+  emitPreparationDiscarded(callId: string, toolName: string, cause?: { reason: DiscardReason; idleLimitMs?: number }) {
+    void [callId, toolName, cause?.reason];
+  },
+};
+void causeEmitter;
 for (const frame of counting.observe(one)) counting.sent(frame);
 const running: boolean = counting.progressRunning;
 void running;

@@ -198,10 +198,10 @@ fn emits_a_protocol_valid_discarded_preparation_terminal_update() {
         .unwrap();
     assert_frame(
         cards
-            .discarded("call-1", "mcp__filesystem__read_file")
+            .discarded("call-1", "mcp__filesystem__read_file", None)
             .unwrap(),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "failed",
-               "content": [],
+               "title": "mcp__filesystem__read_file · not run", "content": [],
                "_meta": {"toolName": "mcp__filesystem__read_file", "tool_name": "mcp__filesystem__read_file", "phase": "preparing",
                          "preparationDiscarded": true, "provenance": "mcp", "serverId": "filesystem"}}),
     );
@@ -251,7 +251,7 @@ fn suppresses_preparation_lifecycle_frames_for_todo_write() {
         cards.preparing("call-1", "todo_write", None, None).unwrap(),
         None
     );
-    assert_eq!(cards.discarded("call-1", "todo_write").unwrap(), None);
+    assert_eq!(cards.discarded("call-1", "todo_write", None).unwrap(), None);
     assert_eq!(
         cards
             .finished(
@@ -421,11 +421,11 @@ fn no_update_is_built_for_an_id_without_an_open_card() {
             .unwrap(),
         None
     );
-    assert_eq!(cards.discarded("nope", "read_file").unwrap(), None);
+    assert_eq!(cards.discarded("nope", "read_file", None).unwrap(), None);
     cards.preparing("a", "read_file", None, None).unwrap();
-    cards.discarded("a", "read_file").unwrap();
+    cards.discarded("a", "read_file", None).unwrap();
     // A second terminal frame for the same card is refused too.
-    assert_eq!(cards.discarded("a", "read_file").unwrap(), None);
+    assert_eq!(cards.discarded("a", "read_file", None).unwrap(), None);
     assert_eq!(
         cards
             .finished("a", "read_file", result(ResultStatus::Failed, vec![], None))
@@ -480,12 +480,13 @@ fn close_all_ends_every_open_card_in_opening_order() {
         .started(&start("s", "shell", json!({"cmd": "ls"})))
         .unwrap();
     cards.preparing("done", "read_file", None, None).unwrap();
-    cards.discarded("done", "read_file").unwrap();
-    let frames = cards.close_all(None);
+    cards.discarded("done", "read_file", None).unwrap();
+    let frames = cards.close_all(None, None);
     assert_eq!(frames.len(), 2);
     assert_eq!(
         frames[0].to_string(),
-        json!({"sessionUpdate": "tool_call_update", "toolCallId": "p", "status": "failed", "content": [],
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "p", "status": "failed",
+               "title": "mcp__fs__read · not run", "content": [],
                "_meta": {"toolName": "mcp__fs__read", "tool_name": "mcp__fs__read", "phase": "preparing", "preparationDiscarded": true,
                          "provenance": "mcp", "serverId": "fs"}})
         .to_string()
@@ -497,7 +498,7 @@ fn close_all_ends_every_open_card_in_opening_order() {
                "_meta": {"toolName": "shell", "tool_name": "shell", "provenance": "builtin"}})
         .to_string()
     );
-    assert!(cards.close_all(None).is_empty());
+    assert!(cards.close_all(None, None).is_empty());
     assert_eq!(cards.open_ids().count(), 0);
 }
 
@@ -785,7 +786,7 @@ fn permission_request_for_a_prepared_card_is_the_same_card() {
     assert_eq!(rejected["sessionUpdate"], "tool_call_update");
     assert_eq!(rejected["status"], "failed");
     assert!(!cards.is_open("call-1"));
-    assert!(cards.close_all(None).is_empty());
+    assert!(cards.close_all(None, None).is_empty());
 }
 
 #[test]
@@ -797,12 +798,12 @@ fn permission_request_opens_a_card_for_an_unprepared_call_and_it_still_ends() {
         .unwrap();
     assert!(cards.is_open("call-2"));
     // Left unanswered (cancel): close_all fails it, once.
-    let frames = cards.close_all(Some("Tool execution was cancelled".into()));
+    let frames = cards.close_all(Some("Tool execution was cancelled".into()), None);
     assert_eq!(frames.len(), 1);
     assert_eq!(frames[0]["toolCallId"], "call-2");
     assert_eq!(frames[0]["sessionUpdate"], "tool_call_update");
     assert_eq!(frames[0]["status"], "failed");
-    assert!(cards.close_all(None).is_empty());
+    assert!(cards.close_all(None, None).is_empty());
     // Allowed: the terminal frame is an update for the request's card.
     cards
         .permission(&write_start("call-3"), vec![])
@@ -849,14 +850,14 @@ const RECEIVING: CardProgress = CardProgress {
 fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
     let mut cards = ToolCallCards::default();
     assert!(
-        cards.progress("a", None, &RECEIVING).is_none(),
+        cards.progress("a", None, &RECEIVING, None).is_none(),
         "never opened"
     );
     cards
         .preparing("a", "write_file", Some("WriteFile".into()), None)
         .unwrap();
     assert_frame(
-        cards.progress("a", Some("WriteFile".into()), &RECEIVING),
+        cards.progress("a", Some("WriteFile".into()), &RECEIVING, None),
         json!({"sessionUpdate": "tool_call_update", "toolCallId": "a",
                "title": "WriteFile · receiving 39.5 KB, 812 lines",
                "_meta": {"phase": "preparing",
@@ -865,7 +866,7 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
     );
     let title = |f: Option<OwnedValue>| f.map(|f| f.to_json());
     assert!(
-        title(cards.progress("a", None, &RECEIVING))
+        title(cards.progress("a", None, &RECEIVING, None))
             .unwrap()
             .contains("write_file · receiving"),
         "without a title, the tool name"
@@ -876,7 +877,7 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
         .preparing("t", "todo_write", None, None)
         .unwrap()
         .is_none());
-    assert!(cards.progress("t", None, &RECEIVING).is_none());
+    assert!(cards.progress("t", None, &RECEIVING, None).is_none());
 
     // Started, permission, finished, discarded: no progress after any of them.
     cards.preparing("s", "shell", None, None).unwrap();
@@ -884,7 +885,7 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
         .started(&start("s", "shell", json!({"command": "ls"})))
         .unwrap();
     assert!(
-        cards.progress("s", None, &RECEIVING).is_none(),
+        cards.progress("s", None, &RECEIVING, None).is_none(),
         "after the start"
     );
     cards.preparing("p", "shell", None, None).unwrap();
@@ -892,12 +893,12 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
         .permission(&start("p", "shell", json!({})), Vec::new())
         .unwrap();
     assert!(
-        cards.progress("p", None, &RECEIVING).is_none(),
+        cards.progress("p", None, &RECEIVING, None).is_none(),
         "after a permission request"
     );
-    cards.discarded("a", "write_file").unwrap();
+    cards.discarded("a", "write_file", None).unwrap();
     assert!(
-        cards.progress("a", None, &RECEIVING).is_none(),
+        cards.progress("a", None, &RECEIVING, None).is_none(),
         "after the discard"
     );
     cards.preparing("f", "read_file", None, None).unwrap();
@@ -909,7 +910,7 @@ fn a_preparing_card_gets_progress_frames_and_no_other_card_does() {
         )
         .unwrap();
     assert!(
-        cards.progress("f", None, &RECEIVING).is_none(),
+        cards.progress("f", None, &RECEIVING, None).is_none(),
         "after the terminal frame"
     );
 }
@@ -972,7 +973,7 @@ fn name_is_on_every_tool_call_and_on_an_update_only_when_it_changes() {
         result(ResultStatus::Completed, vec![], None),
     );
     assert!(done.unwrap().unwrap().get("name").is_none());
-    for frame in cards.close_all(None) {
+    for frame in cards.close_all(None, None) {
         assert!(frame.get("name").is_none());
     }
 }
@@ -988,8 +989,8 @@ fn a_huge_hostile_name_is_bounded_in_every_frame_and_printable_in_titles() {
         .preparing("a", name.as_str(), None, None)
         .unwrap()
         .unwrap()];
-    frames.push(cards.progress("a", None, &RECEIVING).unwrap());
-    frames.push(cards.discarded("a", name.as_str()).unwrap().unwrap());
+    frames.push(cards.progress("a", None, &RECEIVING, None).unwrap());
+    frames.push(cards.discarded("a", name.as_str(), None).unwrap().unwrap());
     frames.push(
         cards
             .started(&start("b", &name, json!({})))
@@ -1009,7 +1010,7 @@ fn a_huge_hostile_name_is_bounded_in_every_frame_and_printable_in_titles() {
     let mut asked = start("c", &name, json!({}));
     asked.title = Some(name.as_str().into());
     frames.push(cards.permission(&asked, vec![]).unwrap().unwrap());
-    frames.extend(cards.close_all(None));
+    frames.extend(cards.close_all(None, None));
     assert_eq!(frames.len(), 7);
     for frame in &frames {
         let text = frame.to_json();
@@ -1060,10 +1061,47 @@ fn a_card_with_an_id_too_long_for_progress_keeps_the_frame_it_opened_with() {
         .preparing(long.as_str(), "write_file", None, None)
         .unwrap()
         .is_some());
-    assert!(cards.progress(long.as_str(), None, &RECEIVING).is_none());
+    assert!(cards
+        .progress(long.as_str(), None, &RECEIVING, None)
+        .is_none());
     let fits = "i".repeat(256);
     cards
         .preparing(fits.as_str(), "write_file", None, None)
         .unwrap();
-    assert!(cards.progress(fits.as_str(), None, &RECEIVING).is_some());
+    assert!(cards
+        .progress(fits.as_str(), None, &RECEIVING, None)
+        .is_some());
+}
+
+#[test]
+fn a_discard_says_why_on_the_cards_own_title() {
+    use toolcall_stream_core::acp::{DiscardCause, DiscardReason};
+    let mut cards = ToolCallCards::default();
+    cards
+        .preparing("a", "write_file", Some("WriteFile".into()), None)
+        .unwrap();
+    let idle = DiscardCause {
+        reason: DiscardReason::IdleTimeout,
+        idle_limit_ms: Some(240_000),
+    };
+    assert_frame(
+        cards.discarded("a", "write_file", Some(&idle)).unwrap(),
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": "a", "status": "failed",
+               "title": "WriteFile · not run: no data for 240 s", "content": [],
+               "_meta": {"toolName": "write_file", "tool_name": "write_file", "phase": "preparing",
+                         "preparationDiscarded": true, "discardReason": "idle-timeout", "idleLimitMs": 240000,
+                         "provenance": "builtin"}}),
+    );
+    cards
+        .preparing("b", "write_file", Some("WriteFile".into()), None)
+        .unwrap();
+    let cancel = DiscardCause::new(DiscardReason::Cancel);
+    let frames = cards.close_all(None, Some(&cancel));
+    assert_eq!(
+        frames[0]
+            .get("title")
+            .and_then(|t| t.as_str())
+            .map(|t| t.to_string()),
+        Some("WriteFile · not run: cancelled".to_string())
+    );
 }

@@ -236,7 +236,7 @@ impl Session {
         let Some(s) = self.stream.as_mut() else {
             return Ok(());
         };
-        let frames = s.tracker.discard(&mut self.cards, true).unwrap();
+        let frames = s.tracker.discard(&mut self.cards, true, None).unwrap();
         s.calls.clear();
         s.ids = ToolCallIds::new(history);
         let opened = std::mem::take(&mut s.opened);
@@ -256,7 +256,7 @@ impl Session {
         };
         let frames = s
             .tracker
-            .discard(&mut self.cards, include_resolved)
+            .discard(&mut self.cards, include_resolved, None)
             .unwrap();
         self.send(frames)?;
         if let Some(fail_every) = execute {
@@ -386,7 +386,7 @@ impl Session {
             Op::End { fail_every } => self.end(false, Some(fail_every))?,
             Op::CloseAll => {
                 self.waiting.clear();
-                let frames = self.cards.close_all(None);
+                let frames = self.cards.close_all(None, None);
                 self.send(frames)?;
             }
             Op::DirectStart { raw, tool } => {
@@ -425,7 +425,7 @@ impl Session {
                 } else {
                     format!("d{raw}")
                 };
-                let frame = self.cards.discarded(&id, TOOLS[tool]).unwrap();
+                let frame = self.cards.discarded(&id, TOOLS[tool], None).unwrap();
                 self.send(frame)?;
             }
             Op::DirectPermission { raw, tool } => {
@@ -466,7 +466,7 @@ proptest! {
         // End of turn: the stream ends normally, then everything still open
         // is closed. No card is ever left pending.
         session.end(false, Some(2))?;
-        let frames = session.cards.close_all(None);
+        let frames = session.cards.close_all(None, None);
         session.send(frames)?;
         prop_assert!(session.client.open.is_empty());
         prop_assert_eq!(session.cards.open_ids().count(), 0);
@@ -480,14 +480,14 @@ proptest! {
             let id = format!("t{raw}");
             prop_assert!(tracker.observe(&mut cards, &[DescribedPreparation::new(&id, "todo_write")]).unwrap().is_empty());
             tracker.resolve([Some(id.as_str())]);
-            prop_assert!(tracker.discard(&mut cards, raw % 2 == 0).unwrap().is_empty());
+            prop_assert!(tracker.discard(&mut cards, raw % 2 == 0, None).unwrap().is_empty());
             let start = ToolStart {
                 call_id: id.clone().into(), tool_name: "todo_write".into(), raw_input: OwnedValue::Obj(vec![]),
                 title: None, kind: None, locations: vec![], status: StartStatus::InProgress,
             };
             prop_assert!(cards.started(&start).unwrap().is_none());
         }
-        prop_assert!(cards.close_all(None).is_empty());
+        prop_assert!(cards.close_all(None, None).is_empty());
     }
 
     #[test]

@@ -34,7 +34,7 @@ fn emits_a_preparation_once_and_does_not_discard_it_after_resolution() {
     assert_eq!(first[0]["_meta"]["phase"], "preparing");
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     t.resolve([Some("call-1")]);
-    assert!(t.discard(&mut cards, false).unwrap().is_empty());
+    assert!(t.discard(&mut cards, false, None).unwrap().is_empty());
     assert!(cards.is_open("call-1"), "the card waits for execution");
 }
 
@@ -50,7 +50,7 @@ fn discards_every_unresolved_preparation_exactly_once() {
         ],
     )
     .unwrap();
-    let frames = t.discard(&mut cards, false).unwrap();
+    let frames = t.discard(&mut cards, false, None).unwrap();
     assert_eq!(
         ids(&frames),
         vec![pair("call-1", "read_file"), pair("call-2", "shell")]
@@ -59,7 +59,7 @@ fn discards_every_unresolved_preparation_exactly_once() {
         assert_eq!(f["status"], "failed");
         assert_eq!(f["_meta"]["preparationDiscarded"], true);
     }
-    assert!(t.discard(&mut cards, false).unwrap().is_empty());
+    assert!(t.discard(&mut cards, false, None).unwrap().is_empty());
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn discards_a_resolved_preparation_when_the_stream_attempt_is_abandoned() {
     .unwrap();
     t.resolve([Some("call-1")]);
     assert_eq!(
-        ids(&t.discard(&mut cards, true).unwrap()),
+        ids(&t.discard(&mut cards, true, None).unwrap()),
         vec![pair("call-1", "read_file")]
     );
 }
@@ -89,7 +89,7 @@ fn keeps_preparations_unresolved_for_missing_or_empty_function_call_ids() {
     .unwrap();
     t.resolve([None, Some("")]);
     assert_eq!(
-        ids(&t.discard(&mut cards, false).unwrap()),
+        ids(&t.discard(&mut cards, false, None).unwrap()),
         vec![pair("call-1", "read_file")]
     );
 }
@@ -101,7 +101,7 @@ fn does_not_retry_a_preparation_when_the_emitter_suppresses_its_start() {
     let preps = [DescribedPreparation::new("call-1", "todo_write")];
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
 }
 
 #[test]
@@ -112,10 +112,10 @@ fn a_preparation_whose_card_is_already_open_stays_suppressed_across_discard() {
     let preps = [DescribedPreparation::new("call-1", "read_file")];
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
     assert!(
-        t.discard(&mut cards, true).unwrap().is_empty(),
+        t.discard(&mut cards, true, None).unwrap().is_empty(),
         "not this tracker's card"
     );
-    cards.discarded("call-1", "read_file").unwrap();
+    cards.discarded("call-1", "read_file", None).unwrap();
     // docs/behaviour.md §5.3: suppressed is not cleared by discard, so no retry.
     assert!(t.observe(&mut cards, &preps).unwrap().is_empty());
 }
@@ -128,7 +128,7 @@ fn retry_discards_then_the_replacement_attempt_prepares_the_same_id_again() {
     let preps = [DescribedPreparation::new("call-1", "write_file")];
     t.observe(&mut cards, &preps).unwrap();
     t.resolve([Some("call-1")]);
-    assert_eq!(t.discard(&mut cards, true).unwrap().len(), 1);
+    assert_eq!(t.discard(&mut cards, true, None).unwrap().len(), 1);
     let again = t.observe(&mut cards, &preps).unwrap();
     assert_eq!(again.len(), 1);
     assert_eq!(again[0]["sessionUpdate"], "tool_call");
@@ -148,7 +148,7 @@ fn normal_end_keeps_resolved_cards_open_for_execution_and_discards_the_rest() {
     .unwrap();
     t.resolve([Some("a")]);
     assert_eq!(
-        ids(&t.discard(&mut cards, false).unwrap()),
+        ids(&t.discard(&mut cards, false, None).unwrap()),
         vec![pair("b", "read_file")]
     );
     assert!(cards.is_open("a"));
@@ -161,8 +161,8 @@ fn a_card_finished_elsewhere_is_not_discarded() {
     let mut t = PreparationTracker::new();
     t.observe(&mut cards, &[DescribedPreparation::new("a", "read_file")])
         .unwrap();
-    assert_eq!(cards.close_all(None).len(), 1);
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert_eq!(cards.close_all(None, None).len(), 1);
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn an_invalid_batch_opens_no_card() {
     assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
     assert_eq!(cards.open_ids().count(), 0);
     // Nothing is tracked: a discard finds no preparing card.
-    assert!(t.discard(&mut cards, false).unwrap().is_empty());
+    assert!(t.discard(&mut cards, false, None).unwrap().is_empty());
 }
 
 #[test]
@@ -257,8 +257,8 @@ fn a_chunk_in_one_step_is_ids_then_observe_then_resolve() {
     );
     // `a` resolved, `h__qwen_dup_2` still pending: the normal end discards only it.
     assert_eq!(
-        ids(&t.discard(&mut cards, false).unwrap()),
-        ids(&t2.discard(&mut cards2, false).unwrap())
+        ids(&t.discard(&mut cards, false, None).unwrap()),
+        ids(&t2.discard(&mut cards2, false, None).unwrap())
     );
     assert_eq!(cards.open_ids().count(), 1);
 }
@@ -278,5 +278,5 @@ fn a_chunk_step_with_an_empty_preparation_id_fails_with_a_stable_code_and_opens_
     let err = t.observe_chunk(&mut cards, None, chunk).unwrap_err();
     assert_eq!(err.code.as_str(), "INVALID_ARGUMENT");
     assert_eq!(cards.open_ids().count(), 0);
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
 }

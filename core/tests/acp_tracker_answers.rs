@@ -49,7 +49,7 @@ fn an_offer_is_the_preparing_frame_observe_would_send_and_opens_its_card() {
     // Skipped, not suppressed: once shown and discarded, it is offered again.
     t.answer(&mut offered_cards, "a", StartAnswer::Emitted)
         .unwrap();
-    assert_eq!(t.discard(&mut offered_cards, true).unwrap().len(), 1);
+    assert_eq!(t.discard(&mut offered_cards, true, None).unwrap().len(), 1);
     assert!(t.offer(&mut offered_cards, &prep).unwrap().is_some());
 }
 
@@ -68,7 +68,10 @@ fn an_emitted_start_is_tracked_and_discarded_unless_resolved() {
         .unwrap()
         .is_none());
     t.resolve([Some("a")]);
-    assert_eq!(discarded_ids(&t.discard(&mut cards, false).unwrap()), ["b"]);
+    assert_eq!(
+        discarded_ids(&t.discard(&mut cards, false, None).unwrap()),
+        ["b"]
+    );
     assert_eq!(
         open_ids(&cards),
         ["a"],
@@ -86,14 +89,14 @@ fn a_declined_start_leaves_no_card_and_is_never_offered_again() {
     assert!(!cards.is_open("a"), "the client never saw the card");
     assert!(t.offer(&mut cards, &prep).unwrap().is_none());
     t.resolve([Some("a")]);
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
     assert!(
         t.offer(&mut cards, &prep).unwrap().is_none(),
         "suppression outlives a discard"
     );
     // Nothing in the ledger either: no update, no terminal frame for it.
-    assert!(cards.discarded("a", "todo_write").unwrap().is_none());
-    assert!(cards.close_all(None).is_empty());
+    assert!(cards.discarded("a", "todo_write", None).unwrap().is_none());
+    assert!(cards.close_all(None, None).is_empty());
 }
 
 #[test]
@@ -104,11 +107,14 @@ fn a_failed_start_leaves_no_card_and_is_offered_again() {
     t.offer(&mut cards, &prep).unwrap().unwrap();
     t.answer(&mut cards, "a", StartAnswer::Failed).unwrap();
     assert!(!cards.is_open("a"));
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
     let again = t.offer(&mut cards, &prep).unwrap().unwrap();
     assert_eq!(again["sessionUpdate"], "tool_call");
     t.answer(&mut cards, "a", StartAnswer::Emitted).unwrap();
-    assert_eq!(discarded_ids(&t.discard(&mut cards, false).unwrap()), ["a"]);
+    assert_eq!(
+        discarded_ids(&t.discard(&mut cards, false, None).unwrap()),
+        ["a"]
+    );
 }
 
 #[test]
@@ -119,11 +125,11 @@ fn a_start_awaiting_its_answer_is_neither_resolved_nor_discarded() {
         .unwrap()
         .unwrap();
     t.resolve([Some("a")]);
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
     assert_eq!(open_ids(&cards), ["a"], "its frame may be on its way");
     t.answer(&mut cards, "a", StartAnswer::Emitted).unwrap();
     assert_eq!(
-        discarded_ids(&t.discard(&mut cards, false).unwrap()),
+        discarded_ids(&t.discard(&mut cards, false, None).unwrap()),
         ["a"],
         "the resolve came before the card was tracked"
     );
@@ -143,7 +149,7 @@ fn the_ledger_refusal_comes_first_and_suppresses_without_asking() {
         t.offer(&mut cards, &b).unwrap().is_none(),
         "its card is open"
     );
-    cards.discarded("b", "read_file").unwrap();
+    cards.discarded("b", "read_file", None).unwrap();
     assert!(
         t.offer(&mut cards, &b).unwrap().is_none(),
         "suppressed, as observe does"
@@ -167,7 +173,7 @@ fn a_decline_does_not_withdraw_a_card_whose_start_went_out_meanwhile() {
         ["a"],
         "the client saw the start: it ends with its own frame"
     );
-    assert!(t.discard(&mut cards, true).unwrap().is_empty());
+    assert!(t.discard(&mut cards, true, None).unwrap().is_empty());
 }
 
 #[test]

@@ -6,6 +6,7 @@
 // text each native call returns.
 
 const { native } = require('../native.js');
+const { discardCause } = require('./discard.js');
 const { invalid, isObject, isPlainObjectLike, checkString, checkCallId, toJson } = require('./values.js');
 
 // Private state of a ToolCallCards, shared with PreparationTracker.
@@ -217,23 +218,30 @@ class ToolCallCards {
 
   /**
    * The discarded-preparation frame (docs/behaviour.md §6.2): `failed`, `content: []`,
-   * `_meta.preparationDiscarded: true`. `null` if no card is open for the id.
+   * `_meta.preparationDiscarded: true`, and a title saying the call did not
+   * run and why (`cause`, lib/acp/discard.js: `_meta.discardReason`), or a
+   * neutral `not run` without one. `null` if no card is open for the id.
+   * @param {string | {reason: string, idleLimitMs?: number}} [cause]
    */
-  discarded(callId, toolName) {
+  discarded(callId, toolName, cause) {
     checkCallId(callId, 'discarded');
     checkString(toolName, 'discarded: toolName');
-    return JSON.parse(internalsOf(this, 'discarded').native.discarded(callId, toolName));
+    const c = discardCause(cause, 'discarded');
+    return JSON.parse(internalsOf(this, 'discarded').native.discarded(callId, toolName, c?.reason, c?.idleLimitMs));
   }
 
   /**
    * Terminal frames for every card still open, in opening order (end of
-   * turn, cancel): a card still preparing is discarded; a started one fails
-   * with `message` (default "Tool execution was cancelled").
+   * turn, cancel): a card still preparing is discarded, with `cause` as
+   * `discarded` takes it; a started one fails with `message` (default "Tool
+   * execution was cancelled").
    * @param {string} [message]
+   * @param {string | {reason: string, idleLimitMs?: number}} [cause]
    */
-  closeAll(message) {
+  closeAll(message, cause) {
     if (message !== undefined) checkString(message, 'closeAll: message');
-    return JSON.parse(internalsOf(this, 'closeAll').native.closeAll(message));
+    const c = discardCause(cause, 'closeAll');
+    return JSON.parse(internalsOf(this, 'closeAll').native.closeAll(message, c?.reason, c?.idleLimitMs));
   }
 
   /**

@@ -5,12 +5,14 @@
 // model stream (per PreparationTracker), running only while a card is
 // tracked; each tick reads each converter once (lib/progress.js) and the
 // card ledger builds the frame (core/src/acp/progress.rs), refusing it for a
-// card that is no longer preparing.
+// card that is no longer preparing. A stalled card names the host's idle
+// limit when the host gives one (`idleLimitMs`).
 
 const { performance } = require('node:perf_hooks');
 const { progressSourceOf } = require('../progress.js');
 const { invalid, isPlainObjectLike } = require('./values.js');
 const { frameCardTitle } = require('./cards.js');
+const { isIdleLimit } = require('./discard.js');
 
 /** The rate, by default: see docs/api.md "Live progress on preparing cards". */
 const DEFAULTS = Object.freeze({ intervalMs: 250, stallMs: 5000, stallIntervalMs: 1000 });
@@ -18,13 +20,19 @@ const DEFAULTS = Object.freeze({ intervalMs: 250, stallMs: 5000, stallIntervalMs
 /** GeminiChat's id for a reused provider id (docs/behaviour.md §4.1): `<raw>__qwen_dup_<n>`. */
 const DUPLICATE_ID = /^(.*)__qwen_dup_\d+$/s;
 
+/** Who gives up at the idle limit, as a stalled card's title names it, unless the host names itself. */
+const DEFAULT_HOST_NAME = 'the agent';
+
 /**
  * The `progress` option, checked: `undefined` / `false` (off), `true`
- * (the defaults), or `{ intervalMs, stallMs, stallIntervalMs, send, onError }`.
- * `intervalMs` (at most one frame per card this often, and a change is
- * shown at the next tick) must be 10–1000 so that while bytes arrive no
- * visible change is more than a second apart; the stall times must be
- * positive. Returns null when off.
+ * (the defaults), or `{ intervalMs, stallMs, stallIntervalMs, idleLimitMs,
+ * hostName, send, onError }`. `intervalMs` (at most one frame per card this
+ * often, and a change is shown at the next tick) must be 10–1000 so that
+ * while bytes arrive no visible change is more than a second apart; the
+ * stall times must be positive. `idleLimitMs` is the host's own idle limit
+ * (it abandons a stream after that long without data), a positive whole
+ * number of milliseconds: a stalled card names it, as `hostName` (default
+ * "the agent") `gives up at <limit>`. Returns null when off.
  */
 function progressOptions(value, what) {
   if (value === undefined || value === false) return null;
@@ -41,6 +49,20 @@ function progressOptions(value, what) {
   }
   if (out.intervalMs < 10 || out.intervalMs > 1000) {
     throw invalid(`${what}: progress.intervalMs must be between 10 and 1000`);
+  }
+  if (value.idleLimitMs !== undefined) {
+    if (!isIdleLimit(value.idleLimitMs)) {
+      throw invalid(`${what}: progress.idleLimitMs must be a positive whole number of milliseconds`);
+    }
+    out.idleLimitMs = value.idleLimitMs;
+    out.hostName = DEFAULT_HOST_NAME;
+  }
+  if (value.hostName !== undefined) {
+    if (typeof value.hostName !== 'string' || value.hostName.trim() === '') {
+      throw invalid(`${what}: progress.hostName must be a non-empty string`);
+    }
+    // Bounded and made printable where the title is built (core/src/acp/discard.rs host_name).
+    if (out.idleLimitMs !== undefined) out.hostName = value.hostName;
   }
   for (const key of ['send', 'onError']) {
     const v = value[key];
@@ -256,8 +278,19 @@ class CardProgress {
   }
 
   #build(card, p) {
+    const { idleLimitMs, hostName } = this.#options;
     return JSON.parse(
-      this.#cards.progress(card.callId, card.title, p.argumentBytes, p.argumentLines, p.elapsedMs, p.idleMs, p.stalled),
+      this.#cards.progress(
+        card.callId,
+        card.title,
+        p.argumentBytes,
+        p.argumentLines,
+        p.elapsedMs,
+        p.idleMs,
+        p.stalled,
+        idleLimitMs,
+        hostName,
+      ),
     );
   }
 }

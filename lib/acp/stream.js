@@ -9,6 +9,7 @@ const { PreparationTracker, observeChunk, callsArrived } = require('./tracker.js
 const { ToolCallIds } = require('./ids.js');
 const { modelParts, functionCallsOf } = require('./response-parts.js');
 const { sendAll } = require('./send-all.js');
+const { discardCause, isIdleLimit } = require('./discard.js');
 
 /** consumeModelStream's arguments, checked; `historyIds` copied. */
 function streamOptions(events, options) {
@@ -43,6 +44,28 @@ function streamOptions(events, options) {
 }
 
 /**
+ * Why a stream that threw discarded its cards: the error's own
+ * `discardCause` (lib/acp/discard.js) when it has a valid one; an idle
+ * timeout for Qwen Code's `StreamInactivityTimeoutError`
+ * (packages/core/src/core/stream-guards.ts, which carries the limit as
+ * `idleMs`); else a stream error.
+ */
+function causeOfFailure(err) {
+  if (isObject(err)) {
+    try {
+      const own = discardCause(err.discardCause, 'discardCause');
+      if (own) return own;
+    } catch {
+      // Not a cause this package knows: the stream failed, as any other error.
+    }
+    if (err.name === 'StreamInactivityTimeoutError' && isIdleLimit(err.idleMs)) {
+      return { reason: 'idle-timeout', idleLimitMs: err.idleMs };
+    }
+  }
+  return 'stream-error';
+}
+
+/**
  * The one stream-loop body of docs/behaviour.md §6.4 (Qwen copies it into four paths).
  * Per chunk: text / thought frames, then preparing cards, then call
  * collection. `retry` / `model_fallback` discard every card of the abandoned
@@ -50,6 +73,12 @@ function streamOptions(events, options) {
  * ignored. A thrown stream error or an aborted signal discards everything; a
  * normal end discards only cards whose call never arrived, leaving the rest
  * open for execution. Discard failures never change the outcome.
+ *
+ * Each discard says why in its title and `_meta.discardReason`
+ * (lib/acp/discard.js): `retry`, `fallback` (or the event's own
+ * `discardCause`, e.g. an idle timeout that made the host retry), `cancel`
+ * for an aborted signal, and for a thrown error {@link causeOfFailure}'s. A
+ * card whose call never came by a normal end says a neutral `not run`.
  *
  * With `historyIds`, chunks are id-normalised here (a fresh
  * {@link ToolCallIds} per attempt); leave it out if the stream already is.
@@ -79,11 +108,12 @@ async function consumeModelStream(events, options) {
   let functionCalls = [];
   let usage;
   let streamFailed = false;
+  let failure;
 
   // Qwen's finalizeToolCallPreparations: discard, and swallow failures.
-  const finalize = async (includeResolved) => {
+  const finalize = async (includeResolved, cause) => {
     try {
-      await sendAll(tracker.discard(includeResolved), send);
+      await sendAll(tracker.discard(includeResolved, cause), send);
     } catch (err) {
       if (onDiscardError) {
         try {
@@ -131,16 +161,22 @@ async function consumeModelStream(events, options) {
           functionCalls.push(...calls);
         }
       } else if (event.type === 'retry' || event.type === 'model_fallback') {
-        await finalize(true);
+        const cause = event.discardCause ?? (event.type === 'retry' ? 'retry' : 'fallback');
+        discardCause(cause, 'consumeModelStream: discardCause');
+        await finalize(true, cause);
         functionCalls = [];
         ids = newAttemptIds();
       }
     }
   } catch (err) {
     streamFailed = true;
+    failure = err;
     throw err;
   } finally {
-    await finalize(streamFailed || Boolean(signal && signal.aborted));
+    const cancelled = Boolean(signal && signal.aborted);
+    // A normal end discards only cards whose call never came: no cause is known.
+    const cause = cancelled ? 'cancel' : streamFailed ? causeOfFailure(failure) : undefined;
+    await finalize(streamFailed || cancelled, cause);
   }
   if (signal && signal.aborted) {
     // docs/behaviour.md §6.6: the collected calls are never executed.

@@ -8,6 +8,7 @@ const { unreadable } = require('../responses.js');
 const { invalid, isObject, isPlainObjectLike } = require('./values.js');
 const { ToolCallCards, internalsOf, describeTool } = require('./cards.js');
 const { sendAll } = require('./send-all.js');
+const { discardCause } = require('./discard.js');
 const { CardProgress, progressOptions } = require('./progress.js');
 const { idsOfChunk, rewriteIds, nativeIdsOf } = require('./ids.js');
 
@@ -84,7 +85,10 @@ function trackerOptions(options) {
  * nothing is recorded, the rest of the response's preparations wait for the
  * next `observe`, and `observe` rejects with that same error. `discard`
  * awaits `emitter.emitPreparationDiscarded(callId, toolName)` for each card
- * to discard, tries them all, and rejects with the first failure. Both then
+ * to discard (with a third argument, `{reason, idleLimitMs?}`, only when the
+ * discard was given a cause: an emitter that takes two, as Qwen's does, is
+ * called as Qwen's tracker calls it), tries them all, and rejects with the
+ * first failure. Both then
  * return promises that resolve to `undefined`; a preparation still awaiting
  * its answer is neither discarded nor offered twice.
  *
@@ -306,24 +310,41 @@ class PreparationTracker {
   /**
    * Discarded frames for the pending preparations; resolved ones too when
    * `includeResolved` (retry, fallback, cancel, stream error). Clears first,
-   * so a second call returns `[]`. With an emitter, a promise that settles
-   * once `emitPreparationDiscarded` was awaited for each of them.
+   * so a second call returns `[]`. `cause` (lib/acp/discard.js) is why, when
+   * the host knows it: each frame's title says it, else a neutral `not run`.
+   * With an emitter, a promise that settles once `emitPreparationDiscarded`
+   * was awaited for each of them.
+   * @param {boolean} [includeResolved]
+   * @param {string | {reason: string, idleLimitMs?: number}} [cause]
    */
-  discard(includeResolved = false) {
+  discard(includeResolved = false, cause = undefined) {
+    // Checked before anything is cleared: a bad cause discards nothing.
+    const c = discardCause(cause, 'discard');
     // Every discard ends the stream or its attempt: no progress after it,
     // and no timer left running.
     this.#progress?.stopAll();
     this.#unsent.clear();
-    if (this.#emitter) return this.#discardThroughEmitter(includeResolved);
-    return JSON.parse(this.#native.discard(internalsOf(this.#cards, 'discard').native, Boolean(includeResolved)));
+    if (this.#emitter) return this.#discardThroughEmitter(includeResolved, c);
+    return JSON.parse(this.#nativeDiscard(includeResolved, c));
+  }
+
+  #nativeDiscard(includeResolved, cause) {
+    return this.#native.discard(
+      internalsOf(this.#cards, 'discard').native,
+      Boolean(includeResolved),
+      cause?.reason,
+      cause?.idleLimitMs,
+    );
   }
 
   // Qwen's `discard`: cleared before the first await, so a second discard
   // meanwhile has nothing to do; every card is tried, the first failure wins.
-  async #discardThroughEmitter(includeResolved) {
+  // The emitter gets the cause as a third argument only when there is one,
+  // so that a host's spies see Qwen's two arguments otherwise.
+  async #discardThroughEmitter(includeResolved, cause) {
     let frames;
     try {
-      frames = JSON.parse(this.#native.discard(internalsOf(this.#cards, 'discard').native, Boolean(includeResolved)));
+      frames = JSON.parse(this.#nativeDiscard(includeResolved, cause));
     } catch (err) {
       throw unreadable(err, 'PreparationTracker.discard');
     }
@@ -333,7 +354,11 @@ class PreparationTracker {
     this.#shownNames = new Map();
     await sendAll(frames, (frame) => {
       const toolName = names.get(frame.toolCallId) ?? frame._meta.toolName;
-      return this.#withFrame(frame, () => emitter.emitPreparationDiscarded(frame.toolCallId, toolName));
+      return this.#withFrame(frame, () =>
+        cause === undefined
+          ? emitter.emitPreparationDiscarded(frame.toolCallId, toolName)
+          : emitter.emitPreparationDiscarded(frame.toolCallId, toolName, { ...cause }),
+      );
     });
   }
 

@@ -63,8 +63,11 @@ export declare class NativePreparationTracker {
   answer(cards: NativeToolCallCards, callId: string, answer: string): void
   /** The non-empty ids of a chunk's complete calls. */
   resolve(callIds: Array<string>): void
-  /** The discarded frames, as a JSON array. */
-  discard(cards: NativeToolCallCards, includeResolved: boolean): string
+  /**
+   * The discarded frames, as a JSON array, titled with the cause (see
+   * `NativeToolCallCards::discarded`).
+   */
+  discard(cards: NativeToolCallCards, includeResolved: boolean, reason?: string | undefined | null, idleLimitMs?: number | undefined | null): string
 }
 
 /**
@@ -93,15 +96,16 @@ export declare class NativeToolCallCards {
    */
   finished(callId: string, toolName: string, resultJson: string): string
   /** A discarded-preparation frame, or `null`. */
-  discarded(callId: string, toolName: string): string
+  discarded(callId: string, toolName: string, reason?: string | undefined | null, idleLimitMs?: number | undefined | null): string
   /**
    * The progress frame of a card still preparing, or `null`. The counts
    * are whole numbers `lib/acp/progress.js` checked; `stalled` is
-   * `"model"`, `"connection"` or absent.
+   * `"model"`, `"connection"` or absent; `idle_limit_ms` (positive) and
+   * `host` are the host's idle deadline, when it has one.
    */
-  progress(callId: string, title: string | undefined | null, argumentBytes: number, argumentLines: number, elapsedMs: number, idleMs: number, stalled?: string | undefined | null): string
+  progress(callId: string, title: string | undefined | null, argumentBytes: number, argumentLines: number, elapsedMs: number, idleMs: number, stalled?: string | undefined | null, idleLimitMs?: number | undefined | null, host?: string | undefined | null): string
   /** Terminal frames for every open card, as a JSON array. */
-  closeAll(message?: string | undefined | null): string
+  closeAll(message?: string | undefined | null, reason?: string | undefined | null, idleLimitMs?: number | undefined | null): string
   /** Whether a card is open for the id. */
   isOpen(callId: string): boolean
   /** Ids of the open cards, in opening order, as a JSON array. */

@@ -6,14 +6,15 @@
 //! title as [`super::bounded_text`] bounds them.
 
 use super::bounded_text::{bounded_name, card_title};
+use super::discard::{discarded_title, DiscardCause};
 use super::frames::{JsString, OwnedValue, SessionUpdate};
 use super::input::{Location, ResultStatus, ToolStart};
 use super::kinds::{map_tool_kind, tool_provenance};
 
 /// `_meta` of a tool frame, keys in the order of docs/behaviour.md §6.2: the tool name
 /// (under Qwen's `toolName`, then Zed's `tool_name`, the one key Zed reads),
-/// then the preparing markers, then provenance.
-pub(super) fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) -> OwnedValue {
+/// then the preparing marker, then provenance.
+pub(super) fn tool_meta(tool_name: &JsString, preparing: bool) -> OwnedValue {
     let name = bounded_name(tool_name);
     let mut meta = vec![
         ("toolName", OwnedValue::from(&name)),
@@ -22,8 +23,25 @@ pub(super) fn tool_meta(tool_name: &JsString, preparing: bool, discarded: bool) 
     if preparing {
         meta.push(("phase", "preparing".into()));
     }
-    if discarded {
-        meta.push(("preparationDiscarded", true.into()));
+    meta.extend(provenance_meta(tool_name));
+    OwnedValue::object(meta)
+}
+
+/// `_meta` of a discarded preparation: [`tool_meta`]'s, with the cause after
+/// `preparationDiscarded` when it is known.
+fn discarded_meta(tool_name: &JsString, cause: Option<&DiscardCause>) -> OwnedValue {
+    let name = bounded_name(tool_name);
+    let mut meta = vec![
+        ("toolName", OwnedValue::from(&name)),
+        ("tool_name", OwnedValue::from(name)),
+        ("phase", "preparing".into()),
+        ("preparationDiscarded", true.into()),
+    ];
+    if let Some(cause) = cause {
+        meta.push(("discardReason", cause.reason.as_str().into()));
+        if let Some(ms) = cause.idle_limit() {
+            meta.push(("idleLimitMs", OwnedValue::from(ms as f64)));
+        }
     }
     meta.extend(provenance_meta(tool_name));
     OwnedValue::object(meta)
@@ -81,14 +99,28 @@ fn kind(tool_name: &JsString, kind: Option<&JsString>) -> OwnedValue {
     map_tool_kind(tool_name.escaped(), kind.map(JsString::escaped)).into()
 }
 
-/// docs/behaviour.md §6.2 "Discarded preparation": no title, kind, rawInput or rawOutput.
-pub(super) fn discarded_frame(call_id: &JsString, tool_name: &JsString) -> SessionUpdate {
+/// docs/behaviour.md §6.2 "Discarded preparation": no kind, rawInput or
+/// rawOutput, and a title that says the call did not run and why
+/// ([`super::discard`]), built on the card's own title (`title`, else the
+/// tool name, bounded as every card title is). The cause, when known, is
+/// `_meta.discardReason` (and an idle timeout's limit `_meta.idleLimitMs`),
+/// after `preparationDiscarded`.
+pub(super) fn discarded_frame(
+    call_id: &JsString,
+    tool_name: &JsString,
+    title: Option<&JsString>,
+    cause: Option<&DiscardCause>,
+) -> SessionUpdate {
     OwnedValue::object([
         ("sessionUpdate", "tool_call_update".into()),
         ("toolCallId", call_id.into()),
         ("status", "failed".into()),
+        (
+            "title",
+            discarded_title(&card_title(title, tool_name), cause).into(),
+        ),
         ("content", OwnedValue::Arr(Vec::new())),
-        ("_meta", tool_meta(tool_name, true, true)),
+        ("_meta", discarded_meta(tool_name, cause)),
     ])
 }
 
@@ -105,7 +137,7 @@ pub(super) fn result_frame(
         ("toolCallId", call_id.into()),
         ("status", status.as_str().into()),
         ("content", OwnedValue::Arr(content)),
-        ("_meta", tool_meta(tool_name, false, false)),
+        ("_meta", tool_meta(tool_name, false)),
     ];
     if let Some(raw) = raw_output {
         f.push(("rawOutput", raw));
@@ -133,7 +165,7 @@ pub(super) fn preparing_frame(
         // Never partial arguments (design: "It never contains partial
         // arguments").
         ("rawInput", OwnedValue::Obj(Vec::new())),
-        ("_meta", tool_meta(tool_name, true, false)),
+        ("_meta", tool_meta(tool_name, true)),
     ])
 }
 
@@ -162,7 +194,7 @@ pub(super) fn start_frame(start: &ToolStart, update: bool, renamed: bool) -> Ses
         ("locations", locations_json(&start.locations)),
         ("kind", kind(&start.tool_name, start.kind.as_ref())),
         ("rawInput", start.raw_input.clone()),
-        ("_meta", tool_meta(&start.tool_name, false, false)),
+        ("_meta", tool_meta(&start.tool_name, false)),
     ]);
     OwnedValue::object(f)
 }

@@ -16,9 +16,10 @@ use super::bounded_text::{card_title, longer_than, PROGRESS_ID_CHARS};
 use super::card_frames::{
     discarded_frame, permission_tool_call, preparing_frame, result_frame, start_frame, text_content,
 };
+use super::discard::DiscardCause;
 use super::frames::{invalid, JsString, OwnedValue, Result, SessionUpdate};
 use super::input::{ResultStatus, ToolResult, ToolStart};
-use super::progress::{progress_frame, CardProgress};
+use super::progress::{progress_frame, CardProgress, IdleDeadline};
 
 /// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
@@ -46,6 +47,8 @@ pub enum CardPhase {
 struct OpenCard {
     call_id: JsString,
     tool_name: JsString,
+    /// The card's described title, for the title of its discard.
+    title: Option<JsString>,
     phase: CardPhase,
 }
 
@@ -139,6 +142,7 @@ impl ToolCallCards {
         self.open.push(OpenCard {
             call_id,
             tool_name,
+            title,
             phase: CardPhase::Preparing,
         });
         Ok(Some(frame))
@@ -156,6 +160,7 @@ impl ToolCallCards {
         call_id: impl Into<JsString>,
         title: Option<JsString>,
         progress: &CardProgress,
+        deadline: Option<&IdleDeadline>,
     ) -> Option<SessionUpdate> {
         let call_id = call_id.into();
         let card = self
@@ -168,6 +173,7 @@ impl ToolCallCards {
             &card.call_id,
             &card_title(title.as_ref(), &card.tool_name),
             progress,
+            deadline,
         ))
     }
 
@@ -257,12 +263,16 @@ impl ToolCallCards {
                 if renamed {
                     card.tool_name = start.tool_name.clone();
                 }
+                if start.title.is_some() {
+                    card.title = start.title.clone();
+                }
                 (true, renamed)
             }
             None => {
                 self.open.push(OpenCard {
                     call_id: start.call_id.clone(),
                     tool_name: start.tool_name.clone(),
+                    title: start.title.clone(),
                     phase,
                 });
                 (false, false)
@@ -294,31 +304,44 @@ impl ToolCallCards {
         )))
     }
 
-    /// docs/behaviour.md §5.4 `emitPreparationDiscarded` / §6.2 "Discarded preparation".
+    /// docs/behaviour.md §5.4 `emitPreparationDiscarded` / §6.2 "Discarded preparation",
+    /// titled with the card's own title and `cause` ([`super::discard`]).
     /// A no-op for ids without an open card, so for suppressed tools too.
     pub fn discarded(
         &mut self,
         call_id: impl Into<JsString>,
         tool_name: impl Into<JsString>,
+        cause: Option<&DiscardCause>,
     ) -> Result<Option<SessionUpdate>> {
         let call_id = call_id.into();
         check_call_id(&call_id, "discarded")?;
-        if self.take(&call_id).is_none() {
+        let Some(card) = self.take(&call_id) else {
             return Ok(None);
-        }
-        Ok(Some(discarded_frame(&call_id, &tool_name.into())))
+        };
+        Ok(Some(discarded_frame(
+            &call_id,
+            &tool_name.into(),
+            card.title.as_ref(),
+            cause,
+        )))
     }
 
     /// Terminal frames for every open card, in the order they were opened
     /// (end of turn, cancel). A card still preparing is discarded (its call
     /// never reached execution); a started one, or one awaiting permission,
-    /// fails with `message`.
-    pub fn close_all(&mut self, message: Option<JsString>) -> Vec<SessionUpdate> {
+    /// fails with `message`. `cause` is why a preparing card did not run.
+    pub fn close_all(
+        &mut self,
+        message: Option<JsString>,
+        cause: Option<&DiscardCause>,
+    ) -> Vec<SessionUpdate> {
         let message = message.unwrap_or_else(|| DEFAULT_CLOSE_MESSAGE.into());
         std::mem::take(&mut self.open)
             .into_iter()
             .map(|card| match card.phase {
-                CardPhase::Preparing => discarded_frame(&card.call_id, &card.tool_name),
+                CardPhase::Preparing => {
+                    discarded_frame(&card.call_id, &card.tool_name, card.title.as_ref(), cause)
+                }
                 CardPhase::Started | CardPhase::Permission => result_frame(
                     &card.call_id,
                     &card.tool_name,

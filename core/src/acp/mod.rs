@@ -6,7 +6,8 @@
 //! normalisation that makes a preparation and its complete call share one
 //! `toolCallId` ([`ids`]), one model-stream chunk's ids, preparing cards
 //! and resolved calls in one step ([`chunk`]), and the progress frames of a
-//! card still preparing ([`progress`]). What a frame carries of a tool name
+//! card still preparing ([`progress`]), and why a discarded one did not
+//! run ([`discard`]). What a frame carries of a tool name
 //! or a title is bounded in [`bounded_text`].
 //!
 //! Frames are ACP `session/update` payloads (the `update` object), built as
@@ -23,6 +24,7 @@ pub mod bounded_text;
 mod card_frames;
 pub mod cards;
 pub mod chunk;
+pub mod discard;
 pub mod frames;
 pub mod ids;
 pub mod input;
@@ -33,6 +35,7 @@ pub mod tracker;
 
 pub use cards::{CardPhase, ToolCallCards, DEFAULT_SUPPRESSED_TOOLS};
 pub use chunk::{Chunk, ChunkStep};
+pub use discard::{DiscardCause, DiscardReason};
 pub use frames::{frame_json, frames_json, JsString, OwnedValue, Result, SessionUpdate};
 pub use ids::ToolCallIds;
 pub use input::{
@@ -40,5 +43,5 @@ pub use input::{
 };
 pub use kinds::{map_tool_kind, tool_provenance, Provenance};
 pub use plan::{plan_update, plan_update_json};
-pub use progress::{format_size, progress_title, CardProgress, Stall};
+pub use progress::{format_size, progress_title, CardProgress, IdleDeadline, Stall};
 pub use tracker::{DescribedPreparation, PreparationTracker, StartAnswer};

@@ -18,6 +18,7 @@
 use std::collections::HashSet;
 
 use super::cards::ToolCallCards;
+use super::discard::DiscardCause;
 use super::frames::{invalid, parse_json, JsString, OwnedValue, Result, SessionUpdate};
 
 /// One preparation of a response chunk (docs/behaviour.md §5.1) as a card
@@ -238,11 +239,13 @@ impl PreparationTracker {
     /// call yields nothing); suppressed and awaiting calls are kept. Resolved
     /// entries are skipped unless `include_resolved` (retry, fallback, cancel,
     /// stream error). A pending call whose card the ledger already closed
-    /// gets no frame.
+    /// gets no frame. `cause` is why, when the host knows it
+    /// ([`super::discard`]): each frame's title says it.
     pub fn discard(
         &mut self,
         cards: &mut ToolCallCards,
         include_resolved: bool,
+        cause: Option<&DiscardCause>,
     ) -> Result<Vec<SessionUpdate>> {
         let pending = std::mem::take(&mut self.pending);
         let resolved = std::mem::take(&mut self.resolved);
@@ -251,7 +254,7 @@ impl PreparationTracker {
             if !include_resolved && resolved.contains(&call_id) {
                 continue;
             }
-            if let Some(frame) = cards.discarded(&call_id, &tool_name)? {
+            if let Some(frame) = cards.discarded(&call_id, &tool_name, cause)? {
                 frames.push(frame);
             }
         }
