@@ -25,6 +25,12 @@ const workspace = workspaces(tmpRoot);
 // stream, and the extra retry failed a test that is not about stalls), short enough for a test.
 const STALL_TIMEOUT_MS = 2000;
 
+/** What each discarded card of `id` says: its `_meta.discardReason` and its title. */
+const discardsOf = (updates, id) =>
+  framesOf(updates, id)
+    .filter((u) => u._meta?.preparationDiscarded)
+    .map((u) => [u._meta.discardReason, u.title]);
+
 for (const providerKind of ['anthropic', 'openai']) {
   const callId = (anthropicId) => (providerKind === 'openai' ? openaiCallId(anthropicId) : anthropicId);
 
@@ -103,6 +109,11 @@ for (const providerKind of ['anthropic', 'openai']) {
       // Every primary attempt's card was discarded; the fallback's card ran.
       const primary = framesOf(updates, callId('toolu_01ReadPrimary')).map(shape);
       assert.deepEqual(primary, Array(5).fill(['tool_call:pending', 'tool_call_update:failed:discarded']).flat());
+      // Each says why it did not run: four retries, then the move to the fallback model.
+      assert.deepEqual(discardsOf(updates, callId('toolu_01ReadPrimary')), [
+        ...Array(4).fill(['retry', 'ReadFile · not run: the request is being retried']),
+        ['fallback', 'ReadFile · not run: switched to another model'],
+      ]);
       assert.deepEqual(framesOf(updates, callId('toolu_01ReadFallback')).map(shape), [
         'tool_call:pending',
         'tool_call_update:in_progress',
@@ -122,11 +133,13 @@ for (const providerKind of ['anthropic', 'openai']) {
         // content_block_stop delivered the first call: output, so the cut ends the prompt.
         assert.ok(error, 'the prompt fails');
         assert.equal(requests.length, 1, 'no transport retry');
-        for (const id of ids)
+        for (const id of ids) {
           assert.deepEqual(framesOf(updates, id).map(shape), [
             'tool_call:pending',
             'tool_call_update:failed:discarded',
           ]);
+          assert.deepEqual(discardsOf(updates, id), [['stream-error', 'ReadFile · not run: the stream failed']]);
+        }
       } else {
         // OpenAI calls complete only at the finish: only preparations were out, so it is retried.
         assert.equal(response.stopReason, 'end_turn');
@@ -174,6 +187,12 @@ for (const providerKind of ['anthropic', 'openai']) {
           'tool_call_update:in_progress',
           'tool_call_update:completed',
         ]);
+        // The watchdog's limit, in the discard's words and in _meta.
+        assert.deepEqual(discardsOf(updates, callId('toolu_01WriteStalled')), [
+          ['idle-timeout', 'WriteFile · not run: no data for 2 s'],
+        ]);
+        const discard = framesOf(updates, callId('toolu_01WriteStalled'))[1];
+        assert.equal(discard._meta.idleLimitMs, STALL_TIMEOUT_MS);
         assert.match(agent.stderr, new RegExp(`sent no data for ${STALL_TIMEOUT_MS} ms`));
         assert.equal(
           await fs.readFile(path.join(cwd, 'test/stalled.js'), 'utf8'),

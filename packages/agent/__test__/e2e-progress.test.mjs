@@ -94,9 +94,15 @@ for (const providerKind of ['anthropic', 'openai']) {
       assert.ok(model.length >= 1, 'the pause with keep-alives is the model waiting');
       assert.ok(connection.length >= 1, 'the silent pause is the connection');
       assert.ok(all.indexOf(model[0]) < all.indexOf(connection[0]));
-      for (const f of model) assert.match(f.title, /^WriteFile · waiting for the model, \d+ s$/);
-      for (const f of connection) assert.match(f.title, /^WriteFile · no data from the provider, \d+ s$/);
-      for (const f of stalls) assert.ok(f._meta.progress.idleMs >= STALL_MS);
+      // Each names when the agent gives up: its stall watchdog, 240 s by default (--stall-timeout-ms).
+      for (const f of model)
+        assert.match(f.title, /^WriteFile · waiting for the model, \d+ s \(the agent gives up at 240 s\)$/);
+      for (const f of connection)
+        assert.match(f.title, /^WriteFile · no data from the provider, \d+ s \(the agent gives up at 240 s\)$/);
+      for (const f of stalls) {
+        assert.ok(f._meta.progress.idleMs >= STALL_MS);
+        assert.equal(f._meta.progress.idleLimitMs, 240_000);
+      }
       // After each pause the count goes on.
       const after = progress.slice(progress.indexOf(connection.at(-1)) + 1);
       assert.ok(after.some((f) => f._meta.progress.stalled === undefined));
@@ -133,6 +139,10 @@ for (const providerKind of ['anthropic', 'openai']) {
       );
       assert.equal(card.at(-1)._meta?.preparationDiscarded, true, 'the discard is the last frame');
       assert.equal(card.filter((u) => u._meta?.preparationDiscarded).length, 1);
+      // It says why, in the title an editor shows and in _meta.
+      assert.equal(card.at(-1).title, 'WriteFile · not run: cancelled');
+      assert.equal(card.at(-1)._meta.discardReason, 'cancel');
+      assert.equal(card.at(-1).status, 'failed');
     });
 
     it('a retry in the middle of the arguments: each card of the abandoned attempt ends with its discard', async () => {
@@ -148,6 +158,8 @@ for (const providerKind of ['anthropic', 'openai']) {
         const card = updates.map((e) => e.update).filter((u) => u.toolCallId === callId(raw));
         const discard = card.findIndex((u) => u._meta?.preparationDiscarded);
         assert.ok(discard > 0, `${raw} was discarded`);
+        assert.match(card[discard].title, / · not run: the request is being retried$/);
+        assert.equal(card[discard]._meta.discardReason, 'retry');
         assert.equal(
           card[discard + 1]?.sessionUpdate,
           'tool_call',

@@ -112,8 +112,13 @@ describe(`Toad ${TOAD_VERSION} as the client: what its tool card shows`, { skip 
 
   it('during the pauses it says why it waits: the model first, then the provider; then it counts on', () => {
     const shown = titles();
-    const model = shown.findIndex((t) => /WriteFile · waiting for the model, \d+ s ⌛$/.test(t));
-    const provider = shown.findIndex((t) => /WriteFile · no data from the provider, \d+ s ⌛$/.test(t));
+    // Each names when the agent gives up (its stall watchdog, 240 s by default).
+    const model = shown.findIndex((t) =>
+      /WriteFile · waiting for the model, \d+ s \(the agent gives up at 240 s\) ⌛$/.test(t),
+    );
+    const provider = shown.findIndex((t) =>
+      /WriteFile · no data from the provider, \d+ s \(the agent gives up at 240 s\) ⌛$/.test(t),
+    );
     assert.ok(model > 0, `the pause with keep-alives: ${JSON.stringify(shown)}`);
     assert.ok(provider > model, `the silent pause, after it: ${JSON.stringify(shown)}`);
     assert.ok(

@@ -76,6 +76,8 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     completeCall: null,
     inProgress: null,
     discarded: 0,
+    /** discardReason → how many cards it discarded. */
+    discardReasons: new Map(),
     reprepared: 0,
     stop: null,
     asked: 0,
@@ -174,11 +176,10 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
     } else if (meta.preparationDiscarded) {
       settle(id, t);
       m.discarded++;
-      line(
-        t,
-        c.yellow('card ✕'),
-        `${id}  failed + preparationDiscarded: the attempt was abandoned; the editor removes the card`,
-      );
+      // The cause, as the card's title says it to an editor that reads no _meta.
+      const cause = meta.discardReason ?? 'not said';
+      m.discardReasons.set(cause, (m.discardReasons.get(cause) ?? 0) + 1);
+      line(t, c.yellow('card ✕'), `${id}  ${update.title} (failed + preparationDiscarded, ${cause})`);
     } else if (update.status === 'in_progress') {
       settle(id, t);
       m.inProgress ??= t - t0;
@@ -308,6 +309,17 @@ async function runScenario({ agent, provider, cwd, name, short, title, cancel })
   return m;
 }
 
+/**
+ * A scenario's discarded cards with why (their `_meta.discardReason`, what
+ * each card's title said) and how many were prepared again:
+ * `2 (retry 2; re-prepared 2)`.
+ */
+function discardedCell(r) {
+  const notes = [...r.discardReasons].map(([cause, n]) => `${cause} ${n}`);
+  if (r.reprepared) notes.push(`re-prepared ${r.reprepared}`);
+  return notes.length === 0 ? String(r.discarded) : `${r.discarded} (${notes.join('; ')})`;
+}
+
 function table(rows) {
   const head = [
     'scenario',
@@ -327,7 +339,7 @@ function table(rows) {
     r.inProgress === null ? 'never (no call ran)' : `+${secs(r.inProgress)}`,
     r.firstCard !== null && r.inProgress !== null ? secs(r.inProgress - r.firstCard) : '—',
     r.longestStill === null ? '—' : `${secs(r.longestStill)}`,
-    `${r.discarded}${r.reprepared ? ` (re-prepared ${r.reprepared})` : ''}`,
+    discardedCell(r),
     String(r.asked),
     r.stop,
   ]);

@@ -54,12 +54,18 @@ function argumentLimitStop(turn, prepared, completed, tooLarge) {
   return { candidates: [{ content: { role: 'model', parts }, index: 0 }] };
 }
 
-/** No data for `ms`: the attempt is aborted and retried as a transport error. */
+/**
+ * No data for `ms`: the attempt is aborted and retried as a transport error.
+ * Its `discardCause` is what the discarded cards say (toolcall-stream's
+ * consumeModelStream reads it from a thrown error, and the retry after it
+ * carries it): `… not run: no data for <ms>`.
+ */
 class StreamStalledError extends Error {
   constructor(ms) {
     super(`The model stream sent no data for ${ms} ms.`);
     this.name = 'StreamStalledError';
     this.code = 'STREAM_STALLED';
+    this.discardCause = { reason: 'idle-timeout', idleLimitMs: ms };
   }
 }
 
@@ -187,6 +193,8 @@ async function* modelEvents(session, provider, signal, turn, options) {
     yield {
       type: 'retry',
       retryInfo: { message: describeError(failure), attempt, maxRetries: MAX_RETRIES, delayMs: delay },
+      // A stall's cards say the watchdog gave up, not only that the request is sent again.
+      ...(failure instanceof StreamStalledError ? { discardCause: failure.discardCause } : {}),
     };
     await sleep(delay, undefined, { signal });
   }

@@ -117,8 +117,8 @@ async function serve({ provider, options, output, input, onBroken }) {
           `Model request failed: ${describeError(err)}`,
         );
       } finally {
-        // No card is ever left open at the end of a turn.
-        send(session.cards.closeAll());
+        // No card is ever left open at the end of a turn; one still preparing after a cancel says so.
+        send(session.cards.closeAll(undefined, signal.aborted ? 'cancel' : undefined));
         await outbox.catch((err) => broken(err));
         session.running = null;
       }

@@ -59,6 +59,21 @@ function endRefusedResponse(send, argumentLimit) {
 }
 
 /**
+ * consumeModelStream's `progress`: the caller's (on with the defaults when
+ * absent, off when false), with the agent's own idle limit, the stall
+ * watchdog's `stallTimeoutMs` (model-request.js), so that a stalled card
+ * says when the agent gives up on the attempt.
+ */
+function progressOptions(options) {
+  const progress = options.progress ?? true;
+  if (progress === false) return false;
+  const own = progress === true ? {} : progress;
+  return Number.isInteger(options.stallTimeoutMs) && options.stallTimeoutMs > 0
+    ? { idleLimitMs: options.stallTimeoutMs, hostName: 'the agent', ...own }
+    : own;
+}
+
+/**
  * Runs one session/prompt and returns its ACP stop reason. `options`:
  * {retryDelayMs, stallTimeoutMs, fallbackModel, maxFrameBytes,
  * runRepairedArguments, progress}: live progress on preparing cards, with
@@ -80,7 +95,7 @@ async function runPrompt(session, provider, params, signal, send, options, clien
         cards: session.cards,
         send,
         signal,
-        progress: options.progress ?? true,
+        progress: progressOptions(options),
       });
     } catch (err) {
       if (signal.aborted) return 'cancelled';
