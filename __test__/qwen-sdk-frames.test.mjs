@@ -6,17 +6,32 @@
 // SDK's decoder (Stream.fromSSEResponse, whose framing is the
 // `lastFrameNeedsMoreBytes: false` variant) on connections that drop; the
 // Anthropic variant is held to the real Qwen bundles in qwen-host.test.mjs
-// (fixtures/sse-framing: drop-*) and the random differential.
+// (fixtures/sse-framing: drop-*) and the random differential. What the
+// cutter holds has still reached the process: a converter behind it counts
+// the held frames' argument bytes (`held()`, read with argumentProgress()).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Stream } from 'openai/streaming';
 import { SdkFrameCutter } from '../lib/qwen/sdk-frames.mjs';
-import { OpenAIConverter } from '../index.mjs';
+import { createRequire } from 'node:module';
+import { AnthropicConverter, OpenAIConverter, getToolCallPreparations } from '../index.mjs';
+
+const require = createRequire(import.meta.url);
 
 const text = (u8) => Buffer.from(u8).toString('latin1');
 const bytes = (s) => Uint8Array.from(Buffer.from(s, 'latin1'));
 const ANTHROPIC = { lastFrameNeedsMoreBytes: true };
+/** The `\n` escapes of JSON text: a backslash starts an escape, the byte after it is its letter. */
+function lines(json) {
+  let n = 0;
+  for (let i = 0; i < json.length; i++) {
+    if (json[i] !== '\\') continue;
+    if (json[i + 1] === 'n') n++;
+    i++;
+  }
+  return n;
+}
 const OPENAI = { lastFrameNeedsMoreBytes: false };
 
 function feed(reads, decoder) {
@@ -136,4 +151,115 @@ test('on a dropped connection, the native converter behind the cutter sees exact
   );
   // The property met drops that lose held-back events, not only clean ones.
   assert.ok(heldBack > 50, `${heldBack} streams lost an event at the drop`);
+});
+
+test('held() is what end() would give at any point, and reading it changes nothing', () => {
+  const piece = fc.constantFrom('\n', '\r', 'a', 'data: x', '\n\n', '\r\n\r\n', '\r\r', ':', 'é');
+  for (const decoder of [ANTHROPIC, OPENAI]) {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.array(piece, { maxLength: 8 }).map((a) => a.join('')),
+          { maxLength: 10 },
+        ),
+        (reads) => {
+          const cutter = new SdkFrameCutter(decoder);
+          let arrived = '';
+          let sent = '';
+          for (const r of reads) {
+            arrived += r;
+            sent += text(cutter.push(bytes(r)));
+            assert.equal(sent + text(cutter.held()), arrived);
+          }
+          const { out, rest } = feed(reads, decoder);
+          assert.equal(sent, out.join(''), 'the same cuts as without held()');
+          assert.equal(text(cutter.end() ?? new Uint8Array()), rest);
+        },
+      ),
+      { numRuns: 1000, seed: 11 },
+    );
+  }
+});
+
+/** An SSE body of one write_file call, its lines ended by `eol`, and where each argument fragment's frame ends. */
+function writeFileBody(provider, eol) {
+  const frame = (event, data) => `${event ? `event: ${event}${eol}` : ''}data: ${JSON.stringify(data)}${eol}${eol}`;
+  const fragments = ['{"path":"a.txt",', '"content":"one\\ntwo', '\\\\n not a break\\', 'nthree\\n', 'ü✓"}'];
+  let body;
+  if (provider === 'anthropic') {
+    body = frame('message_start', {
+      type: 'message_start',
+      message: { id: 'msg_1', model: 'claude', usage: { input_tokens: 1, output_tokens: 1 } },
+    });
+    body += frame('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 'toolu_1', name: 'write_file', input: {} },
+    });
+  } else {
+    const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'write_file', arguments: '' } };
+    body = frame(undefined, {
+      id: 'c',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta: { tool_calls: [call] } }],
+    });
+  }
+  const ends = [];
+  for (const partial of fragments) {
+    body +=
+      provider === 'anthropic'
+        ? frame('content_block_delta', {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: partial },
+          })
+        : frame(undefined, {
+            id: 'c',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: partial } }] } }],
+          });
+    ends.push({ end: Buffer.byteLength(body), partial });
+  }
+  return { body: Buffer.from(body), ends };
+}
+
+test('a converter behind the cutter counts every argument byte of every complete frame that has arrived, in both variants', () => {
+  const { kHeldBytes } = require('../lib/converters/argument-progress.js');
+  const cases = [
+    ['anthropic', ANTHROPIC, AnthropicConverter],
+    ['openai', OPENAI, OpenAIConverter],
+  ];
+  for (const [provider, decoder, Converter] of cases) {
+    for (const eol of ['\n', '\r']) {
+      const { body, ends } = writeFileBody(provider, eol);
+      fc.assert(
+        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: body.length - 1 }), { maxLength: 12 }), (cuts) => {
+          const at = [0, ...cuts.sort((a, b) => a - b), body.length];
+          const cutter = new SdkFrameCutter(decoder);
+          const converter = new Converter();
+          converter[kHeldBytes](() => cutter.held());
+          let prepared = false;
+          for (let i = 1; i < at.length; i++) {
+            for (const r of converter.pushBytes(cutter.push(body.subarray(at[i - 1], at[i]))))
+              prepared ||= getToolCallPreparations(r).length > 0;
+            if (!prepared) continue;
+            const arrived = ends
+              .filter((e) => e.end <= at[i])
+              .map((e) => e.partial)
+              .join('');
+            const [call] = converter.argumentProgress().calls;
+            assert.deepEqual(
+              [call.argumentBytes, call.argumentLines],
+              [Buffer.byteLength(arrived), lines(arrived)],
+              `${provider} ${JSON.stringify(eol)}, ${at[i]} bytes arrived`,
+            );
+          }
+          converter.free();
+        }),
+        { numRuns: 200, seed: 5 },
+      );
+    }
+  }
 });

@@ -107,6 +107,7 @@ const COMMON_SKIPS = {
   'qwen-known-code.test.mjs': QWEN_HOST,
   'qwen-inspect-cache.test.mjs': QWEN_HOST,
   'qwen-acp-progress.test.mjs': QWEN_HOST,
+  'qwen-held-frames-progress.test.mjs': QWEN_HOST,
   'acp-tracker-qwen-differential.test.mjs': QWEN_HOST,
   'qwen-launcher.test.mjs': `${QWEN_HOST}; the launcher's JavaScript only`,
   'e2e-qwen-launcher.test.mjs': `${QWEN_HOST}; installs both packages globally with npm`,

@@ -239,11 +239,13 @@ pub fn converter_upstream_failed(slot: f64, retryable: bool) -> wire::Batch {
 
 /// The open calls' argument progress of a converter, as one JSON text
 /// (`toolcall_stream_core::wire::progress`); `[]` for a converter that is
-/// closed or gone. Asked for at a timer's pace (`lib/progress.js`), never per
-/// chunk. A panic here (a bug) is caught and reports no progress: it never
-/// crosses the boundary.
+/// closed or gone. `held`: the body's bytes after those pushed, held back
+/// where the SDK holds them (lib/qwen/sdk-frames.mjs), counted without being
+/// converted (empty: none). Asked for at a timer's pace (`lib/progress.js`),
+/// never per chunk. A panic here (a bug) is caught and reports no progress:
+/// it never crosses the boundary.
 #[napi]
-pub fn converter_argument_progress(slot: f64) -> String {
+pub fn converter_argument_progress(slot: f64, held: &[u8]) -> String {
     CONVERTERS
         .with(slot, |entry| {
             if entry.closed.is_some() {
@@ -251,7 +253,7 @@ pub fn converter_argument_progress(slot: f64) -> String {
             }
             catch_unwind(AssertUnwindSafe(|| {
                 let mut out = String::new();
-                write_argument_progress(&entry.converter.argument_progress(), &mut out);
+                write_argument_progress(&entry.converter.argument_progress(held), &mut out);
                 out
             }))
             .ok()

@@ -8,6 +8,7 @@ const { convertAnthropicResponse } = require('../bodies.js');
 const { readOptions, readEmptyFallback, checkIterable, unmappedErrors } = require('./options.js');
 const { isBytes } = require('./input.js');
 const { AnthropicConverter, kPushEvent } = require('./anthropic.js');
+const { kHeldBytes } = require('./argument-progress.js');
 
 /**
  * Drop-in for `AnthropicContentGenerator.processStream(stream)`. The source
@@ -30,6 +31,8 @@ async function* convertAnthropicStream(events, options) {
   const { host, profile } = readOptions(options, 'convertAnthropicStream');
   const emptyFallback = readEmptyFallback(options);
   const converter = new AnthropicConverter(unmappedErrors(options, host));
+  // The Qwen preload's source holds bytes back where the SDK does; its progress counts them.
+  converter[kHeldBytes](options?.[kHeldBytes]);
   /** The held calls to yield for a failed source (the host's classification when it has one). */
   const heldOnFailure = async (err) => {
     if (profile !== 'qwen-0.24' || !host?.isRetryableUpstreamError) return converter.upstreamFailed(err);

@@ -8,7 +8,7 @@ const { unreadable } = require('../responses.js');
 const { NativeState, decode } = require('../wire.js');
 const { OpenAIObjectPath } = require('../object-path.js');
 const { hostError } = require('../host.js');
-const { readArgumentProgress } = require('./argument-progress.js');
+const { readArgumentProgress, kHeldBytes } = require('./argument-progress.js');
 const { readOptions } = require('./options.js');
 const { eventText, pushRaw, fresh, flushCarry } = require('./input.js');
 
@@ -39,6 +39,8 @@ class OpenAIConverter {
   /** Inputs taken (chunks and reads), and whether any was raw bytes, for argumentProgress(). */
   #received = 0;
   #rawBody = false;
+  /** The bytes held before this converter, for argumentProgress() ({@link kHeldBytes}). */
+  #heldBytes;
 
   constructor(options) {
     const { limits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses } = readOptions(
@@ -135,10 +137,15 @@ class OpenAIConverter {
    */
   argumentProgress() {
     try {
-      return readArgumentProgress(this.#state, this.#objectPath, this.#received, this.#rawBody);
+      return readArgumentProgress(this.#state, this.#objectPath, this.#received, this.#rawBody, this.#heldBytes);
     } catch (err) {
       throw hostError(this.#host, unreadable(err, 'OpenAIConverter.argumentProgress'));
     }
+  }
+
+  /** Where the bytes held before this converter are read ({@link kHeldBytes}): a function, or undefined. */
+  [kHeldBytes](heldBytes) {
+    this.#heldBytes = typeof heldBytes === 'function' ? heldBytes : undefined;
   }
 
   /** True after `end()`, after a fatal error, or after `free()`. */

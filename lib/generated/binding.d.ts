@@ -169,11 +169,13 @@ export declare function anthropicStopHeld(slot: number, index: string, utf8Len?:
 /**
  * The open calls' argument progress of a converter, as one JSON text
  * (`toolcall_stream_core::wire::progress`); `[]` for a converter that is
- * closed or gone. Asked for at a timer's pace (`lib/progress.js`), never per
- * chunk. A panic here (a bug) is caught and reports no progress: it never
- * crosses the boundary.
+ * closed or gone. `held`: the body's bytes after those pushed, held back
+ * where the SDK holds them (lib/qwen/sdk-frames.mjs), counted without being
+ * converted (empty: none). Asked for at a timer's pace (`lib/progress.js`),
+ * never per chunk. A panic here (a bug) is caught and reports no progress:
+ * it never crosses the boundary.
  */
-export declare function converterArgumentProgress(slot: number): string
+export declare function converterArgumentProgress(slot: number, held: Uint8Array): string
 
 /** End of input. */
 export declare function converterEnd(slot: number): string | number | Array<string>

@@ -12,6 +12,7 @@ import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 const require = createRequire(import.meta.url);
 const { convertAnthropicStream } = require('../converters/anthropic-stream.js');
 const { NO_LIMITS } = require('../converters/options.js');
+const { kHeldBytes } = require('../converters/argument-progress.js');
 
 /** The stream's items as the converter takes them: raw bytes, or SDK events (reported to telemetry). */
 async function* anthropicSource(stream, telemetryAttempt, q, seen) {
@@ -79,6 +80,8 @@ export function prepareAnthropicPatch(q, { heldCallRelease, lastFrameNeedsMoreBy
           profile,
           host: streamHost,
           limits: NO_LIMITS,
+          // What the SDK's decoder holds back counts on the cards (raw-body.mjs).
+          [kHeldBytes]: () => seen.handshake?.heldBytes(),
         });
       } catch (err) {
         throw await sdkErrorOf(err);

@@ -20,6 +20,7 @@ import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 const require = createRequire(import.meta.url);
 const { OpenAIConverter, sanitizationOf, closingTagPendingOf } = require('../converters/openai.js');
 const { NO_LIMITS, RESPONSE_PARSING } = require('../converters/options.js');
+const { kHeldBytes } = require('../converters/argument-progress.js');
 
 /** A response converted ahead, standing where its SDK chunk would. */
 class Converted {
@@ -41,6 +42,8 @@ async function* openaiSource(stream, converter, telemetryAttempt, seen, toHost) 
       if (telemetryAttempt === undefined) {
         h.takeBody();
         handshake = seen.handshake = h;
+        // What the SDK's decoder holds back counts on the cards (raw-body.mjs).
+        converter[kHeldBytes](h.heldBytes);
       }
       continue;
     }

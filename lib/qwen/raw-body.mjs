@@ -9,7 +9,9 @@
 // stage of ours takes the body and then receives the HTTP body's bytes
 // (RawBytes) instead of SDK objects. Any other consumer — or ours, when it
 // needs SDK objects (telemetry) — ignores the handshake and gets the SDK's
-// own events, from the SDK's own decoder.
+// own events, from the SDK's own decoder. The bytes held back where the SDK
+// holds them are readable through the handshake (`heldBytes()`), so a
+// preparing card counts them while conversion waits, as stock's does.
 
 import { SdkFrameCutter } from './sdk-frames.mjs';
 
@@ -44,12 +46,14 @@ class RawBodyStream {
 
   async *[Symbol.asyncIterator]() {
     let taken = false;
+    let cutter;
     yield {
       type: HANDSHAKE_TYPE,
       takeBody: () => {
         taken = true;
       },
       replayError: (eventText) => this.#replayError(eventText),
+      heldBytes: () => cutter?.held(),
     };
     if (!taken) {
       yield* this.#sdkStream;
@@ -59,7 +63,7 @@ class RawBodyStream {
     if (!body) return;
     // Where the SDK holds frames back (sdk-frames.mjs), so are they here:
     // only at a normal end does the rest go through.
-    const cutter = new SdkFrameCutter(this.#decoder);
+    cutter = new SdkFrameCutter(this.#decoder);
     try {
       for await (const bytes of body) {
         const frames = cutter.push(bytes);

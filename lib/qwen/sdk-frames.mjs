@@ -15,10 +15,14 @@
 //   yet, and its event is not dispatched until the next cut or the normal end.
 //
 // Either way, an event held back is lost when the connection drops there.
+// Held bytes have still reached the process: a preparing card counts their
+// argument fragments (`held()`, read with the card's progress), without
+// their being converted early.
 
 const LF = 10;
 const CR = 13;
 const HELD_CR = Uint8Array.of(CR);
+const NO_BYTES = new Uint8Array(0);
 
 /** One body's bytes, cut where the SDK cuts them. */
 export class SdkFrameCutter {
@@ -44,6 +48,16 @@ export class SdkFrameCutter {
     if (this.#heldCr) out = concat(HELD_CR, out);
     this.#heldCr = out[out.length - 1] === CR;
     return this.#heldCr ? out.subarray(0, out.length - 1) : out;
+  }
+
+  /**
+   * The bytes held back now, as `end()` would give them, left held: for
+   * counting what has reached the process (lib/converters/argument-progress.js),
+   * never for converting.
+   */
+  held() {
+    if (!this.#heldCr) return this.#rest ?? NO_BYTES;
+    return this.#rest ? concat(HELD_CR, this.#rest) : HELD_CR;
   }
 
   /** At the body's normal end: the bytes held back (LineDecoder's flush ends a held `\r`'s line). */

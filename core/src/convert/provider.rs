@@ -56,8 +56,11 @@ pub trait StreamConverter: Any {
     }
 
     /// How far each open call's arguments have come (counts only), read at
-    /// a timer's pace by the ACP layer.
-    fn argument_progress(&mut self) -> Vec<ArgumentProgress>;
+    /// a timer's pace by the ACP layer; `held`: the body's bytes after those
+    /// pushed, which the caller holds back where the SDK holds them
+    /// (lib/qwen/sdk-frames.mjs), counted as if pushed, without converting
+    /// them (empty: none).
+    fn argument_progress(&mut self, held: &[u8]) -> Vec<ArgumentProgress>;
 
     /// The concrete stream, for the object path's provider-shaped calls.
     fn as_any(&mut self) -> &mut dyn Any;

@@ -32,6 +32,15 @@ impl StreamInput {
         self.sse.buffered()
     }
 
+    /// The events that pushing `bytes` would dispatch now, the decoder
+    /// unchanged ([`SseDecoder::peek`]).
+    pub fn peek_events<F>(&self, bytes: &[u8], on_event: F) -> Result<(), Error>
+    where
+        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+    {
+        self.sse.peek(bytes, on_event)
+    }
+
     /// No more input is taken.
     pub fn finish(&mut self) {
         self.finished = true;

@@ -148,7 +148,7 @@ pub enum Bom {
 /// input split anywhere ([`SseDecoder::push`] / [`SseDecoder::push_to`]),
 /// then [`SseDecoder::finish`] at the end; events come out in order as
 /// the module doc describes. One decoder per stream.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct SseDecoder {
     /// Input not yet framed: normally a partial line waiting for its end;
     /// after an error, the rest of that push too (an empty push goes on).
@@ -169,7 +169,7 @@ pub struct SseDecoder {
 }
 
 /// The event being built.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Fields {
     event: String,
     has_event: bool,
@@ -221,6 +221,19 @@ impl SseDecoder {
         F: FnMut(SseEvent<'_>) -> Result<(), Error>,
     {
         self.push_to(bytes, &mut FnSink(on_event))
+    }
+
+    /// The events that pushing `bytes` would dispatch now, handed to
+    /// `on_event`, the decoder itself unchanged: bytes that a caller holds
+    /// back from the decoder (lib/qwen/sdk-frames.mjs: where the SDKs hold
+    /// them) read as if they had been pushed. It works on a copy, which
+    /// costs the partial line and the event begun so far: nothing between
+    /// events, and one frame's data where a `\r` was held.
+    pub fn peek<F>(&self, bytes: &[u8], on_event: F) -> Result<(), Error>
+    where
+        F: FnMut(SseEvent<'_>) -> Result<(), Error>,
+    {
+        self.clone().push(bytes, on_event)
     }
 
     /// End of input: a final event without its blank line is dropped, as

@@ -70,6 +70,18 @@ impl LineCount {
     pub fn lines(&self) -> u64 {
         self.lines
     }
+
+    /// The line breaks there would be with `more` appended to the text
+    /// counted so far, the count itself unchanged: for argument bytes that
+    /// have reached the process but not the converter (held where the SDK
+    /// holds them). An escape split between the two is counted once.
+    pub fn with_more(&self, more: &[u8]) -> u64 {
+        let mut count = LineCount {
+            scanned: 0,
+            ..*self
+        };
+        count.update(more)
+    }
 }
 
 /// One open call's progress: which call (as its preparation named it), and
@@ -124,6 +136,19 @@ mod tests {
                 count.update(&text[..second]);
                 assert_eq!(count.update(text), whole, "splits at {split} and {second}");
             }
+        }
+    }
+
+    #[test]
+    fn counting_more_equals_counting_the_whole_and_changes_nothing() {
+        let text = r#"{"a":"x\ny\\n\\\nz\n","b":"\\\\n\n"}"#.as_bytes();
+        let whole = LineCount::default().update(text);
+        for split in 0..=text.len() {
+            let mut count = LineCount::default();
+            count.update(&text[..split]);
+            let before = count;
+            assert_eq!(count.with_more(&text[split..]), whole, "split at {split}");
+            assert_eq!(count, before);
         }
     }
 

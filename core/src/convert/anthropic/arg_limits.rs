@@ -95,18 +95,23 @@ impl Blocks {
     }
 
     /// The progress of each open `tool_use` block that yielded a
-    /// preparation, in block order.
-    pub(super) fn progress(&mut self) -> Vec<ArgumentProgress> {
+    /// preparation, in block order; `more[i]`, where given, is argument
+    /// text of open block `i` that has reached the process but not the
+    /// converter, counted after the block's own.
+    pub(super) fn progress(&mut self, more: &[String]) -> Vec<ArgumentProgress> {
         self.open
             .iter_mut()
-            .filter_map(|block| {
+            .enumerate()
+            .filter_map(|(i, block)| {
                 let (call_id, tool_name) = block.prepared.as_ref()?;
+                let more = more.get(i).map_or("", String::as_str);
+                block.lines.update(block.input_json.as_bytes());
                 Some(ArgumentProgress {
                     call_id: call_id.clone(),
                     call_id_json: None,
                     tool_name: tool_name.clone(),
-                    argument_bytes: block.input_json.len(),
-                    argument_lines: block.lines.update(block.input_json.as_bytes()),
+                    argument_bytes: block.input_json.len() + more.len(),
+                    argument_lines: block.lines.with_more(more.as_bytes()),
                 })
             })
             .collect()

@@ -313,12 +313,8 @@ impl AnthropicStream {
                 if !fragment.truthy() {
                     return Ok(());
                 }
-                let append = |buf: &mut String, lone: &mut LoneEscapes| match fragment.as_jstr() {
-                    Some(s) => s.append_json_text_to(buf, lone),
-                    // `inputJson += value`: a value of another type is
-                    // appended as its `String(value)` (`[object Object]`).
-                    None => append_js_string_to_arguments(fragment, buf, lone),
-                };
+                let append =
+                    |buf: &mut String, lone: &mut LoneEscapes| append_fragment(fragment, buf, lone);
                 let input_bytes = self.input.buffered();
                 self.blocks
                     .append_at(pos, append, &self.options.limits, input_bytes)
@@ -415,8 +411,18 @@ fn present<'v, 'a>(v: Option<&'v Value<'a>>) -> Option<&'v Value<'a>> {
     v.filter(|v| !v.is_null())
 }
 
+/// `inputJson += event.delta.partial_json` of a truthy fragment: a string
+/// is appended as its text, a value of another type as its
+/// `String(value)` (`[object Object]`).
+pub(super) fn append_fragment(fragment: &Value<'_>, buf: &mut String, lone: &mut LoneEscapes) {
+    match fragment.as_jstr() {
+        Some(s) => s.append_json_text_to(buf, lone),
+        None => append_js_string_to_arguments(fragment, buf, lone),
+    }
+}
+
 /// The Map key of `event.index ?? 0`.
-fn index_key(ev: &Value<'_>) -> String {
+pub(super) fn index_key(ev: &Value<'_>) -> String {
     match present(ev.get("index")) {
         Some(Value::Num(n)) if !n.contains(['.', 'e', 'E', '-']) && n.len() < 16 => (*n).to_owned(),
         Some(v) => json::to_json_string(v),

@@ -11,7 +11,8 @@
 //! for the JS layer's conversion of SDK objects), `arg_limits` (the open
 //! blocks and their argument buffers against the limits), `usage` (the
 //! token counts and their `usageMetadata`), `held_calls` (0.24.4's calls
-//! held for the stop reason), `prefix` (the hot paths' prefix tests),
+//! held for the stop reason), `held_progress` (the argument progress of
+//! frames held before the converter), `prefix` (the hot paths' prefix tests),
 //! `event_header` (the header the object path is handed), `hot_shapes` (the
 //! events the object path takes, declared once), `seam` (the provider
 //! seam's calls), `body` (a non-streaming `Message`).
@@ -22,6 +23,7 @@ mod byte_path;
 pub mod event_header;
 mod events;
 mod held_calls;
+mod held_progress;
 pub mod hot_shapes;
 mod object_path;
 mod prefix;
@@ -163,7 +165,7 @@ impl AnthropicStream {
         if self.is_finished() {
             return Vec::new();
         }
-        self.blocks.progress()
+        self.blocks.progress(&[])
     }
 
     /// One SDK event given as JSON text.

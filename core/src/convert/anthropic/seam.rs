@@ -36,8 +36,8 @@ impl StreamConverter for AnthropicStream {
         self.take_event_header().map(ObjectPathHeader::Event)
     }
 
-    fn argument_progress(&mut self) -> Vec<ArgumentProgress> {
-        AnthropicStream::argument_progress(self)
+    fn argument_progress(&mut self, held: &[u8]) -> Vec<ArgumentProgress> {
+        AnthropicStream::argument_progress_with_held(self, held)
     }
 
     fn as_any(&mut self) -> &mut dyn Any {

@@ -12,7 +12,9 @@
 //! `template/kept.rs`), `object_path` (support for the JS layer's
 //! conversion of SDK objects), `usage`, `finish_reason`, `chunk` (reading a
 //! chunk's fields), `chunk_header` (the header the object path is handed),
-//! `hot_shapes` (the chunks the object path takes, declared once), `seam`
+//! `hot_shapes` (the chunks the object path takes, declared once),
+//! `held_progress` (the argument progress of bytes held before the
+//! converter), `seam`
 //! (the provider seam's calls), `body` (a non-streaming `ChatCompletion`),
 //! and the parsers they use: `tool_call_parser`, `text_delta`, `tagged`,
 //! `tags`. A part's file does not depend on this
@@ -25,6 +27,7 @@ mod chunk;
 pub mod chunk_header;
 mod convert;
 mod finish_reason;
+mod held_progress;
 pub mod hot_shapes;
 pub mod object_path;
 mod seam;
@@ -211,7 +214,7 @@ impl OpenAIStream {
         if self.is_finished() {
             return Vec::new();
         }
-        self.calls.progress()
+        self.calls.progress(&Default::default())
     }
 
     /// `end()` was called or a fatal error occurred: every further call is

@@ -39,8 +39,8 @@ impl StreamConverter for OpenAIStream {
         OpenAIStream::take_chunk_header(self).map(ObjectPathHeader::Chunk)
     }
 
-    fn argument_progress(&mut self) -> Vec<ArgumentProgress> {
-        OpenAIStream::argument_progress(self)
+    fn argument_progress(&mut self, held: &[u8]) -> Vec<ArgumentProgress> {
+        OpenAIStream::argument_progress_with_held(self, held)
     }
 
     fn as_any(&mut self) -> &mut dyn Any {

@@ -102,6 +102,15 @@ impl Slot {
     }
 }
 
+/// Argument text held before the parser, by slot position, for progress
+/// only ([`ToolCallParser::hold_continuation`]).
+#[derive(Default)]
+pub struct HeldArguments {
+    text: Vec<String>,
+    /// Each slot's scan after its held text.
+    scans: Vec<Option<Scan>>,
+}
+
 /// A buffer's depth/string scan (docs/behaviour.md §3.3.2 step 9):
 /// `addChunk` walks every character of a chunk, counting brackets outside
 /// strings and toggling the string state at unescaped quotes. The
@@ -471,6 +480,42 @@ impl ToolCallParser {
         .then_some(pos)
     }
 
+    /// Counts `text`, an argument fragment that has reached the process but
+    /// not the parser (held where the SDK holds it: lib/qwen/sdk-frames.mjs),
+    /// toward the slot at `index`, in `held`, the parser unchanged, where
+    /// `addChunk` would only append it (a chunk with no id and no name): the
+    /// slot is named and announced, no remap is pending for the index, and
+    /// it is inside a value or has no text yet, after the fragments counted
+    /// before (their walk on a copy of its scan). A blank fragment of a slot
+    /// with no text is a phantom: nothing to count. False where the
+    /// fragment does not count (`addChunk` would route it by the slot's
+    /// state: a complete call's index may start another).
+    pub fn hold_continuation(&self, held: &mut HeldArguments, index: u64, text: &str) -> bool {
+        let Some(pos) = self.position(index) else {
+            return false;
+        };
+        let slot = &self.slots[pos];
+        if slot.name.is_none()
+            || slot.nameless
+            || !slot.announced
+            || self.pending_remaps.contains_key(&index)
+        {
+            return false;
+        }
+        if held.text.len() <= pos {
+            held.text.resize(pos + 1, String::new());
+            held.scans.resize(pos + 1, None);
+        }
+        let scan = held.scans[pos].get_or_insert(slot.scan);
+        let no_text = slot.blank() && is_blank(&held.text[pos]);
+        if scan.depth > 0 || (no_text && !is_blank(text)) {
+            scan.text(text.as_bytes());
+            held.text[pos].push_str(text);
+            return true;
+        }
+        no_text
+    }
+
     /// `addChunk` of a [`Self::continuing`] slot, its chunk given as the
     /// JSON string content of `text` from `start`: the value is decoded
     /// straight into the slot's buffer (lone surrogates kept as escapes,
@@ -544,18 +589,23 @@ impl ToolCallParser {
     }
 
     /// Each slot whose id and name were handed out ([`Self::unannounced_meta`]),
-    /// in creation order: `(id, name, argument bytes, line breaks)`.
-    pub fn announced_progress(&mut self) -> impl Iterator<Item = (&str, &str, usize, u64)> {
-        self.slots.iter_mut().filter_map(|slot| {
+    /// in creation order: `(id, name, argument bytes, line breaks)`, with
+    /// the text `held` counted toward each slot after its own.
+    pub fn announced_progress<'s>(
+        &'s mut self,
+        held: &'s HeldArguments,
+    ) -> impl Iterator<Item = (&'s str, &'s str, usize, u64)> {
+        self.slots.iter_mut().enumerate().filter_map(|(pos, slot)| {
             if !slot.announced || slot.completed_at.get() == Some(slot.buffer.len()) {
                 return None;
             }
-            let lines = slot.lines.update(slot.buffer.as_bytes());
+            let more = held.text.get(pos).map_or("", String::as_str);
+            slot.lines.update(slot.buffer.as_bytes());
             Some((
                 slot.id.as_deref()?,
                 slot.name.as_deref()?,
-                slot.buffer.len(),
-                lines,
+                slot.buffer.len() + more.len(),
+                slot.lines.with_more(more.as_bytes()),
             ))
         })
     }

@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use super::call_ids::{CallId, CallIds};
 use super::chunk::provider_index;
-use super::tool_call_parser::{array_walk, ArgumentChunk, ProviderIndex, ToolCallParser};
+use super::tool_call_parser::{
+    array_walk, ArgumentChunk, HeldArguments, ProviderIndex, ToolCallParser,
+};
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{LoneEscapes, Value};
 use crate::foundations::limits::Limits;
@@ -51,11 +53,11 @@ impl ToolCalls {
     }
 
     /// The progress of each open call whose preparation was yielded, in the
-    /// order the parser made their slots.
-    pub(super) fn progress(&mut self) -> Vec<ArgumentProgress> {
+    /// order the parser made their slots, with the argument text `held`.
+    pub(super) fn progress(&mut self, held: &HeldArguments) -> Vec<ArgumentProgress> {
         let (prepared, ids) = (&self.prepared, &self.ids);
         self.parser
-            .announced_progress()
+            .announced_progress(held)
             .filter(|(id, ..)| prepared.contains(*id))
             .map(|(id, name, argument_bytes, argument_lines)| {
                 let (call_id, call_id_json) = match ids.id(id) {
