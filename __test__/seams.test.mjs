@@ -338,6 +338,7 @@ test('ToolCallCards.permission: rawInput and content with lone surrogates and de
     'toolCallId',
     'status',
     'title',
+    'name',
     'content',
     'locations',
     'kind',
@@ -356,8 +357,9 @@ test('ToolCallCards.permission: rawInput and content with lone surrogates and de
 
 test("ACP JSON goes through the converters' JSON stack: lone surrogates in fields native reads, nesting past 128", () => {
   const cards = new ToolCallCards();
-  // Was INVALID_ARGUMENT ("unexpected end of hex escape") from serde_json,
-  // then U+FFFD: native keeps a lone surrogate, as JSON.parse does.
+  // Was INVALID_ARGUMENT ("unexpected end of hex escape") from serde_json:
+  // native keeps a lone surrogate, as JSON.parse does, in every field but
+  // the title, which shows U+FFFD for it (a title is printable text).
   const frame = cards.started({
     callId: 'c1',
     toolName: 'edit',
@@ -365,7 +367,7 @@ test("ACP JSON goes through the converters' JSON stack: lone surrogates in field
     locations: [{ path: '/p/a\uDC00.ts', line: 2 }],
     rawInput: {},
   });
-  assert.equal(frame.title, 'edit a\uD800.ts');
+  assert.equal(frame.title, 'edit a\uFFFD.ts');
   assert.deepEqual(frame.locations, [{ path: '/p/a\uDC00.ts', line: 2 }]);
   assert.deepEqual(cards.openIds(), ['c1']);
   // A plan whose arguments nest deeper than serde_json's 128 levels.
