@@ -148,7 +148,7 @@ export class ZedThread {
   #upsert(call, status, whole) {
     const card = this.#find(call.toolCallId);
     if (!card) return this.#create(call, status);
-    const fields = whole ? { kind: 'other', content: [], ...call } : call;
+    const fields = whole ? { ...call, kind: call.kind ?? 'other', content: call.content ?? [] } : call;
     this.#updateFields(card, fields);
     card.status = status;
     this.#record(card);
