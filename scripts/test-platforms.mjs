@@ -117,6 +117,17 @@ const COMMON_SKIPS = {
   'qwen-sdk-frames.test.mjs':
     "the preload's frame cutting, held to the openai SDK; the converter behind it is the same native code on every target (input-forms.test.mjs)",
   'bodies-differential.test.mjs': `${QWEN_HOST}; bodies.test.mjs checks the oracle's outputs on every target`,
+  'qwen-cache-trust.test.mjs': `${QWEN_HOST}; the launcher's cache checks use POSIX owners and modes`,
+  'qwen-launcher-environment.test.mjs': `${QWEN_HOST}; the launcher's JavaScript only`,
+  'qwen-acp-discard.test.mjs': QWEN_HOST,
+  'zed-cards-qwen.test.mjs': QWEN_HOST,
+  'zed-cards-model.test.mjs':
+    "a JavaScript model of Zed's card rules checked on frames written by hand; no addon (npm test)",
+  'acp-discard-cause.test.mjs':
+    'the discard titles are built by the same native card code that acp-cards.test.mjs runs on every target (npm test)',
+  'e2e-zed-view.test.mjs': `${NOT_ADDON}; e2e-agent.test.mjs drives the agent over real pipes under Wine`,
+  'e2e-toad-view.test.mjs':
+    "the reference agent's own JavaScript driven by Toad, a Python terminal app (a venv in ~/.cache, Python 3.13 or later); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
 };
 
 /** Run under Wine besides CORE_FILES: node.exe starts node.exe children fine. */
