@@ -123,6 +123,7 @@ test('brokenFrame: each way of breaking removes what it names, and nothing witho
   assert.equal(brokenFrame(frame, 'progress'), null);
   assert.equal('title' in brokenFrame(frame, 'title'), false);
   assert.equal('status' in brokenFrame(frame, 'status'), false);
+  assert.equal('content' in brokenFrame({ ...frame, content: [] }, 'content'), false);
   const nameless = brokenFrame(frame, 'name');
   assert.equal('name' in nameless || 'tool_name' in nameless._meta, false);
   assert.equal(frame.name, 'n', 'the original is untouched');

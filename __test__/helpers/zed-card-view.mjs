@@ -243,9 +243,9 @@ export function cardText(card) {
 /**
  * A deliberately broken agent, for showing that the tests' assertions can
  * fail: with TOOLCALL_STREAM_ZED_VIEW_BREAK set to `title`, `status`,
- * `name` or `progress`, the frames fed to the model lose their titles
- * (updates only), their statuses (updates only), their tool names, or the
- * live progress frames are dropped. Returns the frame to feed, or null.
+ * `content`, `name` or `progress`, the frames fed to the model lose their
+ * titles, statuses or content (updates only), their tool names, or the live
+ * progress frames are dropped. Returns the frame to feed, or null.
  */
 export function brokenFrame(update, how = process.env.TOOLCALL_STREAM_ZED_VIEW_BREAK) {
   if (!how || (update.sessionUpdate !== 'tool_call' && update.sessionUpdate !== 'tool_call_update')) return update;
@@ -253,6 +253,7 @@ export function brokenFrame(update, how = process.env.TOOLCALL_STREAM_ZED_VIEW_B
   if (how === 'progress' && copy._meta?.progress) return null;
   if (how === 'title' && copy.sessionUpdate === 'tool_call_update') delete copy.title;
   if (how === 'status' && copy.sessionUpdate === 'tool_call_update') delete copy.status;
+  if (how === 'content' && copy.sessionUpdate === 'tool_call_update') delete copy.content;
   if (how === 'name') {
     delete copy.name;
     if (copy._meta) delete copy._meta.tool_name;
