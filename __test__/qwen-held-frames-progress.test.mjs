@@ -1,11 +1,12 @@
-// Bytes the SDK's decoder holds back still count on a preparing card. Inside
-// Qwen Code 0.24.x the Anthropic SDK finds a blank line only with one more
-// byte after it (lib/qwen/sdk-frames.mjs), so the last frame before a pause
-// waits for the next read, in stock Qwen as through the launcher: conversion
-// keeps waiting with it, but the card's count includes it. The published
-// 0.24.4 in ACP mode, started by the launcher with progress on, over real
-// pipes against the loopback provider; a model that writes 29,746 argument
-// bytes (230 `\n` escapes) and then goes silent.
+// Bytes the SDK's decoder holds back still count on a preparing card. The
+// Anthropic SDK that Qwen Code bundles (every release served) finds a blank
+// line only with one more byte after it (lib/qwen/sdk-frames.mjs), so the
+// last frame before a pause waits for the next read, in stock Qwen as
+// through the launcher: conversion keeps waiting with it, but the card's
+// count includes it. The published 0.24.4 and 0.21.10 in ACP mode, started
+// by the launcher with progress on, over real pipes against the loopback
+// provider; a model that writes 29,746 argument bytes (230 `\n` escapes)
+// and then goes silent.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -70,58 +71,59 @@ const scenarios = {
   },
 };
 
-test(
-  'the launcher in Qwen Code 0.24.4, Anthropic, progress on: during the silence after the last argument byte the card counts all of them',
-  { skip: qwenBuildOrSkip('0.24.4').skip ?? process.platform === 'win32', timeout: 300_000 },
-  async () => {
-    const build = qwenBuildOrSkip('0.24.4');
-    const server = await startProvider({ speed: 4, scenarios, fallback: sideAnswer });
-    let silence;
-    server.events.on('frame', ({ note, at }) => {
-      if (note?.pause && silence === undefined) silence = { from: at, to: at + note.pause.ms / 4 };
-    });
-    const qwen = await launchQwen({
-      version: '0.24.4',
-      provider: 'anthropic',
-      providerUrl: server.url,
-      command: launcher,
-      permission: 'allow_once',
-      env: {
-        TOOLCALL_STREAM_QWEN_CLI: build.dir,
-        XDG_CACHE_HOME: path.join(tmp, 'cache'),
-        TOOLCALL_STREAM_QWEN_PROGRESS: 'on',
-      },
-    });
-    let frames;
-    try {
-      const sessionId = await qwen.newSession(fs.realpathSync(tmp));
-      await qwen.prompt(sessionId, scenarios.held.prompt);
-      frames = qwen.wire.filter(
-        (e) =>
-          e.msg.method === 'session/update' &&
-          e.msg.params.sessionId === sessionId &&
-          e.msg.params.update.toolCallId === CALL_ID &&
-          e.msg.params.update._meta?.progress !== undefined,
-      );
-    } finally {
-      const exit = await qwen.close();
-      await server.close();
-      assert.equal(exit.code, 0, `qwen exit (${exit.signal ?? ''})`);
-    }
-    assert.ok(silence, 'the provider paused');
-    assert.ok(frames.length > 0 && frames.every((e) => typeof e.at === 'number'), 'progress frames, timed');
-    // A frame sent a second into the silence or later: every argument byte reached the process by then.
-    const during = frames.filter((e) => e.at >= silence.from + 1000 && e.at < silence.to);
-    assert.ok(during.length > 0, `progress frames during the silence (${frames.length} in all)`);
-    const stalled = during.filter((e) => e.msg.params.update._meta.progress.stalled !== undefined);
-    assert.ok(stalled.length > 0, 'the silence is announced');
-    for (const e of during) {
-      const { argumentBytes, argumentLines } = e.msg.params.update._meta.progress;
-      assert.deepEqual(
-        { argumentBytes, argumentLines },
-        { argumentBytes: ARGUMENT_BYTES, argumentLines: ARGUMENT_LINES },
-        e.msg.params.update.title,
-      );
-    }
-  },
-);
+for (const version of ['0.24.4', '0.21.10'])
+  test(
+    `the launcher in Qwen Code ${version}, Anthropic, progress on: during the silence after the last argument byte the card counts all of them`,
+    { skip: qwenBuildOrSkip(version).skip ?? process.platform === 'win32', timeout: 300_000 },
+    async () => {
+      const build = qwenBuildOrSkip(version);
+      const server = await startProvider({ speed: 4, scenarios, fallback: sideAnswer });
+      let silence;
+      server.events.on('frame', ({ note, at }) => {
+        if (note?.pause && silence === undefined) silence = { from: at, to: at + note.pause.ms / 4 };
+      });
+      const qwen = await launchQwen({
+        version,
+        provider: 'anthropic',
+        providerUrl: server.url,
+        command: launcher,
+        permission: 'allow_once',
+        env: {
+          TOOLCALL_STREAM_QWEN_CLI: build.dir,
+          XDG_CACHE_HOME: path.join(tmp, 'cache'),
+          TOOLCALL_STREAM_QWEN_PROGRESS: 'on',
+        },
+      });
+      let frames;
+      try {
+        const sessionId = await qwen.newSession(fs.realpathSync(tmp));
+        await qwen.prompt(sessionId, scenarios.held.prompt);
+        frames = qwen.wire.filter(
+          (e) =>
+            e.msg.method === 'session/update' &&
+            e.msg.params.sessionId === sessionId &&
+            e.msg.params.update.toolCallId === CALL_ID &&
+            e.msg.params.update._meta?.progress !== undefined,
+        );
+      } finally {
+        const exit = await qwen.close();
+        await server.close();
+        assert.equal(exit.code, 0, `qwen exit (${exit.signal ?? ''})`);
+      }
+      assert.ok(silence, 'the provider paused');
+      assert.ok(frames.length > 0 && frames.every((e) => typeof e.at === 'number'), 'progress frames, timed');
+      // A frame sent a second into the silence or later: every argument byte reached the process by then.
+      const during = frames.filter((e) => e.at >= silence.from + 1000 && e.at < silence.to);
+      assert.ok(during.length > 0, `progress frames during the silence (${frames.length} in all)`);
+      const stalled = during.filter((e) => e.msg.params.update._meta.progress.stalled !== undefined);
+      assert.ok(stalled.length > 0, 'the silence is announced');
+      for (const e of during) {
+        const { argumentBytes, argumentLines } = e.msg.params.update._meta.progress;
+        assert.deepEqual(
+          { argumentBytes, argumentLines },
+          { argumentBytes: ARGUMENT_BYTES, argumentLines: ARGUMENT_LINES },
+          e.msg.params.update.title,
+        );
+      }
+    },
+  );

@@ -1,7 +1,7 @@
 //! The argument progress of bytes that have reached the process but not the
 //! converter: the Qwen preload holds back the frames the Anthropic SDK's
-//! decoder has not handed on yet (lib/qwen/sdk-frames.mjs: 0.24.x's SDK
-//! cuts a frame only with one more byte after its blank line), so the
+//! decoder has not handed on yet (lib/qwen/sdk-frames.mjs: the Anthropic SDK Qwen Code
+//! bundles cuts a frame only with one more byte after its blank line), so the
 //! Gemini output and its timing stay stock's. Those frames are read here
 //! without being converted: each complete `input_json_delta` event among
 //! them counts toward the open block of its index, as
