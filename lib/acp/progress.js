@@ -55,14 +55,13 @@ function progressOptions(value, what) {
       throw invalid(`${what}: progress.idleLimitMs must be a positive whole number of milliseconds`);
     }
     out.idleLimitMs = value.idleLimitMs;
-    out.hostName = DEFAULT_HOST_NAME;
   }
   if (value.hostName !== undefined) {
     if (typeof value.hostName !== 'string' || value.hostName.trim() === '') {
       throw invalid(`${what}: progress.hostName must be a non-empty string`);
     }
     // Bounded and made printable where the title is built (core/src/acp/discard.rs host_name).
-    if (out.idleLimitMs !== undefined) out.hostName = value.hostName;
+    out.hostName = value.hostName;
   }
   for (const key of ['send', 'onError']) {
     const v = value[key];
@@ -119,8 +118,12 @@ class CardProgress {
     this.trackSource(callId, toolName, title, progressSourceOf(response));
   }
 
-  /** {@link CardProgress#track} with the converter itself (`argumentProgress()`), or nothing. */
-  trackSource(callId, toolName, title, source) {
+  /**
+   * {@link CardProgress#track} with the converter itself (`argumentProgress()`), or nothing.
+   * `idleLimitMs`, when given, is this card's host idle limit in place of the option's (a host
+   * whose limit depends on the model, as Qwen's does).
+   */
+  trackSource(callId, toolName, title, source, idleLimitMs) {
     if (!source || this.#tracked.has(callId)) return;
     const now = performance.now();
     this.#tracked.set(callId, {
@@ -139,8 +142,34 @@ class CardProgress {
       shownLines: 0,
       shownStall: undefined,
       lastFrame: now,
+      idleLimitMs: isIdleLimit(idleLimitMs) ? idleLimitMs : this.#options.idleLimitMs,
     });
     this.#schedule();
+  }
+
+  /**
+   * How long, in milliseconds, the converter of a tracked card has received
+   * nothing at all (no byte of the raw body, no SDK object), read now; at
+   * most that long, since a silence is noticed at a tick. `undefined` for a
+   * card not tracked, or whose converter cannot answer.
+   */
+  quietMs(callId) {
+    const card = this.#tracked.get(callId);
+    if (!card) return undefined;
+    let snapshot;
+    try {
+      snapshot = card.source.argumentProgress();
+    } catch {
+      return undefined;
+    }
+    if (!snapshot || typeof snapshot.received !== 'number') return undefined;
+    if (snapshot.received !== card.received) return 0;
+    return performance.now() - card.lastInput;
+  }
+
+  /** The host idle limit of a tracked card, or `undefined`. */
+  idleLimitOf(callId) {
+    return this.#tracked.get(callId)?.idleLimitMs;
   }
 
   /** No more frames for these cards (their call arrived, or they ended). */
@@ -278,7 +307,8 @@ class CardProgress {
   }
 
   #build(card, p) {
-    const { idleLimitMs, hostName } = this.#options;
+    const { idleLimitMs } = card;
+    const hostName = this.#options.hostName ?? DEFAULT_HOST_NAME;
     return JSON.parse(
       this.#cards.progress(
         card.callId,

@@ -9,13 +9,17 @@
 // before anything that ends the card. The counts come from the native
 // converters the preload installed (lib/progress.js), and the frames are
 // built by this package's card ledger (lib/acp/progress.js) with Qwen's own
-// title for the card as their base, bounded as every card title is. The one
-// change to a frame Qwen sends: its card's `tool_call` gets ACP's `name` (the
+// title for the card as their base, bounded as every card title is. The
+// changes to frames Qwen sends: its card's `tool_call` gets ACP's `name` (the
 // Tool Call Name RFD, which Qwen does not send yet), and so does the
 // `tool_call_update` of a start whose name is not the one its card opened
-// with; everything else Qwen sends is unchanged.
+// with; a discarded preparation gets a `title` saying it did not run and why,
+// and the cause in `_meta.discardReason` (discard-causes.mjs); everything else
+// Qwen sends is unchanged. A stalled card names the time after which Qwen
+// gives up on the stream, read with Qwen's own resolveStreamIdleTimeoutMs.
 
 import { createRequire } from 'node:module';
+import { DiscardCauses } from './discard-causes.mjs';
 
 const require = createRequire(import.meta.url);
 const { ToolCallCards, internalsOf, frameToolName } = require('../acp/cards.js');
@@ -131,14 +135,47 @@ function named(naming, update) {
 }
 
 /**
- * Wraps Qwen's ToolCallEmitter so that every preparing card it shows gets
- * progress frames, and every card's `tool_call` ACP's `name`. Returns
- * `{ notePreparations }`, which the preload's host calls for each response
- * with preparations. `options` are lib/acp/progress.js's.
+ * The discarded-preparation frame Qwen built (`update`), with the title and
+ * the cause of `frame` (this package's frame for the same card): the title
+ * after `status`, where this package's discard has it, and the cause after
+ * `_meta.preparationDiscarded`. Every other field stays as Qwen built it.
  */
-export function installCardProgress(ToolCallEmitter, options = true) {
-  const rate = progressOptions(options, 'toolcall-stream/qwen');
+function explained(update, frame) {
+  const out = {};
+  for (const [key, value] of Object.entries(update)) {
+    if (key === 'title') continue;
+    out[key] = value;
+    if (key === 'status') out.title = frame.title;
+  }
+  if (!('title' in out)) out.title = frame.title;
+  const { discardReason, idleLimitMs } = frame._meta;
+  if (discardReason !== undefined && update._meta !== null && typeof update._meta === 'object') {
+    const meta = {};
+    for (const [key, value] of Object.entries(update._meta)) {
+      meta[key] = value;
+      if (key === 'preparationDiscarded') {
+        meta.discardReason = discardReason;
+        if (idleLimitMs !== undefined) meta.idleLimitMs = idleLimitMs;
+      }
+    }
+    out._meta = meta;
+  }
+  return out;
+}
+
+/**
+ * Wraps Qwen's ToolCallEmitter so that every preparing card it shows gets
+ * progress frames, every card's `tool_call` ACP's `name`, and every discarded
+ * preparation a title that says why it did not run. Returns
+ * `{ notePreparations }`, which the preload's host calls for each response
+ * with preparations. `options` are lib/acp/progress.js's; `idleLimitOf(config)`,
+ * when the release has it, is the idle limit in milliseconds after which Qwen
+ * gives up on a stream of the session whose Config is `config`, or undefined.
+ */
+export function installCardProgress(ToolCallEmitter, options = true, { idleLimitOf } = {}) {
+  const rate = progressOptions({ ...(options === true ? {} : options), hostName: 'Qwen' }, 'toolcall-stream/qwen');
   const sources = new CallSources();
+  const causes = new DiscardCauses();
   const proto = ToolCallEmitter.prototype;
   const original = {
     emitStart: proto.emitStart,
@@ -151,31 +188,42 @@ export function installCardProgress(ToolCallEmitter, options = true) {
   const sessions = new WeakMap();
   /** Per emitter: callId → `{name, renamed}` of each start under way (see `named`). */
   const namings = new WeakMap();
+  /** Per emitter: callId → this package's discarded frame for a discard under way (see `explained`). */
+  const explaining = new WeakMap();
   const sessionOf = (emitter) => {
     let s = sessions.get(emitter);
     if (!s) {
+      // Qwen's title of each tool this emitter showed a card for (a tool it
+      // does not know is titled by its bounded name).
+      const titles = new Map();
       // A ledger of this emitter's preparing cards only: it builds the
-      // progress frames and refuses one for a card that stopped preparing.
-      const cards = new ToolCallCards({ suppressedTools: [] });
+      // progress frames, refuses one for a card that stopped preparing, and
+      // titles a discard.
+      const cards = new ToolCallCards({
+        suppressedTools: [],
+        describe: (name) => (titles.has(name) ? { title: titles.get(name) } : {}),
+      });
       const progress = new CardProgress(internalsOf(cards, 'toolcall-stream/qwen').native, rate, (frame) =>
         original.sendUpdate.call(emitter, frame),
       );
       // callId → the tool name of each preparing card it showed.
-      s = { cards, progress, names: new Map() };
+      s = { cards, progress, names: new Map(), titles };
       sessions.set(emitter, s);
     }
     return s;
   };
-  const stop = (emitter, callId, toolName) => {
+  /** Ends a card in the shadow ledger; for a discard, returns this package's frame, with `cause`. */
+  const stop = (emitter, callId, toolName, cause) => {
     const s = sessions.get(emitter);
-    if (!s || typeof callId !== 'string') return;
+    if (!s || typeof callId !== 'string') return null;
     s.progress.stop([callId]);
     s.names.delete(callId);
     try {
-      if (s.cards.isOpen(callId)) s.cards.discarded(callId, typeof toolName === 'string' ? toolName : '');
+      if (s.cards.isOpen(callId)) return s.cards.discarded(callId, typeof toolName === 'string' ? toolName : '', cause);
     } catch {
       // The shadow ledger is this hook's own: whatever it refuses, Qwen's call goes on.
     }
+    return null;
   };
 
   // While a start is under way, the frame Qwen sends for it gets ACP's name
@@ -198,8 +246,26 @@ export function installCardProgress(ToolCallEmitter, options = true) {
     };
   };
 
+  // Qwen's BaseEmitter assigns `this.ctx = ctx` as a session builds its
+  // emitter: the session's chat is watched from then on, before its first
+  // stream (a card of that stream learns why it is discarded).
+  if (!Object.getOwnPropertyDescriptor(proto, 'ctx')) {
+    Object.defineProperty(proto, 'ctx', {
+      configurable: true,
+      set(ctx) {
+        Object.defineProperty(this, 'ctx', { value: ctx, writable: true, enumerable: true, configurable: true });
+        try {
+          causes.hookChatOf(ctx);
+        } catch {
+          // The session goes on as Qwen built it.
+        }
+      },
+    });
+  }
   proto.emitStart = async function emitStart(params) {
     const preparing = params?.phase === 'preparing';
+    // Qwen's chat class, from this session, so that a discard learns why (discard-causes.mjs).
+    if (preparing) causes.hookChatOf(this.ctx);
     const callId = params?.callId;
     const toolName = params?.toolName;
     const openedAs = preparing ? undefined : sessions.get(this)?.names.get(callId);
@@ -216,13 +282,16 @@ export function installCardProgress(ToolCallEmitter, options = true) {
     if (preparing && shown) {
       try {
         const s = sessionOf(this);
+        const title = this.resolveToolMetadata(toolName, params.args ?? {})?.title;
+        // Qwen titles a tool it does not know by its name: the card's
+        // title is then the name, bounded as a name is.
+        const base = typeof title === 'string' && title !== toolName ? title : undefined;
+        if (base === undefined) s.titles.delete(toolName);
+        else s.titles.set(toolName, base);
         if (s.cards.preparing(callId, toolName) !== null) {
           s.names.set(callId, toolName);
-          const title = this.resolveToolMetadata(toolName, params.args ?? {})?.title;
-          // Qwen titles a tool it does not know by its name: the card's
-          // title is then the name, bounded as a name is.
-          const base = typeof title === 'string' && title !== toolName ? title : undefined;
-          s.progress.trackSource(callId, toolName, base, sources.take(callId));
+          const limit = idleLimitOf?.(this.ctx?.config);
+          s.progress.trackSource(callId, toolName, base, sources.take(callId), limit);
         }
       } catch {
         // Progress is an addition: a card it cannot follow stays as Qwen showed it.
@@ -231,11 +300,32 @@ export function installCardProgress(ToolCallEmitter, options = true) {
     return shown;
   };
   proto.sendUpdate = function sendUpdate(update) {
-    return original.sendUpdate.call(this, named(namings.get(this), update));
+    const frame = update?._meta?.preparationDiscarded === true ? explaining.get(this)?.get(update.toolCallId) : null;
+    return original.sendUpdate.call(this, frame ? explained(update, frame) : named(namings.get(this), update));
   };
-  proto.emitPreparationDiscarded = function emitPreparationDiscarded(callId, toolName) {
-    stop(this, callId, toolName);
-    return original.emitPreparationDiscarded.call(this, callId, toolName);
+  proto.emitPreparationDiscarded = async function emitPreparationDiscarded(callId, toolName) {
+    let release = () => {};
+    try {
+      const s = sessions.get(this);
+      const cause = causes.causeOf(this.ctx?.config, {
+        quietMs: s?.progress.quietMs(callId),
+        idleLimitMs: s?.progress.idleLimitOf(callId) ?? idleLimitOf?.(this.ctx?.config),
+      });
+      const frame = stop(this, callId, toolName, cause);
+      if (frame) {
+        let pending = explaining.get(this);
+        if (!pending) explaining.set(this, (pending = new Map()));
+        pending.set(callId, frame);
+        release = () => pending.get(callId) === frame && pending.delete(callId);
+      }
+    } catch {
+      // An explanation is an addition: without one, Qwen's frame goes out as it built it.
+    }
+    try {
+      return await original.emitPreparationDiscarded.call(this, callId, toolName);
+    } finally {
+      release();
+    }
   };
   proto.emitResult = function emitResult(params) {
     stop(this, params?.callId, params?.toolName);

@@ -62,9 +62,12 @@ const KEPT = new Set([...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolC
 
 /**
  * Qwen's ACP card emitter (packages/cli/src/acp-integration/session/emitters/ToolCallEmitter.ts),
- * which live progress wraps (acp-progress.mjs); located here with the rest.
+ * which live progress wraps (acp-progress.mjs), and the function that
+ * computes Qwen's stream idle limit (packages/core/src/core/stream-guards.ts,
+ * exported from 0.23; idle-limit.mjs), which a stalled card names; located
+ * here with the rest.
  */
-export const ACP_HOOK_POINTS = ['ToolCallEmitter'];
+export const ACP_HOOK_POINTS = ['ToolCallEmitter', 'resolveStreamIdleTimeoutMs'];
 
 /** Which table of known code a cached decision was made with. */
 const KNOWN_CODE_HASH = createHash('sha256')

@@ -10,6 +10,7 @@ import { qwenHost } from './host.mjs';
 import { prepareAnthropicPatch } from './anthropic.mjs';
 import { prepareOpenAIPatch } from './openai.mjs';
 import { emitterMismatch, installCardProgress } from './acp-progress.mjs';
+import { idleLimitReader } from './idle-limit.mjs';
 import { progressSetting } from './progress-setting.mjs';
 
 const require = createRequire(import.meta.url);
@@ -75,12 +76,13 @@ async function prepareProgress(decision, pkg) {
   // A value of TOOLCALL_STREAM_QWEN_PROGRESS that is not a switch counts as
   // asked about, so that serve.mjs says it in the preload's one line.
   if (!setting.wanted) return { progress: { on: false, wanted: setting.unknown === true, reason: setting.reason } };
-  let ToolCallEmitter;
+  let ToolCallEmitter, resolveStreamIdleTimeoutMs;
   try {
-    ({ ToolCallEmitter } = await importHookPoints(decision.hookPoints, ['ToolCallEmitter'], {
-      within: pkg.dir,
-      hashes: decision.hookHashes,
-    }));
+    ({ ToolCallEmitter, resolveStreamIdleTimeoutMs } = await importHookPoints(
+      decision.hookPoints,
+      ['ToolCallEmitter', 'resolveStreamIdleTimeoutMs'],
+      { within: pkg.dir, hashes: decision.hookHashes },
+    ));
   } catch (err) {
     return {
       progress: { on: false, wanted: true, reason: `Qwen's ToolCallEmitter could not be loaded: ${err.message}` },
@@ -88,7 +90,10 @@ async function prepareProgress(decision, pkg) {
   }
   const mismatch = emitterMismatch(ToolCallEmitter);
   if (mismatch) return { progress: { on: false, wanted: true, reason: mismatch } };
-  const { notePreparations } = installCardProgress(ToolCallEmitter);
+  // Qwen's idle limit, where the release exports the function that computes
+  // it and it is the code idle-limit.mjs knows; else cards name no deadline.
+  const idleLimitOf = idleLimitReader(resolveStreamIdleTimeoutMs);
+  const { notePreparations } = installCardProgress(ToolCallEmitter, true, { idleLimitOf });
   return { progress: { on: true }, notePreparations };
 }
 
