@@ -1,12 +1,14 @@
 // What a Zed user reads on an ACP tool card: a small model of Zed's own rules,
-// taken from Zed's source (zed-industries/zed, crates/acp_thread/src/acp_thread.rs,
-// the version that still reads the tool name from `_meta.tool_name` with the
-// comment "a workaround since ACP's ToolCall doesn't have a dedicated name
-// field"), so that a test can feed it the frames an agent sent and assert the
-// text on screen instead of the frames. Each rule names the Zed function it
-// comes from. What it leaves out: content, diffs, terminals and locations are
-// kept only as counts, and a label's inline markdown is not rendered (the
-// words are the same).
+// taken from Zed's source (zed-industries/zed, crates/acp_thread/src/acp_thread.rs
+// at commit 00293ca725b3984331830c74fa3229c2106e2b58), so that a test can feed
+// it the frames an agent sent and assert the text on screen instead of the
+// frames. Each rule names the Zed function it comes from. Zed reads the tool
+// name only from `_meta.tool_name` ("a workaround since ACP's ToolCall doesn't
+// have a dedicated name field"), also in a later version that already speaks
+// ACP v2; ACP's standard `name` (the Tool Call Name RFD) is modelled as an
+// option. What it leaves out: content, diffs, terminals and locations are kept
+// only as counts, and a label's inline markdown is not rendered (the words
+// are the same).
 
 /**
  * `ToolCallStatus`'s Display (acp_thread.rs, `impl Display for ToolCallStatus`):
