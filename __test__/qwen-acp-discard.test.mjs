@@ -19,6 +19,7 @@ import { sideAnswer } from './helpers/qwen-host-suite.mjs';
 import { assertValidUpdate } from './acp-helpers.mjs';
 import { startProvider } from '../packages/agent/demo/provider.mjs';
 import { longFixture } from '../packages/agent/demo/scenarios.mjs';
+import { openaiCallId } from '../packages/agent/demo/sse-body.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const launcher = path.join(root, 'bin', 'toolcall-stream-qwen.js');
@@ -62,15 +63,15 @@ function scenarios(workspace) {
   };
 }
 
-/** Runs `names` in Qwen `version` (Anthropic) through the launcher; each scenario's card frames as the client got them. */
-async function runQwen(version, names, { progress = true } = {}) {
+/** Runs `names` in Qwen `version` through the launcher; each scenario's card frames as the client got them. */
+async function runQwen(version, names, { progress = true, provider = 'anthropic' } = {}) {
   const build = qwenBuildOrSkip(version);
   const workspace = fs.mkdtempSync(path.join(tmp, `${version}-`));
   const all = scenarios(fs.realpathSync(workspace));
   const server = await startProvider({ speed: 1, scenarios: all, fallback: sideAnswer });
   const qwen = await launchQwen({
     version,
-    provider: 'anthropic',
+    provider,
     providerUrl: server.url,
     command: launcher,
     approvalMode: 'yolo',
@@ -82,12 +83,13 @@ async function runQwen(version, names, { progress = true } = {}) {
       QWEN_STREAM_IDLE_TIMEOUT_MS: String(IDLE_LIMIT_MS),
     },
   });
+  const id = provider === 'openai' ? openaiCallId(ID) : ID;
   const out = {};
   try {
     for (const name of names) {
       const sessionId = await qwen.newSession(fs.realpathSync(workspace));
       const onUpdate = (e) => {
-        if (name === 'cancel' && e.sessionId === sessionId && e.update.toolCallId === ID && e.update._meta?.progress)
+        if (name === 'cancel' && e.sessionId === sessionId && e.update.toolCallId === id && e.update._meta?.progress)
           qwen.cancel(sessionId);
       };
       qwen.events.on('update', onUpdate);
@@ -100,7 +102,7 @@ async function runQwen(version, names, { progress = true } = {}) {
       const card = qwen
         .updates(sessionId)
         .map((e) => e.update)
-        .filter((u) => u.toolCallId === ID);
+        .filter((u) => u.toolCallId === id);
       for (const u of card) assertValidUpdate(u);
       out[name] = { response, card, discards: card.filter((u) => u._meta?.preparationDiscarded) };
     }
@@ -114,55 +116,56 @@ async function runQwen(version, names, { progress = true } = {}) {
 
 const skipOf = (version) => qwenBuildOrSkip(version).skip ?? (process.platform === 'win32' ? 'POSIX only' : false);
 
-test(
-  'Qwen Code 0.24.4 through the launcher, progress on: a retry, a cancel and the idle limit each say why the card did not run; a stall names the limit',
-  { skip: skipOf('0.24.4'), timeout: 300_000 },
-  async () => {
-    const runs = await runQwen('0.24.4', ['retry', 'cancel', 'idle']);
+for (const provider of ['anthropic', 'openai'])
+  test(
+    `Qwen Code 0.24.4 through the launcher, progress on, ${provider}: a retry, a cancel and the idle limit each say why the card did not run; a stall names the limit`,
+    { skip: skipOf('0.24.4'), timeout: 300_000 },
+    async () => {
+      const runs = await runQwen('0.24.4', ['retry', 'cancel', 'idle'], { provider });
 
-    const retry = runs.retry;
-    assert.equal(retry.response.stopReason, 'end_turn', JSON.stringify(retry.response));
-    assert.deepEqual(
-      retry.discards.map((u) => [u.status, u.title, u._meta.discardReason]),
-      [['failed', 'WriteFile · not run: the request is being retried', 'retry']],
-    );
-    // The rest of Qwen's frame is its own: no content, the preparing markers, its tool name.
-    const [discarded] = retry.discards;
-    assert.deepEqual(discarded.content, []);
-    assert.deepEqual(Object.keys(discarded).slice(0, 4), ['sessionUpdate', 'toolCallId', 'status', 'title']);
-    assert.deepEqual(Object.keys(discarded._meta).slice(0, 4), [
-      'toolName',
-      'phase',
-      'preparationDiscarded',
-      'discardReason',
-    ]);
-    assert.equal(discarded._meta.toolName, 'write_file');
+      const retry = runs.retry;
+      assert.equal(retry.response.stopReason, 'end_turn', JSON.stringify(retry.response));
+      assert.deepEqual(
+        retry.discards.map((u) => [u.status, u.title, u._meta.discardReason]),
+        [['failed', 'WriteFile · not run: the request is being retried', 'retry']],
+      );
+      // The rest of Qwen's frame is its own: no content, the preparing markers, its tool name.
+      const [discarded] = retry.discards;
+      assert.deepEqual(discarded.content, []);
+      assert.deepEqual(Object.keys(discarded).slice(0, 4), ['sessionUpdate', 'toolCallId', 'status', 'title']);
+      assert.deepEqual(Object.keys(discarded._meta).slice(0, 4), [
+        'toolName',
+        'phase',
+        'preparationDiscarded',
+        'discardReason',
+      ]);
+      assert.equal(discarded._meta.toolName, 'write_file');
 
-    const cancel = runs.cancel;
-    assert.equal(cancel.response.stopReason, 'cancelled', JSON.stringify(cancel.response));
-    assert.deepEqual(
-      cancel.discards.map((u) => [u.title, u._meta.discardReason]),
-      [['WriteFile · not run: cancelled', 'cancel']],
-    );
-    assert.equal(cancel.card.at(-1), cancel.discards[0], 'the discard is the last frame of the card');
+      const cancel = runs.cancel;
+      assert.equal(cancel.response.stopReason, 'cancelled', JSON.stringify(cancel.response));
+      assert.deepEqual(
+        cancel.discards.map((u) => [u.title, u._meta.discardReason]),
+        [['WriteFile · not run: cancelled', 'cancel']],
+      );
+      assert.equal(cancel.card.at(-1), cancel.discards[0], 'the discard is the last frame of the card');
 
-    const idle = runs.idle;
-    assert.equal(idle.response.stopReason, 'end_turn', JSON.stringify(idle.response));
-    const stalls = idle.card.filter((u) => u._meta?.progress?.stalled);
-    assert.ok(stalls.length >= 2, `${stalls.length} stall frames`);
-    for (const f of stalls) {
-      assert.match(f.title, /^WriteFile · no data from the provider, \d+ s \(Qwen gives up at 8 s\)$/);
-      assert.equal(f._meta.progress.idleLimitMs, IDLE_LIMIT_MS);
-      assert.ok(f._meta.progress.idleMs < IDLE_LIMIT_MS);
-    }
-    assert.deepEqual(
-      idle.discards.map((u) => [u.title, u._meta.discardReason, u._meta.idleLimitMs]),
-      [['WriteFile · not run: no data for 8 s', 'idle-timeout', IDLE_LIMIT_MS]],
-    );
-    // Nothing ran: the card's last frame is its discard.
-    assert.equal(idle.card.at(-1), idle.discards[0]);
-  },
-);
+      const idle = runs.idle;
+      assert.equal(idle.response.stopReason, 'end_turn', JSON.stringify(idle.response));
+      const stalls = idle.card.filter((u) => u._meta?.progress?.stalled);
+      assert.ok(stalls.length >= 2, `${stalls.length} stall frames`);
+      for (const f of stalls) {
+        assert.match(f.title, /^WriteFile · no data from the provider, \d+ s \(Qwen gives up at 8 s\)$/);
+        assert.equal(f._meta.progress.idleLimitMs, IDLE_LIMIT_MS);
+        assert.ok(f._meta.progress.idleMs < IDLE_LIMIT_MS);
+      }
+      assert.deepEqual(
+        idle.discards.map((u) => [u.title, u._meta.discardReason, u._meta.idleLimitMs]),
+        [['WriteFile · not run: no data for 8 s', 'idle-timeout', IDLE_LIMIT_MS]],
+      );
+      // Nothing ran: the card's last frame is its discard.
+      assert.equal(idle.card.at(-1), idle.discards[0]);
+    },
+  );
 
 test(
   'Qwen Code 0.21.10 through the launcher, progress on: a retry and a cancel say why; no idle limit to name, so no deadline',
