@@ -10,18 +10,14 @@
 // each pause, and then completes, and the file is written.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startProvider } from '../demo/provider.mjs';
 import { agentArgs } from '../demo/harness.mjs';
 import { scenarios } from '../demo/scenarios.mjs';
 import { workspaces } from './helpers/e2e.mjs';
-import { ensureToad, TOAD_VERSION } from './helpers/toad.mjs';
-
-const DRIVER = fileURLToPath(new URL('./python/toad_driver.py', import.meta.url));
+import { ensureToad, runToad, quote, TOAD_VERSION } from './helpers/toad.mjs';
 
 /** Shorter than the scenario's 2.6 s pauses, so each is announced. */
 const STALL_MS = 1200;
@@ -33,38 +29,6 @@ const skip = env.skip ? `Toad is not available: ${env.skip}` : false;
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-toad-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
 const workspace = workspaces(tmpRoot);
-
-/** A POSIX shell word (Toad starts the agent's command line with the shell). */
-const quote = (arg) => `'${String(arg).replaceAll("'", `'\\''`)}'`;
-
-/** Runs Toad with the agent on one prompt; resolves with its exit code, stderr and samples. */
-async function runToad(command, cwd, prompt) {
-  const home = path.join(tmpRoot, 'toad-home');
-  const child = spawn(env.python, [DRIVER, command, cwd, prompt], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      // Toad's settings, sessions and state in a folder of the test's own.
-      XDG_CONFIG_HOME: path.join(home, 'config'),
-      XDG_DATA_HOME: path.join(home, 'data'),
-      XDG_STATE_HOME: path.join(home, 'state'),
-      ANTHROPIC_API_KEY: 'sk-ant-replay',
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  // A guard against a hang only (the driver has no timeouts of its own), not a timed assertion.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? signal)));
-  clearTimeout(guard);
-  const samples = stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  return { code, stderr, samples };
-}
 
 describe(`Toad ${TOAD_VERSION} as the client: what its tool card shows`, { skip }, () => {
   let provider;
@@ -81,7 +45,7 @@ describe(`Toad ${TOAD_VERSION} as the client: what its tool card shows`, { skip 
       extraArgs: ['--approve=always', '--progress-stall-ms', String(STALL_MS)],
     });
     const command = [process.execPath, ...args].map(quote).join(' ');
-    run = await runToad(command, cwd, scenarios['progress-pauses'].prompt);
+    run = await runToad(env.python, command, cwd, scenarios['progress-pauses'].prompt, path.join(tmpRoot, 'toad-home'));
   });
   after(() => provider?.close());
 

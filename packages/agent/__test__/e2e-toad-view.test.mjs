@@ -18,7 +18,6 @@
 // least one of them.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,9 +26,8 @@ import { startProvider } from '../demo/provider.mjs';
 import { agentArgs } from '../demo/harness.mjs';
 import { scenarios, FALLBACK_MODEL } from '../demo/scenarios.mjs';
 import { workspaces } from './helpers/e2e.mjs';
-import { ensureToad, TOAD_VERSION } from './helpers/toad.mjs';
+import { ensureToad, runToad, quote, TOAD_VERSION } from './helpers/toad.mjs';
 
-const DRIVER = fileURLToPath(new URL('./python/toad_driver.py', import.meta.url));
 const BROKEN_AGENT = fileURLToPath(new URL('./helpers/zed-broken-agent.mjs', import.meta.url));
 /** Shorter than the scenario's 2.6 s pauses, so each is announced. */
 const PROGRESS_STALL_MS = 1200;
@@ -45,36 +43,6 @@ const skip = env.skip ? `Toad is not available: ${env.skip}` : false;
 const tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'toolcall-stream-e2e-toad-view-'));
 after(() => fs.rm(tmpRoot, { recursive: true, force: true }));
 const workspace = workspaces(tmpRoot);
-
-/** A POSIX shell word (Toad starts the agent's command line with the shell). */
-const quote = (arg) => `'${String(arg).replaceAll("'", `'\\''`)}'`;
-
-/** Runs Toad with the agent on one prompt; resolves with its exit code, stderr and samples. */
-async function runToad(command, cwd, prompt, home) {
-  const child = spawn(env.python, [DRIVER, command, cwd, prompt], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      XDG_CONFIG_HOME: path.join(home, 'config'),
-      XDG_DATA_HOME: path.join(home, 'data'),
-      XDG_STATE_HOME: path.join(home, 'state'),
-      ANTHROPIC_API_KEY: 'sk-ant-replay',
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  // A guard against a hang only (the driver has no timeouts of its own), not a timed assertion.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? signal)));
-  clearTimeout(guard);
-  const samples = stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  return { code, stderr, samples };
-}
 
 /**
  * Every header Toad showed, in the order each first appeared (headers are
@@ -116,17 +84,17 @@ describe(`Toad ${TOAD_VERSION} as the client: what its tool-card headers say`, {
     ]
       .map(quote)
       .join(' ');
-    // One Toad per scenario, side by side: the long one mostly waits on the provider's pauses.
-    await Promise.all(
-      ['progress-pauses', 'overloaded-retry', 'fallback-model'].map(async (name, i) => {
-        runs[name] = await runToad(
-          command,
-          await workspace(),
-          scenarios[name].prompt,
-          path.join(tmpRoot, `toad-home-${i}`),
-        );
-      }),
-    );
+    // One Toad at a time: several Textual apps side by side on two loaded
+    // cores have been seen to exit with a CancelledError of their own.
+    for (const [i, name] of ['progress-pauses', 'overloaded-retry', 'fallback-model'].entries()) {
+      runs[name] = await runToad(
+        env.python,
+        command,
+        await workspace(),
+        scenarios[name].prompt,
+        path.join(tmpRoot, `toad-home-${i}`),
+      );
+    }
   });
   after(() => provider?.close());
 

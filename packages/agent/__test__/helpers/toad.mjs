@@ -5,9 +5,11 @@
 // declares Python 3.14; on Python 3.13 it is installed with
 // --ignore-requires-python, and the driver bridges what 3.14 would give it.
 // When no such Python, its venv module or the registry is missing, says why.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cacheRoot, ensureVenv, run } from './python-venv.mjs';
 
 /** The Toad release the test is pinned to. */
@@ -50,4 +52,40 @@ export function ensureToad() {
     requirement: `batrachian-toad==${TOAD_VERSION}`,
     pipArgs: base.minor < 14 ? ['--ignore-requires-python'] : [],
   });
+}
+
+const DRIVER = fileURLToPath(new URL('../python/toad_driver.py', import.meta.url));
+
+/** A POSIX shell word (Toad starts the agent's command line with the shell). */
+export const quote = (arg) => `'${String(arg).replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Runs Toad (`python`, from ensureToad) headless through the driver with the
+ * agent's `command` on one prompt in `cwd`, its settings, sessions and state
+ * in `home`; resolves with its exit code, stderr and the driver's samples.
+ */
+export async function runToad(python, command, cwd, prompt, home) {
+  const child = spawn(python, [DRIVER, command, cwd, prompt], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      XDG_CONFIG_HOME: path.join(home, 'config'),
+      XDG_DATA_HOME: path.join(home, 'data'),
+      XDG_STATE_HOME: path.join(home, 'state'),
+      ANTHROPIC_API_KEY: 'sk-ant-replay',
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  // A guard against a hang only (the driver has no timeouts of its own), not a timed assertion.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? signal)));
+  clearTimeout(guard);
+  const samples = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  return { code, stderr, samples };
 }
