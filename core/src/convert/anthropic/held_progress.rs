@@ -11,6 +11,7 @@
 //! the event's JSON is whole.
 
 use super::events::{append_fragment, index_key};
+use super::sse_events::yields_event;
 use super::AnthropicStream;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, LoneEscapes};
@@ -34,20 +35,12 @@ impl AnthropicStream {
             let mut ended: Vec<String> = Vec::new();
             // The peek's error only ends the count.
             let _ = self.input.peek_events(held, |e| {
-                // The events the SDK hands on by name (`Stream.fromSSEResponse`,
-                // as `sse_events::sdk_event` follows it).
-                match e.event {
-                    Some("error") => return Err(stop()),
-                    Some(
-                        "completion"
-                        | "message_start"
-                        | "message_delta"
-                        | "message_stop"
-                        | "content_block_start"
-                        | "content_block_delta"
-                        | "content_block_stop",
-                    ) => {}
-                    _ => return Ok(()),
+                // The events the SDK hands on by name, as conversion takes them.
+                if e.event == Some("error") {
+                    return Err(stop());
+                }
+                if !yields_event(e.event) {
+                    return Ok(());
                 }
                 let ev = json::parse(e.data)?;
                 let key = || index_key(&ev);

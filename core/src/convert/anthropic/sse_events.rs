@@ -46,6 +46,25 @@ impl SseConsumer for AnthropicStream {
     }
 }
 
+/// Whether the SDK parses and yields an event of this `event:` name
+/// (`Stream.fromSSEResponse`): the message and content-block events and the
+/// legacy `completion`. `error` throws; any other name, none included, is
+/// passed over.
+pub(super) fn yields_event(event: Option<&str>) -> bool {
+    matches!(
+        event,
+        Some(
+            "completion"
+                | "message_start"
+                | "message_delta"
+                | "message_stop"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop"
+        )
+    )
+}
+
 impl AnthropicStream {
     /// The SDK's view of an SSE event: `ping` skipped, `error` thrown.
     /// One SSE event, as the Anthropic SDK that Qwen Code bundles (0.36.3,
@@ -68,18 +87,8 @@ impl AnthropicStream {
         e: SseEvent<'_>,
         out: &mut Vec<Response>,
     ) -> Result<(), Error> {
-        match e.event {
-            Some(
-                "error"
-                | "completion"
-                | "message_start"
-                | "message_delta"
-                | "message_stop"
-                | "content_block_start"
-                | "content_block_delta"
-                | "content_block_stop",
-            ) => {}
-            _ => return Ok(()),
+        if e.event != Some("error") && !yields_event(e.event) {
+            return Ok(());
         }
         if e.event != Some("error") && self.byte_path_event(e.data, out)? {
             return Ok(());
