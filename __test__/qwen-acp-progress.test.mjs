@@ -93,9 +93,14 @@ test("Qwen Code 0.24.4's own ToolCallEmitter, wrapped: ACP's name on each tool_c
       ['tool_call_update', 'c', undefined],
     ],
   );
-  // After the title, as this package's own frames have it; Qwen's _meta untouched.
+  // After the title, as this package's own frames have it; Qwen's _meta.toolName untouched, and
+  // the tool_call's _meta.tool_name (Zed's key) beside it, bounded as `name` is.
   assert.deepEqual(Object.keys(sent[0]).slice(0, 5), ['sessionUpdate', 'toolCallId', 'status', 'title', 'name']);
   assert.equal(sent[4]._meta.toolName, 'x'.repeat(1000));
+  assert.deepEqual(
+    sent.map((u) => u._meta?.tool_name),
+    ['read_file', undefined, 'read_file', undefined, `${'x'.repeat(119)}…`, undefined],
+  );
 });
 
 test('progress is wanted only when asked for, in ACP mode', () => {

@@ -240,8 +240,9 @@ describe('Qwen Code through the launcher, as Zed shows its cards', { concurrency
             );
             assert.equal(shown.at(-1), written('write'));
             assert.equal(zed.cardsOf(idOf('write')).length, 1, 'one card');
-            // Qwen names the tool in `_meta.toolName`, which this Zed does not read (it reads `_meta.tool_name`):
-            // the launcher's ACP `name` is what gives the name to a client that reads the standard field.
+            // Qwen names the tool in `_meta.toolName`, which Zed does not read: the launcher adds the
+            // `_meta.tool_name` Zed reads, and ACP's `name` for a client that reads the standard field.
+            assert.equal(zed.cardsOf(idOf('write'))[0].toolName, 'write_file', "Zed's _meta.tool_name");
             assert.equal(acpNamed.cardsOf(idOf('write'))[0].toolName, 'write_file', "ACP's name");
             assert.equal(fs.readFileSync(path.join(workspaces.write, FILES.write[0]), 'utf8'), bigDocument());
           },

@@ -408,12 +408,16 @@ export function describeQwenHost({
           const progress = progressFrames(updates, id).map((e) => e.update);
           // ACP's name: added to the card's tool_call with live progress, stock Qwen sends none.
           const named = all.filter((u) => 'name' in u).map((u) => [u.sessionUpdate, u.name]);
+          // Zed's key for the name (it reads no other), which Qwen does not send.
+          const zedNamed = all.filter((u) => u._meta && 'tool_name' in u._meta).map((u) => u._meta.tool_name);
           if (!withProgress) {
             assert.deepEqual(progress, [], 'no progress frame without live progress');
             assert.deepEqual(named, [], "no ACP name without live progress: Qwen's frames are stock");
+            assert.deepEqual(zedNamed, [], "no _meta.tool_name without live progress: Qwen's frames are stock");
             return null;
           }
           assert.deepEqual(named, [['tool_call', 'write_file']]);
+          assert.deepEqual(zedNamed, ['write_file']);
           const lifecycle = all.filter((u) => !u._meta?.progress);
           const after = all.indexOf(lifecycle[0]);
           const before = lifecycle.length > 1 ? all.indexOf(lifecycle[1]) : all.length;

@@ -118,7 +118,11 @@ class CallSources {
  * `update` with ACP's `name` after its title (where this package's own card
  * frames have it), when it is the frame of a start `naming` waits for: the
  * `tool_call` that opens a card, or a `tool_call_update` that renames one.
- * A frame that has a `name` already keeps it.
+ * A frame that has a `name` already keeps it. A `tool_call` whose `_meta`
+ * has Qwen's `toolName` but no `tool_name` also gets `_meta.tool_name`, the
+ * key Zed reads a card's tool name from, and only when it creates the card
+ * (crates/acp_thread/src/acp_thread.rs, `tool_name_from_meta` in
+ * `ToolCall::from_acp`), as this package's own cards carry both.
  */
 function named(naming, update) {
   const entry = naming?.get(update?.toolCallId);
@@ -131,6 +135,9 @@ function named(naming, update) {
     if (key === 'title') out.name = entry.name;
   }
   if (!('name' in out)) out.name = entry.name;
+  const meta = out._meta;
+  if (kind === 'tool_call' && meta !== null && typeof meta === 'object' && 'toolName' in meta && !('tool_name' in meta))
+    out._meta = { ...meta, tool_name: entry.name };
   return out;
 }
 
