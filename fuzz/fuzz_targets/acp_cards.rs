@@ -9,8 +9,8 @@ use std::collections::{HashMap, HashSet};
 
 use libfuzzer_sys::fuzz_target;
 use toolcall_stream_core::acp::{
-    DescribedPreparation, JsString, OwnedValue, PreparationTracker, ResultStatus, SessionUpdate,
-    StartStatus, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
+    DescribedPreparation, DiscardCause, DiscardReason, JsString, OwnedValue, PreparationTracker,
+    ResultStatus, SessionUpdate, StartStatus, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
 const IDS: [&str; 5] = ["a", "b", "c", "a__qwen_dup_2", "call_qwen_1"];
@@ -57,6 +57,23 @@ impl Client {
     }
 }
 
+/// A discard's cause chosen by the input: none (a neutral "not run"), each
+/// reason, and an idle timeout with its limit.
+fn cause_of(arg: usize) -> Option<DiscardCause> {
+    let reason = match arg % 7 {
+        0 => return None,
+        1 => DiscardReason::Retry,
+        2 => DiscardReason::Fallback,
+        3 => DiscardReason::Cancel,
+        4 => DiscardReason::StreamError,
+        _ => DiscardReason::IdleTimeout,
+    };
+    Some(DiscardCause {
+        reason,
+        idle_limit_ms: (arg % 7 == 6).then_some(arg as u64 * 1000),
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut cards = ToolCallCards::new(None);
     let mut tracker = PreparationTracker::new();
@@ -76,7 +93,9 @@ fuzz_target!(|data: &[u8]| {
                 tracker.resolve([Some(id)]);
                 Vec::new()
             }
-            2 => tracker.discard(&mut cards, arg % 2 == 0).unwrap(),
+            2 => tracker
+                .discard(&mut cards, arg % 2 == 0, cause_of(arg).as_ref())
+                .unwrap(),
             3 => {
                 let start = ToolStart {
                     call_id: id.into(),
@@ -109,12 +128,18 @@ fuzz_target!(|data: &[u8]| {
                     .into_iter()
                     .collect()
             }
-            5 => cards.discarded(id, tool).unwrap().into_iter().collect(),
-            6 => cards.close_all(None),
+            5 => cards
+                .discarded(id, tool, cause_of(arg).as_ref())
+                .unwrap()
+                .into_iter()
+                .collect(),
+            6 => cards.close_all(None, cause_of(arg).as_ref()),
             7 => {
                 // A retry: the abandoned attempt's cards go, a new attempt
                 // normalises ids from the same history.
-                let frames = tracker.discard(&mut cards, true).unwrap();
+                let frames = tracker
+                    .discard(&mut cards, true, cause_of(arg).as_ref())
+                    .unwrap();
                 tracker = PreparationTracker::new();
                 ids = ToolCallIds::new(["a"]);
                 frames
@@ -139,10 +164,10 @@ fuzz_target!(|data: &[u8]| {
         }
         assert_eq!(cards.open_ids().count(), client.open.len());
     }
-    for f in tracker.discard(&mut cards, true).unwrap() {
+    for f in tracker.discard(&mut cards, true, None).unwrap() {
         client.receive(&f);
     }
-    for f in cards.close_all(None) {
+    for f in cards.close_all(None, None) {
         client.receive(&f);
     }
     assert!(client.open.is_empty());
