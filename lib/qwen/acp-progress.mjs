@@ -271,7 +271,7 @@ export function installCardProgress(ToolCallEmitter, options = true, { idleLimit
   }
   proto.emitStart = async function emitStart(params) {
     const preparing = params?.phase === 'preparing';
-    // Qwen's chat class, from this session, so that a discard learns why (discard-causes.mjs).
+    // Qwen's chat class, reached from the emitter's ACP session, so that a discard learns why (discard-causes.mjs).
     if (preparing) causes.hookChatOf(this.ctx);
     const callId = params?.callId;
     const toolName = params?.toolName;
