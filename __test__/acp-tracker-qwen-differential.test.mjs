@@ -9,7 +9,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { QWEN_VERSIONS, qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { importUnexported, unexportedSkip } from './helpers/qwen-unexported.mjs';
 import { importHookPoints } from '../lib/qwen/hook-points.mjs';
 import { findExporters } from '../lib/qwen/inspect.mjs';

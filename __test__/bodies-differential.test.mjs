@@ -13,9 +13,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { ensureQwenBuild } from './helpers/qwen-builds.mjs';
-import { importPeer, cliConfig } from '../benchmark/peer.mjs';
-import { rng } from './helpers/random.mjs';
+import { ensureQwenBuild } from '../devtools/qwen-builds.mjs';
+import { importPeer, cliConfig } from '../devtools/peer.mjs';
+import { rng } from '../devtools/random.mjs';
 
 const require = createRequire(import.meta.url);
 const { convertAnthropicResponse, convertOpenAIResponse, ToolCallStreamError } = require('../index.js');

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describeQwenHost } from './helpers/qwen-host-suite.mjs';
-import { QWEN_VARIANT_RELEASES } from './helpers/qwen-builds.mjs';
+import { QWEN_VARIANT_RELEASES } from '../devtools/qwen-builds.mjs';
 import { binDir, installForEditor, launcherCommand } from './helpers/global-install.mjs';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-editor-'));

@@ -13,9 +13,9 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { createRequire } from 'node:module';
-import { loadPeer } from '../benchmark/peer.mjs';
+import { loadPeer } from '../devtools/peer.mjs';
 import { brokenJson } from './helpers/broken-json.mjs';
-import { deepStringify } from './helpers/deep-json.mjs';
+import { deepStringify } from '../devtools/deep-json.mjs';
 
 const require = createRequire(import.meta.url);
 const { AnthropicConverter, OpenAIConverter } = require('../index.js');

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { rng } from './helpers/random.mjs';
+import { rng } from '../devtools/random.mjs';
 import { anthropicSse, openaiSse } from './helpers/corpus.mjs';
 
 const require = createRequire(import.meta.url);

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mask } from './helpers/corpus.mjs';
 import { record } from './helpers/oracle-lines.mjs';
-import { rng } from './helpers/random.mjs';
+import { rng } from '../devtools/random.mjs';
 
 const require = createRequire(import.meta.url);
 const { convertOpenAIStream, OpenAIConverter, ToolCallStreamError } = require('../index.js');

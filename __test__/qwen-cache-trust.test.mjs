@@ -13,7 +13,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { inspectQwen } from '../lib/qwen/inspect.mjs';
 import { cacheDir } from '../lib/qwen/cache.mjs';
 import { importHookPoints } from '../lib/qwen/hook-points.mjs';

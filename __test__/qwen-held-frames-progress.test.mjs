@@ -13,9 +13,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
-import { launchQwen } from './helpers/qwen-acp.mjs';
-import { sideAnswer } from './helpers/qwen-host-suite.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
+import { launchQwen } from '../devtools/qwen-acp.mjs';
+import { sideAnswer } from '../devtools/qwen-side-requests.mjs';
 import { startProvider } from '../packages/agent/demo/provider.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');

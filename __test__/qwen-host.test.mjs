@@ -14,7 +14,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { QWEN_VERSIONS, qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { inspectQwen } from '../lib/qwen/inspect.mjs';
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { inspectQwen } from '../lib/qwen/inspect.mjs';
 import { cacheDir } from '../lib/qwen/cache.mjs';
 import { importHookPoints } from '../lib/qwen/hook-points.mjs';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { QWEN_VERSIONS, qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { inspectQwen } from '../lib/qwen/inspect.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { progressSwitch, progressSetting, launcherProgress } from '../lib/qwen/progress-setting.mjs';
 import { npmRootCommand } from '../lib/qwen/find-qwen.mjs';
 import { checkReport } from '../lib/qwen/check.mjs';

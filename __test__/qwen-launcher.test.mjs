@@ -17,7 +17,7 @@ import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { cmdShimTarget } from '../lib/qwen/find-qwen.mjs';
 import { withPreload, parseLauncherArgs } from '../lib/qwen/launcher.mjs';
 

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { changedReason, inspectQwen } from '../lib/qwen/inspect.mjs';
 
 const preload = pathToFileURL(fileURLToPath(new URL('../lib/qwen/preload.mjs', import.meta.url))).href;

@@ -1,6 +1,6 @@
 // The random differential inside the real, published Qwen Code: per
 // release, a fixed-seed share of generated provider streams
-// (helpers/stream-generator.mjs: plans, SSE dialects, write pieces cut at
+// (devtools/stream-generator.mjs: plans, SSE dialects, write pieces cut at
 // any byte, malformed frames, odd field types, lone surrogates, in-band
 // errors, proxy pages, dropped connections) served over loopback HTTP to
 // Qwen's own content generators, stock and with toolcall-stream/qwen, in
@@ -8,7 +8,7 @@
 // thought summaries, errors (class and its origin, message, the fields Qwen
 // reads, Qwen's own retry classification) and the requests made must be the
 // same, except where a known difference class explains the difference
-// (fixtures/random-differential/known-differences.mjs). The preload must
+// (devtools/known-differences.mjs). The preload must
 // never hand a stream back to stock, hang or leave a rejection unhandled.
 //
 // `npm run fuzz:qwen` runs the same comparison as long as asked.
@@ -17,11 +17,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VERSIONS, QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
-import { generateCase } from './helpers/stream-generator.mjs';
-import { runBoth, difference, signature } from './helpers/random-differential.mjs';
-import { explain } from './helpers/explain-difference.mjs';
-import { KNOWN_DIFFERENCES } from './fixtures/random-differential/known-differences.mjs';
+import { QWEN_VERSIONS, QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
+import { generateCase } from '../devtools/stream-generator.mjs';
+import { runBoth, difference, signature } from '../devtools/random-differential.mjs';
+import { explain } from '../devtools/explain-difference.mjs';
+import { KNOWN_DIFFERENCES } from '../devtools/known-differences.mjs';
 
 const STREAMS_PER_RELEASE = 300;
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -1,7 +1,7 @@
 // toolcall-stream/qwen while Qwen Code's own OpenTelemetry is recording. For
 // every release in QWEN_VERSIONS, Qwen's content generators — made as its CLI
 // makes them, with its own Config starting its own telemetry SDK and file
-// exporter (helpers/qwen-telemetry-generators.mjs) — convert the whole shared
+// exporter (devtools/qwen-telemetry-generators.mjs) — convert the whole shared
 // corpus (fixtures/conformance/streams, both providers) twice, stock and with
 // the preload installed, in separate processes. Then:
 // - Qwen's callers see the same responses and errors as stock;
@@ -26,7 +26,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VERSIONS, qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
+import { QWEN_VERSIONS, qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { readTelemetryFile, normalizeTelemetry } from './helpers/qwen-telemetry-file.mjs';
 
 const run = promisify(execFile);

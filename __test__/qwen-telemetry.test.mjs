@@ -6,8 +6,8 @@
 // under an OpenTelemetry span that records.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
-import { startQwenGenerators, ssePieces } from './helpers/qwen-generator.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
+import { startQwenGenerators, ssePieces } from '../devtools/qwen-generator.mjs';
 
 const build = qwenBuildOrSkip('0.21.2');
 const events = [

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { rng } from './helpers/random.mjs';
+import { rng } from '../devtools/random.mjs';
 
 const CHILD = 'TOOLCALL_STREAM_FUZZ_CHILD';
 const CODES = new Set([

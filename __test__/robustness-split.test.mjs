@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rng } from './helpers/random.mjs';
+import { rng } from '../devtools/random.mjs';
 import { mask, anthropicSse, openaiSse } from './helpers/corpus.mjs';
 
 const require = createRequire(import.meta.url);

@@ -26,9 +26,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProvider } from '../packages/agent/demo/provider.mjs';
 import { designDocument, longFixture, NOTE } from '../packages/agent/demo/scenarios.mjs';
-import { qwenBuildOrSkip } from './helpers/qwen-builds.mjs';
-import { launchQwen } from './helpers/qwen-acp.mjs';
-import { sideAnswer } from './helpers/qwen-host-suite.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
+import { launchQwen } from '../devtools/qwen-acp.mjs';
+import { sideAnswer } from '../devtools/qwen-side-requests.mjs';
 import { ZedThread, brokenFrame } from './helpers/zed-card-view.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');

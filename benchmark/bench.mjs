@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import * as streams from './streams.mjs';
 import { machine } from './machine.mjs';
-import { loadPeer } from './peer.mjs';
+import { loadPeer } from '../devtools/peer.mjs';
 import { scaling, scalingTable } from './scaling.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -26,8 +26,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { launchQwen } from '../__test__/helpers/qwen-acp.mjs';
-import { qwenBuildOrSkip } from '../__test__/helpers/qwen-builds.mjs';
+import { launchQwen } from '../devtools/qwen-acp.mjs';
+import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 import { machine } from './machine.mjs';
 
 const SMOKE = process.argv.includes('--smoke');

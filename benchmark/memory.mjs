@@ -145,7 +145,7 @@ else {
 
 // The peer on the same open call, for scale (its heap is loaded before the baseline).
 if (!process.argv.includes('--no-peer')) {
-  const { loadPeer } = await import('./peer.mjs');
+  const { loadPeer } = await import('../devtools/peer.mjs');
   const { Stream } = require('@anthropic-ai/sdk/core/streaming');
   const peer = await loadPeer({ model: MODEL });
   await settle();

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import * as streams from './streams.mjs';
-import { loadPeer } from './peer.mjs';
+import { loadPeer } from '../devtools/peer.mjs';
 
 const require = createRequire(import.meta.url);
 const { Stream: AnthropicSdkStream } = require('@anthropic-ai/sdk/core/streaming');

@@ -4,7 +4,7 @@
 import inspector from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import * as streams from './streams.mjs';
-import { loadPeer } from './peer.mjs';
+import { loadPeer } from '../devtools/peer.mjs';
 
 const require = createRequire(import.meta.url);
 const [side = 'peer', provider = 'anthropic', kbArg = '100', itArg = '40'] = process.argv.slice(2);

@@ -11,8 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startProvider } from '../packages/agent/demo/provider.mjs';
 import { openaiCallId } from '../packages/agent/demo/sse-body.mjs';
 import { designDocument } from '../packages/agent/demo/scenarios.mjs';
-import { launchQwen } from '../__test__/helpers/qwen-acp.mjs';
-import { sideAnswer } from '../__test__/helpers/qwen-host-suite.mjs';
+import { launchQwen } from '../devtools/qwen-acp.mjs';
+import { sideAnswer } from '../devtools/qwen-side-requests.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const preload = pathToFileURL(fileURLToPath(new URL('../lib/qwen/preload.mjs', import.meta.url))).href;

@@ -18,8 +18,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { startQwenGenerators } from '../__test__/helpers/qwen-generator.mjs';
-import { startQwenTelemetryGenerators } from '../__test__/helpers/qwen-telemetry-generators.mjs';
+import { startQwenGenerators } from '../devtools/qwen-generator.mjs';
+import { startQwenTelemetryGenerators } from '../devtools/qwen-telemetry-generators.mjs';
 import { qwenCases } from './qwen-cases.mjs';
 
 const [packageDir, mode, ...flags] = process.argv.slice(2);

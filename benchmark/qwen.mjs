@@ -22,8 +22,8 @@
 import os from 'node:os';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VARIANT_RELEASES, ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
-import { startLoopbackProvider } from '../__test__/helpers/qwen-generator.mjs';
+import { QWEN_VARIANT_RELEASES, ensureQwenBuild } from '../devtools/qwen-builds.mjs';
+import { startLoopbackProvider } from '../devtools/qwen-generator.mjs';
 import { qwenCases } from './qwen-cases.mjs';
 import { cardLatency } from './qwen-cards.mjs';
 

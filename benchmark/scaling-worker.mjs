@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import * as streams from './streams.mjs';
-import { loadPeer } from './peer.mjs';
+import { loadPeer } from '../devtools/peer.mjs';
 
 const require = createRequire(import.meta.url);
 const { mode, bytes, barrier } = workerData;

@@ -25,6 +25,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureDebian, run } from '../devtools/commands.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -64,12 +65,6 @@ const outDir = path.join(root, 'target', 'napi-cross');
 const shimDir = path.join(root, '.cache', 'zig-shim');
 const libnodeDir = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms', 'libnode-empty');
 
-export function run(cmd, args, opts = {}) {
-  console.log(`$ ${[cmd, ...args].join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}`);
-}
-
 function has(cmd, args = ['--version'], env = process.env) {
   return spawnSync(cmd, args, { stdio: 'ignore', env }).status === 0;
 }
@@ -100,16 +95,6 @@ function ensureZigbuild(env) {
 function ensureRustTarget(target) {
   const installed = execFileSync('rustup', ['target', 'list', '--installed'], { encoding: 'utf8' }).split('\n');
   if (!installed.includes(target)) run('rustup', ['target', 'add', target]);
-}
-
-/** Debian packages (file → package), installed when a file they provide is missing. */
-export function ensureDebian(wanted) {
-  const missing = Object.entries(wanted).filter(([file]) => !fs.existsSync(file));
-  if (!missing.length) return;
-  run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...new Set(missing.map(([, p]) => p))], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
 }
 
 /**
@@ -262,5 +247,5 @@ function main() {
   for (const { target, status } of results) console.log(`  ${target.padEnd(28)} ${status}`);
 }
 
-// Run as a script; imported by scripts/test-platforms.mjs for its helpers.
+// Run as a script; importing it (for dllImports, maxGlibc) builds nothing.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

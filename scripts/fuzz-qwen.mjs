@@ -1,5 +1,5 @@
 // The random differential, as long as asked: generated provider streams
-// (__test__/helpers/stream-generator.mjs) through the published Qwen Code,
+// (devtools/stream-generator.mjs) through the published Qwen Code,
 // stock and with toolcall-stream/qwen, batch after batch; every difference
 // is saved, and the first of each kind is minimised to a small reproducing
 // stream.
@@ -8,7 +8,7 @@
 //   npm run fuzz:qwen -- --replay <case.json | seed> [--release V]
 //
 // A difference is of a known kind when the known classes explain it
-// (__test__/fixtures/random-differential/known-differences.mjs), else of a
+// (devtools/known-differences.mjs), else of a
 // new kind named by where it differs. Saved under target/fuzz-qwen/<release>/
 // (outside git): per kind a folder with the first raw cases and, for a new
 // kind, the minimal case (`minimal.json`: the case, its body and both
@@ -18,12 +18,12 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { QWEN_VERSIONS, ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
-import { generateCase, caseBody } from '../__test__/helpers/stream-generator.mjs';
-import { runBoth, startPair, difference, signature } from '../__test__/helpers/random-differential.mjs';
-import { minimise, caseSize } from '../__test__/helpers/minimise-case.mjs';
-import { KNOWN_DIFFERENCES } from '../__test__/fixtures/random-differential/known-differences.mjs';
-import { explain } from '../__test__/helpers/explain-difference.mjs';
+import { QWEN_VERSIONS, ensureQwenBuild } from '../devtools/qwen-builds.mjs';
+import { generateCase, caseBody } from '../devtools/stream-generator.mjs';
+import { runBoth, startPair, difference, signature } from '../devtools/random-differential.mjs';
+import { minimise, caseSize } from '../devtools/minimise-case.mjs';
+import { KNOWN_DIFFERENCES } from '../devtools/known-differences.mjs';
+import { explain } from '../devtools/explain-difference.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({

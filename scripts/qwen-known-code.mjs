@@ -5,7 +5,7 @@
 //   node scripts/qwen-known-code.mjs           # write it
 //   node scripts/qwen-known-code.mjs --check   # exit 1 when it differs
 //
-// The releases are fetched into the Qwen build cache (__test__/helpers/qwen-builds.mjs).
+// The releases are fetched into the Qwen build cache (devtools/qwen-builds.mjs).
 // Which native behaviour reproduces a variant is the one thing code cannot
 // decide: it is established by running the variant's releases against the
 // corpus (__test__/qwen-host.test.mjs), so it is declared here, per the first
@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureQwenBuild, QWEN_VERSIONS } from '../__test__/helpers/qwen-builds.mjs';
+import { ensureQwenBuild, QWEN_VERSIONS } from '../devtools/qwen-builds.mjs';
 import { fingerprintsOf } from '../lib/qwen/inspect.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,6 +37,12 @@ const BEHAVIOUR = {
     '0.21.2': { profile: 'qwen-0.21' },
     '0.23.0': { profile: 'qwen-0.24' },
   },
+  // The Responses generator (0.23.3 on): 0.23.4 added the message metadata
+  // (`responsesMessage`, ResponsesStreamState.updateMessage) to text parts.
+  openaiResponses: {
+    '0.23.3': { profile: 'qwen-0.23.3' },
+    '0.23.4': { profile: 'qwen-0.24' },
+  },
   // The SDKs' SSE decoders, which the raw-body path replaces. The bundled
   // Anthropic SDK's iterSSEChunks cuts a frame off only when a byte follows
   // its blank line (findDoubleNewlineIndex stops two bytes short of the end):
@@ -57,6 +63,8 @@ function collect() {
     openai: new Map(),
     openaiParser: new Map(),
     openaiDecoder: new Map(),
+    openaiResponses: new Map(),
+    openaiResponsesState: new Map(),
   };
   for (const version of QWEN_VERSIONS) {
     const fp = fingerprintsOf({ dir: ensureQwenBuild(version), version });
@@ -75,7 +83,8 @@ function collect() {
   const table = {};
   for (const [kind, map] of Object.entries(variants)) {
     table[kind] = [...map.values()].map((v) => {
-      const behaviour = BEHAVIOUR[kind === 'openaiParser' ? 'openai' : kind]?.[v.releases[0]];
+      const declaredAs = { openaiParser: 'openai', openaiResponsesState: 'openaiResponses' }[kind] ?? kind;
+      const behaviour = BEHAVIOUR[declaredAs]?.[v.releases[0]];
       if (!behaviour) throw new Error(`${kind} code of ${v.releases.join(', ')} has no declared behaviour`);
       return { hash: v.hash, seenIn: v.releases.join(', '), ...behaviour, functions: v.functions, lines: v.lines };
     });

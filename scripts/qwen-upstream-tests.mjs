@@ -3,7 +3,7 @@
 // Nothing of Qwen Code is copied: the test files are read from a checkout of
 // its repository that you name, and the classes they test come from a
 // published Qwen Code bundle, fetched with `npm pack` into
-// ~/.cache/qwen-oracle/<version> (as __test__/helpers/qwen-builds.mjs does).
+// ~/.cache/qwen-oracle/<version> (as devtools/qwen-builds.mjs does).
 //
 //   node scripts/qwen-upstream-tests.mjs ~/src/qwen-code [--qwen-version 0.24.4]
 //
@@ -43,7 +43,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
+import { ensureQwenBuild } from '../devtools/qwen-builds.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VITEST = '4.1.12';

@@ -1,7 +1,7 @@
 // Memory soak inside the published Qwen Code: a few thousand turns in one
 // process through Qwen's own content generators, stock and with
 // toolcall-stream/qwen (each mode its own process), over loopback HTTP. The
-// turns are generated provider streams (__test__/helpers/stream-generator.mjs),
+// turns are generated provider streams (devtools/stream-generator.mjs),
 // clean ones and faulty ones, Anthropic and OpenAI. After a warm-up, the
 // process samples its memory every few turns after a full GC and fits a
 // least-squares line: the slope per turn of RSS, heap and external memory,
@@ -20,10 +20,10 @@ import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
-import { ensureQwenBuild } from '../__test__/helpers/qwen-builds.mjs';
-import { startQwenGenerators } from '../__test__/helpers/qwen-generator.mjs';
-import { startCaseServer } from '../__test__/helpers/case-server.mjs';
-import { generateCase } from '../__test__/helpers/stream-generator.mjs';
+import { ensureQwenBuild } from '../devtools/qwen-builds.mjs';
+import { startQwenGenerators } from '../devtools/qwen-generator.mjs';
+import { startCaseServer } from '../devtools/case-server.mjs';
+import { generateCase } from '../devtools/stream-generator.mjs';
 
 const require = createRequire(import.meta.url);
 const { values: args } = parseArgs({

@@ -29,7 +29,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureDebian, run } from './build-cross.mjs';
+import { ensureDebian, run } from '../devtools/commands.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cache = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms');

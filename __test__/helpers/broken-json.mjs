@@ -1,7 +1,7 @@
 // Generators of tool-argument text that needs repair, from a seeded PRNG
 // (random.mjs): truncations of valid JSON, sloppy JSON as models write it,
 // random garbage and deep nesting.
-import { rng } from './random.mjs';
+import { rng } from '../../devtools/random.mjs';
 
 /** A generator over `rng(seed)`: `pick`, `int` and the four input forms. */
 export function brokenJson(seed) {

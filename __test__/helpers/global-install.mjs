@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureQwenBuild, qwenPackageDir } from './qwen-builds.mjs';
+import { ensureQwenBuild, qwenPackageDir } from '../../devtools/qwen-builds.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const windows = process.platform === 'win32';

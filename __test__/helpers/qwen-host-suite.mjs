@@ -19,8 +19,9 @@ import { designDocument, longFixture } from '../../packages/agent/demo/scenarios
 import { openaiCallId } from '../../packages/agent/demo/sse-body.mjs';
 import { sessionNotificationErrors } from '../../packages/agent/demo/schema.mjs';
 import { CardClient } from '../acp-helpers.mjs';
-import { QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from './qwen-builds.mjs';
-import { launchQwen } from './qwen-acp.mjs';
+import { QWEN_VARIANT_RELEASES, qwenBuildOrSkip } from '../../devtools/qwen-builds.mjs';
+import { launchQwen } from '../../devtools/qwen-acp.mjs';
+import { sideAnswer, sideRequestKind } from '../../devtools/qwen-side-requests.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -145,21 +146,6 @@ function qwenScenarios(workspaces, providerKind) {
     },
   };
 }
-
-/** Qwen's own side requests (not the user's turn), named by their prompt. */
-export function sideRequestKind(text) {
-  if (text.includes('SUGGESTION MODE')) return 'prompt-suggestion';
-  if (/memor/i.test(text.slice(0, 400))) return 'memory';
-  if (/title|summar/i.test(text.slice(0, 400))) return 'title-or-summary';
-  if (/next.speaker/i.test(text)) return 'next-speaker';
-  return 'other';
-}
-
-/** The loopback provider's answer to a side request: a short plain text, as a model would give. */
-export const sideAnswer = ({ text }) => ({
-  blocks: [{ type: 'text', text: sideRequestKind(text) === 'prompt-suggestion' ? 'run the tests' : 'Nothing to add.' }],
-  stop: 'end_turn',
-});
 
 const shape = (u) => `${u.sessionUpdate}:${u.status}${u._meta?.preparationDiscarded ? ':discarded' : ''}`;
 /** A card's lifecycle frames: its tool frames without the live progress ones (checked apart). */

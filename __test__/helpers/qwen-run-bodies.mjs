@@ -5,7 +5,7 @@
 //
 //   node qwen-run-bodies.mjs <packageDir> <anthropic|openai> <stock|native> <bodies.json>
 import fs from 'node:fs';
-import { startQwenGenerators } from './qwen-generator.mjs';
+import { startQwenGenerators } from '../../devtools/qwen-generator.mjs';
 
 const [packageDir, provider, mode, file] = process.argv.slice(2);
 

@@ -5,7 +5,7 @@
 //   node qwen-run.mjs <packageDir> <anthropic|openai> <stock|native> <stream.json>...
 import fs from 'node:fs';
 import path from 'node:path';
-import { startQwenGenerators, ssePieces } from './qwen-generator.mjs';
+import { startQwenGenerators, ssePieces } from '../../devtools/qwen-generator.mjs';
 import { qwenObserver } from './qwen-observe.mjs';
 
 const [packageDir, provider, mode, ...files] = process.argv.slice(2);

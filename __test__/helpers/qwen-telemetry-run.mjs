@@ -7,9 +7,9 @@
 //   node qwen-telemetry-run.mjs <packageDir> <stock|native> <outfile> <anthropic-…|openai-….json>...
 import fs from 'node:fs';
 import path from 'node:path';
-import { ssePieces } from './qwen-generator.mjs';
+import { ssePieces } from '../../devtools/qwen-generator.mjs';
 import { qwenObserver } from './qwen-observe.mjs';
-import { startQwenTelemetryGenerators } from './qwen-telemetry-generators.mjs';
+import { startQwenTelemetryGenerators } from '../../devtools/qwen-telemetry-generators.mjs';
 
 const [packageDir, mode, outfile, ...files] = process.argv.slice(2);
 

@@ -1,10 +1,10 @@
 // The peer: the published Qwen Code build's own converters, imported from the
 // npm tarball unpacked outside the repo (never committed), fetched on first use
-// by the same helper the host tests use (__test__/helpers/qwen-builds.mjs).
+// by the same helper the host tests use (devtools/qwen-builds.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureQwenBuild, qwenPackageDir } from '../__test__/helpers/qwen-builds.mjs';
+import { ensureQwenBuild, qwenPackageDir } from './qwen-builds.mjs';
 
 export const PEER_VERSION = '0.21.2';
 

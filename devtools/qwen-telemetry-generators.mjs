@@ -17,8 +17,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
-import { findExporters } from '../../lib/qwen/inspect.mjs';
+import { importHookPoints } from '../lib/qwen/hook-points.mjs';
+import { findExporters } from '../lib/qwen/inspect.mjs';
 import { startLoopbackProvider, startQwenGenerators } from './qwen-generator.mjs';
 
 /**

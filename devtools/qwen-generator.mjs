@@ -6,9 +6,9 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
-import { findExporters } from '../../lib/qwen/inspect.mjs';
-import { install, newStats } from '../../lib/qwen/install.mjs';
+import { importHookPoints } from '../lib/qwen/hook-points.mjs';
+import { findExporters } from '../lib/qwen/inspect.mjs';
+import { install, newStats } from '../lib/qwen/install.mjs';
 
 /**
  * The loopback provider: an HTTP server that answers every request with the

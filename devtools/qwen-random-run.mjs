@@ -22,9 +22,9 @@ import readline from 'node:readline';
 import { setImmediate as turn } from 'node:timers/promises';
 import { startQwenGenerators } from './qwen-generator.mjs';
 import { startCaseServer } from './case-server.mjs';
-import { importHookPoints } from '../../lib/qwen/hook-points.mjs';
-import { findExporters } from '../../lib/qwen/inspect.mjs';
-import progress from '../../lib/progress.js';
+import { importHookPoints } from '../lib/qwen/hook-points.mjs';
+import { findExporters } from '../lib/qwen/inspect.mjs';
+import progress from '../lib/progress.js';
 import { plainOrDigest } from './deep-json.mjs';
 
 const [packageDir, mode, file] = process.argv.slice(2);
