@@ -154,7 +154,12 @@ export function readCache(packageDir, knownCode) {
     );
     if (JSON.stringify(entry.identity) !== JSON.stringify(now)) return undefined;
     const d = entry.decision;
-    if (typeof d?.hookPoints !== 'object' || typeof d.anthropic !== 'object' || typeof d.openai !== 'object')
+    if (
+      typeof d?.hookPoints !== 'object' ||
+      typeof d.anthropic !== 'object' ||
+      typeof d.openai !== 'object' ||
+      typeof d.openaiResponses !== 'object'
+    )
       return undefined;
     // Each hook point one of the files just hashed: Qwen's own code, as the
     // decision read it. Their hashes go with the decision, for the import to

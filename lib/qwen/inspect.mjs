@@ -13,6 +13,13 @@
 //              (openaiContentGenerator/streamingToolCallParser.ts); keeps
 //              ContentGenerationPipeline.processStreamWithLogging and
 //              executeStream (pipeline.ts), which it wraps.
+//   openaiResponses  replaces the SSE parsing and per-event conversion of
+//              ResponsesPipeline.iterateBody (convertResponsesEventToGemini
+//              and ResponsesStreamState;
+//              openaiResponsesContentGenerator/responses-pipeline.ts), from
+//              0.23.3 on; keeps iterateBody's reads (readChunk's idle and
+//              lifetime guards, the reader's cancel) and the rest of the
+//              pipeline (connect, retries, mergeStreamResponses).
 //
 // A replaced function is served only when its fingerprint (fingerprint.mjs)
 // is one whose behaviour the native converters reproduce (lib/generated/qwen-known-code.mjs, written by scripts/qwen-known-code.mjs);
@@ -57,8 +64,18 @@ export const CLASSIFIER_HOOK_POINTS = [
   'isRetryableStatuslessUpstreamError',
 ];
 
+/**
+ * Qwen's OpenAI Responses generator (from 0.23.3): the class whose pipeline
+ * the preload serves (openai-responses.mjs), and the error redaction its
+ * pipeline throws conversion errors through (redactProxyError,
+ * packages/core/src/utils/proxyErrorRedaction.ts), located from the
+ * generator's own import of it. A release without the generator has neither
+ * to serve.
+ */
+export const RESPONSES_HOOK_POINTS = ['OpenAIResponsesContentGenerator', 'redactProxyError'];
+
 /** Names a fingerprint does not follow: the host functions the native path calls as Qwen's own. */
-const KEPT = new Set([...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser']);
+const KEPT = new Set([...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, ...RESPONSES_HOOK_POINTS, 'StreamingToolCallParser']);
 
 /**
  * Qwen's ACP card emitter (packages/cli/src/acp-integration/session/emitters/ToolCallEmitter.ts),
@@ -71,12 +88,18 @@ export const ACP_HOOK_POINTS = ['ToolCallEmitter', 'resolveStreamIdleTimeoutMs']
 
 /** Which table of known code a cached decision was made with. */
 const KNOWN_CODE_HASH = createHash('sha256')
-  .update(JSON.stringify([KNOWN_CODE, HOOK_POINTS, CLASSIFIER_HOOK_POINTS, ACP_HOOK_POINTS]))
+  .update(JSON.stringify([KNOWN_CODE, HOOK_POINTS, CLASSIFIER_HOOK_POINTS, ACP_HOOK_POINTS, RESPONSES_HOOK_POINTS]))
   .digest('hex')
   .slice(0, 16);
 
 /** Every name looked up in the bundle's exports. */
-const WANTED = [...HOOK_POINTS, ...CLASSIFIER_HOOK_POINTS, 'StreamingToolCallParser', ...ACP_HOOK_POINTS];
+const WANTED = [
+  ...HOOK_POINTS,
+  ...CLASSIFIER_HOOK_POINTS,
+  'StreamingToolCallParser',
+  ...ACP_HOOK_POINTS,
+  'OpenAIResponsesContentGenerator',
+];
 
 /** Text that marks a chunk worth parsing for its `export { … }` block. */
 const EXPORT_BLOCK = /\nexport \{([^}]*)\};?/g;
@@ -265,7 +288,7 @@ function closestVariants(variants, fp) {
  * code (its `kind` variants are compared).
  */
 export function changedReason(target, kind, fp, known = KNOWN_CODE) {
-  const { closest, share, changed } = closestVariants(known[kind], fp);
+  const { closest, share, changed } = closestVariants(known[kind] ?? [], fp);
   const shown = changed.slice(0, 3).join(', ') + (changed.length > 3 ? `, +${changed.length - 3} more` : '');
   // Rounded down, so code that differs never reads as 100%.
   const percent = `${Math.floor(share * 1000) / 10}%`;
@@ -280,7 +303,7 @@ export function changedReason(target, kind, fp, known = KNOWN_CODE) {
 }
 
 /** The served variant of `kind` with this fingerprint, or undefined. */
-const knownVariant = (kind, hash) => KNOWN_CODE[kind].find((v) => v.hash === hash);
+const knownVariant = (kind, hash) => (KNOWN_CODE[kind] ?? []).find((v) => v.hash === hash);
 
 /**
  * The Anthropic side's code: the kept contract it needs, and the fingerprint
@@ -344,6 +367,89 @@ function readOpenAI(bundle, files, sdk) {
       { stop: KEPT },
     ),
     decoder: sdkDecoderFingerprint(bundle, sdk.openai),
+  };
+}
+
+/** The first `new X()` assigned to `this.<field>` in a class's constructor: X's name. */
+function constructedField(bundle, file, className, field) {
+  const ctor = bundle
+    .chunk(file)
+    .classBody(className)
+    ?.body.body.find((d) => d.type === 'MethodDefinition' && d.kind === 'constructor');
+  let found;
+  walk(ctor, (n) => {
+    if (
+      found === undefined &&
+      n.type === 'AssignmentExpression' &&
+      n.left.type === 'MemberExpression' &&
+      n.left.object.type === 'ThisExpression' &&
+      n.left.property.name === field &&
+      n.right.type === 'NewExpression' &&
+      n.right.callee.type === 'Identifier'
+    )
+      found = n.right.callee.name;
+  });
+  return found;
+}
+
+/** The arguments of the first `this.<method>(…)` call in a class method, or undefined. */
+function callArguments(bundle, file, className, method, callee) {
+  const cls = bundle.chunk(file).classBody(className);
+  const m = cls?.body.body.find((d) => d.type === 'MethodDefinition' && d.key.name === method);
+  let found;
+  walk(m, (n) => {
+    if (
+      found === undefined &&
+      n.type === 'CallExpression' &&
+      n.callee.type === 'MemberExpression' &&
+      n.callee.object.type === 'ThisExpression' &&
+      n.callee.property.name === callee
+    )
+      found = n.arguments;
+  });
+  return found;
+}
+
+/** The chunk file a chunk imports `name` from (its `import { name } from "./…"`), or undefined. */
+function importedFrom(bundle, file, name) {
+  for (const imp of bundle.chunk(file).imports.values())
+    if (imp.imported === name && imp.source.startsWith('.')) return path.resolve(path.dirname(file), imp.source);
+  return undefined;
+}
+
+/**
+ * The OpenAI Responses side's code (Qwen Code 0.23.3 on): `{absent: true}`
+ * in a release without the generator; else its kept contract — the
+ * generator's pipeline (`this.pipeline = new ResponsesPipeline(…)`), whose
+ * connectStream hands iterateBody(reader, streamState, signal) a fresh
+ * stream state, and the redactProxyError the generator imports — and the
+ * fingerprints of what it replaces: iterateBody with what it reaches
+ * (convertResponsesEventToGemini and the rest), and the stream state class,
+ * whose methods the conversion calls.
+ */
+function readResponses(bundle, files) {
+  const file = files.OpenAIResponsesContentGenerator;
+  if (file === undefined) return { absent: true };
+  const generator = localOf(bundle, file, 'OpenAIResponsesContentGenerator');
+  if (!methodParams(bundle, file, generator, 'generateContentStream'))
+    return { contract: 'OpenAIResponsesContentGenerator.generateContentStream is missing' };
+  const pipeline = constructedField(bundle, file, generator, 'pipeline');
+  if (!pipeline) return { contract: "OpenAIResponsesContentGenerator's constructor builds no pipeline" };
+  const params = methodParams(bundle, file, pipeline, 'iterateBody');
+  if (!params) return { contract: `${pipeline}.iterateBody is missing` };
+  if (params.join(', ') !== 'reader, streamState, signal')
+    return { contract: `${pipeline}.iterateBody's parameters moved: (${params.join(', ')})` };
+  const args = callArguments(bundle, file, pipeline, 'connectStream', 'iterateBody');
+  const state = args?.[1]?.type === 'NewExpression' ? args[1].callee.name : undefined;
+  if (args?.length !== 3 || !state)
+    return { contract: `${pipeline}.connectStream does not call iterateBody(reader, new …StreamState(), signal)` };
+  const redact = importedFrom(bundle, file, 'redactProxyError');
+  if (!redact) return { contract: 'the OpenAI Responses generator does not import redactProxyError' };
+  return {
+    pipeline: pipeline.replace(/\d+$/, ''),
+    redactProxyError: redact,
+    fingerprint: bundle.fingerprint({ file, className: pipeline, name: 'iterateBody' }, { stop: KEPT }),
+    stateFingerprint: bundle.fingerprint({ file, name: state }, { stop: KEPT }),
   };
 }
 
@@ -413,9 +519,45 @@ function decideOpenAI(bundle, files, sdk) {
   };
 }
 
+/** A release without the Responses generator: nothing to serve, and nothing to say. */
+const NO_RESPONSES = {
+  served: false,
+  absent: true,
+  reason: 'this release has no OpenAI Responses generator (Qwen Code has one from 0.23.3 on)',
+};
+
+function decideResponses(bundle, files) {
+  const code = readResponses(bundle, files);
+  if (code.absent) return NO_RESPONSES;
+  if (code.contract) return { served: false, reason: code.contract };
+  const fingerprint = `${code.fingerprint.hash}/${code.stateFingerprint.hash}`;
+  const convert = knownVariant('openaiResponses', code.fingerprint.hash);
+  const state = knownVariant('openaiResponsesState', code.stateFingerprint.hash);
+  if (!convert)
+    return {
+      served: false,
+      fingerprint,
+      reason: changedReason(`${code.pipeline}.iterateBody`, 'openaiResponses', code.fingerprint),
+    };
+  if (!state || state.profile !== convert.profile)
+    return {
+      served: false,
+      fingerprint,
+      reason: changedReason('ResponsesStreamState', 'openaiResponsesState', code.stateFingerprint),
+    };
+  return {
+    served: true,
+    fingerprint,
+    profile: convert.profile,
+    redactProxyError: code.redactProxyError,
+    seenIn: convert.seenIn,
+  };
+}
+
 /**
  * The fingerprints of what the preload replaces in the bundle at `pkg.dir`:
- * `{anthropic, openai, openaiParser}`, each `{hash, functions}`. Throws when
+ * `{anthropic, openai, openaiParser, …}`, each `{hash, functions}` (the
+ * Responses generator's only where the release has it). Throws when
  * the bundle lacks them (scripts/qwen-known-code.mjs records them).
  */
 export function fingerprintsOf(pkg) {
@@ -423,7 +565,8 @@ export function fingerprintsOf(pkg) {
   const bundle = new Bundle(pkg.dir);
   const a = readAnthropic(bundle, files, sdk);
   const o = readOpenAI(bundle, files, sdk);
-  if (a.contract || o.contract) throw new Error(a.contract ?? o.contract);
+  const r = readResponses(bundle, files);
+  if (a.contract || o.contract || r.contract) throw new Error(a.contract ?? o.contract ?? r.contract);
   if (!a.decoder || !o.decoder) throw new Error("a provider SDK's SSE decoder was not found");
   return {
     anthropic: a.fingerprint,
@@ -431,6 +574,7 @@ export function fingerprintsOf(pkg) {
     openai: o.fingerprint,
     openaiParser: o.parserFingerprint,
     openaiDecoder: o.decoder,
+    ...(r.absent ? {} : { openaiResponses: r.fingerprint, openaiResponsesState: r.stateFingerprint }),
   };
 }
 
@@ -445,7 +589,7 @@ function guarded(decide, bundle, files, sdk) {
 
 /**
  * What to serve in the Qwen Code at `packageDir` (`{dir, version}` of its
- * package): `{hookPoints: {name: file}, anthropic, openai}`, where each
+ * package): `{hookPoints: {name: file}, anthropic, openai, openaiResponses}`, where each
  * provider is `{served: true, profile, …}` or `{served: false, reason}`.
  * Read from the cache when this bundle was inspected before by this version
  * of the package. Never throws: an unreadable bundle serves nothing.
@@ -464,11 +608,14 @@ export function inspectQwen(pkg, { cache = true } = {}) {
     hookPoints,
     anthropic: { served: false, reason },
     openai: { served: false, reason },
+    openaiResponses: files.OpenAIResponsesContentGenerator ? { served: false, reason } : NO_RESPONSES,
   });
+  let files = {};
   try {
     const layout = layoutProblem(pkg.dir);
     const scan = layout ? undefined : scanBundle(pkg.dir, WANTED);
-    const { files = {}, sdk } = scan ?? {};
+    files = scan?.files ?? {};
+    const sdk = scan?.sdk;
     read.push(...Object.values(files));
     const missing = HOOK_POINTS.filter((n) => !files[n]);
     if (layout) decision = stock(layout);
@@ -484,7 +631,13 @@ export function inspectQwen(pkg, { cache = true } = {}) {
         hookPoints: files,
         anthropic: guarded(decideAnthropic, bundle, files, sdk),
         openai: guarded(decideOpenAI, bundle, files, sdk),
+        openaiResponses: guarded(decideResponses, bundle, files, sdk),
       };
+      // The Responses generator's redactProxyError is imported from where the generator imports it.
+      if (decision.openaiResponses.redactProxyError) {
+        decision.hookPoints = { ...files, redactProxyError: decision.openaiResponses.redactProxyError };
+        read.push(decision.openaiResponses.redactProxyError);
+      }
     }
   } catch (err) {
     decision = stock(`the bundle could not be read: ${err.message}`);
