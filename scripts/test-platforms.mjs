@@ -91,6 +91,8 @@ const COMMON_SKIPS = {
     "paces real streams against the progress timer (pauses of a few hundred ms), which an emulated guest's speed distorts; the native counts it reads are checked on every target by argument-progress.test.mjs, and the timer is the same JavaScript everywhere (npm test)",
   'check-doc-paths.test.mjs': "a check of the repository's documents (lint), the same on every platform",
   'check-dev-imports.test.mjs': "a check of the repository's imports (lint), the same on every platform",
+  'skip-reporter.test.mjs':
+    "npm test's skip reporter (devtools/skip-reporter.mjs), the same JavaScript on every platform; runs on linux-x64 (npm test)",
   'e2e-python-client.test.mjs':
     "the reference agent's own JavaScript driven by a CPython client (the official Python ACP SDK, a venv in ~/.cache); no Python inside the Wine or qemu guests; runs on linux-x64 (npm test)",
   'e2e-toad-client.test.mjs':
