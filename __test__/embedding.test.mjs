@@ -198,9 +198,18 @@ test('a bad host is INVALID_ARGUMENT at construction', () => {
   }
 });
 
-test('checkAvailable (toolcall-stream/available) answers without throwing', async () => {
+test('checkAvailable (toolcall-stream/available) answers without throwing, and names the binding that loaded', async () => {
   const { checkAvailable } = await import('toolcall-stream/available');
-  assert.deepEqual(checkAvailable(), { available: true });
+  // TOOLCALL_STREAM_FORCE_WASI=1 (the WASI rows of scripts/test-platforms.mjs)
+  // must have loaded the WebAssembly build: a silent native load fails here.
+  const wasi = process.env.TOOLCALL_STREAM_FORCE_WASI === '1';
+  const status = checkAvailable();
+  assert.equal(status.available, true);
+  assert.equal(status.kind, wasi ? 'wasi' : 'native');
+  if (wasi) assert.equal(status.platform, 'wasm32-wasi');
+  else assert.match(status.platform, /^[a-z0-9]+-[a-z0-9]+(-(gnu|musl|msvc))?$/);
+  const { native } = require('../lib/native.js');
+  assert.equal(native.__napiBindingTarget, wasi ? 'wasm32-wasi' : 'native');
 });
 
 test('free(): the native state goes at once; every later call is FINISHED', () => {

@@ -6,6 +6,10 @@
 //   npm run build:cross                          all buildable targets
 //   npm run build:cross -- aarch64-apple-darwin  only the named ones
 //
+// WebAssembly: `wasm32-wasip1-threads` (`npm run build:wasi`) is built by
+// napi with Rust's own linker (no zig), into npm/wasm32-wasi/ with napi's
+// loaders for it; it runs on any host, so its smoke test runs here.
+//
 // Windows: the published binary (x86_64-pc-windows-msvc) is not built here:
 // `napi build -x` uses cargo-xwin, which downloads the MSVC CRT and Windows SDK
 // at build time, and this machine reaches only the package registries. The
@@ -48,6 +52,8 @@ const PLAN = {
   'x86_64-apple-darwin': { zigTarget: 'x86_64-apple-darwin', platform: 'darwin-x64' },
   'aarch64-apple-darwin': { zigTarget: 'aarch64-apple-darwin', platform: 'darwin-arm64' },
   'x86_64-pc-windows-msvc': { skip: 'needs cargo-xwin, which downloads the MSVC SDK: built in CI on windows-latest' },
+  // The fallback where no native binary loads (README, "Supported platforms").
+  'wasm32-wasip1-threads': { platform: 'wasm32-wasi', wasi: true },
   // Not in package.json napi.targets: built for the Wine tests, never published.
   'x86_64-pc-windows-gnu': { platform: 'win32-x64-gnu', windowsGnu: true, testOnly: true },
 };
@@ -121,6 +127,34 @@ export function dllImports(file) {
   return [...dump.matchAll(/DLL Name: (\S+)/g)].map((m) => m[1]);
 }
 
+/**
+ * The WASI calls the module may import. napi's Node loader
+ * (toolcall-stream.wasi.cjs) preopens the root directory for the module, so
+ * what keeps it off the filesystem is that it imports no call that opens,
+ * reads or lists a path: writing to an inherited descriptor (a panic's
+ * message on stderr), the environment, the clock, randomness (std's hash
+ * seeds), yielding, exiting and starting a thread. A new call fails the build
+ * until it is judged and added here.
+ */
+const WASI_CALLS = new Set([
+  'wasi_snapshot_preview1.fd_write',
+  'wasi_snapshot_preview1.environ_get',
+  'wasi_snapshot_preview1.environ_sizes_get',
+  'wasi_snapshot_preview1.clock_time_get',
+  'wasi_snapshot_preview1.random_get',
+  'wasi_snapshot_preview1.sched_yield',
+  'wasi_snapshot_preview1.proc_exit',
+  'wasi.thread-spawn',
+]);
+
+/** The WASI calls a .wasm module imports (`module.name`); the Node-API imports are not WASI. */
+export function wasiImports(file) {
+  const module = new WebAssembly.Module(fs.readFileSync(file));
+  return WebAssembly.Module.imports(module)
+    .filter((i) => i.module.startsWith('wasi'))
+    .map((i) => `${i.module}.${i.name}`);
+}
+
 /** The highest GLIBC_x.y symbol version the addon needs. */
 export function maxGlibc(file) {
   const dump = execFileSync('objdump', ['-T', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -139,8 +173,10 @@ function hostPlatform() {
 
 /** Runs a conversion through the package with this binary, where this machine can load it. */
 function smoke(platform, file) {
-  if (platform === 'win32-x64-gnu') return 'not run here: `npm run test:platforms` loads and tests it under Wine';
-  if (platform !== hostPlatform()) return `not run here (host is ${hostPlatform()})`;
+  // The WASI build loads on any host, through its loader in its package.
+  if (platform === 'wasm32-wasi') file = path.join(root, 'npm', platform, `${binaryName}.wasi.cjs`);
+  else if (platform === 'win32-x64-gnu') return 'not run here: `npm run test:platforms` loads and tests it under Wine';
+  else if (platform !== hostPlatform()) return `not run here (host is ${hostPlatform()})`;
   const code = `
     const { AnthropicConverter, getToolCallPreparations } = require(${JSON.stringify(root)});
     const c = new AnthropicConverter({ model: 'm' });
@@ -148,13 +184,20 @@ function smoke(platform, file) {
       ...c.pushEvent({ type: 'message_start', message: { id: 'msg_1', model: 'm' } }),
       ...c.pushEvent({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: {} } }),
     ];
-    if (!out.some((r) => getToolCallPreparations(r).length)) process.exit(1);`;
+    if (!out.some((r) => getToolCallPreparations(r).length)) process.exit(1);
+    const { kind } = require(${JSON.stringify(path.join(root, 'lib', 'available.js'))}).checkAvailable();
+    if (kind !== ${JSON.stringify(platform === 'wasm32-wasi' ? 'wasi' : 'native')}) process.exit(2);`;
   const r = spawnSync(process.execPath, ['-e', code], {
     env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: file },
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`${platform}: the binary does not load or convert:\n${r.stderr}`);
   return 'loaded and converted a stream';
+}
+
+/** What the WASI package ships: its package.json `files`. */
+function wasiPackageFiles() {
+  return JSON.parse(fs.readFileSync(path.join(root, 'npm', 'wasm32-wasi', 'package.json'), 'utf8')).files;
 }
 
 const cmp = (a, b) => {
@@ -189,7 +232,14 @@ function main() {
     // The generated loader and types go to the scratch dir: lib/generated/binding.js
     // and lib/generated/binding.d.ts come from `npm run build` only.
     const common = ['--output-dir', dir, '--js', 'binding.js', '--dts', 'binding.d.ts'];
-    if (plan.windowsGnu) {
+    if (plan.wasi) {
+      // Rust's own wasm linker and the emnapi archive napi links (devDependency
+      // `emnapi`, the same version as `@emnapi/core` and `@emnapi/runtime`,
+      // which napi checks); no cross toolchain.
+      run('nice', ['-n', '19', 'npx', 'napi', 'build', '--platform', '--release', '--target', target, ...common], {
+        env,
+      });
+    } else if (plan.windowsGnu) {
       // `napi build -x` refuses windows-gnu; mingw's gcc is rustc's default
       // linker for it.
       ensureDebian({
@@ -218,13 +268,18 @@ function main() {
         { env },
       );
     }
-    const file = path.join(dir, `${binaryName}.${plan.platform}.node`);
+    const file = path.join(dir, `${binaryName}.${plan.platform}.${plan.wasi ? 'wasm' : 'node'}`);
     if (!fs.existsSync(file)) throw new Error(`${target}: expected ${file}`);
     // Into its platform package (gitignored). CI does this step with
     // `napi artifacts`, which needs every target's binary and also copies them
     // all beside index.js; here Windows is missing, and the root stays as
     // `npm run build` left it. A test-only build has no package.
-    if (!plan.testOnly) fs.copyFileSync(file, path.join(root, 'npm', plan.platform, path.basename(file)));
+    // The WASI package also carries napi's loaders for the module: every file
+    // its package.json lists, as `napi artifacts` copies them (not the
+    // .debug.wasm, which the loader would prefer when present).
+    const shipped = plan.wasi ? wasiPackageFiles() : [path.basename(file)];
+    if (!plan.testOnly)
+      for (const f of shipped) fs.copyFileSync(path.join(dir, f), path.join(root, 'npm', plan.platform, f));
     const described = execFileSync('file', ['-b', file], { encoding: 'utf8' }).trim();
     let status = described;
     if (plan.windowsGnu) {
@@ -232,6 +287,12 @@ function main() {
       const bad = dlls.filter((d) => FORBIDDEN_DLLS.test(d));
       if (bad.length) throw new Error(`${target}: imports ${bad.join(', ')} (all imports: ${dlls.join(', ')})`);
       status += ` | imports ${dlls.join(', ')}`;
+    }
+    if (plan.wasi) {
+      const calls = wasiImports(file);
+      const unknown = calls.filter((c) => !WASI_CALLS.has(c));
+      if (unknown.length) throw new Error(`${target}: imports WASI calls not judged safe: ${unknown.join(', ')}`);
+      status += ` | WASI calls ${calls.length}, none on a path`;
     }
     if (plan.glibcMax) {
       const needed = maxGlibc(file);
