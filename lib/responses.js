@@ -84,13 +84,21 @@ function newResponse(host) {
 /**
  * A chunk with at most one text part and nothing else, built from its header
  * (`{f, createTime, responseId?, modelVersion?}`, core/src/wire/mod.rs) and
- * its part (`part` undefined = no parts), its keys in the order the core
- * writes the header's flavor (lib/generated/simple-response.js).
+ * its part (`part` undefined = no parts), its keys in the order of the key
+ * order whose header id is `f` (lib/generated/simple-response.js). An `f` no
+ * provider declares is an INTERNAL error: the native binary and this
+ * package disagree, and no order is guessed.
  */
 function simpleResponse(h, part, host) {
-  return fillSimpleResponse(newResponse(host), h, [
+  const r = fillSimpleResponse(newResponse(host), h, [
     { content: { parts: part === undefined ? [] : [part], role: 'model' }, index: 0, safetyRatings: [] },
   ]);
+  if (r === undefined) {
+    throw new ToolCallStreamError(`toolcall-stream: no key order has the header id ${String(h.f)}`, {
+      code: 'INTERNAL',
+    });
+  }
+  return r;
 }
 
 module.exports = {

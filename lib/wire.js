@@ -31,8 +31,7 @@ const { setToolCallPreparations } = require('./preparations.js');
 const { noteProgressSource } = require('./progress.js');
 const { attachUsageProvenance, reasoningPart, markReasoningParts } = require('./annotations.js');
 const { toResponse, simpleResponse, ToolCallStreamError } = require('./responses.js');
-// The state word's bits, the compact chunk kinds, the header flavors and the
-// item keys, as the core defines them (written from core/src/wire/ by
+// The state word's bits, the compact chunk kinds and the item keys, as the core defines them (written from core/src/wire/ by
 // scripts/generate.mjs).
 const {
   FINISHED,

@@ -1,8 +1,8 @@
 //! Prints what the JS layer takes from the core's own constants, as one JSON
 //! object: under `"wire"`, the wire constants (the state word's bits, the
-//! compact chunk kinds, a header's flavors, the batch item keys); under
-//! `"headerFlavors"`, each
-//! header flavor (a header item's `f`) with the key order of its responses;
+//! compact chunk kinds, the batch item keys); under `"keyOrders"`, every
+//! key order a provider declares with a header id (a header item's `f`),
+//! with its keys;
 //! under `"hotShapes"`, each provider's hot SDK object shapes
 //! (`toolcall_stream_core::convert::hot_shape`).
 //! `node scripts/generate.mjs` runs it and writes
@@ -12,10 +12,10 @@
 //!     cargo run -q -p toolcall-stream-core --example wire_constants
 
 use toolcall_stream_core::convert::hot_shape::{Capture, HotShape, Step, Test};
+use toolcall_stream_core::convert::provider::key_orders;
 use toolcall_stream_core::convert::{anthropic, openai};
 use toolcall_stream_core::foundations::json::write_str;
-use toolcall_stream_core::model::gemini::Flavor;
-use toolcall_stream_core::wire::{compact_kind, header_flavor, key, word};
+use toolcall_stream_core::wire::{compact_kind, key, word};
 
 /// A string as JSON text.
 fn json(s: &str) -> String {
@@ -64,7 +64,7 @@ fn shape(s: &HotShape) -> String {
 }
 
 fn main() {
-    let numbers: [(&str, u64); 16] = [
+    let numbers: [(&str, u64); 14] = [
         ("FINISHED", word::FINISHED),
         ("QUIET", word::QUIET),
         ("TEXT_READY", word::TEXT_READY),
@@ -79,8 +79,6 @@ fn main() {
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
         ("KIND_EMPTY", u64::from(compact_kind::EMPTY)),
         ("KIND_REASONING", u64::from(compact_kind::REASONING)),
-        ("FLAVOR_ANTHROPIC", u64::from(header_flavor::ANTHROPIC)),
-        ("FLAVOR_OPENAI", u64::from(header_flavor::OPENAI)),
     ];
     let keys = [
         ("KEY_HEADER", key::HEADER),
@@ -103,29 +101,29 @@ fn main() {
         keys.iter()
             .map(|(name, value)| format!("    \"{name}\": \"{value}\"")),
     );
-    let flavors = [
-        ("OpenAI", header_flavor::OPENAI, Flavor::OpenAI),
-        ("Anthropic", header_flavor::ANTHROPIC, Flavor::Anthropic),
-    ];
-    let flavors: Vec<String> = flavors
-        .iter()
-        .map(|(name, f, flavor)| {
-            let keys: Vec<String> = flavor
-                .key_order()
+    // Only the orders sent as headers: the JS layer builds those responses
+    // itself; the others always travel whole.
+    let orders: Vec<String> = key_orders()
+        .filter_map(|order| {
+            let f = order.wire_id?;
+            let keys: Vec<String> = order
+                .keys
                 .iter()
                 .map(|k| format!("\"{}\"", k.name()))
                 .collect();
-            format!(
-                "    {{ \"name\": \"{name}\", \"f\": {f}, \"keys\": [{}] }}",
+            Some(format!(
+                "    {{ \"name\": {}, \"f\": {f}, \"safetyRatings\": {}, \"keys\": [{}] }}",
+                json(order.name),
+                order.safety_ratings,
                 keys.join(", ")
-            )
+            ))
         })
         .collect();
     let shapes = |list: &[HotShape]| list.iter().map(shape).collect::<Vec<_>>().join(",\n");
     println!(
-        "{{\n  \"wire\": {{\n{}\n  }},\n  \"headerFlavors\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }}\n}}",
+        "{{\n  \"wire\": {{\n{}\n  }},\n  \"keyOrders\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }}\n}}",
         fields.join(",\n"),
-        flavors.join(",\n"),
+        orders.join(",\n"),
         shapes(&anthropic::hot_shapes::HOT_SHAPES),
         shapes(&openai::hot_shapes::HOT_SHAPES)
     );

@@ -17,9 +17,10 @@ use std::path::PathBuf;
 use toolcall_stream_core::convert::anthropic::body::anthropic_response_at;
 use toolcall_stream_core::convert::nonstream::{body_text, BodyOptions, BodyResponse};
 use toolcall_stream_core::convert::openai::body::openai_response_at;
+use toolcall_stream_core::convert::openai::key_order::KEY_ORDER as OPENAI_KEY_ORDER;
 use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::foundations::json::{self, Value};
-use toolcall_stream_core::model::gemini::{Flavor, UsageProvenance};
+use toolcall_stream_core::model::gemini::UsageProvenance;
 use toolcall_stream_core::Profile;
 
 const FROZEN_NOW: u64 = 1_700_000_000_000;
@@ -160,12 +161,8 @@ fn keys(text: &str) -> Vec<String> {
 #[test]
 fn a_body_response_has_its_keys_in_the_openai_key_order() {
     // Both converters write the keys in the order of the streams' OpenAI
-    // chunks (`Flavor::key_order`), every key present here.
-    let order: Vec<&str> = Flavor::OpenAI
-        .key_order()
-        .iter()
-        .map(|k| k.name())
-        .collect();
+    // chunks (`openai/key_order.rs`), every key present here.
+    let order: Vec<&str> = OPENAI_KEY_ORDER.keys.iter().map(|k| k.name()).collect();
     let options = BodyOptions::default();
     let anthropic = anthropic_response_at(
         r#"{"id":"msg","model":"m","content":[{"type":"text","text":"a"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}"#,

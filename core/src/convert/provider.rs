@@ -24,6 +24,7 @@ use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::Response;
+use crate::model::key_order::KeyOrder;
 
 /// One request's streaming conversion, whatever the provider. Every call
 /// appends what it yields to `out`, in order; an error finishes the stream
@@ -109,6 +110,10 @@ pub struct Provider {
     pub new: fn(&ConverterOptions) -> Box<dyn StreamConverter>,
     /// One whole response body (JSON text) → one response.
     pub body: fn(&str, &BodyOptions) -> Result<BodyResponse, Error>,
+    /// Every key order its responses are built in (declared in its
+    /// folder): the JS layer's table of header ids is written from these
+    /// (`core/examples/wire_constants.rs`).
+    pub key_orders: &'static [&'static KeyOrder],
 }
 
 /// Every provider, one row each.
@@ -122,6 +127,7 @@ pub const PROVIDERS: &[Provider] = &[
             }))
         },
         body: anthropic::body::anthropic_response,
+        key_orders: &[&anthropic::key_order::KEY_ORDER],
     },
     Provider {
         name: "openai",
@@ -136,6 +142,7 @@ pub const PROVIDERS: &[Provider] = &[
             }))
         },
         body: openai::body::openai_response,
+        key_orders: &[&openai::key_order::KEY_ORDER, &openai::key_order::BARE],
     },
 ];
 
@@ -152,4 +159,51 @@ pub fn provider(name: &str) -> Result<&'static Provider, Error> {
             ),
         )
     })
+}
+
+/// Every key order the providers declare, in `PROVIDERS` order.
+pub fn key_orders() -> impl Iterator<Item = &'static KeyOrder> {
+    PROVIDERS.iter().flat_map(|p| p.key_orders.iter().copied())
+}
+
+/// The key order whose header id is `wire_id`, or an `INVALID_ARGUMENT`
+/// error: an id no provider declares never stands for another's order.
+pub fn key_order(wire_id: u8) -> Result<&'static KeyOrder, Error> {
+    key_orders()
+        .find(|k| k.wire_id == Some(wire_id))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArgument,
+                format!("unknown key order id {wire_id}: no provider declares it"),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_header_id_names_one_key_order() {
+        let ids: Vec<u8> = key_orders().filter_map(|k| k.wire_id).collect();
+        for (i, id) in ids.iter().enumerate() {
+            assert!(!ids[i + 1..].contains(id), "header id {id} declared twice");
+            assert!(std::ptr::eq(
+                key_order(*id).unwrap(),
+                key_orders().find(|k| k.wire_id == Some(*id)).unwrap()
+            ));
+        }
+        assert_eq!(key_order(0).unwrap().name, "Anthropic");
+        assert_eq!(key_order(1).unwrap().name, "OpenAI");
+    }
+
+    #[test]
+    fn an_unknown_header_id_is_refused_not_defaulted() {
+        let unused = (0..=u8::MAX)
+            .find(|id| key_orders().all(|k| k.wire_id != Some(*id)))
+            .unwrap();
+        let e = key_order(unused).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument);
+        assert!(e.message.contains(&format!("id {unused}")), "{}", e.message);
+    }
 }

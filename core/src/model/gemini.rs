@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use crate::foundations::json::{write_str, write_text};
+use crate::model::key_order::{KeyOrder, ResponseKey};
 
 /// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
 /// whose arguments are still streaming.
@@ -191,93 +192,6 @@ pub enum LiteralKind {
     Reasoning,
 }
 
-/// Which reference produced the chunk: it decides the key order
-/// ([`Flavor::key_order`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavor {
-    /// `buildGeminiChunk` (Qwen Code
-    /// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts).
-    Anthropic,
-    /// `convertOpenAIChunkToGemini` (Qwen Code
-    /// packages/core/src/core/openaiContentGenerator/converter.ts).
-    OpenAI,
-    /// The pipeline's end-of-stream flush of held parts: a bare
-    /// `new GenerateContentResponse()` with only `candidates`.
-    Bare,
-}
-
-/// A response's top-level key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ResponseKey {
-    /// `responseId` (absent when the source had none).
-    ResponseId,
-    /// `createTime`.
-    CreateTime,
-    /// `modelVersion` (absent when the source's model was absent or falsy).
-    ModelVersion,
-    /// `promptFeedback`, always `{safetyRatings: []}`.
-    PromptFeedback,
-    /// `candidates`.
-    Candidates,
-    /// `usageMetadata` (absent without usage).
-    UsageMetadata,
-}
-
-impl ResponseKey {
-    /// The key as JSON and JS name it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            ResponseKey::ResponseId => "responseId",
-            ResponseKey::CreateTime => "createTime",
-            ResponseKey::ModelVersion => "modelVersion",
-            ResponseKey::PromptFeedback => "promptFeedback",
-            ResponseKey::Candidates => "candidates",
-            ResponseKey::UsageMetadata => "usageMetadata",
-        }
-    }
-}
-
-/// `buildGeminiChunk`'s object literal (Qwen Code
-/// packages/core/src/core/anthropicContentGenerator/anthropicContentGenerator.ts):
-/// the header fields first, then `candidates` and `usageMetadata`.
-pub const ANTHROPIC_KEY_ORDER: [ResponseKey; 6] = [
-    ResponseKey::ResponseId,
-    ResponseKey::CreateTime,
-    ResponseKey::ModelVersion,
-    ResponseKey::PromptFeedback,
-    ResponseKey::Candidates,
-    ResponseKey::UsageMetadata,
-];
-
-/// `convertOpenAIChunkToGemini`'s assignments (Qwen Code
-/// packages/core/src/core/openaiContentGenerator/converter.ts): `candidates`
-/// first, then the header fields and `usageMetadata`.
-pub const OPENAI_KEY_ORDER: [ResponseKey; 6] = [
-    ResponseKey::Candidates,
-    ResponseKey::ResponseId,
-    ResponseKey::CreateTime,
-    ResponseKey::ModelVersion,
-    ResponseKey::PromptFeedback,
-    ResponseKey::UsageMetadata,
-];
-
-/// The pipeline's bare `new GenerateContentResponse()`: `candidates` only.
-pub const BARE_KEY_ORDER: [ResponseKey; 1] = [ResponseKey::Candidates];
-
-impl Flavor {
-    /// The order in which [`Response::write_response`] writes the keys (an
-    /// absent one is skipped). The JS layer builds the responses it makes
-    /// itself in the same order: `lib/generated/simple-response.js`, written
-    /// from these by `core/examples/wire_constants.rs`.
-    pub const fn key_order(self) -> &'static [ResponseKey] {
-        match self {
-            Flavor::Anthropic => &ANTHROPIC_KEY_ORDER,
-            Flavor::OpenAI => &OPENAI_KEY_ORDER,
-            Flavor::Bare => &BARE_KEY_ORDER,
-        }
-    }
-}
-
 /// `candidates[0]`, the only candidate the reference writes:
 /// `{content: {parts, role: 'model'}, index: 0, safetyRatings: [],
 /// finishReason?}` (docs/behaviour.md §1).
@@ -333,15 +247,16 @@ pub struct Usage {
 /// ~18% of the core's time on text-heavy streams.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
-    /// Which reference's key order the response is written in.
-    pub flavor: Flavor,
+    /// The key order the response is written in, declared by the provider
+    /// that built it.
+    pub key_order: &'static KeyOrder,
     /// `responseId` as JSON text (OpenAI `chunk.id`, Anthropic
     /// `message_start`'s `message.id`, any JSON value); `None` omits it.
     pub response_id: Option<Rc<str>>,
     /// `createTime`, the string itself (not JSON text): OpenAI
     /// `String(chunk.created)` (seconds) or, like every Anthropic chunk,
     /// `String(Date.now())` (milliseconds, [`now_ms_string`]); empty for
-    /// a [`Flavor::Bare`] response, which has no header.
+    /// a response whose key order has no `createTime`.
     pub create_time: Rc<str>,
     /// `modelVersion` as JSON text (OpenAI `chunk.model`, Anthropic
     /// `message_start`'s `message.model`), `None` when absent or falsy.
@@ -382,12 +297,11 @@ impl Response {
             && self.preparations.is_empty()
     }
 
-    /// The response alone, as JSON text, its keys in its flavor's order
-    /// ([`Flavor::key_order`]).
+    /// The response alone, as JSON text, its keys in its key order.
     pub fn write_response(&self, out: &mut String) {
         out.push('{');
         let mut first = true;
-        for &key in self.flavor.key_order() {
+        for &key in self.key_order.keys {
             self.write_key(key, out, &mut first);
         }
         out.push('}');
@@ -442,7 +356,7 @@ impl Response {
                 p.write(out);
             }
             out.push_str("],\"role\":\"model\"},\"index\":0");
-            if self.flavor != Flavor::Bare {
+            if self.key_order.safety_ratings {
                 out.push_str(",\"safetyRatings\":[]");
             }
             if let Some(f) = c.finish_reason {
@@ -579,7 +493,7 @@ mod tests {
 
     fn response(parts: Vec<Part>, usage: Option<Usage>) -> Response {
         Response {
-            flavor: Flavor::OpenAI,
+            key_order: &crate::convert::openai::key_order::KEY_ORDER,
             response_id: None,
             create_time: "1".into(),
             model_version: None,
@@ -622,25 +536,25 @@ mod tests {
     }
 
     #[test]
-    fn every_flavor_writes_its_keys_in_its_key_order() {
+    fn every_key_order_writes_its_keys_in_its_order() {
         let usage = Some(Usage {
             json: "{}".into(),
             provenance: UsageProvenance::OpenAI {
                 cached_input_tokens_reported: false,
             },
         });
-        for flavor in [Flavor::Anthropic, Flavor::OpenAI, Flavor::Bare] {
+        for key_order in crate::convert::provider::key_orders() {
             let full = Response {
-                flavor,
+                key_order,
                 response_id: Some("\"id\"".into()),
                 model_version: Some("\"m\"".into()),
                 ..response(Vec::new(), usage.clone())
             };
-            let names: Vec<&str> = flavor.key_order().iter().map(|k| k.name()).collect();
-            assert_eq!(keys_written(&full), names, "{flavor:?}");
+            let names: Vec<&str> = key_order.keys.iter().map(|k| k.name()).collect();
+            assert_eq!(keys_written(&full), names, "{}", key_order.name);
             // An absent key is skipped, the others keep their order.
             let sparse = Response {
-                flavor,
+                key_order,
                 ..response(Vec::new(), None)
             };
             let present: Vec<&str> = names
@@ -648,7 +562,7 @@ mod tests {
                 .copied()
                 .filter(|k| !matches!(*k, "responseId" | "modelVersion" | "usageMetadata"))
                 .collect();
-            assert_eq!(keys_written(&sparse), present, "{flavor:?}");
+            assert_eq!(keys_written(&sparse), present, "{}", key_order.name);
         }
     }
 

@@ -5,5 +5,6 @@
 
 pub mod argument_progress;
 pub mod gemini;
+pub mod key_order;
 pub mod lifted;
 pub(crate) mod usage_metadata;

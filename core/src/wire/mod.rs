@@ -19,7 +19,9 @@
 //!     sent; the object path builds such chunks with it;
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
 //!     written whenever the header of the next compact chunk changes (`f`:
-//!     [`header_flavor`], which key order the response takes);
+//!     the [`KeyOrder::wire_id`] of the key order its responses take, which
+//!     the provider that built them declares; the JS layer refuses an id it
+//!     has no order for);
 //!   - `[0, text]` (one text part), `[1, text]` (one thought part), `[2]`
 //!     (no parts): a compact chunk with the last header and nothing else;
 //!     `[2, n]`: a run of n > 1 such part-less chunks; `[3, text]`: one
@@ -63,7 +65,8 @@ pub use crate::convert::state::{State, MAX_GATHER_INDEX};
 use crate::foundations::error::Error;
 use crate::foundations::json::lone_escapes::MAX_BYTES_PER_UNIT;
 use crate::foundations::json::{write_str, write_text};
-use crate::model::gemini::{Flavor, Part, Response, UsageProvenance};
+use crate::model::gemini::{Part, Response, UsageProvenance};
+use crate::model::key_order::KeyOrder;
 use key::{next_key, open_item};
 
 /// The largest `budget` the word carries, in UTF-16 units.
@@ -105,15 +108,6 @@ pub mod compact_kind {
     pub const EMPTY: u8 = 2;
     /// `[3, text]`: one OpenAI reasoning thought part.
     pub const REASONING: u8 = 3;
-}
-
-/// A header's `f`: the flavor, and so the key order
-/// ([`crate::model::gemini::Flavor::key_order`]), of the responses built from it.
-pub mod header_flavor {
-    /// [`crate::model::gemini::Flavor::Anthropic`].
-    pub const ANTHROPIC: u8 = 0;
-    /// [`crate::model::gemini::Flavor::OpenAI`].
-    pub const OPENAI: u8 = 1;
 }
 
 /// Writes a compact chunk item with one part: `[kind, text]`.
@@ -318,9 +312,9 @@ pub fn write_batch(
     while at < responses.len() {
         let r = &responses[at];
         match compact(r) {
-            Some(item) => {
+            Some((f, item)) => {
                 if !header.is_some_and(|h| same_header(&responses[h], r)) {
-                    write_header_item(r, out);
+                    write_header_item(f, r, out);
                     out.push(',');
                     header = Some(at);
                 }
@@ -334,7 +328,7 @@ pub fn write_batch(
                         let run = 1 + responses[at + 1..]
                             .iter()
                             .take_while(|n| {
-                                matches!(compact(n), Some(Compact::Empty)) && same_header(n, r)
+                                matches!(compact(n), Some((_, Compact::Empty))) && same_header(n, r)
                             })
                             .count();
                         at += run - 1;
@@ -371,10 +365,13 @@ enum Compact<'a> {
     Empty,
 }
 
-fn compact(r: &Response) -> Option<Compact<'_>> {
+/// The response as a compact chunk, with the header id of its key order;
+/// `None` when it must travel whole (an order without a header id
+/// included).
+fn compact(r: &Response) -> Option<(u8, Compact<'_>)> {
+    let f = r.key_order.wire_id?;
     let c = r.candidate.as_ref()?;
-    if r.flavor == Flavor::Bare
-        || c.finish_reason.is_some()
+    if c.finish_reason.is_some()
         || r.usage.is_some()
         || !r.preparations.is_empty()
         || r.sanitized.is_some()
@@ -382,34 +379,29 @@ fn compact(r: &Response) -> Option<Compact<'_>> {
         return None;
     }
     match c.parts.as_slice() {
-        [] => Some(Compact::Empty),
+        [] => Some((f, Compact::Empty)),
         [Part::Text {
             text,
             thought: false,
-        }] => Some(Compact::Text(text)),
+        }] => Some((f, Compact::Text(text))),
         [Part::Text {
             text,
             thought: true,
-        }] => Some(Compact::Thought(text)),
-        [Part::Reasoning(text)] => Some(Compact::Reasoning(text)),
+        }] => Some((f, Compact::Thought(text))),
+        [Part::Reasoning(text)] => Some((f, Compact::Reasoning(text))),
         _ => None,
     }
 }
 
 fn same_header(a: &Response, b: &Response) -> bool {
-    a.flavor == b.flavor
+    std::ptr::eq(a.key_order, b.key_order)
         && a.create_time == b.create_time
         && a.response_id == b.response_id
         && a.model_version == b.model_version
 }
 
-fn write_header_item(r: &Response, out: &mut String) {
+fn write_header_item(f: u8, r: &Response, out: &mut String) {
     open_item(out, key::HEADER);
-    let f = if r.flavor == Flavor::OpenAI {
-        header_flavor::OPENAI
-    } else {
-        header_flavor::ANTHROPIC
-    };
     write_header(
         f,
         Some(&r.create_time),
@@ -439,7 +431,7 @@ fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
     }
     out.push_str(",\"h\":");
     write_header(
-        header_flavor::OPENAI,
+        CHUNK_HEADER_ID,
         Some(&h.create_time),
         h.id.as_deref(),
         h.model_version.as_deref(),
@@ -455,7 +447,7 @@ fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
 fn write_event_header_item(h: &EventHeader, out: &mut String) {
     open_item(out, key::EVENT_HEADER);
     write_header(
-        header_flavor::ANTHROPIC,
+        EVENT_HEADER_ID,
         None,
         h.response_id.as_deref(),
         h.model_version.as_deref(),
@@ -463,6 +455,21 @@ fn write_event_header_item(h: &EventHeader, out: &mut String) {
     );
     out.push('}');
 }
+
+/// The header id of an order the object path builds responses in (each
+/// provider declares one for it; checked as the crate compiles).
+const fn header_id(order: &KeyOrder) -> u8 {
+    match order.wire_id {
+        Some(f) => f,
+        None => panic!("the object path's key order needs a header id"),
+    }
+}
+
+/// The `f` of a chunk-header item's header.
+const CHUNK_HEADER_ID: u8 = header_id(&crate::convert::openai::key_order::KEY_ORDER);
+
+/// The `f` of an event-header item.
+const EVENT_HEADER_ID: u8 = header_id(&crate::convert::anthropic::key_order::KEY_ORDER);
 
 /// A header: `{f, createTime?, responseId?, modelVersion?}` (JSON texts
 /// but `create_time`, the string itself).
@@ -474,7 +481,11 @@ fn write_header(
     out: &mut String,
 ) {
     out.push_str("{\"f\":");
-    out.push(char::from(b'0' + f));
+    if f >= 10 {
+        out.push_str(&f.to_string());
+    } else {
+        out.push(char::from(b'0' + f));
+    }
     if let Some(t) = create_time {
         out.push_str(",\"createTime\":");
         write_str(out, t);
@@ -539,7 +550,7 @@ mod tests {
 
     fn chunk(time: &str, parts: Vec<Part>) -> Response {
         Response {
-            flavor: Flavor::OpenAI,
+            key_order: &crate::convert::openai::key_order::KEY_ORDER,
             response_id: Some("\"id\"".into()),
             create_time: time.into(),
             model_version: None,

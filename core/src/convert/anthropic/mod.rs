@@ -25,6 +25,7 @@ mod events;
 mod held_calls;
 mod held_progress;
 pub mod hot_shapes;
+pub mod key_order;
 mod object_path;
 mod prefix;
 mod seam;
@@ -42,7 +43,7 @@ use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::foundations::sse::Bom;
 use crate::model::argument_progress::ArgumentProgress;
-use crate::model::gemini::{now_ms_shared, Candidate, Flavor, Part, Response};
+use crate::model::gemini::{now_ms_shared, Candidate, Part, Response};
 use arg_limits::Blocks;
 use event_header::EventHeader;
 use usage::Usage;
@@ -125,7 +126,7 @@ impl AnthropicStream {
     /// still take ([`Self::args_budget`]).
     pub fn wire_state(&mut self, yielded: &[Response]) -> State {
         if let Some(last) = yielded.last() {
-            self.message.header_shown = last.flavor == Flavor::Anthropic
+            self.message.header_shown = std::ptr::eq(last.key_order, &key_order::KEY_ORDER)
                 && last.response_id == self.message.id
                 && last.model_version == self.message.model;
         }
@@ -224,7 +225,7 @@ impl AnthropicStream {
     fn chunk(&mut self, part: Option<Part>) -> Response {
         let usage = self.usage.take_message_start();
         Response {
-            flavor: Flavor::Anthropic,
+            key_order: &key_order::KEY_ORDER,
             response_id: self.message.id.clone(),
             create_time: now_ms_shared(),
             model_version: self.message.model.clone(),
@@ -240,7 +241,7 @@ impl AnthropicStream {
 
     fn finish_chunk(&self) -> Response {
         Response {
-            flavor: Flavor::Anthropic,
+            key_order: &key_order::KEY_ORDER,
             response_id: self.message.id.clone(),
             create_time: now_ms_shared(),
             model_version: self.message.model.clone(),

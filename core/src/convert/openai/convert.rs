@@ -12,10 +12,11 @@ use super::text_delta::{self, estimate_token_units};
 use super::usage;
 use super::OpenAIStream;
 use crate::convert::openai::chunk_header::ChunkHeader;
+use crate::convert::openai::key_order::KEY_ORDER;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::js_text::js_trim_start;
 use crate::foundations::json::{self, Value};
-use crate::model::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::model::gemini::{now_ms_string, Candidate, Part, Preparation, Response};
 
 impl OpenAIStream {
     /// One chunk's JSON text → its response: the template path when the chunk
@@ -99,7 +100,7 @@ impl OpenAIStream {
         };
         let created = chunk.at("created");
         Ok(Response {
-            flavor: Flavor::OpenAI,
+            key_order: &KEY_ORDER,
             response_id: chunk.get("id").map(|id| json::to_json_string(id).into()),
             create_time: if created.truthy() {
                 crate::foundations::js_text::js_to_string(created).into()

@@ -29,6 +29,7 @@ mod convert;
 mod finish_reason;
 mod held_progress;
 pub mod hot_shapes;
+pub mod key_order;
 pub mod object_path;
 mod seam;
 mod sse_events;
@@ -51,7 +52,7 @@ use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::foundations::sse::Bom;
 use crate::model::argument_progress::ArgumentProgress;
-use crate::model::gemini::{now_ms, Candidate, Flavor, Preparation, Response};
+use crate::model::gemini::{now_ms, Candidate, Preparation, Response};
 use tag_guard::TagGuard;
 use tagged::TaggedThinking;
 use template::TemplatePath;
@@ -264,7 +265,7 @@ impl OpenAIStream {
             }
             if let Some(parts) = self.guard.held_parts.take().filter(|p| !p.is_empty()) {
                 out.push(Response {
-                    flavor: Flavor::Bare,
+                    key_order: &key_order::BARE,
                     response_id: None,
                     create_time: Rc::from(""),
                     model_version: None,

@@ -19,8 +19,9 @@
 use std::rc::Rc;
 
 use crate::convert::openai::chunk_header::ChunkHeader;
+use crate::convert::openai::key_order::KEY_ORDER;
 use crate::foundations::json::{self, JStr};
-use crate::model::gemini::{now_ms_string, Candidate, Flavor, Part, Preparation, Response};
+use crate::model::gemini::{now_ms_string, Candidate, Part, Preparation, Response};
 
 use crate::convert::openai::tool_call_parser::ProviderIndex;
 
@@ -93,7 +94,7 @@ impl Header {
         sanitized: Option<(&'static str, usize)>,
     ) -> Response {
         Response {
-            flavor: Flavor::OpenAI,
+            key_order: &KEY_ORDER,
             response_id: self.response_id.clone(),
             create_time: self
                 .create_time
