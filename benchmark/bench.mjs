@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import * as streams from './streams.mjs';
 import { machine } from './machine.mjs';
-import { loadPeer } from '../devtools/peer.mjs';
+import { loadPeer, loadResponsesPeer } from '../devtools/peer.mjs';
 import { scaling, scalingTable } from './scaling.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,6 +46,7 @@ try {
   process.stderr.write(`bench: native addon did not load (${err.message.split('\n')[0]})\n`);
 }
 const hasNative = typeof native.AnthropicConverter === 'function' && typeof native.OpenAIConverter === 'function';
+const hasResponses = typeof native.OpenAIResponsesConverter === 'function';
 
 /** Calls fn on each response of whatever a converter call returned (array, one, or none). */
 function each(out, fn) {
@@ -77,6 +78,11 @@ const nativePaths = {
     for (const u8 of reads) each(c.pushBytes(u8), onResponse);
     each(c.end(), onResponse);
   },
+  responsesBytes(reads, onResponse = touch) {
+    const c = new native.OpenAIResponsesConverter({ model: MODEL });
+    for (const u8 of reads) each(c.pushBytes(u8), onResponse);
+    each(c.end(), onResponse);
+  },
   async anthropicEvents(events, onResponse = touch) {
     const c = new native.AnthropicConverter({ model: MODEL });
     for await (const ev of streams.feed(events)) each(c.pushEvent(ev), onResponse);
@@ -97,6 +103,8 @@ const nativePaths = {
 
 // ---------------------------------------------------------------- peer
 const peer = await loadPeer({ model: MODEL });
+// The Responses rows' peer: a later release (the Responses generator ships from 0.23.3), its own reader.
+const responsesPeer = await loadResponsesPeer({ model: MODEL });
 // The peer at its fastest: the SDK decoder reads an async-iterable
 // body directly. `streamBody` is the former setup, a web ReadableStream
 // Response (one pull per read, as a fetch body); P7 times both.
@@ -107,7 +115,9 @@ const sdkStream = (provider, reads, streamBody = false) =>
   );
 
 const peerFromBytes = (provider, reads, onResponse = touch, streamBody = false) =>
-  peer[provider](sdkStream(provider, reads, streamBody), onResponse);
+  provider === 'responses'
+    ? responsesPeer.responses(reads, onResponse)
+    : peer[provider](sdkStream(provider, reads, streamBody), onResponse);
 
 async function decodeAll(provider, reads) {
   const out = [];
@@ -211,6 +221,20 @@ const streamCases = [
     target: '≥ 8×; ÷ floor ≤ 2×',
   },
   {
+    id: 'P1',
+    label: `OpenAI Responses write_file ${kb(size.small)}`,
+    provider: 'responses',
+    make: () => streams.responsesWriteFile(size.small),
+    target: '≥ 8×; ÷ floor ≤ 2×',
+  },
+  {
+    id: 'P1',
+    label: `OpenAI Responses write_file ${kb(size.large)}`,
+    provider: 'responses',
+    make: () => streams.responsesWriteFile(size.large),
+    target: '≥ 8×; ÷ floor ≤ 2×',
+  },
+  {
     id: 'P2',
     label: `Anthropic ${size.textDeltas} text deltas + thinking`,
     provider: 'anthropic',
@@ -222,6 +246,13 @@ const streamCases = [
     label: `OpenAI ${size.textDeltas} text deltas + reasoning`,
     provider: 'openai',
     make: () => streams.openaiText(size.textDeltas),
+    target: '≥ 1.5×',
+  },
+  {
+    id: 'P2',
+    label: `OpenAI Responses ${size.textDeltas} text deltas + reasoning summary`,
+    provider: 'responses',
+    make: () => streams.responsesText(size.textDeltas),
     target: '≥ 1.5×',
   },
   {
@@ -317,7 +348,11 @@ for (const c of streamCases) {
   const st = c.make();
   const buffers = st.reads.map((u8) => Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength));
   const payloads = st.finalArguments ?? [JSON.stringify(st.finalText)];
-  const bytesPath = c.provider === 'anthropic' ? nativePaths.anthropicBytes : nativePaths.openaiBytes;
+  const bytesPath = {
+    anthropic: nativePaths.anthropicBytes,
+    openai: nativePaths.openaiBytes,
+    responses: nativePaths.responsesBytes,
+  }[c.provider];
   const tasks = [
     { name: 'peer', fn: () => peerFromBytes(c.provider, st.reads) },
     { name: 'floor', fn: () => floorPath(buffers, payloads) },
@@ -326,7 +361,7 @@ for (const c of streamCases) {
   await assertPeerReproduces(c, st);
   let check = 'native pending';
   let dropCheck;
-  if (hasNative) {
+  if (hasNative && (c.provider !== 'responses' || hasResponses)) {
     check = await checkSame(
       c.provider,
       (on) => bytesPath(st.reads, on),
@@ -433,7 +468,9 @@ const scaled = want('P6') && hasNative ? await scaling({ smoke: SMOKE }) : null;
 // ---------------------------------------------------------------- report
 const lines = [];
 lines.push(`Machine: ${machine()}`);
-lines.push(`Peer: @qwen-code/qwen-code ${peer.version} (+ @anthropic-ai/sdk / openai SSE decoders from node_modules)`);
+lines.push(
+  `Peer: @qwen-code/qwen-code ${peer.version} (+ @anthropic-ai/sdk / openai SSE decoders from node_modules); OpenAI Responses rows: ${responsesPeer.version}'s own reader and converter`,
+);
 lines.push(
   `Native: ${hasNative ? 'toolcall-stream ' + require('../package.json').version : 'not available yet (AnthropicConverter missing from the addon)'}`,
 );

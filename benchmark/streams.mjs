@@ -396,6 +396,90 @@ export function openaiTextHeavy(chars) {
   return { ...toReads(body), events: 1 + text.length + 3, finalText: text.join('') };
 }
 
+// OpenAI Responses API streams (Qwen's `openai-responses` auth type): typed
+// `event:`/`data:` frames, as OpenAI sends them.
+const responsesSse = (data) => sse(data.type, data);
+const RESPONSE_ID = 'resp_67ccd2bed1ec8190b14f964abc054267';
+
+function responsesHead() {
+  return responsesSse({
+    type: 'response.created',
+    sequence_number: 0,
+    response: { id: RESPONSE_ID, object: 'response', status: 'in_progress', output: [] },
+  });
+}
+
+function responsesTail(outputTokens) {
+  return responsesSse({
+    type: 'response.completed',
+    response: {
+      id: RESPONSE_ID,
+      object: 'response',
+      status: 'completed',
+      output: [],
+      usage: {
+        input_tokens: 1843,
+        input_tokens_details: { cached_tokens: 1024 },
+        output_tokens: outputTokens,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 1843 + outputTokens,
+      },
+    },
+  });
+}
+
+/** Responses, P1 shape: one `write_file` function call, its arguments in `fragment`-character deltas. */
+export function responsesWriteFile(contentBytes, { fragment = 50 } = {}) {
+  const args = writeFileArguments(contentBytes);
+  const item = { type: 'function_call', id: 'fc_0', call_id: 'call_q8NvWbJ0pT0Xk2', name: 'write_file' };
+  let body = responsesHead();
+  body += responsesSse({
+    type: 'response.output_item.added',
+    output_index: 0,
+    item: { ...item, arguments: '', status: 'in_progress' },
+  });
+  const parts = fragments(args, fragment);
+  for (const delta of parts)
+    body += responsesSse({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_0', delta });
+  body += responsesSse({
+    type: 'response.function_call_arguments.done',
+    output_index: 0,
+    item_id: 'fc_0',
+    arguments: args,
+  });
+  body += responsesSse({
+    type: 'response.output_item.done',
+    output_index: 0,
+    item: { ...item, arguments: args, status: 'completed' },
+  });
+  body += responsesTail(Math.ceil(args.length / 4));
+  return { ...toReads(body), events: parts.length + 6, finalArguments: [args] };
+}
+
+/** Responses, P2 shape: reasoning summary deltas, then `textCount` output text deltas. */
+export function responsesText(textCount) {
+  const thinking = textDeltas(Math.ceil(textCount / 4), 7);
+  const text = textDeltas(textCount, 11);
+  let body = responsesHead();
+  for (const delta of thinking)
+    body += responsesSse({ type: 'response.reasoning_summary_text.delta', output_index: 0, item_id: 'rs_0', delta });
+  body += responsesSse({
+    type: 'response.output_item.added',
+    output_index: 1,
+    item: { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [] },
+  });
+  for (const delta of text)
+    body += responsesSse({
+      type: 'response.output_text.delta',
+      output_index: 1,
+      item_id: 'msg_1',
+      content_index: 0,
+      delta,
+    });
+  body += responsesTail(textCount * 6);
+  return { ...toReads(body), events: thinking.length + text.length + 3, finalText: thinking.join('') + text.join('') };
+}
+
 /**
  * Wraps 16 KiB reads as a fetch Response, the shape the SDK decoders take:
  * a ReadableStream that hands over one read per pull, as a fetch body does

@@ -121,3 +121,43 @@ export async function loadPeer({ model = 'bench-model' } = {}) {
     },
   };
 }
+
+/** The peer of the OpenAI Responses rows: a release with the Responses generator (0.23.3 on). */
+export const RESPONSES_PEER_VERSION = '0.24.4';
+
+/**
+ * Qwen's own Responses conversion: its ResponsesPipeline's connectStream
+ * (packages/core/src/core/openaiResponsesContentGenerator/responses-pipeline.ts),
+ * which builds the request, makes a fresh ResponsesStreamState and runs
+ * iterateBody — readChunk's guards, the SSE line parser,
+ * convertResponsesEventToGemini — over a reader of the reads. Only the
+ * connect is stood in for: this one pipeline's connectWithReasoningReplayRecovery
+ * hands back the reader instead of fetching.
+ */
+export async function loadResponsesPeer({ model = 'bench-model' } = {}) {
+  const dir = ensurePeer(RESPONSES_PEER_VERSION);
+  const q = await importPeer(dir, ['OpenAIResponsesContentGenerator', 'preloadRuntimeFetchModule']);
+  await q.preloadRuntimeFetchModule();
+  const version = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  const generator = new q.OpenAIResponsesContentGenerator(
+    { model, apiKey: 'sk-bench', baseUrl: 'https://api.openai.com', authType: 'openai-responses' },
+    cliConfig,
+  );
+  const pipeline = generator.pipeline;
+  let reader;
+  pipeline.connectWithReasoningReplayRecovery = async () => reader;
+  const request = { model, contents: [], config: {} };
+  return {
+    version,
+    dir,
+    async responses(reads, onResponse) {
+      let i = 0;
+      reader = {
+        read: async () => (i < reads.length ? { done: false, value: reads[i++] } : { done: true, value: undefined }),
+        cancel: async () => {},
+        releaseLock() {},
+      };
+      for await (const r of await pipeline.connectStream(request, 'bench', undefined)) onResponse(r);
+    },
+  };
+}
