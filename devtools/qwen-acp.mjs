@@ -63,7 +63,13 @@ export function qwenSettings({ provider, approvalMode = 'default', retryInitialD
 }
 
 function providerEnv(provider, providerUrl, model) {
-  if (provider === 'openai')
+  // The Responses auth type reads the OpenAI variables too (its key
+  // OPENAI_API_KEY, its model OPENAI_MODEL, the base URL OPENAI_BASE_URL:
+  // packages/cli/src/config/auth.ts and packages/cli/src/utils/modelConfigUtils.ts
+  // from 0.23.3 on); it is chosen only by `security.auth.selectedType:
+  // 'openai-responses'`, which getAuthTypeFromEnv never returns. Its
+  // pipeline posts to `<base URL without /v1>/v1/responses`.
+  if (provider === 'openai' || provider === 'openai-responses')
     return { OPENAI_API_KEY: 'sk-replay', OPENAI_BASE_URL: `${providerUrl}/v1`, OPENAI_MODEL: model ?? 'replay-model' };
   if (provider === 'anthropic')
     return {
@@ -71,7 +77,7 @@ function providerEnv(provider, providerUrl, model) {
       ANTHROPIC_BASE_URL: providerUrl,
       ANTHROPIC_MODEL: model ?? 'claude-replay',
     };
-  throw new TypeError(`provider must be 'anthropic' or 'openai', not ${provider}`);
+  throw new TypeError(`provider must be 'anthropic', 'openai' or 'openai-responses', not ${provider}`);
 }
 
 /** What the client answers to `session/request_permission`: an option kind, 'cancelled', or a function of the params. */
@@ -115,7 +121,7 @@ async function startOutboundTrap() {
 /**
  * @param {object} options
  * @param {string} options.version            Qwen Code release, e.g. '0.21.2' (fetched if missing)
- * @param {'anthropic'|'openai'} options.provider
+ * @param {'anthropic'|'openai'|'openai-responses'} options.provider
  * @param {string} options.providerUrl        the loopback provider's origin (OpenAI gets `${providerUrl}/v1`)
  * @param {string} [options.cwd]              the child's working directory (default: its temporary HOME)
  * @param {string} [options.model]

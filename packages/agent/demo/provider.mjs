@@ -1,6 +1,7 @@
 // The embedded loopback provider: a real HTTP server on 127.0.0.1 that speaks
-// the Anthropic Messages API (POST /v1/messages) and the OpenAI chat
-// completions API (POST /v1/chat/completions), streaming (and, for the
+// the Anthropic Messages API (POST /v1/messages), the OpenAI chat
+// completions API (POST /v1/chat/completions) and the OpenAI Responses API
+// (POST /v1/responses), streaming (and, for the
 // Anthropic empty-stream fallback, non-streaming Messages), and replays the
 // recorded scenarios (scenarios.mjs) with realistic pacing (sse-body.mjs).
 //
@@ -13,7 +14,7 @@ import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { scenarios as defaultScenarios, prng } from './scenarios.mjs';
-import { renderAnthropic, renderAnthropicMessage, renderOpenAI } from './sse-body.mjs';
+import { renderAnthropic, renderAnthropicMessage, renderOpenAI, renderOpenAIResponses } from './sse-body.mjs';
 
 /** The last user message that is text (not a tool result), and the turn after it. */
 function locate(messages, providerKind) {
@@ -30,6 +31,25 @@ function locate(messages, providerKind) {
     if (text === undefined) continue;
     const turn = messages.slice(i + 1).filter((x) => x.role === 'assistant').length;
     return { text, turn };
+  }
+  return { text: '', turn: 0 };
+}
+
+/**
+ * A Responses request's `input` read as {@link locate} reads messages: the
+ * last user message with text, and as its turn the number of tool results
+ * (`function_call_output` items) after it (one call per turn).
+ */
+function locateResponses(input) {
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item = input[i];
+    if (item?.type !== 'message' || item.role !== 'user') continue;
+    const content =
+      typeof item.content === 'string' ? [{ type: 'input_text', text: item.content }] : (item.content ?? []);
+    const texts = content.filter((c) => c.type === 'input_text').map((c) => c.text);
+    if (texts.length === 0) continue;
+    const turn = input.slice(i + 1).filter((x) => x?.type === 'function_call_output').length;
+    return { text: texts.join('\n'), turn };
   }
   return { text: '', turn: 0 };
 }
@@ -63,7 +83,13 @@ export async function startProvider({
   const sockets = new Set();
 
   const server = http.createServer(async (req, res) => {
-    const kind = req.url.endsWith('/messages') ? 'anthropic' : req.url.endsWith('/chat/completions') ? 'openai' : null;
+    const kind = req.url.endsWith('/messages')
+      ? 'anthropic'
+      : req.url.endsWith('/chat/completions')
+        ? 'openai'
+        : req.url.endsWith('/responses')
+          ? 'openai-responses'
+          : null;
     if (req.method !== 'POST' || !kind) {
       res
         .writeHead(404, { 'content-type': 'application/json' })
@@ -79,10 +105,10 @@ export async function startProvider({
       res.writeHead(400).end('{"error":{"message":"invalid JSON body"}}');
       return;
     }
-    const messages = body.messages ?? [];
-    const { text, turn } = locate(messages, kind);
+    const messages = (kind === 'openai-responses' ? body.input : body.messages) ?? [];
+    const { text, turn } = kind === 'openai-responses' ? locateResponses(messages) : locate(messages, kind);
     const key = createHash('sha256')
-      .update(JSON.stringify([kind, body.model, body.system, messages]))
+      .update(JSON.stringify([kind, body.model, body.system ?? body.instructions, messages]))
       .digest('hex');
     const attempt = attemptsByKey.get(key) ?? 0;
     attemptsByKey.set(key, attempt + 1);
@@ -134,10 +160,10 @@ export async function startProvider({
       record.completed = true;
       return;
     }
-    const frames =
-      kind === 'anthropic'
-        ? renderAnthropic(spec, { model, key: renderKey })
-        : renderOpenAI(spec, { model, key: renderKey });
+    const render = { anthropic: renderAnthropic, openai: renderOpenAI, 'openai-responses': renderOpenAIResponses }[
+      kind
+    ];
+    const frames = render(spec, { model, key: renderKey });
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

@@ -289,3 +289,123 @@ export function renderOpenAI(attempt, { model, key }) {
   frames.push({ delayMs: 1, text: 'data: [DONE]\n\n' });
   return frames;
 }
+
+/**
+ * The attempt as an OpenAI Responses API stream (POST /v1/responses with
+ * `stream: true`): `event:`/`data:` frames, each output an item with its
+ * `output_item.added` and `output_item.done`, a tool call's arguments as
+ * `response.function_call_arguments.delta` events, `response.completed`
+ * with the usage at the end. An interrupt's error is an `error` event.
+ */
+export function renderOpenAIResponses(attempt, { model, key }) {
+  const frames = [];
+  const id = `resp_${seedOf(key).toString(36)}`;
+  const sse = (type, data, delayMs, note) =>
+    frames.push({ delayMs, text: `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`, note });
+  sse(
+    'response.created',
+    { response: { id, object: 'response', model, status: 'in_progress', output: [] } },
+    PACE.firstByteMs,
+  );
+  const items = new Map();
+  const itemOf = (block, index) => {
+    if (!items.has(block)) {
+      const itemId = `${block.type === 'tool_use' ? 'fc' : block.type === 'thinking' ? 'rs' : 'msg'}_${index}`;
+      items.set(block, { output_index: items.size, itemId, text: '' });
+    }
+    return items.get(block);
+  };
+  const done = [];
+  const interrupted = walk(attempt, seedOf(key), (kind, { index, block, piece, pause }, delayMs, rawNote) => {
+    if (kind === 'pause') {
+      frames.push({ delayMs, text: '', pause, note: { tool: block.name, id: openaiCallId(block.id), pause } });
+      return;
+    }
+    const note = rawNote && { ...rawNote, id: openaiCallId(rawNote.id) };
+    const item = itemOf(block, index);
+    const at = { output_index: item.output_index };
+    if (block.type === 'text' || block.type === 'thinking') {
+      const reasoning = block.type === 'thinking';
+      if (kind === 'start')
+        sse(
+          'response.output_item.added',
+          {
+            ...at,
+            item: reasoning
+              ? { type: 'reasoning', id: item.itemId, summary: [] }
+              : { type: 'message', id: item.itemId, role: 'assistant', status: 'in_progress', content: [] },
+          },
+          delayMs,
+          note,
+        );
+      else if (kind === 'delta') {
+        item.text += piece;
+        sse(
+          reasoning ? 'response.reasoning_summary_text.delta' : 'response.output_text.delta',
+          { ...at, item_id: item.itemId, ...(reasoning ? { summary_index: 0 } : { content_index: 0 }), delta: piece },
+          delayMs,
+          note,
+        );
+      } else {
+        const finished = reasoning
+          ? { type: 'reasoning', id: item.itemId, summary: [{ type: 'summary_text', text: item.text }] }
+          : {
+              type: 'message',
+              id: item.itemId,
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: item.text, annotations: [] }],
+            };
+        done.push(finished);
+        sse('response.output_item.done', { ...at, item: finished }, delayMs, note);
+      }
+      return;
+    }
+    const call = { type: 'function_call', id: item.itemId, call_id: openaiCallId(block.id), name: block.name };
+    if (kind === 'start')
+      sse(
+        'response.output_item.added',
+        { ...at, item: { ...call, arguments: '', status: 'in_progress' } },
+        delayMs,
+        note,
+      );
+    else if (kind === 'delta') {
+      item.text += piece;
+      sse('response.function_call_arguments.delta', { ...at, item_id: item.itemId, delta: piece }, delayMs, note);
+    } else {
+      sse('response.function_call_arguments.done', { ...at, item_id: item.itemId, arguments: item.text }, delayMs);
+      const finished = { ...call, arguments: item.text, status: 'completed' };
+      done.push(finished);
+      sse('response.output_item.done', { ...at, item: finished }, 2, note);
+    }
+  });
+  if (interrupted) {
+    const tail = interruptTail(attempt.interrupt);
+    if (tail) {
+      frames.push(...tail);
+      return frames;
+    }
+    const err = attempt.interrupt.error;
+    if (err) sse('error', { code: err.code ?? err.type, message: err.message }, 40, { error: err.type });
+    return frames;
+  }
+  if (attempt.omitStop) return frames;
+  const usage = { input_tokens: 412, output_tokens: outputTokens(attempt), total_tokens: 412 + outputTokens(attempt) };
+  const incomplete = attempt.stop === 'max_tokens';
+  sse(
+    incomplete ? 'response.incomplete' : 'response.completed',
+    {
+      response: {
+        id,
+        object: 'response',
+        model,
+        status: incomplete ? 'incomplete' : 'completed',
+        output: done,
+        usage,
+        ...(incomplete ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
+      },
+    },
+    20,
+  );
+  return frames;
+}
