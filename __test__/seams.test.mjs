@@ -378,7 +378,7 @@ test("ACP JSON goes through the converters' JSON stack: lone surrogates in field
 });
 
 test('OpenAIConverter: a pending closing thinking tag is carried by the state word (set, kept after a fatal error, gone after free() and end())', () => {
-  const { closingTagPendingOf } = require('../lib/converters/openai.js');
+  const { closingTagPendingOf } = require('../lib/converters/openai/converter.js');
   const chunk = (delta) => ({
     id: 'c',
     object: 'chat.completion.chunk',

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { convertAnthropicStream } = require('../converters/anthropic-stream.js');
+const { convertAnthropicStream } = require('../converters/anthropic/stream.js');
 const { NO_LIMITS } = require('../converters/options.js');
 const { kHeldBytes } = require('../converters/argument-progress.js');
 

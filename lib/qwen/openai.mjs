@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { RawBytes, handshakeOf, interceptStreams } from './raw-body.mjs';
 
 const require = createRequire(import.meta.url);
-const { OpenAIConverter, sanitizationOf, closingTagPendingOf } = require('../converters/openai.js');
+const { OpenAIConverter, sanitizationOf, closingTagPendingOf } = require('../converters/openai/converter.js');
 const { NO_LIMITS, RESPONSE_PARSING } = require('../converters/options.js');
 const { kHeldBytes } = require('../converters/argument-progress.js');
 

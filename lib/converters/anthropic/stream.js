@@ -3,12 +3,12 @@
 // `AnthropicContentGenerator.processStream` (and, with `emptyFallback`,
 // `processStreamWithEmptyFallback`) over an AnthropicConverter.
 
-const { hostError } = require('../host.js');
-const { convertAnthropicResponse } = require('../bodies.js');
-const { readOptions, readEmptyFallback, checkIterable, unmappedErrors } = require('./options.js');
-const { isBytes } = require('./input.js');
-const { AnthropicConverter, kPushEvent } = require('./anthropic.js');
-const { kHeldBytes } = require('./argument-progress.js');
+const { hostError } = require('../../host.js');
+const { convertAnthropicResponse } = require('../../bodies.js');
+const { readOptions, readEmptyFallback, checkIterable, unmappedErrors } = require('../options.js');
+const { isBytes } = require('../input.js');
+const { AnthropicConverter, kPushEvent } = require('./converter.js');
+const { kHeldBytes } = require('../argument-progress.js');
 
 /**
  * Drop-in for `AnthropicContentGenerator.processStream(stream)`. The source

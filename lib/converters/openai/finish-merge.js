@@ -3,9 +3,9 @@
 // pipeline.ts `handleChunkMerging`): the empty filter, the thinking-tag
 // continuation check, and finish/usage merging.
 
-const { getToolCallPreparations, setToolCallPreparations } = require('../preparations.js');
-const { newResponse, ToolCallStreamError } = require('../responses.js');
-const { sanitizationOf } = require('./openai.js');
+const { getToolCallPreparations, setToolCallPreparations } = require('../../preparations.js');
+const { newResponse, ToolCallStreamError } = require('../../responses.js');
+const { sanitizationOf } = require('./converter.js');
 
 function protocolTagLeak(message) {
   return new ToolCallStreamError(message, {

@@ -2,10 +2,10 @@
 // convertOpenAIStream: Qwen Code's OpenAI converter plus its pipeline stage
 // (pipeline.ts `processStreamWithLogging`), with the reference's catch.
 
-const { hostError } = require('../host.js');
-const { readOptions, readSignal, isAborted, checkIterable, unmappedErrors } = require('./options.js');
-const { isBytes } = require('./input.js');
-const { OpenAIConverter, closingTagPendingOf } = require('./openai.js');
+const { hostError } = require('../../host.js');
+const { readOptions, readSignal, isAborted, checkIterable, unmappedErrors } = require('../options.js');
+const { isBytes } = require('../input.js');
+const { OpenAIConverter, closingTagPendingOf } = require('./converter.js');
 const { FinishMerge, protocolTagLeak } = require('./finish-merge.js');
 
 /**
