@@ -24,14 +24,16 @@
 // bcryptprimitives.dll (Rust's std imports ProcessPrng, which Wine 8 lacks),
 // and no TCP keep-alive (Wine 8 fails connect() after setKeepAlive()).
 //
-//   npm run test:platforms                 everything
-//   npm run test:platforms -- wine-22      only the named platforms (see PLATFORMS)
+//   npm run test:platforms                       everything
+//   npm run test:platforms -- wine-22            only the named platforms (see PLATFORMS)
+//   npm run test:platforms -- --without wine-20  all but the named ones
 //
-// `.ci/run` names wine-22 and qemu-22: Wine with node.exe 20 runs the same
-// binary and the same files as with 22, about 2.5 of CI's minutes for what
-// only the Node-API host's version changes; Windows on Node 20 is tested on
-// every release (the release workflow's Windows runner, Node 20 and 22), and
-// by this script run without arguments. With TOOLCALL_STREAM_SKIPS=fail (which
+// `.ci/run` runs every platform but one, `--without wine-20`: Wine with
+// node.exe 20 runs the same binary and the same files as with 22, about 2.5 of
+// CI's minutes for what only the Node-API host's version changes; Windows on
+// Node 20 is tested on every release (the release workflow's Windows runner,
+// Node 20 and 22), and by this script run without arguments. A platform added
+// to PLATFORMS runs in CI unless `.ci/run` names it. With TOOLCALL_STREAM_SKIPS=fail (which
 // `.ci/run` sets) a test skipped inside a file that runs fails its row, unless
 // devtools/allowed-skips.mjs lists its reason, as in `npm test`.
 
@@ -393,10 +395,15 @@ function tapSummary(output) {
 }
 
 function main() {
-  const wanted = process.argv.slice(2);
-  const platforms = wanted.length ? PLATFORMS.filter((p) => wanted.includes(p.id)) : PLATFORMS;
-  if (wanted.length && platforms.length !== wanted.length)
-    throw new Error(`unknown platform; known: ${PLATFORMS.map((p) => p.id).join(', ')}`);
+  const args = process.argv.slice(2);
+  const without = args.flatMap((a, i) => (args[i - 1] === '--without' ? [a] : []));
+  const wanted = args.filter((a, i) => a !== '--without' && args[i - 1] !== '--without');
+  for (const id of [...wanted, ...without])
+    if (!PLATFORMS.some((p) => p.id === id))
+      throw new Error(`unknown platform ${id}; known: ${PLATFORMS.map((p) => p.id).join(', ')}`);
+  if (args.at(-1) === '--without') throw new Error('--without names a platform: --without wine-20');
+  const platforms = PLATFORMS.filter((p) => (!wanted.length || wanted.includes(p.id)) && !without.includes(p.id));
+  if (!platforms.length) throw new Error('no platform left to run');
 
   const files = TEST_DIRS.flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')));
   for (const [extra, skips] of [
