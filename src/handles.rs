@@ -20,6 +20,15 @@
 //! `liveHandles()` counts for the whole process, every thread included: the
 //! native states (converters, card ledgers, trackers, id tables) whose handle
 //! objects have not been collected and whose worker has not exited.
+//!
+//! The WebAssembly build (wasm32-wasip1-threads) differs in both: napi's
+//! loader (toolcall-stream.wasi.cjs) instantiates the module once per JS
+//! thread, each instance with memory of its own, so a worker's converters
+//! are out of reach of every other thread's code, `liveHandles()` counts
+//! the calling thread's states only, and the statics here start afresh in
+//! each instance. A table's tag is therefore drawn at random there
+//! ([`first_tag`]), so that a number taken to another worker still addresses
+//! nothing there but with a chance of 2^-29 per pair of tables.
 
 use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
@@ -73,6 +82,24 @@ const MAX_TAG: u32 = (1 << (53 - INDEX_BITS)) - 1;
 /// Table tags handed out so far (tags wrap after 2^29 threads).
 static TAGS: AtomicU32 = AtomicU32::new(0);
 
+/// Where this instance's tags start: 0 natively, where one counter serves
+/// every thread of the process.
+#[cfg(not(target_arch = "wasm32"))]
+fn first_tag() -> u32 {
+    0
+}
+
+/// Where this instance's tags start: at random on wasm32, where each thread
+/// has an instance of its own and so a counter of its own (module docs).
+/// std's hasher keys are the randomness at hand (WASI `random_get`).
+#[cfg(target_arch = "wasm32")]
+fn first_tag() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u8(0);
+    (hasher.finish() % u64::from(MAX_TAG)) as u32
+}
+
 /// One thread's slots.
 pub struct Slots<T> {
     /// 0 until the first insert.
@@ -116,7 +143,11 @@ impl<T: 'static> HandleTable<T> {
             .try_with(|slots| {
                 let mut slots = slots.try_borrow_mut().ok()?;
                 if slots.tag == 0 {
-                    slots.tag = TAGS.fetch_add(1, Ordering::Relaxed) % MAX_TAG + 1;
+                    slots.tag = TAGS
+                        .fetch_add(1, Ordering::Relaxed)
+                        .wrapping_add(first_tag())
+                        % MAX_TAG
+                        + 1;
                 }
                 let value = Some(Tracked::new(value));
                 let index = match slots.free.pop() {
