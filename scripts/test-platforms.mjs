@@ -326,7 +326,8 @@ function loaderCheck(platform, l) {
 function wasiBindingCheck(l) {
   const code = `console.log(JSON.stringify(require('./lib/available.js').checkAvailable()))`;
   const r = runNode(l, ['-e', code], l.testEnv, 120_000);
-  const line = r.output.trim().split('\n').at(-1);
+  // Node 20 and 22 print WASI's ExperimentalWarning beside it.
+  const line = r.output.split('\n').find((l) => l.startsWith('{')) ?? '';
   let status = null;
   try {
     status = JSON.parse(line);
