@@ -235,10 +235,12 @@ function main() {
     if (plan.wasi) {
       // Rust's own wasm linker and the emnapi archive napi links (devDependency
       // `emnapi`, the same version as `@emnapi/core` and `@emnapi/runtime`,
-      // which napi checks); no cross toolchain.
-      run('nice', ['-n', '19', 'npx', 'napi', 'build', '--platform', '--release', '--target', target, ...common], {
-        env,
-      });
+      // which napi checks); no cross toolchain. No root loader (`--no-js`):
+      // lib/generated/binding.js is the package's, and a WASI loader that
+      // names none lets `napi artifacts` take the WASI package's files as
+      // they are (the release workflow).
+      const args = ['build', '--platform', '--release', '--target', target, '--output-dir', dir, '--no-js'];
+      run('nice', ['-n', '19', 'npx', 'napi', ...args, '--dts', 'binding.d.ts'], { env });
     } else if (plan.windowsGnu) {
       // `napi build -x` refuses windows-gnu; mingw's gcc is rustc's default
       // linker for it.
