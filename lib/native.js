@@ -180,4 +180,6 @@ function liveHandles() {
   return native.liveHandles();
 }
 
-module.exports = { native, liveHandles, bindingKind, platformName };
+// `binding`: what loaded, before the guards (its classes' prototypes are the
+// ones `native` shares; the tests that count crossings wrap them there).
+module.exports = { native, liveHandles, bindingKind, platformName, binding: loaded };

@@ -7,8 +7,8 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const binding = require('../../lib/generated/binding.js');
-const { native } = require('../../lib/native.js');
+// The binding lib/native.js loaded (native, or the WebAssembly build).
+const { native, binding } = require('../../lib/native.js');
 
 const CLASSES = ['NativeToolCallCards', 'NativePreparationTracker', 'NativeToolCallIds'];
 const FUNCTIONS = ['acpPlanUpdate'];
