@@ -13,7 +13,7 @@ use napi_derive::napi;
 use toolcall_stream_core::convert::nonstream::{body_text, BodyOptions, BodyResponse};
 use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::convert::provider::provider;
-use toolcall_stream_core::wire::{write_body_item, write_error, State};
+use toolcall_stream_core::wire::{write_body_item, write_error, StateWord};
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
 use crate::{limits, NativeLimits, NativeResponseParsing};
@@ -46,11 +46,7 @@ fn item(f: impl FnOnce() -> Result<BodyResponse, Error>) -> String {
             "internal error in the native converter",
         ))
     });
-    let finished = State {
-        finished: true,
-        ..State::default()
-    }
-    .encode();
+    let finished = StateWord::FINISHED.encode();
     let mut out = match result {
         Ok(response) => {
             let mut out = String::with_capacity(response.json.len() + 48);

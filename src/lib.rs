@@ -26,7 +26,7 @@ use toolcall_stream_core::convert::provider::{
 };
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::wire::progress::write_argument_progress;
-use toolcall_stream_core::wire::{ObjectPathHeader, State};
+use toolcall_stream_core::wire::StateWord;
 use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 
 use handles::{HandleTable, Slots};
@@ -164,11 +164,11 @@ impl ConverterHandle {
         self.slot
     }
 
-    /// The state word of the new converter (`wire::State`), before any call.
+    /// The state word of the new converter (`toolcall_stream_core::wire::StateWord`), before any call.
     #[napi(getter)]
     pub fn state(&self) -> f64 {
         CONVERTERS
-            .with(self.slot, |e| e.converter.wire_state(&[]).encode())
+            .with(self.slot, |e| state_word(&mut e.converter, &[]).encode())
             .unwrap_or(1.0)
     }
 }
@@ -181,11 +181,26 @@ impl Drop for ConverterHandle {
 
 type Converter = Box<dyn StreamConverter>;
 
-/// The state word after a call, and the header the object path builds its
-/// responses with when the JS layer does not have it yet.
-fn report_state(c: &mut Converter, yielded: &[Response]) -> (State, Option<ObjectPathHeader>) {
-    let state = c.wire_state(yielded);
-    (state, c.take_object_path_header())
+/// The state word after a call that yielded `yielded`: the object path's,
+/// or only whether the converter is finished for a provider without one.
+fn state_word(c: &mut Converter, yielded: &[Response]) -> StateWord {
+    match c.object_path() {
+        Some(path) => path.state_word(yielded),
+        None => StateWord::of(c.finished()),
+    }
+}
+
+/// A call's batch: what it yielded, its error, the state word after it and
+/// the header the object path builds its responses with when the JS layer
+/// does not have it yet.
+fn report(c: &mut Converter, yielded: &mut [Response], error: Option<&Error>) -> wire::Batch {
+    match c.object_path() {
+        Some(path) => {
+            let state = path.state_word(yielded);
+            batch(yielded, error, state, Some(path))
+        }
+        None => batch(yielded, error, StateWord::of(c.finished()), None),
+    }
 }
 
 /// Runs `f` on the converter in `slot`, as one batch.
@@ -195,11 +210,11 @@ fn on_converter(
 ) -> wire::Batch {
     CONVERTERS
         .with(slot, |entry| {
-            step(&mut entry.converter, &mut entry.closed, f, report_state)
+            step(&mut entry.converter, &mut entry.closed, f, report)
         })
         .unwrap_or_else(|| {
             let e = Error::new(ErrorCode::InvalidArgument, "no live converter in this slot");
-            batch(&mut [], Some(&e), State::FINISHED, None)
+            batch(&mut [], Some(&e), StateWord::FINISHED, None)
         })
 }
 
@@ -276,5 +291,5 @@ pub fn converter_free(slot: f64) -> f64 {
         entry.closed = Some(AFTER_FREE);
         entry.converter = (entry.provider.new)(&ConverterOptions::default());
     });
-    State::FINISHED.encode()
+    StateWord::FINISHED.encode()
 }

@@ -1,39 +1,30 @@
 //! The object path's calls (`lib/object-path.js`: the JS layer's own
 //! conversion of hot SDK objects): argument fragments gathered in JS handed
-//! over in one call, a held call's stop, a content-only delta's text. They
-//! are provider-shaped by nature, so they reach the concrete stream type
-//! (`StreamConverter::as_any`) rather than the provider seam; each fails
-//! with `INVALID_ARGUMENT` on a converter of another provider.
+//! over in one call, a held call's stop, a content-only delta's text. Each
+//! goes to the converter's object path, a capability its provider offers
+//! beside the seam (`toolcall_stream_core::convert::object_path`); a
+//! converter whose provider has none, or whose object path does not take
+//! the call, fails with `INVALID_ARGUMENT`. Nothing here names a provider's
+//! type.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
-use toolcall_stream_core::convert::anthropic::AnthropicStream;
-use toolcall_stream_core::convert::openai::object_path::PlainText;
-use toolcall_stream_core::convert::openai::OpenAIStream;
+use toolcall_stream_core::convert::object_path::{HeldArgs, ObjectPath, PlainText};
 use toolcall_stream_core::{Error, ErrorCode};
 
 use crate::wire::{self, AFTER_PANIC};
 use crate::{js_error, on_converter, Converter, CONVERTERS};
 
-fn wrong_kind(expected: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidArgument,
-        format!("this call needs an {expected} converter"),
-    )
-}
-
-fn anthropic(c: &mut Converter) -> Result<&mut AnthropicStream, Error> {
-    c.as_any()
-        .downcast_mut::<AnthropicStream>()
-        .ok_or_else(|| wrong_kind("Anthropic"))
-}
-
-fn openai(c: &mut Converter) -> Result<&mut OpenAIStream, Error> {
-    c.as_any()
-        .downcast_mut::<OpenAIStream>()
-        .ok_or_else(|| wrong_kind("OpenAI"))
+/// The converter's object path, or the error of a provider without one.
+fn object_path(c: &mut Converter) -> Result<&mut dyn ObjectPath, Error> {
+    c.object_path().ok_or_else(|| {
+        Error::new(
+            ErrorCode::InvalidArgument,
+            "this converter's provider has no object path",
+        )
+    })
 }
 
 /// `input_json_delta` fragments the JS layer gathered for block `index`
@@ -48,7 +39,7 @@ pub fn anthropic_append_input(
     json_encoded: bool,
 ) -> wire::Batch {
     on_converter(slot, |c, _| {
-        anthropic(c)?.append_input(&index, &fragments, json_encoded)
+        object_path(c)?.append_gathered(&index, &fragments, json_encoded)
     })
 }
 
@@ -59,8 +50,8 @@ pub fn anthropic_append_input(
 /// arguments take once appended: well-formed text's UTF-8 length
 /// (`utf8_len`, `Buffer.byteLength`, which Node computes with SIMD where
 /// V8's own count is a byte loop), or, for text with lone surrogates, the
-/// text itself as a JSON string literal (`encoded`), counted here as
-/// `anthropic_append_input` would keep it.
+/// text itself as a JSON string literal (`encoded`), counted by the object
+/// path as `anthropic_append_input` would keep it.
 #[napi(ts_return_type = "string | number | Array<string> | null")]
 pub fn anthropic_stop_held(
     slot: f64,
@@ -68,9 +59,11 @@ pub fn anthropic_stop_held(
     utf8_len: Option<f64>,
     encoded: Option<String>,
 ) -> Option<wire::Batch> {
-    let bytes = match (&encoded, utf8_len) {
-        (Some(encoded), _) => AnthropicStream::encoded_args_bytes(encoded),
-        (None, Some(n)) if n.is_finite() && n >= 0.0 => Ok(n.min(usize::MAX as f64) as usize),
+    let args = match (&encoded, utf8_len) {
+        (Some(encoded), _) => Ok(HeldArgs::Encoded(encoded)),
+        (None, Some(n)) if n.is_finite() && n >= 0.0 => {
+            Ok(HeldArgs::Utf8Len(n.min(usize::MAX as f64) as usize))
+        }
         (None, _) => Err(Error::new(
             ErrorCode::InvalidArgument,
             "anthropicStopHeld needs the arguments' UTF-8 length or their JSON text",
@@ -78,7 +71,7 @@ pub fn anthropic_stop_held(
     };
     let mut applies = true;
     let batch = on_converter(slot, |c, out| {
-        applies = anthropic(c)?.stop_with_held_args(&index, bytes?, out)?;
+        applies = object_path(c)?.stop_held(&index, args?, out)?;
         Ok(())
     });
     applies.then_some(batch)
@@ -89,7 +82,7 @@ pub fn anthropic_stop_held(
 /// fed to the parser in order.
 #[napi(ts_return_type = "string | number | Array<string>")]
 pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
-    on_converter(slot, |c, _| openai(c)?.push_fragments_text(&fragments))
+    on_converter(slot, |c, _| object_path(c)?.push_gathered(&fragments))
 }
 
 /// The content of a content-only delta, only while the state word says
@@ -97,16 +90,19 @@ pub fn openai_push_fragments(slot: f64, fragments: String) -> wire::Batch {
 /// `content` it starts after (0: `content` itself; the text is its suffix,
 /// the common case, so no string is made) or as text (empty for no part).
 /// The JS layer builds the response. Not a batch: the state word is the same
-/// after the call (`OpenAIStream::push_plain_text` changes neither `quiet`
-/// nor `text_ready`), and an error (only when not ready) is thrown.
+/// after the call (the OpenAI object path's text delta changes neither
+/// `quiet` nor `text_ready`), and an error (only when not ready) is thrown.
 #[napi(ts_return_type = "number | string")]
 pub fn openai_push_text_delta(slot: f64, content: String) -> napi::Result<Either<f64, String>> {
     let result = CONVERTERS.with(slot, |e| {
+        if e.closed.is_some() {
+            return Err(Error::new(
+                ErrorCode::InvalidArgument,
+                "this call needs a ready converter",
+            ));
+        }
         catch_unwind(AssertUnwindSafe(|| {
-            match e.converter.as_any().downcast_mut::<OpenAIStream>() {
-                Some(s) if e.closed.is_none() => s.push_plain_text(&content),
-                _ => Err(wrong_kind("ready OpenAI")),
-            }
+            object_path(&mut e.converter)?.push_text_delta(&content)
         }))
         .unwrap_or_else(|panic| {
             e.closed = Some(AFTER_PANIC);

@@ -16,22 +16,23 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::{Either3, ToNapiValue};
 use napi::{check_status, sys};
+use toolcall_stream_core::convert::object_path::ObjectPath;
 use toolcall_stream_core::model::gemini::Response;
-use toolcall_stream_core::wire::{self, ObjectPathHeader, State};
+use toolcall_stream_core::wire::{self, StateWord};
 use toolcall_stream_core::{Error, ErrorCode};
 
 /// What a converter call returns: the batch's JSON text, the state word,
 /// or the text followed by the string arguments lifted out of it.
 pub type Batch = Either3<String, f64, TextAndStrings>;
 
-/// The outcome of a call, with the state after it and the object path's
-/// header to send (`toolcall_stream_core::wire::ObjectPathHeader`), as one
-/// batch.
+/// The outcome of a call, with the state after it and the provider's
+/// object path, asked for the header item to send
+/// (`toolcall_stream_core::convert::object_path`), as one batch.
 pub fn batch(
     responses: &mut [Response],
     error: Option<&Error>,
-    state: State,
-    header: Option<&ObjectPathHeader>,
+    state: StateWord,
+    header: Option<&mut dyn ObjectPath>,
 ) -> Batch {
     match wire::batch(responses, error, state, header) {
         None => Either3::B(state.encode()),
@@ -90,14 +91,14 @@ pub fn panic_error(panic: Box<dyn std::any::Any + Send>, what: &str) -> Error {
 
 /// Runs one conversion step on `inner` (refused with `FINISHED` when it is
 /// `closed`), turning a panic into an `INTERNAL` error; after a panic the
-/// state may be inconsistent, so it is closed. `state` reads the state word
-/// after the step from the converter and what it yielded, and the object
-/// path's header to send with it.
+/// state may be inconsistent, so it is closed. `report` writes the batch
+/// from the converter after the step, what it yielded and the error: the
+/// state word and the object path's header are read there.
 pub fn step<S>(
     inner: &mut S,
     closed: &mut Option<&'static str>,
     f: impl FnOnce(&mut S, &mut Vec<Response>) -> Result<(), Error>,
-    state: impl FnOnce(&mut S, &[Response]) -> (State, Option<ObjectPathHeader>),
+    report: impl Fn(&mut S, &mut [Response], Option<&Error>) -> Batch,
 ) -> Batch {
     let mut out = Vec::new();
     let result = if let Some(why) = *closed {
@@ -111,17 +112,18 @@ pub fn step<S>(
             }
         }
     };
-    let mut error = result.err();
-    let (state, header) = if closed.is_some() {
-        (State::FINISHED, None)
-    } else {
-        catch_unwind(AssertUnwindSafe(|| state(inner, &out))).unwrap_or_else(|panic| {
+    let error = result.err();
+    if closed.is_some() {
+        return batch(&mut out, error.as_ref(), StateWord::FINISHED, None);
+    }
+    match catch_unwind(AssertUnwindSafe(|| report(inner, &mut out, error.as_ref()))) {
+        Ok(b) => b,
+        Err(panic) => {
             *closed = Some(AFTER_PANIC);
-            error.get_or_insert(panic_error(panic, "the native converter"));
-            (State::FINISHED, None)
-        })
-    };
-    batch(&mut out, error.as_ref(), state, header.as_ref())
+            let error = error.unwrap_or_else(|| panic_error(panic, "the native converter"));
+            batch(&mut out, Some(&error), StateWord::FINISHED, None)
+        }
+    }
 }
 
 pub const AFTER_PANIC: &str = "the converter is finished after an internal error";

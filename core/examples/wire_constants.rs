@@ -11,7 +11,9 @@
 //!
 //!     cargo run -q -p toolcall-stream-core --example wire_constants
 
+use toolcall_stream_core::convert::anthropic::{event_header, object_path as anthropic_path};
 use toolcall_stream_core::convert::hot_shape::{Capture, HotShape, Step, Test};
+use toolcall_stream_core::convert::openai::{chunk_header, object_path as openai_path};
 use toolcall_stream_core::convert::provider::key_orders;
 use toolcall_stream_core::convert::{anthropic, openai};
 use toolcall_stream_core::foundations::json::write_str;
@@ -65,15 +67,19 @@ fn shape(s: &HotShape) -> String {
 
 fn main() {
     let numbers: [(&str, u64); 14] = [
+        // The shared bits, then each provider's own (its object path's).
         ("FINISHED", word::FINISHED),
-        ("QUIET", word::QUIET),
-        ("TEXT_READY", word::TEXT_READY),
-        ("HEADER", word::HEADER),
-        ("PAYLOAD", word::PAYLOAD),
-        ("GATHER_SHIFT", u64::from(word::GATHER_SHIFT)),
-        ("GATHER_BITS", u64::from(word::GATHER_BITS)),
-        ("TAG_CLOSING", word::TAG_CLOSING),
-        ("STOP_GATHERED", word::STOP_GATHERED),
+        ("QUIET", openai_path::word::QUIET),
+        ("TEXT_READY", openai_path::word::TEXT_READY),
+        ("HEADER", anthropic_path::word::HEADER),
+        ("PAYLOAD", anthropic_path::word::PAYLOAD),
+        (
+            "GATHER_SHIFT",
+            u64::from(anthropic_path::word::GATHER_SHIFT),
+        ),
+        ("GATHER_BITS", u64::from(anthropic_path::word::GATHER_BITS)),
+        ("TAG_CLOSING", openai_path::word::TAG_CLOSING),
+        ("STOP_GATHERED", anthropic_path::word::STOP_GATHERED),
         ("BUDGET_SHIFT", u64::from(word::BUDGET_SHIFT)),
         ("KIND_TEXT", u64::from(compact_kind::TEXT)),
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
@@ -82,8 +88,8 @@ fn main() {
     ];
     let keys = [
         ("KEY_HEADER", key::HEADER),
-        ("KEY_CHUNK_HEADER", key::CHUNK_HEADER),
-        ("KEY_EVENT_HEADER", key::EVENT_HEADER),
+        ("KEY_CHUNK_HEADER", chunk_header::ITEM_KEY),
+        ("KEY_EVENT_HEADER", event_header::ITEM_KEY),
         ("KEY_RESPONSE", key::RESPONSE),
         ("KEY_PREPARATIONS", key::PREPARATIONS),
         ("KEY_SANITIZED", key::SANITIZED),

@@ -14,6 +14,7 @@ use common::{error_line, mask, response_line, Line};
 use toolcall_stream_core::convert::anthropic::body::anthropic_response;
 use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::convert::nonstream::BodyOptions;
+use toolcall_stream_core::convert::object_path::HeldArgs;
 use toolcall_stream_core::convert::openai::body::openai_response;
 use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::convert::provider::{
@@ -175,14 +176,31 @@ fn each_provider_through_the_seam_equals_its_own_stream() {
 }
 
 #[test]
-fn the_stream_behind_the_seam_is_the_providers_own_type() {
+fn a_providers_object_path_takes_its_own_calls_and_refuses_the_others() {
     let mut anthropic = (provider("anthropic").unwrap().new)(&ConverterOptions::default());
-    assert!(anthropic
-        .as_any()
-        .downcast_mut::<AnthropicStream>()
-        .is_some());
+    let path = anthropic
+        .object_path()
+        .expect("Anthropic has an object path");
+    assert_eq!(
+        path.push_gathered("[]").unwrap_err().code,
+        ErrorCode::InvalidArgument
+    );
+    // No block 0: the fragments are dropped, as the long way drops them.
+    path.append_gathered("0", "{}", false).unwrap();
     let mut openai = (provider("openai").unwrap().new)(&ConverterOptions::default());
-    assert!(openai.as_any().downcast_mut::<OpenAIStream>().is_some());
+    let path = openai.object_path().expect("OpenAI has an object path");
+    path.push_gathered("[]").unwrap();
+    assert_eq!(
+        path.append_gathered("0", "{}", false).unwrap_err().code,
+        ErrorCode::InvalidArgument
+    );
+    let mut out = Vec::new();
+    assert_eq!(
+        path.stop_held("0", HeldArgs::Utf8Len(2), &mut out)
+            .unwrap_err()
+            .code,
+        ErrorCode::InvalidArgument
+    );
 }
 
 #[test]
@@ -225,7 +243,10 @@ fn a_failed_source_finishes_every_provider() {
         let mut out = Vec::new();
         s.upstream_failed(false, &mut out).unwrap();
         assert!(out.is_empty(), "{}: nothing held to yield", p.name);
-        assert!(s.wire_state(&[]).finished, "{}", p.name);
+        assert!(s.finished(), "{}", p.name);
+        if let Some(path) = s.object_path() {
+            assert!(path.state_word(&[]).is_finished(), "{}", p.name);
+        }
         let e = s.push_bytes(b"data: {}\n\n", &mut out).unwrap_err();
         assert_eq!(e.code, ErrorCode::Finished, "{}", p.name);
     }

@@ -25,7 +25,7 @@ export declare class ConverterHandle {
    */
   constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, pipeline?: NativePipeline | undefined | null)
   get slot(): number
-  /** The state word of the new converter (`wire::State`), before any call. */
+  /** The state word of the new converter (`toolcall_stream_core::wire::StateWord`), before any call. */
   get state(): number
 }
 
@@ -161,8 +161,8 @@ export declare function anthropicAppendInput(slot: number, index: string, fragme
  * arguments take once appended: well-formed text's UTF-8 length
  * (`utf8_len`, `Buffer.byteLength`, which Node computes with SIMD where
  * V8's own count is a byte loop), or, for text with lone surrogates, the
- * text itself as a JSON string literal (`encoded`), counted here as
- * `anthropic_append_input` would keep it.
+ * text itself as a JSON string literal (`encoded`), counted by the object
+ * path as `anthropic_append_input` would keep it.
  */
 export declare function anthropicStopHeld(slot: number, index: string, utf8Len?: number | undefined | null, encoded?: string | undefined | null): string | number | Array<string> | null
 
@@ -265,7 +265,7 @@ export declare function openaiPushFragments(slot: number, fragments: string): st
  * `content` it starts after (0: `content` itself; the text is its suffix,
  * the common case, so no string is made) or as text (empty for no part).
  * The JS layer builds the response. Not a batch: the state word is the same
- * after the call (`OpenAIStream::push_plain_text` changes neither `quiet`
- * nor `text_ready`), and an error (only when not ready) is thrown.
+ * after the call (the OpenAI object path's text delta changes neither
+ * `quiet` nor `text_ready`), and an error (only when not ready) is thrown.
  */
 export declare function openaiPushTextDelta(slot: number, content: string): number | string

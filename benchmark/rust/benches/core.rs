@@ -9,7 +9,7 @@ use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
 use toolcall_stream_core::foundations::sse::SseDecoder;
-use toolcall_stream_core::wire::{write_batch, State};
+use toolcall_stream_core::wire::{write_batch, StateWord};
 use toolcall_stream_core::Error;
 
 const READ: usize = 16 * 1024;
@@ -253,7 +253,7 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
         if write {
             text.clear();
             strings.clear();
-            write_batch(&mut out, None, State::default(), None, &mut text, &mut strings);
+            write_batch(&mut out, None, StateWord::OPEN, None, &mut text, &mut strings);
             n += text.len() + strings.iter().map(String::len).sum::<usize>();
         }
         n += out.len();

@@ -5,6 +5,7 @@
 pub mod anthropic;
 pub mod hot_shape;
 pub mod nonstream;
+pub mod object_path;
 pub mod openai;
 pub mod path_counters;
 pub mod provider;

@@ -6,19 +6,14 @@
 //! provider").
 //!
 //! The object path (the JS layer's own conversion of hot SDK objects,
-//! `lib/object-path.js`) is not part of the seam: its gathering calls are
-//! provider-shaped by nature and reach the concrete type through
-//! [`StreamConverter::as_any`].
+//! `lib/object-path.js`) is a capability beside the seam: a provider that
+//! has one hands it out ([`StreamConverter::object_path`],
+//! `crate::convert::object_path`); one without declares none.
 
-use std::any::Any;
-use std::rc::Rc;
-
-use crate::convert::anthropic::event_header::EventHeader;
 use crate::convert::anthropic::{self, AnthropicOptions, AnthropicStream};
 use crate::convert::nonstream::{BodyOptions, BodyResponse};
-use crate::convert::openai::chunk_header::ChunkHeader;
+use crate::convert::object_path::ObjectPath;
 use crate::convert::openai::{self, OpenAIOptions, OpenAIStream, ResponseParsing};
-use crate::convert::state::State;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
@@ -29,7 +24,7 @@ use crate::model::key_order::KeyOrder;
 /// One request's streaming conversion, whatever the provider. Every call
 /// appends what it yields to `out`, in order; an error finishes the stream
 /// (docs/behaviour.md §1: a converter is one request's `processStream`).
-pub trait StreamConverter: Any {
+pub trait StreamConverter {
     /// Raw SSE bytes of the response body, split anywhere.
     fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error>;
 
@@ -46,16 +41,6 @@ pub trait StreamConverter: Any {
     /// finishes the stream.
     fn upstream_failed(&mut self, retryable: bool, out: &mut Vec<Response>) -> Result<(), Error>;
 
-    /// The state word the JS layer reads after a call that yielded `yielded`.
-    fn wire_state(&mut self, yielded: &[Response]) -> State;
-
-    /// The header of the responses the object path builds, when it changed
-    /// since the JS layer was last sent one, taken once; `None` where the
-    /// provider's object path needs none.
-    fn take_object_path_header(&mut self) -> Option<ObjectPathHeader> {
-        None
-    }
-
     /// How far each open call's arguments have come (counts only), read at
     /// a timer's pace by the ACP layer; `held`: the body's bytes after those
     /// pushed, which the caller holds back where the SDK holds them
@@ -63,21 +48,15 @@ pub trait StreamConverter: Any {
     /// them (empty: none).
     fn argument_progress(&mut self, held: &[u8]) -> Vec<ArgumentProgress>;
 
-    /// The concrete stream, for the object path's provider-shaped calls.
-    fn as_any(&mut self) -> &mut dyn Any;
-}
+    /// No more input is taken (`end()`, a fatal error, a failed source):
+    /// the state word of a provider without an object path says only this.
+    fn finished(&self) -> bool;
 
-/// The header the object path builds its responses with, as native built
-/// it: the wire sends it, when it changes, as its own item first in a batch
-/// (`crate::wire`).
-#[derive(Debug)]
-pub enum ObjectPathHeader {
-    /// OpenAI: the header built from a chunk's `id`, `created` and `model`
-    /// (`openai/chunk_header.rs`), the chunk-header item.
-    Chunk(Rc<ChunkHeader>),
-    /// Anthropic: the current message's header (`anthropic/event_header.rs`),
-    /// the event-header item.
-    Event(EventHeader),
+    /// The provider's object path, when it has one: its state word bits,
+    /// its header and its gathering calls.
+    fn object_path(&mut self) -> Option<&mut dyn ObjectPath> {
+        None
+    }
 }
 
 /// What a host asks of a converter. Each provider reads what applies to it

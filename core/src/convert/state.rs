@@ -1,59 +1,112 @@
-//! What a converter tells its JS layer after every call: whether it is
-//! finished and which object-path predicates (the JS layer's own conversion
-//! of SDK objects, `lib/object-path.js`) may take the next input.
-//! The wire encodes it as one number (`crate::wire`, `State::encode`).
+//! The state word: what a converter tells its JS layer after every call,
+//! as one number (an integer below 2^53, so that a JS number holds it
+//! exactly). This file owns the bits every provider shares; the bits a
+//! provider's object path depends on are declared by that provider
+//! (`<provider>/object_path.rs`, its `word` module) and mean nothing to
+//! the others.
+//!
+//! | bits   | field |
+//! |--------|-------|
+//! | 0      | `finished`: no more input is taken (end, fatal error, free) |
+//! | 1–22   | the provider's own bits ([`word::PROVIDER_BITS`]) |
+//! | 23–52  | `budget`: UTF-16 units of tool-call arguments that can still be gathered in JS before a limit could fail: the bytes left over [`MAX_BYTES_PER_UNIT`], so that the JS layer compares a string's `length` only; capped at 2^30 − 1 |
 
-/// A converter's state as its JS layer needs it (the bits named below are
-/// the state word's, `crate::wire`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct State {
-    /// Bit 0: no more input is taken (`end()`, a fatal error, or the
-    /// converter was freed). The word is then exactly 1: no object path.
-    pub finished: bool,
-    /// Bit 1 (OpenAI, [`crate::convert::openai::OpenAIStream::is_quiet`]): a chunk
-    /// that only appends tool-call arguments converts to an empty response.
-    pub quiet: bool,
-    /// Bit 2 (OpenAI, [`crate::convert::openai::OpenAIStream::is_text_ready`]): a
-    /// content-only delta may take the text path.
-    pub text_ready: bool,
-    /// Bit 3 (Anthropic, [`crate::convert::anthropic::AnthropicStream::wire_state`]):
-    /// a text or thinking delta converts to exactly one chunk with the
-    /// header of the last yielded response.
-    pub header: bool,
-    /// Bit 4 (Anthropic): a chunk with a part was yielded, which 0.24.4's
-    /// end-of-stream check looks at (`responseHasAssistantPayload`).
-    pub payload: bool,
-    /// The open block whose `input_json_delta` fragments the JS layer may
-    /// gather (an index below [`MAX_GATHER_INDEX`]).
-    pub gather: Option<u32>,
-    /// A closing thinking-tag candidate is pending (OpenAI).
-    pub tag_closing: bool,
-    /// (Anthropic, [`crate::convert::anthropic::AnthropicStream::takes_gathered_stop`])
-    /// the stop of a block whose every fragment the JS layer gathered may be
-    /// converted with the arguments kept in JS: calls are not held for the
-    /// stop reason.
-    pub stop_gathered: bool,
-    /// Bytes of tool-call arguments that can still be gathered in JS before
-    /// a limit could fail (Anthropic: for the `gather` block; OpenAI: for
-    /// any call while `quiet`). The wire hands it over in UTF-16 units
-    /// (`crate::wire`, `State::encode`).
-    pub budget: usize,
+use crate::foundations::json::lone_escapes::MAX_BYTES_PER_UNIT;
+
+/// The shared bits and fields of the word. The JS side reads them from
+/// `lib/generated/wire-constants.js`, written from these by
+/// `core/examples/wire_constants.rs`.
+pub mod word {
+    /// `finished`.
+    pub const FINISHED: u64 = 1;
+    /// The bits a provider may use for its object path (between `finished`
+    /// and `budget`).
+    pub const PROVIDER_BITS: u64 = ((1 << BUDGET_SHIFT) - 1) & !FINISHED;
+    /// The lowest bit of `budget`.
+    pub const BUDGET_SHIFT: u32 = 23;
 }
 
-/// Gathering is offered only for block indexes below this.
-pub const MAX_GATHER_INDEX: u32 = (1 << 16) - 1;
+/// The largest `budget` the word carries, in UTF-16 units.
+const BUDGET_CAP: usize = (1 << 30) - 1;
 
-impl State {
+/// A converter's state word, as the JS layer reads it (`lib/wire.js`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateWord(u64);
+
+impl StateWord {
     /// A finished converter: the object path is closed.
-    pub const FINISHED: State = State {
-        finished: true,
-        quiet: false,
-        text_ready: false,
-        header: false,
-        payload: false,
-        gather: None,
-        tag_closing: false,
-        stop_gathered: false,
-        budget: 0,
-    };
+    pub const FINISHED: StateWord = StateWord(word::FINISHED);
+
+    /// A live converter without an object path.
+    pub const OPEN: StateWord = StateWord(0);
+
+    /// A live converter's word: the provider's `bits` ([`word::PROVIDER_BITS`])
+    /// and the `budget` of argument bytes that may still be gathered in JS.
+    pub fn open(bits: u64, budget: usize) -> StateWord {
+        debug_assert_eq!(
+            bits & !word::PROVIDER_BITS,
+            0,
+            "a provider bit outside its range"
+        );
+        let units = (budget / MAX_BYTES_PER_UNIT).min(BUDGET_CAP) as u64;
+        StateWord((bits & word::PROVIDER_BITS) | units << word::BUDGET_SHIFT)
+    }
+
+    /// A finished converter's word that keeps some of the provider's `bits`
+    /// (what its JS layer still reads after the end); no budget.
+    pub fn finished_with(bits: u64) -> StateWord {
+        debug_assert_eq!(
+            bits & !word::PROVIDER_BITS,
+            0,
+            "a provider bit outside its range"
+        );
+        StateWord(word::FINISHED | (bits & word::PROVIDER_BITS))
+    }
+
+    /// `FINISHED` when `finished`, else `OPEN` (a provider without an
+    /// object path).
+    pub fn of(finished: bool) -> StateWord {
+        if finished {
+            StateWord::FINISHED
+        } else {
+            StateWord::OPEN
+        }
+    }
+
+    /// The word as an integer.
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Bit 0.
+    pub fn is_finished(self) -> bool {
+        self.0 & word::FINISHED != 0
+    }
+
+    /// The word as the JS number that carries it.
+    pub fn encode(self) -> f64 {
+        self.0 as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_crosses_in_utf16_units_capped() {
+        let budget_only = |budget| StateWord::open(0, budget).bits();
+        // The bytes over the most one unit can take, rounded down.
+        assert_eq!(budget_only(47), 7 << 23);
+        assert_eq!(budget_only(48), 8 << 23);
+        assert_eq!(budget_only(5), 0);
+        let max = StateWord::open(word::PROVIDER_BITS, usize::MAX);
+        assert_eq!(max.bits() >> 23, BUDGET_CAP as u64);
+        assert!(max.encode() < 2f64.powi(53));
+        assert!(!max.is_finished());
+        assert_eq!(StateWord::FINISHED.encode(), 1.0);
+        assert_eq!(StateWord::finished_with(1 << 21).bits(), 1 | 1 << 21);
+        assert_eq!(StateWord::of(true), StateWord::FINISHED);
+        assert_eq!(StateWord::of(false).bits(), 0);
+    }
 }

@@ -512,7 +512,7 @@ mod tests {
         crate::wire::write_batch(
             &mut responses.to_vec(),
             None,
-            crate::wire::State::default(),
+            crate::wire::StateWord::OPEN,
             None,
             &mut out,
             &mut Vec::new(),

@@ -4,10 +4,6 @@
 
 /// A header item.
 pub const HEADER: &str = "h";
-/// A chunk-header item (OpenAI: the header for the object path).
-pub const CHUNK_HEADER: &str = "c";
-/// An event-header item (Anthropic: the header for the object path).
-pub const EVENT_HEADER: &str = "e";
 /// A full item's response.
 pub const RESPONSE: &str = "r";
 /// A full item's tool-call preparations.
@@ -23,9 +19,11 @@ pub const LIFTED: &str = "x";
 /// The error item.
 pub const ERROR: &str = "error";
 
-/// Opens an object item with its first key: `{"key":`.
+/// Opens an object item with its first key: `{"key":`. A provider's own
+/// items (its object path's header, `crate::convert::object_path`) open
+/// with their key too: none is one of these.
 #[inline]
-pub(crate) fn open_item(out: &mut String, key: &str) {
+pub fn open_item(out: &mut String, key: &str) {
     out.push_str("{\"");
     out.push_str(key);
     out.push_str("\":");

@@ -5,18 +5,12 @@
 //! **A batch** is what every converter call returns: either
 //! - a number, the *state word* alone (nothing was converted, no error); or
 //! - the text of one JSON array of items, the state word last:
-//!   - `{"c": {id?, created, model?, h: header}}`: a chunk-header item
-//!     (first in the batch of an OpenAI chunk given on its own): the header
-//!     `h` the conversion built from a chunk with those `id`, `created` and
-//!     `model` (each the chunk's JSON value, absent when the chunk had
-//!     none), written when it differs from the last one sent
-//!     ([`crate::convert::openai::chunk_header`]); the object path reuses it for a chunk
-//!     object with the same three fields;
-//!   - `{"e": {f, responseId?, modelVersion?}}`: an event-header item
-//!     (Anthropic, first in the batch): the header of the chunk a text or
-//!     thinking delta converts to while the state word's `header` is on
-//!     ([`crate::convert::anthropic::event_header`]), written when it differs from the last one
-//!     sent; the object path builds such chunks with it;
+//!   - the provider's object-path header item, first in the batch when
+//!     its object path has one to send (`crate::convert::object_path`,
+//!     `ObjectPath::write_header_item`): `{"c": …}` (OpenAI,
+//!     [`crate::convert::openai::chunk_header`]) or `{"e": …}` (Anthropic,
+//!     [`crate::convert::anthropic::event_header`]), built with
+//!     [`write_header`];
 //!   - `{"h": {f, createTime, responseId?, modelVersion?}}`: a header item,
 //!     written whenever the header of the next compact chunk changes (`f`:
 //!     the [`KeyOrder::wire_id`] of the key order its responses take, which
@@ -48,55 +42,24 @@
 //! `GenericFailure`. `lib/wire.js` decodes both forms to one
 //! `ToolCallStreamError` (`code`, `fatal`, `responses`).
 //!
-//! **The state word** ([`State`]) is the converter state the JS object path
-//! (`lib/object-path.js`) depends on, as it is after the call, error batches
-//! included; the JS layer keeps no other copy of native state.
+//! **The state word** ([`StateWord`], `crate::convert::state`) is the
+//! converter state the JS object path (`lib/object-path.js`) depends on, as
+//! it is after the call, error batches included; the JS layer keeps no
+//! other copy of native state.
 
 mod item;
 pub mod key;
 pub mod lift;
 pub mod progress;
 
-use crate::convert::anthropic::event_header::EventHeader;
 use crate::convert::nonstream::BodyResponse;
-use crate::convert::openai::chunk_header::ChunkHeader;
-pub use crate::convert::provider::ObjectPathHeader;
-pub use crate::convert::state::{State, MAX_GATHER_INDEX};
+use crate::convert::object_path::ObjectPath;
+pub use crate::convert::state::{word, StateWord};
 use crate::foundations::error::Error;
-use crate::foundations::json::lone_escapes::MAX_BYTES_PER_UNIT;
 use crate::foundations::json::{write_str, write_text};
 use crate::model::gemini::{Part, Response, UsageProvenance};
 use crate::model::key_order::KeyOrder;
 use key::{next_key, open_item};
-
-/// The largest `budget` the word carries, in UTF-16 units.
-const BUDGET_CAP: usize = (1 << 30) - 1;
-
-/// The state word's bits and fields (the table below). The JS side reads
-/// them from `lib/generated/wire-constants.js`, written from these by
-/// `core/examples/wire_constants.rs`.
-pub mod word {
-    /// `finished`.
-    pub const FINISHED: u64 = 1;
-    /// `quiet` (OpenAI).
-    pub const QUIET: u64 = 1 << 1;
-    /// `text_ready` (OpenAI).
-    pub const TEXT_READY: u64 = 1 << 2;
-    /// `header` (Anthropic).
-    pub const HEADER: u64 = 1 << 3;
-    /// `payload` (Anthropic).
-    pub const PAYLOAD: u64 = 1 << 4;
-    /// The lowest bit of `gather` (Anthropic: the block index + 1, 0 for none).
-    pub const GATHER_SHIFT: u32 = 5;
-    /// How many bits `gather` takes.
-    pub const GATHER_BITS: u32 = 16;
-    /// `tag_closing` (OpenAI).
-    pub const TAG_CLOSING: u64 = 1 << 21;
-    /// `stop_gathered` (Anthropic).
-    pub const STOP_GATHERED: u64 = 1 << 22;
-    /// The lowest bit of `budget`.
-    pub const BUDGET_SHIFT: u32 = 23;
-}
 
 /// The first number of a compact chunk item (`[kind, text?]`).
 pub mod compact_kind {
@@ -118,44 +81,6 @@ fn write_compact(out: &mut String, kind: u8, text: &str) {
     out.push(',');
     write_text(out, text);
     out.push(']');
-}
-
-/// The converter state ([`State`]) carried by every batch, encoded as one
-/// number (an integer below 2^53):
-///
-/// | bits   | field |
-/// |--------|-------|
-/// | 0      | `finished`: no more input is taken (end, fatal error, free) |
-/// | 1      | `quiet` (OpenAI): an argument-only delta converts to an empty response |
-/// | 2      | `text_ready` (OpenAI): a content-only delta may take the text path |
-/// | 3      | `header` (Anthropic): a text/thinking delta converts to exactly one chunk with the header of the last yielded response |
-/// | 4      | `payload` (Anthropic): a chunk with a part was yielded (0.24.4's end check) |
-/// | 5–20   | `gather` (Anthropic): the index + 1 of the block whose `input_json_delta` fragments may be gathered in JS, 0 for none |
-/// | 21     | `tag_closing` (OpenAI): a closing thinking-tag candidate is pending (`context.pendingThinkingTagCandidate?.closingTagName`); the pipeline's error path turns a source error into `PROTOCOL_TAG_LEAK` then. Kept in a finished word too (after a fatal error the candidate is still there), never after `free()` |
-/// | 22     | `stop_gathered` (Anthropic): the stop of a `tool_use` block whose every fragment was gathered in JS may be converted with the arguments kept in JS (calls are not held for the stop reason) |
-/// | 23–52  | `budget`: UTF-16 units of tool-call arguments that can still be gathered in JS before a limit could fail (Anthropic: for the `gather` block; OpenAI: for any call while `quiet`): the bytes left over [`MAX_BYTES_PER_UNIT`], so that the JS layer compares a string's `length` only; capped at 2^30 − 1 |
-impl State {
-    /// The state word as the table lays it out, an integer below 2^53 so
-    /// that a JS number holds it exactly; exactly 1 when finished, whatever
-    /// the other fields say.
-    pub fn encode(&self) -> f64 {
-        let bit = |on: bool, bit: u64| if on { bit } else { 0 };
-        let tag = bit(self.tag_closing, word::TAG_CLOSING);
-        if self.finished {
-            return (word::FINISHED | tag) as f64;
-        }
-        let mut encoded: u64 = bit(self.quiet, word::QUIET)
-            | bit(self.text_ready, word::TEXT_READY)
-            | bit(self.header, word::HEADER)
-            | bit(self.payload, word::PAYLOAD)
-            | tag
-            | bit(self.stop_gathered, word::STOP_GATHERED)
-            | ((self.budget / MAX_BYTES_PER_UNIT).min(BUDGET_CAP) as u64) << word::BUDGET_SHIFT;
-        if let Some(index) = self.gather {
-            encoded |= (u64::from(index.min(MAX_GATHER_INDEX - 1)) + 1) << word::GATHER_SHIFT;
-        }
-        encoded as f64
-    }
 }
 
 /// The error as one JSON object: the batch's error item, and the message of
@@ -262,14 +187,30 @@ pub struct Batch {
 
 /// A call's outcome as one batch: `None` when there is nothing but the state
 /// (the number form), else the array form.
+/// `header`: the provider's object path, asked for its header item (none
+/// for a provider without one).
 pub fn batch(
     responses: &mut [Response],
     error: Option<&Error>,
-    state: State,
-    header: Option<&ObjectPathHeader>,
+    state: StateWord,
+    header: Option<&mut dyn ObjectPath>,
 ) -> Option<Batch> {
-    if responses.is_empty() && error.is_none() && header.is_none() {
-        return None;
+    if responses.is_empty() && error.is_none() {
+        // Only a header item makes this an array; written apart (no text is
+        // made for the common call that yields nothing).
+        let mut item = String::new();
+        if !header.is_some_and(|h| h.write_header_item(&mut item)) {
+            return None;
+        }
+        let mut text = String::with_capacity(item.len() + 24);
+        text.push('[');
+        text.push_str(&item);
+        text.push(',');
+        write_state(state, &mut text);
+        return Some(Batch {
+            text,
+            strings: Vec::new(),
+        });
     }
     // Sized once for what the batch will hold: a batch with a large call
     // grows to its size without a chain of reallocations.
@@ -289,22 +230,16 @@ pub fn batch(
 pub fn write_batch(
     responses: &mut [Response],
     error: Option<&Error>,
-    state: State,
-    header: Option<&ObjectPathHeader>,
+    state: StateWord,
+    header: Option<&mut dyn ObjectPath>,
     out: &mut String,
     strings: &mut Vec<String>,
 ) {
     out.push('[');
-    match header {
-        Some(ObjectPathHeader::Chunk(h)) => {
-            write_chunk_header_item(h, out);
+    if let Some(h) = header {
+        if h.write_header_item(out) {
             out.push(',');
         }
-        Some(ObjectPathHeader::Event(h)) => {
-            write_event_header_item(h, out);
-            out.push(',');
-        }
-        None => {}
     }
     // The header item last written, by position.
     let mut header: Option<usize> = None;
@@ -352,9 +287,13 @@ pub fn write_batch(
         write_error(e, out);
         out.push_str("},");
     }
-    let word = state.encode();
+    write_state(state, out);
+}
+
+/// The state word and the array's end.
+fn write_state(state: StateWord, out: &mut String) {
     // An integer below 2^53: its decimal digits are its JS number text.
-    out.push_str(&(word as u64).to_string());
+    out.push_str(&state.bits().to_string());
     out.push(']');
 }
 
@@ -412,68 +351,19 @@ fn write_header_item(f: u8, r: &Response, out: &mut String) {
     out.push('}');
 }
 
-/// `{"c": {"id"?, "created", "model"?, "h": header}}` (see the module
-/// documentation).
-#[cold]
-fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
-    open_item(out, key::CHUNK_HEADER);
-    out.push('{');
-    if let Some(id) = &h.id {
-        out.push_str("\"id\":");
-        out.push_str(id);
-        out.push(',');
-    }
-    out.push_str("\"created\":");
-    out.push_str(&h.created);
-    if let Some(model) = &h.model {
-        out.push_str(",\"model\":");
-        out.push_str(model);
-    }
-    out.push_str(",\"h\":");
-    write_header(
-        CHUNK_HEADER_ID,
-        Some(&h.create_time),
-        h.id.as_deref(),
-        h.model_version.as_deref(),
-        out,
-    );
-    out.push_str("}}");
-}
-
-/// `{"e": {f, responseId?, modelVersion?}}` (see the module
-/// documentation): no `createTime`, which the JS layer reads from its clock
-/// for each chunk it builds, as the chunk's own conversion would.
-#[cold]
-fn write_event_header_item(h: &EventHeader, out: &mut String) {
-    open_item(out, key::EVENT_HEADER);
-    write_header(
-        EVENT_HEADER_ID,
-        None,
-        h.response_id.as_deref(),
-        h.model_version.as_deref(),
-        out,
-    );
-    out.push('}');
-}
-
-/// The header id of an order the object path builds responses in (each
-/// provider declares one for it; checked as the crate compiles).
-const fn header_id(order: &KeyOrder) -> u8 {
+/// The header id of an order a provider's object path builds responses
+/// in (one with a header id; a const use fails to compile otherwise).
+pub const fn header_id(order: &KeyOrder) -> u8 {
     match order.wire_id {
         Some(f) => f,
         None => panic!("the object path's key order needs a header id"),
     }
 }
 
-/// The `f` of a chunk-header item's header.
-const CHUNK_HEADER_ID: u8 = header_id(&crate::convert::openai::key_order::KEY_ORDER);
-
-/// The `f` of an event-header item.
-const EVENT_HEADER_ID: u8 = header_id(&crate::convert::anthropic::key_order::KEY_ORDER);
-
 /// A header: `{f, createTime?, responseId?, modelVersion?}` (JSON texts
-/// but `create_time`, the string itself).
-fn write_header(
+/// but `create_time`, the string itself): a header item's, and inside a
+/// provider's object-path header item.
+pub fn write_header(
     f: u8,
     create_time: Option<&str>,
     response_id: Option<&str>,
@@ -505,48 +395,6 @@ fn write_header(
 mod tests {
     use super::*;
     use crate::foundations::error::ErrorCode;
-    use std::rc::Rc;
-
-    #[test]
-    fn state_word_fields_do_not_overlap() {
-        let s = State {
-            finished: false,
-            quiet: true,
-            text_ready: false,
-            header: true,
-            payload: true,
-            gather: Some(MAX_GATHER_INDEX - 1),
-            tag_closing: true,
-            stop_gathered: true,
-            budget: usize::MAX,
-        };
-        let w = s.encode() as u64;
-        assert_eq!(w & 31, 0b11010);
-        assert_eq!((w >> 5) & 0xffff, u64::from(MAX_GATHER_INDEX));
-        assert_eq!((w >> 21) & 1, 1);
-        assert_eq!((w >> 22) & 1, 1);
-        assert_eq!(w >> 23, BUDGET_CAP as u64);
-        assert!(s.encode() < 2f64.powi(53));
-        // The budget crosses in UTF-16 units: the bytes over the most one
-        // unit can take, rounded down.
-        let budget_only = |budget| {
-            State {
-                budget,
-                ..State::default()
-            }
-            .encode() as u64
-        };
-        assert_eq!(budget_only(47), 7 << 23);
-        assert_eq!(budget_only(48), 8 << 23);
-        assert_eq!(budget_only(5), 0);
-        assert_eq!(State::FINISHED.encode(), 1.0);
-        let finished_with_tag = State {
-            tag_closing: true,
-            stop_gathered: true,
-            ..State::FINISHED
-        };
-        assert_eq!(finished_with_tag.encode() as u64, 1 | 1 << 21);
-    }
 
     fn chunk(time: &str, parts: Vec<Part>) -> Response {
         Response {
@@ -580,7 +428,7 @@ mod tests {
         write_batch(
             &mut batch,
             None,
-            State::default(),
+            StateWord::OPEN,
             None,
             &mut out,
             &mut Vec::new(),
@@ -592,66 +440,52 @@ mod tests {
         );
     }
 
+    /// An object path whose header item is `{"k":n}`, written once.
+    struct OneHeader(Option<u8>);
+
+    impl ObjectPath for OneHeader {
+        fn state_word(&mut self, _yielded: &[Response]) -> StateWord {
+            StateWord::OPEN
+        }
+
+        fn write_header_item(&mut self, out: &mut String) -> bool {
+            match self.0.take() {
+                Some(n) => {
+                    out.push_str(&format!(r#"{{"k":{n}}}"#));
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
     #[test]
-    fn a_chunk_header_item_comes_first_with_the_fields_and_the_header_built_from_them() {
-        let header = ObjectPathHeader::Chunk(Rc::new(ChunkHeader {
-            id: Some("\"id\"".into()),
-            created: "7".into(),
-            model: Some("\"\"".into()),
-            create_time: "7".into(),
-            model_version: None,
-        }));
+    fn an_object_path_header_item_comes_first_and_only_when_written() {
         let mut out = String::new();
         write_batch(
             &mut [chunk("7", Vec::new())],
             None,
-            State::default(),
-            Some(&header),
+            StateWord::OPEN,
+            Some(&mut OneHeader(Some(1))),
             &mut out,
             &mut Vec::new(),
         );
         assert_eq!(
             out,
-            r#"[{"c":{"id":"id","created":7,"model":"","h":{"f":1,"createTime":"7","responseId":"id"}}},{"h":{"f":1,"createTime":"7","responseId":"id"}},[2],0]"#
+            r#"[{"k":1},{"h":{"f":1,"createTime":"7","responseId":"id"}},[2],0]"#
         );
-        // A header alone is a batch too.
-        assert!(batch(&mut [], None, State::default(), Some(&header)).is_some());
-    }
-
-    #[test]
-    fn an_event_header_item_comes_first_without_a_create_time() {
-        let header = |id: Option<&str>, model: Option<&str>| {
-            ObjectPathHeader::Event(EventHeader {
-                response_id: id.map(Rc::from),
-                model_version: model.map(Rc::from),
-            })
-        };
-        let mut out = String::new();
-        let with_both = header(Some("\"msg\""), Some("\"m\""));
-        write_batch(
+        // A header alone is a batch too; without one, nothing is.
+        let alone = batch(
             &mut [],
             None,
-            State::default(),
-            Some(&with_both),
-            &mut out,
-            &mut Vec::new(),
+            StateWord::OPEN,
+            Some(&mut OneHeader(Some(2))),
         );
+        assert_eq!(alone.unwrap().text, r#"[{"k":2},0]"#);
         assert_eq!(
-            out,
-            r#"[{"e":{"f":0,"responseId":"msg","modelVersion":"m"}},0]"#
+            batch(&mut [], None, StateWord::OPEN, Some(&mut OneHeader(None))),
+            None
         );
-        out.clear();
-        let without = header(None, None);
-        write_batch(
-            &mut [],
-            None,
-            State::default(),
-            Some(&without),
-            &mut out,
-            &mut Vec::new(),
-        );
-        assert_eq!(out, r#"[{"e":{"f":0}},0]"#);
-        assert!(batch(&mut [], None, State::default(), Some(&without)).is_some());
     }
 
     #[test]
@@ -686,7 +520,7 @@ mod tests {
         write_batch(
             &mut [],
             Some(&e),
-            State::FINISHED,
+            StateWord::FINISHED,
             None,
             &mut out,
             &mut Vec::new(),
@@ -695,6 +529,6 @@ mod tests {
             out,
             "[{\"error\":{\"code\":\"FINISHED\",\"name\":\"Error\",\"message\":\"done \\u0001\",\"fatal\":true}},1]"
         );
-        assert_eq!(batch(&mut [], None, State::default(), None), None);
+        assert_eq!(batch(&mut [], None, StateWord::OPEN, None), None);
     }
 }

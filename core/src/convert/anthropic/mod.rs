@@ -26,7 +26,7 @@ mod held_calls;
 mod held_progress;
 pub mod hot_shapes;
 pub mod key_order;
-mod object_path;
+pub mod object_path;
 mod prefix;
 mod seam;
 mod sse_events;
@@ -35,7 +35,6 @@ mod usage;
 use std::rc::Rc;
 
 use crate::convert::anthropic::held_calls::HeldCalls;
-use crate::convert::state::{State, MAX_GATHER_INDEX};
 use crate::convert::stream_input::{SseConsumer, StreamInput};
 use crate::foundations::error::Error;
 use crate::foundations::json;
@@ -78,7 +77,7 @@ struct Message {
     /// source's failure).
     failed_in_band: bool,
     /// The last yielded chunk has the current header (see
-    /// [`AnthropicStream::wire_state`]).
+    /// [`AnthropicStream::state_word`]).
     header_shown: bool,
     /// The event header last sent to the JS object path ([`EventHeader`]).
     sent_header: Option<EventHeader>,
@@ -115,35 +114,6 @@ impl AnthropicStream {
             blocks: Blocks::default(),
             held: HeldCalls::default(),
             options,
-        }
-    }
-
-    /// The state the object path depends on (`crate::convert::state::State`), after a call
-    /// that yielded `yielded`. `header`: no `message_start` usage is pending
-    /// and the last chunk yielded has the current response id and model, so
-    /// a text or thinking delta converts to one chunk with that header.
-    /// `gather`: the last open block and how many bytes of arguments it can
-    /// still take ([`Self::args_budget`]).
-    pub fn wire_state(&mut self, yielded: &[Response]) -> State {
-        if let Some(last) = yielded.last() {
-            self.message.header_shown = std::ptr::eq(last.key_order, &key_order::KEY_ORDER)
-                && last.response_id == self.message.id
-                && last.model_version == self.message.model;
-        }
-        if self.input.is_finished() {
-            return State::FINISHED;
-        }
-        let gather = self.blocks.open.last().and_then(|b| {
-            let index: u32 = b.key.parse().ok()?;
-            (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
-        });
-        State {
-            header: self.message.header_shown && !self.usage.message_start_pending,
-            payload: self.message.payload,
-            gather,
-            stop_gathered: self.takes_gathered_stop(),
-            budget: gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0)),
-            ..State::default()
         }
     }
 

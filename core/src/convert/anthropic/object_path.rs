@@ -1,22 +1,121 @@
-//! What the core offers the object path (the JS layer's own conversion of
-//! SDK event objects, `lib/object-path.js`): the header of the chunks it
-//! builds, argument fragments gathered in JS, a call whose arguments stayed
-//! in JS and what they count against the limits, and the budget for
-//! gathering.
+//! The Anthropic object path (the JS layer's own conversion of SDK event
+//! objects, `lib/object-path.js`), as this provider offers it
+//! (`crate::convert::object_path`): its state word bits, the header of the
+//! chunks it builds, argument fragments gathered in JS, a call whose
+//! arguments stayed in JS and what they count against the limits, and the
+//! budget for gathering.
 
 use std::rc::Rc;
 
 use super::arg_limits::limit_error;
-use super::event_header::EventHeader;
+use super::event_header::{write_event_header_item, EventHeader};
+use super::key_order::KEY_ORDER;
 use super::AnthropicStream;
+use crate::convert::object_path::{HeldArgs, ObjectPath};
+use crate::convert::state::StateWord;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, LoneEscapes, Value};
 use crate::foundations::profile::Profile;
 use crate::model::gemini::{Part, Response};
 
+/// This provider's bits of the state word (`crate::convert::state`), which
+/// `lib/object-path.js` reads (`lib/generated/wire-constants.js`, written
+/// from these by `core/examples/wire_constants.rs`):
+///
+/// | bits | field |
+/// |------|-------|
+/// | 3    | `header`: a text/thinking delta converts to exactly one chunk with the header of the last yielded response |
+/// | 4    | `payload`: a chunk with a part was yielded (0.24.4's end check) |
+/// | 5–20 | `gather`: the index + 1 of the block whose `input_json_delta` fragments may be gathered in JS, 0 for none; the word's `budget` is that block's |
+/// | 22   | `stop_gathered`: the stop of a `tool_use` block whose every fragment was gathered in JS may be converted with the arguments kept in JS (calls are not held for the stop reason) |
+pub mod word {
+    /// `header`.
+    pub const HEADER: u64 = 1 << 3;
+    /// `payload`.
+    pub const PAYLOAD: u64 = 1 << 4;
+    /// The lowest bit of `gather`.
+    pub const GATHER_SHIFT: u32 = 5;
+    /// How many bits `gather` takes.
+    pub const GATHER_BITS: u32 = 16;
+    /// `stop_gathered`.
+    pub const STOP_GATHERED: u64 = 1 << 22;
+}
+
+/// Gathering is offered only for block indexes below this.
+pub const MAX_GATHER_INDEX: u32 = (1 << word::GATHER_BITS) - 1;
+
+impl ObjectPath for AnthropicStream {
+    fn state_word(&mut self, yielded: &[Response]) -> StateWord {
+        AnthropicStream::state_word(self, yielded)
+    }
+
+    fn write_header_item(&mut self, out: &mut String) -> bool {
+        match self.take_event_header() {
+            Some(h) => {
+                write_event_header_item(&h, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn append_gathered(
+        &mut self,
+        index: &str,
+        fragments: &str,
+        json_encoded: bool,
+    ) -> Result<(), Error> {
+        self.append_input(index, fragments, json_encoded)
+    }
+
+    fn stop_held(
+        &mut self,
+        index: &str,
+        args: HeldArgs<'_>,
+        out: &mut Vec<Response>,
+    ) -> Result<bool, Error> {
+        let bytes = match args {
+            HeldArgs::Utf8Len(n) => n,
+            HeldArgs::Encoded(encoded) => AnthropicStream::encoded_args_bytes(encoded)?,
+        };
+        self.stop_with_held_args(index, bytes, out)
+    }
+}
+
 impl AnthropicStream {
+    /// The state word after a call that yielded `yielded`. `header`: no
+    /// `message_start` usage is pending and the last chunk yielded has the
+    /// current response id and model, so a text or thinking delta converts
+    /// to one chunk with that header. `gather`: the last open block and how
+    /// many bytes of arguments it can still take ([`Self::args_budget`]).
+    pub fn state_word(&mut self, yielded: &[Response]) -> StateWord {
+        if let Some(last) = yielded.last() {
+            self.message.header_shown = std::ptr::eq(last.key_order, &KEY_ORDER)
+                && last.response_id == self.message.id
+                && last.model_version == self.message.model;
+        }
+        if self.input.is_finished() {
+            return StateWord::FINISHED;
+        }
+        let gather = self.blocks.open.last().and_then(|b| {
+            let index: u32 = b.key.parse().ok()?;
+            (index < MAX_GATHER_INDEX && b.key == index.to_string()).then_some(index)
+        });
+        let bit = |on: bool, bit: u64| if on { bit } else { 0 };
+        let mut bits = bit(
+            self.message.header_shown && !self.usage.message_start_pending,
+            word::HEADER,
+        ) | bit(self.message.payload, word::PAYLOAD)
+            | bit(self.takes_gathered_stop(), word::STOP_GATHERED);
+        if let Some(index) = gather {
+            bits |= (u64::from(index) + 1) << word::GATHER_SHIFT;
+        }
+        let budget = gather.map_or(0, |i| self.args_budget(&i.to_string()).unwrap_or(0));
+        StateWord::open(bits, budget)
+    }
+
     /// The header the next text or thinking delta's chunk takes, when the
-    /// last yielded chunk had it (`header_shown`, [`Self::wire_state`], which
+    /// last yielded chunk had it (`header_shown`, [`Self::state_word`], which
     /// runs first) and the JS layer has not been sent it yet: it goes out
     /// with the call's batch. So whenever the state word's `header` is on,
     /// the JS layer holds this header.

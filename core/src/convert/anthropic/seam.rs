@@ -2,11 +2,9 @@
 //! stream: each call of [`StreamConverter`] is one of [`AnthropicStream`]'s
 //! own.
 
-use std::any::Any;
-
 use crate::convert::anthropic::AnthropicStream;
-use crate::convert::provider::{ObjectPathHeader, StreamConverter};
-use crate::convert::state::State;
+use crate::convert::object_path::ObjectPath;
+use crate::convert::provider::StreamConverter;
 use crate::foundations::error::Error;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::Response;
@@ -28,19 +26,15 @@ impl StreamConverter for AnthropicStream {
         AnthropicStream::upstream_failed(self, retryable, out)
     }
 
-    fn wire_state(&mut self, yielded: &[Response]) -> State {
-        AnthropicStream::wire_state(self, yielded)
-    }
-
-    fn take_object_path_header(&mut self) -> Option<ObjectPathHeader> {
-        self.take_event_header().map(ObjectPathHeader::Event)
-    }
-
     fn argument_progress(&mut self, held: &[u8]) -> Vec<ArgumentProgress> {
         AnthropicStream::argument_progress_with_held(self, held)
     }
 
-    fn as_any(&mut self) -> &mut dyn Any {
-        self
+    fn finished(&self) -> bool {
+        AnthropicStream::is_finished(self)
+    }
+
+    fn object_path(&mut self) -> Option<&mut dyn ObjectPath> {
+        Some(self)
     }
 }

@@ -9,6 +9,17 @@
 
 use std::rc::Rc;
 
+use super::key_order::KEY_ORDER;
+use crate::wire::key::open_item;
+use crate::wire::{header_id, write_header};
+
+/// The chunk-header item's key (`lib/generated/wire-constants.js`
+/// `KEY_CHUNK_HEADER`).
+pub const ITEM_KEY: &str = "c";
+
+/// The `f` of the header the JS object path builds its responses with.
+const HEADER_ID: u8 = header_id(&KEY_ORDER);
+
 /// `responseId`, `createTime` and `modelVersion` as
 /// `convertOpenAIChunkToGemini` (Qwen Code
 /// packages/core/src/core/openaiContentGenerator/converter.ts) takes them
@@ -83,9 +94,57 @@ impl LastChunkHeader {
     }
 }
 
+/// `{"c": {"id"?, "created", "model"?, "h": header}}`: the chunk-header
+/// item, first in a batch: the chunk's fields and the header built from
+/// them.
+#[cold]
+pub fn write_chunk_header_item(h: &ChunkHeader, out: &mut String) {
+    open_item(out, ITEM_KEY);
+    out.push('{');
+    if let Some(id) = &h.id {
+        out.push_str("\"id\":");
+        out.push_str(id);
+        out.push(',');
+    }
+    out.push_str("\"created\":");
+    out.push_str(&h.created);
+    if let Some(model) = &h.model {
+        out.push_str(",\"model\":");
+        out.push_str(model);
+    }
+    out.push_str(",\"h\":");
+    write_header(
+        HEADER_ID,
+        Some(&h.create_time),
+        h.id.as_deref(),
+        h.model_version.as_deref(),
+        out,
+    );
+    out.push_str("}}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chunk_header_item_has_the_fields_and_the_header_built_from_them() {
+        let mut out = String::new();
+        write_chunk_header_item(
+            &ChunkHeader {
+                id: Some("\"id\"".into()),
+                created: "7".into(),
+                model: Some("\"\"".into()),
+                create_time: "7".into(),
+                model_version: None,
+            },
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            r#"{"c":{"id":"id","created":7,"model":"","h":{"f":1,"createTime":"7","responseId":"id"}}}"#
+        );
+    }
 
     fn header(id: &str, created: &str) -> ChunkHeader {
         ChunkHeader {

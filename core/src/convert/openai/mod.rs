@@ -57,7 +57,7 @@ use tag_guard::TagGuard;
 use tagged::TaggedThinking;
 use template::TemplatePath;
 use text_delta::TextDeltas;
-use tool_call_parser::{ArgumentChunk, ProviderIndex, ToolCallParser};
+use tool_call_parser::{ArgumentChunk, ProviderIndex};
 use tool_calls::{Bounds, ToolCalls};
 
 pub use finish_reason::map_finish_reason;
@@ -285,42 +285,6 @@ impl OpenAIStream {
             return Err(Error::protocol_tag_leak());
         }
         Ok(())
-    }
-
-    /// The state the object path depends on (`crate::convert::state::State`): `quiet`,
-    /// `text_ready`, and the `budget` of argument bytes that can be gathered
-    /// before a limit could fail: no call holds more than all of them
-    /// together, so `max_call_bytes` less the parser's buffered bytes is a
-    /// lower bound for every call. A finished converter first lets go of
-    /// what only more input could use (the argument buffers and templates),
-    /// so a converter that is done holds no large buffer until it is
-    /// collected; what its state word says is kept.
-    pub fn wire_state(&mut self) -> crate::convert::state::State {
-        let tag_closing = self.closing_tag_pending();
-        if self.lifecycle.input.is_finished() {
-            if self.calls.parser.buffered() > 0 || !self.templates.is_empty() {
-                self.calls.parser = ToolCallParser::default();
-                self.templates.release();
-            }
-            return crate::convert::state::State {
-                tag_closing,
-                ..crate::convert::state::State::FINISHED
-            };
-        }
-        let held = self.calls.parser.buffered();
-        let budget = (self.config.limits.max_call_bytes.saturating_sub(held)).min(
-            self.config
-                .limits
-                .max_buffered_bytes
-                .saturating_sub(held + self.lifecycle.input.buffered()),
-        );
-        crate::convert::state::State {
-            quiet: self.is_quiet(),
-            text_ready: self.is_text_ready(),
-            tag_closing,
-            budget,
-            ..crate::convert::state::State::default()
-        }
     }
 
     /// The header noted for the object path (`crate::convert::openai::chunk_header`), when

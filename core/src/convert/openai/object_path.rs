@@ -1,18 +1,103 @@
-//! What the core offers the object path (the JS layer's own conversion of
-//! SDK objects, `lib/object-path.js`): argument fragments gathered in JS,
-//! and content-only deltas as plain text, with exactly the state changes
-//! the full conversion makes.
+//! The OpenAI object path (the JS layer's own conversion of SDK objects,
+//! `lib/object-path.js`), as this provider offers it
+//! (`crate::convert::object_path`): its state word bits, the chunk header,
+//! argument fragments gathered in JS, and content-only deltas as plain
+//! text, with exactly the state changes the full conversion makes.
 
 use std::borrow::Cow;
 
 use super::chunk::provider_index;
-use super::tool_call_parser::ArgumentChunk;
+use super::chunk_header::write_chunk_header_item;
+use super::tool_call_parser::{ArgumentChunk, ToolCallParser};
 use super::OpenAIStream;
+use crate::convert::object_path::{ObjectPath, PlainText};
+use crate::convert::state::StateWord;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::js_text::{has_non_whitespace, utf16_len};
 use crate::foundations::json::{self, Value};
+use crate::model::gemini::Response;
+
+/// This provider's bits of the state word (`crate::convert::state`), which
+/// `lib/object-path.js` and the pipeline's error path read
+/// (`lib/generated/wire-constants.js`, written from these by
+/// `core/examples/wire_constants.rs`):
+///
+/// | bit | field |
+/// |-----|-------|
+/// | 1   | `quiet`: an argument-only delta converts to an empty response; the word's `budget` is then for any call |
+/// | 2   | `text_ready`: a content-only delta may take the text path |
+/// | 21  | `tag_closing`: a closing thinking-tag candidate is pending (`context.pendingThinkingTagCandidate?.closingTagName`); the pipeline's error path turns a source error into `PROTOCOL_TAG_LEAK` then. Kept in a finished word too (after a fatal error the candidate is still there), never after `free()` |
+pub mod word {
+    /// `quiet`.
+    pub const QUIET: u64 = 1 << 1;
+    /// `text_ready`.
+    pub const TEXT_READY: u64 = 1 << 2;
+    /// `tag_closing`.
+    pub const TAG_CLOSING: u64 = 1 << 21;
+}
+
+impl ObjectPath for OpenAIStream {
+    fn state_word(&mut self, _yielded: &[Response]) -> StateWord {
+        OpenAIStream::state_word(self)
+    }
+
+    fn write_header_item(&mut self, out: &mut String) -> bool {
+        match self.take_chunk_header() {
+            Some(h) => {
+                write_chunk_header_item(&h, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn push_gathered(&mut self, fragments: &str) -> Result<(), Error> {
+        self.push_fragments_text(fragments)
+    }
+
+    fn push_text_delta(&mut self, content: &str) -> Result<PlainText, Error> {
+        self.push_plain_text(content)
+    }
+}
 
 impl OpenAIStream {
+    /// The state word: `quiet`, `text_ready`, `tag_closing`, and the
+    /// `budget` of argument bytes that can be gathered before a limit could
+    /// fail: no call holds more than all of them together, so
+    /// `max_call_bytes` less the parser's buffered bytes is a lower bound
+    /// for every call. A finished converter first lets go of what only more
+    /// input could use (the argument buffers and templates), so a converter
+    /// that is done holds no large buffer until it is collected; what its
+    /// state word says is kept.
+    pub fn state_word(&mut self) -> StateWord {
+        let tag_closing = if self.closing_tag_pending() {
+            word::TAG_CLOSING
+        } else {
+            0
+        };
+        if self.lifecycle.input.is_finished() {
+            if self.calls.parser.buffered() > 0 || !self.templates.is_empty() {
+                self.calls.parser = ToolCallParser::default();
+                self.templates.release();
+            }
+            return StateWord::finished_with(tag_closing);
+        }
+        let held = self.calls.parser.buffered();
+        let budget = (self.config.limits.max_call_bytes.saturating_sub(held)).min(
+            self.config
+                .limits
+                .max_buffered_bytes
+                .saturating_sub(held + self.lifecycle.input.buffered()),
+        );
+        let bit = |on: bool, bit: u64| if on { bit } else { 0 };
+        StateWord::open(
+            bit(self.is_quiet(), word::QUIET)
+                | bit(self.is_text_ready(), word::TEXT_READY)
+                | tag_closing,
+            budget,
+        )
+    }
+
     /// Argument-only deltas gathered by the JS layer, as the JSON text
     /// `[index, arguments, …]`: fed in order, exactly as the chunks that
     /// carried them would have been (they yield no parts and no
@@ -116,15 +201,6 @@ impl OpenAIStream {
         }
         normalized
     }
-}
-
-/// A content-only delta's normalised text ([`OpenAIStream::push_plain_text`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlainText {
-    /// The delta's own text from this UTF-16 unit on (0: all of it).
-    Suffix(usize),
-    /// Text that is not the end of the delta's own: empty for no part.
-    Text(String),
 }
 
 #[cfg(test)]

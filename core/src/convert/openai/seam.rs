@@ -2,11 +2,9 @@
 //! OpenAI-compatible stream: each call of [`StreamConverter`] is one of
 //! [`OpenAIStream`]'s own.
 
-use std::any::Any;
-
+use crate::convert::object_path::ObjectPath;
 use crate::convert::openai::OpenAIStream;
-use crate::convert::provider::{ObjectPathHeader, StreamConverter};
-use crate::convert::state::State;
+use crate::convert::provider::StreamConverter;
 use crate::foundations::error::Error;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::Response;
@@ -31,19 +29,15 @@ impl StreamConverter for OpenAIStream {
         Ok(())
     }
 
-    fn wire_state(&mut self, _yielded: &[Response]) -> State {
-        OpenAIStream::wire_state(self)
-    }
-
-    fn take_object_path_header(&mut self) -> Option<ObjectPathHeader> {
-        OpenAIStream::take_chunk_header(self).map(ObjectPathHeader::Chunk)
-    }
-
     fn argument_progress(&mut self, held: &[u8]) -> Vec<ArgumentProgress> {
         OpenAIStream::argument_progress_with_held(self, held)
     }
 
-    fn as_any(&mut self) -> &mut dyn Any {
-        self
+    fn finished(&self) -> bool {
+        OpenAIStream::is_finished(self)
+    }
+
+    fn object_path(&mut self) -> Option<&mut dyn ObjectPath> {
+        Some(self)
     }
 }
