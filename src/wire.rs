@@ -47,6 +47,11 @@ pub fn batch(
 /// A batch's text and the strings lifted out of it, as one JS array. An
 /// ASCII string (most file contents) is made as Latin-1, a plain copy,
 /// where V8 would scan UTF-8 for multi-byte sequences before copying it.
+/// Not in the WebAssembly build: there emnapi (@emnapi/core,
+/// `napi_create_string_latin1`) builds a Latin-1 string a byte at a time in
+/// JavaScript, where its UTF-8 path decodes the whole string in one
+/// `TextDecoder` call: a 100 KB `write_file` stream converts 2.4× faster
+/// there without it (benchmark/bench.mjs `--wasi`).
 pub struct TextAndStrings(Vec<String>);
 
 impl ToNapiValue for TextAndStrings {
@@ -60,7 +65,7 @@ impl ToNapiValue for TextAndStrings {
         for (i, s) in val.0.iter().enumerate() {
             let mut value = std::ptr::null_mut();
             let (ptr, len) = (s.as_ptr().cast(), s.len() as isize);
-            if s.is_ascii() {
+            if s.is_ascii() && !cfg!(target_arch = "wasm32") {
                 check_status!(sys::napi_create_string_latin1(env, ptr, len, &mut value))?;
             } else {
                 check_status!(sys::napi_create_string_utf8(env, ptr, len, &mut value))?;
