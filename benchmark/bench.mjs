@@ -5,6 +5,7 @@
 //   npm run bench                 # full run (about 3 minutes on 2 cores)
 //   npm run bench:smoke           # tiny sizes, a few iterations (CI: proves it runs)
 //   node --expose-gc benchmark/bench.mjs [--smoke] [--only P1,P4,P6] [--no-memory]
+//   npm run bench -- --wasi       # the WebAssembly build (npm run build:wasi) in the native side's place
 //   node benchmark/scaling.mjs    # P6 alone: 1, 2 and N worker threads, native and pure JS
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -24,6 +25,10 @@ const { Stream: OpenAISdkStream } = require('openai/core/streaming');
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1].split(',') : null;
+// lib/native.js's own switch: the WASI build or no binding at all, never a
+// silent native one (checked below); P6's workers inherit it.
+const WASI = argv.includes('--wasi');
+if (WASI) process.env.TOOLCALL_STREAM_FORCE_WASI = '1';
 const MODEL = 'bench-model';
 
 // Sizes and time budgets. Smoke keeps every path but shrinks everything.
@@ -46,6 +51,11 @@ try {
   process.stderr.write(`bench: native addon did not load (${err.message.split('\n')[0]})\n`);
 }
 const hasNative = typeof native.AnthropicConverter === 'function' && typeof native.OpenAIConverter === 'function';
+const binding = hasNative ? require('../lib/available.js').checkAvailable() : null;
+if (WASI && binding?.kind !== 'wasi') {
+  process.stderr.write('bench --wasi: the WebAssembly build did not load (npm run build:wasi first)\n');
+  process.exit(1);
+}
 const hasResponses = typeof native.OpenAIResponsesConverter === 'function';
 
 /** Calls fn on each response of whatever a converter call returned (array, one, or none). */
@@ -472,7 +482,7 @@ lines.push(
   `Peer: @qwen-code/qwen-code ${peer.version} (+ @anthropic-ai/sdk / openai SSE decoders from node_modules); OpenAI Responses rows: ${responsesPeer.version}'s own reader and converter`,
 );
 lines.push(
-  `Native: ${hasNative ? 'toolcall-stream ' + require('../package.json').version : 'not available yet (AnthropicConverter missing from the addon)'}`,
+  `Native: ${hasNative ? `toolcall-stream ${require('../package.json').version}, binding ${binding.kind} (${binding.platform})` : 'not available yet (AnthropicConverter missing from the addon)'}`,
 );
 lines.push(`Mode: ${SMOKE ? 'smoke' : 'full'}; medians over ${timing.rounds} alternating round(s); 16 KiB reads`);
 lines.push('');
