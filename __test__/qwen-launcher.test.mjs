@@ -349,6 +349,12 @@ test(
     ]);
     const off = launch(['--qwen', latest.dir, '--check'], { env: { TOOLCALL_STREAM_QWEN: 'off' } });
     assert.match(off.stdout, /^Anthropic: runs stock: turned off \(TOOLCALL_STREAM_QWEN=off\)/m);
+    // Only the WebAssembly build: still served, and --check says on what.
+    const wasi = launch(['--qwen', latest.dir, '--check'], { env: { TOOLCALL_STREAM_FORCE_WASI: '1' } });
+    assert.equal(wasi.status, 0, wasi.stderr);
+    assert.match(wasi.stdout, /^Anthropic: served, profile qwen-0\.24$/m);
+    assert.match(wasi.stdout, /^WebAssembly build: loads, no native binary in use; Qwen is served on it/m);
+    assert.doesNotMatch(wasi.stdout, /^native binary:/m);
   },
 );
 
