@@ -123,6 +123,7 @@ function startServed(qwen, { cwd, env }) {
     assert.deepEqual(line.providers, {
       anthropic: { served: true, profile: 'qwen-0.24' },
       openai: { served: true, profile: 'qwen-0.24' },
+      openaiResponses: { served: true, profile: 'qwen-0.24' },
     });
   assert.deepEqual(ownLines(r.stderr), [], r.stderr);
   const c = run(['--check']);

@@ -344,6 +344,7 @@ test(
       `  serve by hand (it removes NODE_OPTIONS): node --import=${lines[1].split('--import=')[1].split(' ')[0]} ${path.join(fs.realpathSync(latest.dir), 'cli-entry.js')} serve`,
       'Anthropic: served, profile qwen-0.24',
       'OpenAI-compatible: served, profile qwen-0.24',
+      'OpenAI Responses: served, profile qwen-0.24',
       'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)',
       'native binary: loads',
     ]);
@@ -359,9 +360,10 @@ test(
 );
 
 /**
- * 0.24.4 with one replaced function changed (what a future release might
- * do): its own package.json, entries and chunks, the rest linked to the
- * published release, so Qwen runs from it.
+ * 0.24.4 with two replaced functions changed (what a future release might
+ * do): the Anthropic usage and the Responses conversion; its own
+ * package.json, entries and chunks, the rest linked to the published
+ * release, so Qwen runs from it.
  */
 function changedRelease() {
   const dir = path.join(tmp, 'changed');
@@ -380,11 +382,20 @@ function changedRelease() {
     file,
     fs.readFileSync(file, 'utf8').replace(needle, `${needle}\n  parts = { ...parts, inputTokens: 0 };`),
   );
+  const chunks = path.join(dir, 'chunks');
+  const responses = path.join(
+    chunks,
+    fs.readdirSync(chunks).find((f) => f.startsWith('openaiResponsesContentGenerator-')),
+  );
+  fs.writeFileSync(
+    responses,
+    fs.readFileSync(responses, 'utf8').replace('case "response.refusal.done":', 'case "response.refusal.finished":'),
+  );
   return dir;
 }
 
 test(
-  'a release with a changed replaced function: --check names the function; Qwen runs with that provider stock, saying so once though cli.js runs twice',
+  'a release with changed replaced functions: --check names each; Qwen runs with those providers stock, saying so once though cli.js runs twice',
   { skip: latest.skip ?? !posix },
   () => {
     const dir = changedRelease();
@@ -395,6 +406,10 @@ test(
       /^Anthropic: runs stock: AnthropicContentGenerator\.processStream is code this package does not know .*differs in buildAnthropicUsageMetadata\)/m,
     );
     assert.match(c.stdout, /^OpenAI-compatible: served, profile qwen-0\.24$/m);
+    assert.match(
+      c.stdout,
+      /^OpenAI Responses: runs stock: ResponsesPipeline\.iterateBody is code this package does not know \(closest known code: Qwen Code 0\.23\.4, [^;]*; differs in convertResponsesEventToGemini\)$/m,
+    );
 
     // The real Qwen in ACP mode, its stdin at an end at once: it starts, relaunches cli.js, and exits.
     const report = path.join(tmp, 'changed.ndjson');
@@ -405,11 +420,16 @@ test(
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    for (const line of lines)
-      assert.deepEqual([line.providers.anthropic.served, line.providers.openai.served], [false, true]);
+    for (const line of lines) {
+      const { anthropic, openai, openaiResponses } = line.providers;
+      assert.deepEqual([anthropic.served, openai.served, openaiResponses.served], [false, true, false]);
+    }
+    const { anthropic, openaiResponses } = lines[0].providers;
     assert.deepEqual(
       ownLines(r.stderr),
-      [`toolcall-stream/qwen: Qwen Code 0.24.4: Anthropic streams run stock: ${lines[0].providers.anthropic.reason}`],
+      [
+        `toolcall-stream/qwen: Qwen Code 0.24.4: Anthropic streams run stock: ${anthropic.reason}; OpenAI Responses streams run stock: ${openaiResponses.reason}`,
+      ],
       `one line for ${lines.length} cli.js processes`,
     );
   },

@@ -96,6 +96,14 @@ test('every published release is served on both providers, and Qwen itself answe
     assert.deepEqual(report[0].providers, {
       anthropic: { served: true, profile },
       openai: { served: true, profile },
+      // The Responses generator ships from 0.23.3.
+      openaiResponses:
+        version === '0.21.2'
+          ? {
+              served: false,
+              reason: 'this release has no OpenAI Responses generator (Qwen Code has one from 0.23.3 on)',
+            }
+          : { served: true, profile },
     });
   }
 });

@@ -27,6 +27,7 @@ try {
 const PROVIDERS = [
   ['anthropic', 'Anthropic'],
   ['openai', 'OpenAI-compatible'],
+  ['openaiResponses', 'OpenAI Responses'],
 ];
 
 /** The check as lines of text, and its exit code: 0 when Qwen was found (served or not), 1 when not. */
@@ -63,6 +64,10 @@ export function checkReport(found, { preload, preloadProblem, env = process.env,
           : undefined;
   for (const [key, name] of PROVIDERS) {
     const p = decision[key];
+    if (p.absent) {
+      lines.push(`${name}: ${p.reason}`);
+      continue;
+    }
     const verdict = p.served ? `served, profile ${p.profile}` : `runs stock: ${p.reason}`;
     lines.push(
       off && p.served
@@ -110,7 +115,7 @@ function progressLine(decision, env, off) {
   if (!setting.wanted) return `live progress on preparing cards (--acp): off: ${setting.reason}`;
   if (off) return `live progress on preparing cards (--acp): off: ${off}`;
   if (acpProgress.failed) return `live progress on preparing cards (--acp): off: ${acpProgress.failed.message}`;
-  if (!decision.anthropic.served && !decision.openai.served) {
+  if (PROVIDERS.every(([key]) => !decision[key].served)) {
     return 'live progress on preparing cards (--acp): off: no provider is served, so nothing counts the arguments';
   }
   const file = decision.hookPoints?.ToolCallEmitter;

@@ -14,9 +14,10 @@
 //              ContentGenerationPipeline.processStreamWithLogging and
 //              executeStream (pipeline.ts), which it wraps.
 //   openaiResponses  replaces the SSE parsing and per-event conversion of
-//              ResponsesPipeline.iterateBody (convertResponsesEventToGemini
-//              and ResponsesStreamState;
-//              openaiResponsesContentGenerator/responses-pipeline.ts), from
+//              ResponsesPipeline.iterateBody
+//              (openaiResponsesContentGenerator/responses-pipeline.ts:
+//              convertResponsesEventToGemini and ResponsesStreamState, in
+//              responses-converter.ts), from
 //              0.23.3 on; keeps iterateBody's reads (readChunk's idle and
 //              lifetime guards, the reader's cancel) and the rest of the
 //              pipeline (connect, retries, mergeStreamResponses).
@@ -68,7 +69,7 @@ export const CLASSIFIER_HOOK_POINTS = [
  * Qwen's OpenAI Responses generator (from 0.23.3): the class whose pipeline
  * the preload serves (openai-responses.mjs), and the error redaction its
  * pipeline throws conversion errors through (redactProxyError,
- * packages/core/src/utils/proxyErrorRedaction.ts), located from the
+ * packages/core/src/utils/runtimeFetchOptions.ts), located from the
  * generator's own import of it. A release without the generator has neither
  * to serve.
  */
@@ -608,13 +609,16 @@ export function inspectQwen(pkg, { cache = true } = {}) {
     hookPoints,
     anthropic: { served: false, reason },
     openai: { served: false, reason },
-    openaiResponses: files.OpenAIResponsesContentGenerator ? { served: false, reason } : NO_RESPONSES,
+    // A bundle read through that has no Responses generator: nothing there to run stock.
+    openaiResponses: scanned && !files.OpenAIResponsesContentGenerator ? NO_RESPONSES : { served: false, reason },
   });
   let files = {};
+  let scanned = false;
   try {
     const layout = layoutProblem(pkg.dir);
     const scan = layout ? undefined : scanBundle(pkg.dir, WANTED);
     files = scan?.files ?? {};
+    scanned = scan !== undefined;
     const sdk = scan?.sdk;
     read.push(...Object.values(files));
     const missing = HOOK_POINTS.filter((n) => !files[n]);

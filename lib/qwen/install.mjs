@@ -4,7 +4,7 @@
 // provider's patch is checked before any is applied. Anything unexpected
 // leaves that provider stock, and the caller reports why.
 import { createRequire } from 'node:module';
-import { inspectQwen, HOOK_POINTS, CLASSIFIER_HOOK_POINTS } from './inspect.mjs';
+import { inspectQwen, HOOK_POINTS, CLASSIFIER_HOOK_POINTS, RESPONSES_HOOK_POINTS } from './inspect.mjs';
 import { importHookPoints } from './hook-points.mjs';
 import { qwenHost } from './host.mjs';
 import { prepareAnthropicPatch } from './anthropic.mjs';
@@ -19,14 +19,27 @@ const require = createRequire(import.meta.url);
 export const newStats = () => ({
   anthropic: { bytes: 0, objects: 0 },
   openai: { bytes: 0, chunks: 0 },
+  openaiResponses: { bytes: 0 },
   fallbacks: 0,
 });
 
-const stock = (reason) => ({ anthropic: { served: false, reason }, openai: { served: false, reason } });
+/** The providers the preload serves, by their key in a decision, and their names in a line. */
+export const PROVIDERS = [
+  ['anthropic', 'Anthropic'],
+  ['openai', 'OpenAI-compatible'],
+  ['openaiResponses', 'OpenAI Responses'],
+];
+
+const stock = (reason, decision) => ({
+  anthropic: { served: false, reason },
+  openai: { served: false, reason },
+  // A release without the Responses generator says so, whatever else stops the preload.
+  openaiResponses: decision?.openaiResponses?.absent ? decision.openaiResponses : { served: false, reason },
+});
 
 /**
  * Patches the Qwen Code in `pkg` (`{dir, version}`). Returns
- * `{anthropic, openai, progress}`: each provider `{served: true, profile}`
+ * `{anthropic, openai, openaiResponses, progress}`: each provider `{served: true, profile}`
  * or `{served: false, reason}`, and live progress on Qwen's preparing cards
  * `{on: true}` or `{on: false, reason, wanted}`; never throws.
  */
@@ -35,33 +48,47 @@ export async function install(pkg, stats) {
   const status = checkAvailable();
   if (!status.available) return stock(`the native binary does not load: ${status.reason}`);
   const decision = inspectQwen(pkg);
-  const outcome = { anthropic: decision.anthropic, openai: decision.openai };
-  if (!outcome.anthropic.served && !outcome.openai.served) return outcome;
+  const outcome = {
+    anthropic: decision.anthropic,
+    openai: decision.openai,
+    openaiResponses: decision.openaiResponses,
+  };
+  if (PROVIDERS.every(([key]) => !outcome[key].served)) return outcome;
 
-  const wanted = [...HOOK_POINTS, ...(outcome.anthropic.heldCallRelease === 'none' ? [] : CLASSIFIER_HOOK_POINTS)];
+  const wanted = [
+    ...HOOK_POINTS,
+    ...(outcome.anthropic.heldCallRelease === 'none' ? [] : CLASSIFIER_HOOK_POINTS),
+    ...(outcome.openaiResponses.served ? RESPONSES_HOOK_POINTS : []),
+  ];
   let q;
   try {
     q = await importHookPoints(decision.hookPoints, wanted, { within: pkg.dir, hashes: decision.hookHashes });
   } catch (err) {
-    return stock(`the hook points could not be loaded: ${err.message}`);
+    return stock(`the hook points could not be loaded: ${err.message}`, decision);
   }
   const missing = HOOK_POINTS.filter((name) => q[name] === undefined);
-  if (missing.length) return stock(`missing hook points: ${missing.join(', ')}`);
+  if (missing.length) return stock(`missing hook points: ${missing.join(', ')}`, decision);
   const { progress, notePreparations } = await prepareProgress(decision, pkg);
   outcome.progress = progress;
   const host = qwenHost(q, notePreparations);
 
   const patches = [];
-  const prepare = (provider, make) => {
+  const prepare = async (provider, make) => {
     if (!outcome[provider].served) return;
     try {
-      patches.push(make({ profile: outcome[provider].profile, host, stats }));
+      patches.push(await make({ profile: outcome[provider].profile, host, stats }));
     } catch (err) {
       outcome[provider] = { served: false, reason: err.message };
     }
   };
-  prepare('anthropic', (options) => prepareAnthropicPatch(q, outcome.anthropic, options));
-  prepare('openai', (options) => prepareOpenAIPatch(q, outcome.openai, options));
+  await prepare('anthropic', (options) => prepareAnthropicPatch(q, outcome.anthropic, options));
+  await prepare('openai', (options) => prepareOpenAIPatch(q, outcome.openai, options));
+  // Loaded only where the release has the generator. Qwen sends no
+  // preparations for it: only live progress on ACP cards asks for them.
+  await prepare('openaiResponses', async (options) => {
+    const { prepareResponsesPatch } = await import('./openai-responses.mjs');
+    return prepareResponsesPatch(q, { ...options, preparations: () => progress.on === true });
+  });
   for (const patch of patches) patch();
   return outcome;
 }
@@ -97,16 +124,21 @@ async function prepareProgress(decision, pkg) {
   return { progress: { on: true }, notePreparations };
 }
 
-/** One line saying what runs stock and why, or undefined when both providers are served. */
+/**
+ * One line saying what runs stock and why, or undefined when every provider
+ * the release has is served (a release without the Responses generator has
+ * nothing there to run stock).
+ */
 export function stockLine(pkg, outcome) {
-  const a = outcome.anthropic;
-  const o = outcome.openai;
-  if (a.served && o.served) return undefined;
+  const stock = PROVIDERS.filter(([key]) => !outcome[key].served && !outcome[key].absent);
+  if (stock.length === 0) return undefined;
   const head = `toolcall-stream/qwen: Qwen Code ${pkg.version}`;
-  if (!a.served && !o.served)
-    return a.reason === o.reason
-      ? `${head} runs stock: ${a.reason}`
-      : `${head} runs stock: Anthropic: ${a.reason}; OpenAI: ${o.reason}`;
-  const [name, p] = a.served ? ['OpenAI-compatible', o] : ['Anthropic', a];
-  return `${head}: ${name} streams run stock: ${p.reason}`;
+  const present = PROVIDERS.filter(([key]) => !outcome[key].absent);
+  if (stock.length === present.length) {
+    const reasons = new Set(stock.map(([key]) => outcome[key].reason));
+    return reasons.size === 1
+      ? `${head} runs stock: ${[...reasons][0]}`
+      : `${head} runs stock: ${stock.map(([key, name]) => `${name}: ${outcome[key].reason}`).join('; ')}`;
+  }
+  return `${head}: ${stock.map(([key, name]) => `${name} streams run stock: ${outcome[key].reason}`).join('; ')}`;
 }

@@ -19,7 +19,11 @@ export async function serve({ say }) {
   } catch (err) {
     // install() catches what it expects; this is for what it does not.
     const reason = `the preload failed: ${err?.message ?? err}`;
-    outcome = { anthropic: { served: false, reason }, openai: { served: false, reason } };
+    outcome = {
+      anthropic: { served: false, reason },
+      openai: { served: false, reason },
+      openaiResponses: { served: false, reason },
+    };
   }
   // One line for everything that runs stock: the providers, and live progress
   // when it was asked for in ACP mode but cannot be added.
@@ -36,12 +40,13 @@ export async function serve({ say }) {
     process.on('exit', () => {
       const report = {
         qwenVersion: pkg.version,
-        active: outcome.anthropic.served || outcome.openai.served,
+        active: outcome.anthropic.served || outcome.openai.served || outcome.openaiResponses.served,
         providers: {
           anthropic: summary(outcome.anthropic),
           openai: summary(outcome.openai),
+          openaiResponses: summary(outcome.openaiResponses),
         },
-        streams: { anthropic: stats.anthropic, openai: stats.openai },
+        streams: { anthropic: stats.anthropic, openai: stats.openai, openaiResponses: stats.openaiResponses },
         fallbacks: stats.fallbacks,
         progress: progress ? { on: progress.on, ...(progress.on ? {} : { reason: progress.reason }) } : undefined,
       };
