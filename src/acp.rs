@@ -20,9 +20,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use toolcall_stream_core::acp::bounded_text::{bounded_name, card_title};
 use toolcall_stream_core::acp::{
-    frame_json, frames_json, plan_update_json, tool_content_from_json, CardProgress, Chunk,
+    frame_json, frames_json, plan_update_json, tool_content_from_json, ChunkCalls,
     DescribedPreparation, DiscardCause, DiscardReason, IdleDeadline, JsString, PreparationTracker,
-    Stall, StartAnswer, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
+    ProgressReport, Stall, StartAnswer, ToolCallCards, ToolCallIds, ToolResult, ToolStart,
 };
 
 /// A discard's cause from JS: `reason` is one of `DiscardReason`'s values
@@ -223,7 +223,7 @@ impl NativeToolCallCards {
         };
         self.with(|cards| {
             // `as` saturates: a negative or NaN count is 0, never a panic.
-            let progress = CardProgress {
+            let progress = ProgressReport {
                 argument_bytes: argument_bytes as u64,
                 argument_lines: argument_lines as u64,
                 elapsed_ms: elapsed_ms as u64,
@@ -391,7 +391,7 @@ impl NativePreparationTracker {
                 None => Vec::new(),
             };
             let calls = calls.iter().map(|id| id.as_ref().map(js)).collect();
-            let chunk = Chunk {
+            let chunk = ChunkCalls {
                 preparations,
                 calls,
             };

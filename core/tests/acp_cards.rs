@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 use toolcall_stream_core::acp::{
-    map_tool_kind, plan_update, tool_provenance, CardPhase, CardProgress, JsString, Location,
-    OwnedValue, ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart,
+    map_tool_kind, plan_update, tool_provenance, CardPhase, JsString, Location, OwnedValue,
+    ProgressReport, ResultStatus, StartStatus, ToolCallCards, ToolResult, ToolStart,
 };
 
 /// The core's value of a JSON literal written with serde_json's `json!`.
@@ -838,7 +838,7 @@ fn permission_is_never_asked_for_a_suppressed_tool_and_rejects_bad_content() {
     assert!(!cards.is_open("call-5"));
 }
 
-const RECEIVING: CardProgress = CardProgress {
+const RECEIVING: ProgressReport = ProgressReport {
     argument_bytes: 40_448,
     argument_lines: 812,
     elapsed_ms: 2_600,

@@ -214,8 +214,8 @@ fn preparations_parse_from_json() {
 /// `ToolCallIds::apply`, `observe` and `resolve` called in turn.
 #[test]
 fn a_chunk_in_one_step_is_ids_then_observe_then_resolve() {
-    use toolcall_stream_core::acp::{Chunk, JsString, ToolCallIds};
-    let chunk = || Chunk {
+    use toolcall_stream_core::acp::{ChunkCalls, JsString, ToolCallIds};
+    let chunk = || ChunkCalls {
         preparations: vec![
             DescribedPreparation::new("a", "read_file"),
             DescribedPreparation::new("h", "shell"),
@@ -265,9 +265,9 @@ fn a_chunk_in_one_step_is_ids_then_observe_then_resolve() {
 
 #[test]
 fn a_chunk_step_with_an_empty_preparation_id_fails_with_a_stable_code_and_opens_nothing() {
-    use toolcall_stream_core::acp::Chunk;
+    use toolcall_stream_core::acp::ChunkCalls;
     let mut cards = ToolCallCards::default();
-    let chunk = Chunk {
+    let chunk = ChunkCalls {
         preparations: vec![
             DescribedPreparation::new("a", "read_file"),
             DescribedPreparation::new("", "x"),

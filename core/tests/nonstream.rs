@@ -20,7 +20,7 @@ use toolcall_stream_core::convert::openai::body::openai_response_at;
 use toolcall_stream_core::convert::openai::key_order::KEY_ORDER as OPENAI_KEY_ORDER;
 use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::foundations::json::{self, Value};
-use toolcall_stream_core::model::gemini::UsageProvenance;
+use toolcall_stream_core::model::usage_provenance::{CacheCreation, UsageProvenance};
 use toolcall_stream_core::Profile;
 
 const FROZEN_NOW: u64 = 1_700_000_000_000;
@@ -48,22 +48,24 @@ fn stringified(v: &Value<'_>) -> String {
 fn annotations(r: &BodyResponse) -> [String; 3] {
     let (value, keys) = match r.usage_provenance {
         None => ("null".to_owned(), "null".to_owned()),
-        Some(UsageProvenance::OpenAI {
+        Some(UsageProvenance {
             cached_input_tokens_reported,
+            cache_creation: CacheCreation::NotTracked,
         }) => (
             format!(r#"{{"cachedInputTokensReported":{cached_input_tokens_reported}}}"#),
             r#"["cachedInputTokensReported"]"#.to_owned(),
         ),
-        Some(UsageProvenance::Anthropic {
+        Some(UsageProvenance {
             cached_input_tokens_reported,
-            cache_creation_input_tokens,
+            cache_creation,
         }) => (
-            match cache_creation_input_tokens {
+            match cache_creation {
+                CacheCreation::NotTracked => unreachable!("matched above"),
                 // JSON.stringify drops the key that holds undefined.
-                None => {
+                CacheCreation::Unreported => {
                     format!(r#"{{"cachedInputTokensReported":{cached_input_tokens_reported}}}"#)
                 }
-                Some(n) => {
+                CacheCreation::Tokens(n) => {
                     let mut count = String::new();
                     json::write_number(&mut count, n);
                     format!(

@@ -19,7 +19,7 @@ use super::card_frames::{
 use super::discard::DiscardCause;
 use super::frames::{invalid, JsString, OwnedValue, Result, SessionUpdate};
 use super::input::{ResultStatus, ToolResult, ToolStart};
-use super::progress::{progress_frame, CardProgress, IdleDeadline};
+use super::progress::{progress_frame, IdleDeadline, ProgressReport};
 
 /// Tools that never get a card (docs/behaviour.md §6.3: TodoWrite is shown as a `plan`).
 pub const DEFAULT_SUPPRESSED_TOOLS: &[&str] = &["todo_write"];
@@ -159,7 +159,7 @@ impl ToolCallCards {
         &self,
         call_id: impl Into<JsString>,
         title: Option<JsString>,
-        progress: &CardProgress,
+        progress: &ProgressReport,
         deadline: Option<&IdleDeadline>,
     ) -> Option<SessionUpdate> {
         let call_id = call_id.into();

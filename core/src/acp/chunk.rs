@@ -19,7 +19,7 @@ use super::tracker::{DescribedPreparation, PreparationTracker};
 /// ids of its `functionCall` parts in order (`None` for an absent or
 /// non-string id).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Chunk {
+pub struct ChunkCalls {
     /// The chunk's preparations, with their card titles and kinds.
     pub preparations: Vec<DescribedPreparation>,
     /// The ids of the chunk's complete calls.
@@ -75,9 +75,9 @@ impl PreparationTracker {
         &mut self,
         cards: &mut ToolCallCards,
         ids: Option<&mut ToolCallIds>,
-        chunk: Chunk,
+        chunk: ChunkCalls,
     ) -> Result<ChunkStep> {
-        let Chunk {
+        let ChunkCalls {
             mut preparations,
             mut calls,
         } = chunk;

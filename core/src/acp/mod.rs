@@ -34,7 +34,7 @@ pub mod progress;
 pub mod tracker;
 
 pub use cards::{CardPhase, ToolCallCards, DEFAULT_SUPPRESSED_TOOLS};
-pub use chunk::{Chunk, ChunkStep};
+pub use chunk::{ChunkCalls, ChunkStep};
 pub use discard::{DiscardCause, DiscardReason};
 pub use frames::{frame_json, frames_json, JsString, OwnedValue, Result, SessionUpdate};
 pub use ids::ToolCallIds;
@@ -43,5 +43,5 @@ pub use input::{
 };
 pub use kinds::{map_tool_kind, tool_provenance, Provenance};
 pub use plan::{plan_update, plan_update_json};
-pub use progress::{format_size, progress_title, CardProgress, IdleDeadline, Stall};
+pub use progress::{format_size, progress_title, IdleDeadline, ProgressReport, Stall};
 pub use tracker::{DescribedPreparation, PreparationTracker, StartAnswer};

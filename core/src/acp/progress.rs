@@ -57,7 +57,7 @@ impl Stall {
 
 /// What a progress frame reports of one preparing card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CardProgress {
+pub struct ProgressReport {
     /// UTF-8 bytes of the call's argument text received so far.
     pub argument_bytes: u64,
     /// Line breaks inside the argument's string values so far.
@@ -92,7 +92,7 @@ impl IdleDeadline {
     }
 
     /// Whether a stalled card at `progress` shows it: stalled, and not past it.
-    fn shown(&self, progress: &CardProgress) -> bool {
+    fn shown(&self, progress: &ProgressReport) -> bool {
         progress.stalled.is_some() && self.limit_ms > 0 && progress.idle_ms < self.limit_ms
     }
 }
@@ -115,7 +115,7 @@ pub fn format_size(bytes: u64) -> String {
 /// stalled.
 pub fn progress_title(
     base: &JsString,
-    progress: &CardProgress,
+    progress: &ProgressReport,
     deadline: Option<&IdleDeadline>,
 ) -> JsString {
     let mut title = base.clone();
@@ -148,7 +148,7 @@ pub fn progress_title(
 
 /// `_meta.progress`: the counts, then `stalled` only while stalled, and
 /// `idleLimitMs` while the title names the deadline.
-fn progress_meta(progress: &CardProgress, deadline: Option<&IdleDeadline>) -> OwnedValue {
+fn progress_meta(progress: &ProgressReport, deadline: Option<&IdleDeadline>) -> OwnedValue {
     let number = |n: u64| OwnedValue::from(n as f64);
     let mut fields = vec![
         ("argumentBytes", number(progress.argument_bytes)),
@@ -176,7 +176,7 @@ fn progress_meta(progress: &CardProgress, deadline: Option<&IdleDeadline>) -> Ow
 pub(super) fn progress_frame(
     call_id: &JsString,
     base_title: &JsString,
-    progress: &CardProgress,
+    progress: &ProgressReport,
     deadline: Option<&IdleDeadline>,
 ) -> SessionUpdate {
     OwnedValue::object([
@@ -200,8 +200,8 @@ pub(super) fn progress_frame(
 mod tests {
     use super::*;
 
-    fn at(bytes: u64, lines: u64, idle_ms: u64, stalled: Option<Stall>) -> CardProgress {
-        CardProgress {
+    fn at(bytes: u64, lines: u64, idle_ms: u64, stalled: Option<Stall>) -> ProgressReport {
+        ProgressReport {
             argument_bytes: bytes,
             argument_lines: lines,
             elapsed_ms: 20_000,
@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn the_title_says_what_is_happening_in_words() {
         let base = JsString::from("WriteFile");
-        let title = |p: CardProgress| progress_title(&base, &p, None).to_string();
+        let title = |p: ProgressReport| progress_title(&base, &p, None).to_string();
         assert_eq!(title(at(0, 0, 0, None)), "WriteFile · receiving 0 B");
         assert_eq!(
             title(at(812, 1, 0, None)),
@@ -255,7 +255,7 @@ mod tests {
     fn a_stalled_card_names_the_hosts_deadline_until_it_passes() {
         let base = JsString::from("WriteFile");
         let qwen = IdleDeadline::new(240_000, &"Qwen".into());
-        let title = |p: CardProgress| progress_title(&base, &p, Some(&qwen)).to_string();
+        let title = |p: ProgressReport| progress_title(&base, &p, Some(&qwen)).to_string();
         assert_eq!(
             title(at(9, 0, 45_000, Some(Stall::Connection))),
             "WriteFile · no data from the provider, 45 s (Qwen gives up at 240 s)"

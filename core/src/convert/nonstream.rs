@@ -28,7 +28,7 @@ use crate::foundations::json::{self, Value};
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
 use crate::foundations::repair::safe_json_parse;
-use crate::model::gemini::UsageProvenance;
+use crate::model::usage_provenance::UsageProvenance;
 
 /// Options of one non-streaming conversion.
 #[derive(Clone, Debug, Default)]

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use crate::foundations::json::{write_str, write_text};
 use crate::model::key_order::{KeyOrder, ResponseKey};
+use crate::model::usage_provenance::UsageProvenance;
 
 /// A tool-call preparation (docs/behaviour.md §5.1): the stable id and name of a call
 /// whose arguments are still streaming.
@@ -203,30 +204,6 @@ pub struct Candidate {
     /// `MAX_TOKENS`, `SAFETY`, `FINISH_REASON_UNSPECIFIED`; docs/behaviour.md
     /// §2.4, §3.2.5); `None` omits the key.
     pub finish_reason: Option<&'static str>,
-}
-
-/// Where a response's usage numbers came from (Qwen Code
-/// packages/core/src/telemetry/gen-ai-usage.ts, `setGenAiUsageProvenance`):
-/// out-of-band telemetry on the `usageMetadata` object, never serialised.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum UsageProvenance {
-    /// `{cachedInputTokensReported}` (the OpenAI converter).
-    OpenAI {
-        /// The chunk's usage had a numeric
-        /// `prompt_tokens_details.cached_tokens` or `cached_tokens`.
-        cached_input_tokens_reported: bool,
-    },
-    /// `{cachedInputTokensReported, cacheCreationInputTokens}`
-    /// (`buildAnthropicUsageMetadata`): the cache-creation count when the
-    /// provider reported one, else `undefined`.
-    Anthropic {
-        /// A `message_start` or `message_delta` of the stream reported
-        /// `cache_read_input_tokens` as a number.
-        cached_input_tokens_reported: bool,
-        /// The last reported `cache_creation_input_tokens` (tokens); `None`
-        /// (`undefined`) when the stream never reported one.
-        cache_creation_input_tokens: Option<f64>,
-    },
 }
 
 /// A response's `usageMetadata`: its JSON text and its provenance.
@@ -539,9 +516,7 @@ mod tests {
     fn every_key_order_writes_its_keys_in_its_order() {
         let usage = Some(Usage {
             json: "{}".into(),
-            provenance: UsageProvenance::OpenAI {
-                cached_input_tokens_reported: false,
-            },
+            provenance: UsageProvenance::cached(false),
         });
         for key_order in crate::convert::provider::key_orders() {
             let full = Response {
@@ -587,13 +562,8 @@ mod tests {
                 provenance,
             })
         };
-        let openai = UsageProvenance::OpenAI {
-            cached_input_tokens_reported: true,
-        };
-        let anthropic = |creation| UsageProvenance::Anthropic {
-            cached_input_tokens_reported: false,
-            cache_creation_input_tokens: creation,
-        };
+        let openai = UsageProvenance::cached(true);
+        let anthropic = |creation| UsageProvenance::with_cache_creation(false, creation);
         let written = [openai, anthropic(None), anthropic(Some(7.0))]
             .map(|p| batch(&[response(Vec::new(), usage(p))]));
         for (text, u) in written.iter().zip([

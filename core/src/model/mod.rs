@@ -8,3 +8,4 @@ pub mod gemini;
 pub mod key_order;
 pub mod lifted;
 pub(crate) mod usage_metadata;
+pub mod usage_provenance;

@@ -5,7 +5,8 @@
 
 use super::key::{self, next_key, open_item};
 use crate::foundations::json::write_str;
-use crate::model::gemini::{LiteralKind, Part, Response, UsageProvenance};
+use crate::model::gemini::{LiteralKind, Part, Response};
+use crate::model::usage_provenance::{CacheCreation, UsageProvenance};
 
 /// `{"callId":…,"toolName":…` of a preparation (or of a call's progress,
 /// `progress.rs`), left open for the caller's keys: an id that is not a
@@ -79,21 +80,15 @@ impl Response {
 }
 
 impl UsageProvenance {
-    /// `[cachedInputTokensReported]` (OpenAI) or
-    /// `[cachedInputTokensReported, cacheCreationInputTokens | null]`
-    /// (Anthropic; `null` = the key holds `undefined`).
+    /// `[cachedInputTokensReported]`, or
+    /// `[cachedInputTokensReported, cacheCreationInputTokens | null]` where
+    /// the builder sets the second key (`null` = the key holds `undefined`).
     pub fn write_item(&self, out: &mut String) {
-        let (reported, creation) = match *self {
-            UsageProvenance::OpenAI {
-                cached_input_tokens_reported,
-            } => (cached_input_tokens_reported, None),
-            UsageProvenance::Anthropic {
-                cached_input_tokens_reported,
-                cache_creation_input_tokens,
-            } => (
-                cached_input_tokens_reported,
-                Some(cache_creation_input_tokens),
-            ),
+        let reported = self.cached_input_tokens_reported;
+        let creation = match self.cache_creation {
+            CacheCreation::NotTracked => None,
+            CacheCreation::Unreported => Some(None),
+            CacheCreation::Tokens(n) => Some(Some(n)),
         };
         out.push('[');
         out.push_str(if reported { "true" } else { "false" });

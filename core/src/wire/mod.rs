@@ -57,8 +57,9 @@ use crate::convert::object_path::ObjectPath;
 pub use crate::convert::state::{word, StateWord};
 use crate::foundations::error::Error;
 use crate::foundations::json::{write_str, write_text};
-use crate::model::gemini::{Part, Response, UsageProvenance};
+use crate::model::gemini::{Part, Response};
 use crate::model::key_order::KeyOrder;
+use crate::model::usage_provenance::UsageProvenance;
 use key::{next_key, open_item};
 
 /// The first number of a compact chunk item (`[kind, text?]`).
@@ -499,16 +500,11 @@ mod tests {
         write_body_item(&body(None, Vec::new()), &mut out);
         assert_eq!(out, r#"{"r":{}}"#);
         out.clear();
-        let openai = UsageProvenance::OpenAI {
-            cached_input_tokens_reported: true,
-        };
+        let openai = UsageProvenance::cached(true);
         write_body_item(&body(Some(openai), vec![0]), &mut out);
         assert_eq!(out, r#"{"r":{},"u":[true],"t":[0]}"#);
         out.clear();
-        let anthropic = UsageProvenance::Anthropic {
-            cached_input_tokens_reported: false,
-            cache_creation_input_tokens: Some(7.0),
-        };
+        let anthropic = UsageProvenance::with_cache_creation(false, Some(7.0));
         write_body_item(&body(Some(anthropic), Vec::new()), &mut out);
         assert_eq!(out, r#"{"r":{},"u":[false,7]}"#);
     }

@@ -15,8 +15,9 @@ use crate::foundations::js_text::js_to_string;
 use crate::foundations::js_value::JsValue;
 use crate::foundations::json::{self, Value};
 use crate::foundations::limits::Limits;
-use crate::model::gemini::{now_ms, UsageProvenance};
+use crate::model::gemini::now_ms;
 use crate::model::usage_metadata::{self};
+use crate::model::usage_provenance::UsageProvenance;
 
 /// An Anthropic `Message` (JSON text) → the response's JSON text.
 pub fn anthropic_response(text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
@@ -137,10 +138,10 @@ fn anthropic_usage(usage: &Value<'_>, out: &mut String) -> UsageProvenance {
         cache_creation_reported,
         Some(&output),
     ));
-    UsageProvenance::Anthropic {
-        cached_input_tokens_reported: matches!(usage.at("cache_read_input_tokens"), Value::Num(_)),
-        cache_creation_input_tokens: cache_creation_reported.then(|| cache_creation.as_number()),
-    }
+    UsageProvenance::with_cache_creation(
+        matches!(usage.at("cache_read_input_tokens"), Value::Num(_)),
+        cache_creation_reported.then(|| cache_creation.as_number()),
+    )
 }
 
 /// `safeInputToArgs(input)`: an object (or array) as it is, a string

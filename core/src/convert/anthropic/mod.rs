@@ -45,7 +45,7 @@ use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::{now_ms_shared, Candidate, Part, Response};
 use arg_limits::Blocks;
 use event_header::EventHeader;
-use usage::Usage;
+use usage::TokenCounts;
 
 /// Options of one Anthropic stream. There is no configured model: both
 /// releases take `modelVersion` from `message_start` only (without one it
@@ -94,7 +94,7 @@ pub struct AnthropicStream {
     message: Message,
     /// The token counts and the usage `message_start` left pending
     /// (`usage.rs`).
-    usage: Usage,
+    usage: TokenCounts,
     /// The open blocks and the argument bytes buffered (`arg_limits.rs`).
     blocks: Blocks,
     /// Calls held for the stop reason under `Profile::Qwen024`
@@ -110,7 +110,7 @@ impl AnthropicStream {
         AnthropicStream {
             input: StreamInput::new(options.limits.max_buffered_bytes, Bom::Never),
             message: Message::default(),
-            usage: Usage::default(),
+            usage: TokenCounts::default(),
             blocks: Blocks::default(),
             held: HeldCalls::default(),
             options,

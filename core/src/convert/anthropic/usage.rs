@@ -3,8 +3,8 @@
 
 use crate::foundations::js_value::JsValue;
 use crate::foundations::json::{self, Value};
-use crate::model::gemini::UsageProvenance;
 use crate::model::usage_metadata;
+use crate::model::usage_provenance::UsageProvenance;
 
 /// The token counts as the reference holds them: whatever value the
 /// provider sent where it does not check the type (`message_start`'s
@@ -12,7 +12,7 @@ use crate::model::usage_metadata;
 /// and compared with JS operators in `buildAnthropicUsageMetadata`; and
 /// whether `message_start`'s usage still waits for a chunk to ride on.
 #[derive(Default)]
-pub(super) struct Usage {
+pub(super) struct TokenCounts {
     /// `message_start` reported usage that no chunk has carried yet: the
     /// next chunk yielded carries it (`takePendingMessageStartUsage`), unless
     /// a finish chunk, which carries the usage anyway, comes first.
@@ -27,7 +27,7 @@ pub(super) struct Usage {
     completion_reported: bool,
 }
 
-impl Usage {
+impl TokenCounts {
     /// `message_start`'s `message.usage`: `usage?.x ?? previous` for each
     /// count, any value but null, as it is; pending for the next chunk when
     /// some count was reported.
@@ -92,12 +92,11 @@ impl Usage {
     pub(super) fn metadata(&self) -> crate::model::gemini::Usage {
         crate::model::gemini::Usage {
             json: self.metadata_json(),
-            provenance: UsageProvenance::Anthropic {
-                cached_input_tokens_reported: self.cached_reported,
-                cache_creation_input_tokens: self
-                    .cache_creation_reported
+            provenance: UsageProvenance::with_cache_creation(
+                self.cached_reported,
+                self.cache_creation_reported
                     .then(|| self.cache_creation.as_number()),
-            },
+            ),
         }
     }
 

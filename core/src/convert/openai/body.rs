@@ -13,8 +13,9 @@ use crate::convert::openai::ResponseParsing;
 use crate::foundations::error::Error;
 use crate::foundations::js_text::js_to_string;
 use crate::foundations::json::{self, Value};
-use crate::model::gemini::{now_ms, Part, UsageProvenance};
+use crate::model::gemini::{now_ms, Part};
 use crate::model::usage_metadata::{self, Count};
+use crate::model::usage_provenance::UsageProvenance;
 
 /// An OpenAI `ChatCompletion` (JSON text) → the response's JSON text.
 pub fn openai_response(text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
@@ -119,11 +120,10 @@ pub fn openai_response_at(
         // `cachedInputTokensReported`: a numeric
         // `prompt_tokens_details?.cached_tokens` or `cached_tokens`.
         let is_number = |v: &Value<'_>| matches!(v, Value::Num(_));
-        usage_provenance = Some(UsageProvenance::OpenAI {
-            cached_input_tokens_reported: is_number(
-                usage.at("prompt_tokens_details").at("cached_tokens"),
-            ) || is_number(usage.at("cached_tokens")),
-        });
+        usage_provenance = Some(UsageProvenance::cached(
+            is_number(usage.at("prompt_tokens_details").at("cached_tokens"))
+                || is_number(usage.at("cached_tokens")),
+        ));
     }
     out.push('}');
     Ok(BodyResponse {

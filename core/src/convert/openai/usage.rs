@@ -2,8 +2,9 @@
 //! `usage` as `usageMetadata`, with its provenance.
 
 use crate::foundations::json::{self, Value};
-use crate::model::gemini::{Usage, UsageProvenance};
+use crate::model::gemini::Usage;
 use crate::model::usage_metadata::{self, Count};
+use crate::model::usage_provenance::UsageProvenance;
 
 /// Reasoning's estimated token units per token (`estimateTokenCount` of
 /// the reference's streaming usage: UTF-16 units weighted by
@@ -20,11 +21,10 @@ pub(super) fn usage(usage: &Value<'_>, reasoning_units: f64) -> Usage {
     let is_number = |v: &Value<'_>| matches!(v, Value::Num(_));
     Usage {
         json: usage_json(usage, reasoning_units),
-        provenance: UsageProvenance::OpenAI {
-            cached_input_tokens_reported: is_number(
-                usage.at("prompt_tokens_details").at("cached_tokens"),
-            ) || is_number(usage.at("cached_tokens")),
-        },
+        provenance: UsageProvenance::cached(
+            is_number(usage.at("prompt_tokens_details").at("cached_tokens"))
+                || is_number(usage.at("cached_tokens")),
+        ),
     }
 }
 
