@@ -4,7 +4,8 @@
 
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::sse::{Bom, Rest, SseDecoder, SseEvent, SseSink};
-use crate::model::gemini::{CallClock, Response};
+use crate::model::clock::CallClock;
+use crate::model::gemini::Response;
 
 /// The byte-input decoder and the finished flag of one converter.
 pub struct StreamInput {

@@ -4,6 +4,7 @@
 //! arguments have come. It knows nothing of providers or of the wire.
 
 pub mod argument_progress;
+pub mod clock;
 pub mod gemini;
 pub mod key_order;
 pub mod lifted;

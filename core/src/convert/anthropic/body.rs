@@ -15,7 +15,7 @@ use crate::foundations::js_text::js_to_string;
 use crate::foundations::js_value::JsValue;
 use crate::foundations::json::{self, Value};
 use crate::foundations::limits::Limits;
-use crate::model::gemini::now_ms;
+use crate::model::clock::now_ms;
 use crate::model::usage_metadata::{self};
 use crate::model::usage_provenance::UsageProvenance;
 

@@ -13,7 +13,8 @@ use crate::convert::openai::ResponseParsing;
 use crate::foundations::error::Error;
 use crate::foundations::js_text::js_to_string;
 use crate::foundations::json::{self, Value};
-use crate::model::gemini::{now_ms, Part};
+use crate::model::clock::now_ms;
+use crate::model::gemini::Part;
 use crate::model::usage_metadata::{self, Count};
 use crate::model::usage_provenance::UsageProvenance;
 

@@ -16,7 +16,8 @@ use crate::convert::openai::key_order::KEY_ORDER;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::js_text::js_trim_start;
 use crate::foundations::json::{self, Value};
-use crate::model::gemini::{now_ms_string, Candidate, Part, Preparation, Response};
+use crate::model::clock::now_ms_string;
+use crate::model::gemini::{Candidate, Part, Preparation, Response};
 
 impl OpenAIStream {
     /// One chunk's JSON text → its response: the template path when the chunk

@@ -13,7 +13,8 @@ use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{LoneEscapes, Value};
 use crate::foundations::limits::Limits;
 use crate::model::argument_progress::ArgumentProgress;
-use crate::model::gemini::{now_ms, Preparation};
+use crate::model::clock::now_ms;
+use crate::model::gemini::Preparation;
 
 /// What the calls' arguments are checked against.
 #[derive(Clone, Copy)]

@@ -21,7 +21,8 @@ use std::rc::Rc;
 use crate::convert::openai::chunk_header::ChunkHeader;
 use crate::convert::openai::key_order::KEY_ORDER;
 use crate::foundations::json::{self, JStr};
-use crate::model::gemini::{now_ms_string, Candidate, Part, Preparation, Response};
+use crate::model::clock::now_ms_string;
+use crate::model::gemini::{Candidate, Part, Preparation, Response};
 
 use crate::convert::openai::tool_call_parser::ProviderIndex;
 
