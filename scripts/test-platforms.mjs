@@ -138,6 +138,8 @@ const COMMON_SKIPS = {
   'qwen-launcher-environment.test.mjs': `${QWEN_HOST}; the launcher's JavaScript only`,
   'qwen-acp-discard.test.mjs': QWEN_HOST,
   'zed-cards-qwen.test.mjs': QWEN_HOST,
+  'qwen-responses-differential.test.mjs': QWEN_HOST,
+  'qwen-responses-acp.test.mjs': QWEN_HOST,
   'zed-cards-model.test.mjs':
     "a JavaScript model of Zed's card rules checked on frames written by hand; no addon (npm test)",
   'acp-discard-cause.test.mjs':
