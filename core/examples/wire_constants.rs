@@ -14,6 +14,7 @@
 use toolcall_stream_core::convert::anthropic::{event_header, object_path as anthropic_path};
 use toolcall_stream_core::convert::hot_shape::{Capture, HotShape, Step, Test};
 use toolcall_stream_core::convert::openai::{chunk_header, object_path as openai_path};
+use toolcall_stream_core::convert::openai_responses::message_item;
 use toolcall_stream_core::convert::provider::key_orders;
 use toolcall_stream_core::convert::{anthropic, openai};
 use toolcall_stream_core::foundations::json::write_str;
@@ -95,6 +96,8 @@ fn main() {
         ("KEY_SANITIZED", key::SANITIZED),
         ("KEY_USAGE_PROVENANCE", key::USAGE_PROVENANCE),
         ("KEY_REASONING_PARTS", key::REASONING_PARTS),
+        ("KEY_MESSAGES", message_item::ITEM_KEY),
+        ("KEY_MESSAGE_PARTS", key::MESSAGE_PARTS),
         ("KEY_LIFTED", key::LIFTED),
         ("KEY_ERROR", key::ERROR),
     ];

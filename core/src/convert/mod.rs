@@ -1,4 +1,5 @@
-//! The converters: one folder a provider (`anthropic/`, `openai/`), each
+//! The converters: one folder a provider (`anthropic/`, `openai/`,
+//! `openai_responses/`), each
 //! with the modules only it uses, the non-streaming bodies, and the front
 //! end both share (raw input, the state word, the path counters).
 
@@ -7,6 +8,7 @@ pub mod hot_shape;
 pub mod nonstream;
 pub mod object_path;
 pub mod openai;
+pub mod openai_responses;
 pub mod path_counters;
 pub mod provider;
 pub mod state;

@@ -14,6 +14,7 @@ use crate::convert::anthropic::{self, AnthropicOptions, AnthropicStream};
 use crate::convert::nonstream::{BodyOptions, BodyResponse};
 use crate::convert::object_path::ObjectPath;
 use crate::convert::openai::{self, OpenAIOptions, OpenAIStream, ResponseParsing};
+use crate::convert::openai_responses::{self, OpenAIResponsesOptions, OpenAIResponsesStream};
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::limits::Limits;
 use crate::foundations::profile::Profile;
@@ -77,6 +78,12 @@ pub struct ConverterOptions {
     pub drop_empty: bool,
     /// Tool-call ids keep their JS values.
     pub js_tool_call_ids: bool,
+    /// The configured model, for a provider whose reference names it in
+    /// every chunk (OpenAI Responses: `this.config.model`).
+    pub model: Option<String>,
+    /// Yield preparations where the reference yields none (OpenAI
+    /// Responses); off, the output is the reference's.
+    pub preparations: bool,
 }
 
 /// One provider: the name a host asks for, how its stream is made, and
@@ -122,6 +129,19 @@ pub const PROVIDERS: &[Provider] = &[
         },
         body: openai::body::openai_response,
         key_orders: &[&openai::key_order::KEY_ORDER, &openai::key_order::BARE],
+    },
+    Provider {
+        name: "openai-responses",
+        new: |o| {
+            Box::new(OpenAIResponsesStream::new(OpenAIResponsesOptions {
+                profile: o.profile,
+                limits: o.limits,
+                model: o.model.clone(),
+                preparations: o.preparations,
+            }))
+        },
+        body: openai_responses::body::openai_responses_body,
+        key_orders: &[&openai_responses::key_order::KEY_ORDER],
     },
 ];
 

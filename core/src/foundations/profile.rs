@@ -18,6 +18,10 @@ pub enum Profile {
     /// with repaired arguments.
     #[default]
     Qwen021,
+    /// Qwen Code 0.23.3, whose OpenAI Responses generator gives text parts
+    /// no message metadata (`responsesMessage`, from 0.23.4 on). Elsewhere
+    /// it is 0.24.4's behaviour.
+    Qwen0233,
     /// Qwen Code 0.24.4: tool calls are held until `message_delta` carries a
     /// `stop_reason`, their arguments are `JSON.parse`d only, and a call that
     /// cannot be confirmed complete fails the stream or is dropped.
@@ -30,10 +34,13 @@ impl Profile {
     pub fn parse(name: &str) -> Result<Profile, Error> {
         match name {
             "qwen-0.21" => Ok(Profile::Qwen021),
+            "qwen-0.23.3" => Ok(Profile::Qwen0233),
             "qwen-0.24" => Ok(Profile::Qwen024),
             other => Err(Error::new(
                 ErrorCode::InvalidArgument,
-                format!("unknown profile {other:?}: expected \"qwen-0.21\" or \"qwen-0.24\""),
+                format!(
+                    "unknown profile {other:?}: expected \"qwen-0.21\", \"qwen-0.23.3\" or \"qwen-0.24\""
+                ),
             )),
         }
     }
@@ -43,6 +50,7 @@ impl Profile {
     pub fn as_str(self) -> &'static str {
         match self {
             Profile::Qwen021 => "qwen-0.21",
+            Profile::Qwen0233 => "qwen-0.23.3",
             Profile::Qwen024 => "qwen-0.24",
         }
     }

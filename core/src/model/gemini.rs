@@ -54,6 +54,20 @@ pub enum Part {
         /// The value as `JSON.stringify` writes it.
         json: String,
     },
+    /// `{text: value}`, `{text: value, thought: true}` or `{text: value,
+    /// responsesMessage}` where the value is any JSON value or `undefined`
+    /// (an OpenAI Responses delta, set as it came): `json` is its JSON text,
+    /// `None` for `undefined` (the key is there and `JSON.stringify` leaves
+    /// it out). `kind` is `Text`, `Thought` or `Reasoning` (listed as
+    /// [`Part::Reasoning`] is).
+    Value {
+        /// Which part the value stands in.
+        kind: LiteralKind,
+        /// The value's JSON text; `None`: `undefined`.
+        json: Option<String>,
+        /// The message the part belongs to (`responsesMessage`).
+        message: Option<PartMessage>,
+    },
     /// `{functionCall: {id, name, args}}`. `id` / `name` / `args` hold JSON
     /// text (`None` = the key is absent, as JS `undefined` is); `args` is
     /// text that `JSON.parse` accepts, handed to JS verbatim; shared, so
@@ -85,6 +99,9 @@ impl Part {
                 text.len()
             }
             Part::Literal { json, .. } => json.len(),
+            Part::Value { json, message, .. } => {
+                json.as_ref().map_or(0, String::len) + message.as_ref().map_or(0, |m| m.json.len())
+            }
             Part::FunctionCall { id, name, args, .. } => {
                 args.len()
                     + id.as_ref().map_or(0, String::len)
@@ -122,6 +139,10 @@ impl Part {
                 | Part::ThoughtSignature(_)
                 | Part::Reasoning(_)
                 | Part::Literal {
+                    kind: LiteralKind::Thought | LiteralKind::Signature | LiteralKind::Reasoning,
+                    ..
+                }
+                | Part::Value {
                     kind: LiteralKind::Thought | LiteralKind::Signature | LiteralKind::Reasoning,
                     ..
                 }
@@ -175,8 +196,49 @@ impl Part {
             Part::FunctionCall { id, name, args, .. } => {
                 write_function_call(out, id.as_deref(), name.as_deref(), args)
             }
+            Part::Value {
+                kind,
+                json,
+                message,
+            } => {
+                out.push('{');
+                let mut first = true;
+                let mut key = |out: &mut String, name: &str| {
+                    if !std::mem::take(&mut first) {
+                        out.push(',');
+                    }
+                    out.push('"');
+                    out.push_str(name);
+                    out.push_str("\":");
+                };
+                if let Some(json) = json {
+                    key(out, "text");
+                    out.push_str(json);
+                }
+                if matches!(kind, LiteralKind::Thought | LiteralKind::Reasoning) {
+                    key(out, "thought");
+                    out.push_str("true");
+                }
+                if let Some(m) = message {
+                    key(out, "responsesMessage");
+                    out.push_str(&m.json);
+                }
+                out.push('}');
+            }
         }
     }
+}
+
+/// The message a text part belongs to, as the part holds it
+/// (`responsesMessage`): the reference gives every part of one message the
+/// same object and adds to it later, so the JS layer shares one object per
+/// `serial` (`lib/wire.js`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartMessage {
+    /// The message's number within its stream, from 1.
+    pub serial: u32,
+    /// The object as `JSON.stringify` showed it when the part was made.
+    pub json: String,
 }
 
 /// The part a [`Part::Literal`] value stands in.

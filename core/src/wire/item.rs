@@ -72,10 +72,32 @@ impl Response {
                             kind: LiteralKind::Reasoning,
                             ..
                         }
+                        | Part::Value {
+                            kind: LiteralKind::Reasoning,
+                            ..
+                        }
                 )
             })
             .map(|(i, _)| i);
         super::write_annotations(self.usage.as_ref().map(|u| &u.provenance), reasoning, out);
+        let mut messages = self
+            .parts()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match p {
+                Part::Value {
+                    message: Some(m), ..
+                } => Some((i, m.serial)),
+                _ => None,
+            });
+        if let Some((i, serial)) = messages.next() {
+            next_key(out, key::MESSAGE_PARTS);
+            out.push_str(&format!("[[{i},{serial}]"));
+            for (i, serial) in messages {
+                out.push_str(&format!(",[{i},{serial}]"));
+            }
+            out.push(']');
+        }
     }
 }
 

@@ -14,6 +14,9 @@ pub const SANITIZED: &str = "s";
 pub const USAGE_PROVENANCE: &str = "u";
 /// A full item's reasoning part indexes.
 pub const REASONING_PARTS: &str = "t";
+/// A full item's parts that hold a message's metadata: `[[part index,
+/// message serial], …]` (`crate::convert::openai_responses::message_item`).
+pub const MESSAGE_PARTS: &str = "n";
 /// A full item's lifted arguments.
 pub const LIFTED: &str = "x";
 /// The error item.

@@ -13,7 +13,7 @@ pub fn map_finish_reason(reason: &Value<'_>, profile: Profile) -> &'static str {
     let key = match (reason, profile) {
         (Value::Str(s), Profile::Qwen024) => s.value().to_lowercase(),
         (_, Profile::Qwen024) => return "FINISH_REASON_UNSPECIFIED",
-        (v, Profile::Qwen021) => crate::foundations::js_text::js_to_string(v),
+        (v, Profile::Qwen021 | Profile::Qwen0233) => crate::foundations::js_text::js_to_string(v),
     };
     match key.as_str() {
         "stop" | "function_call" | "tool_calls" => "STOP",

@@ -1,0 +1,138 @@
+//! The message metadata of 0.23.4 and later (`ResponsesStreamState.messages`,
+//! `updateMessage` and `textPart`, Qwen Code
+//! packages/core/src/core/openaiResponsesContentGenerator/responses-converter.ts):
+//! one `{id, phase?}` object per output index, created by the first
+//! `output_item.added` / `output_item.done` of a message item, the first
+//! text delta with an `item_id`, or `response.completed` /
+//! `response.incomplete`'s `output`, and given a `phase` (`commentary` or
+//! `final_answer`) by any later one of them. Every text part of the index
+//! holds that same object as `responsesMessage`, so a phase set later shows
+//! on the parts already yielded too: each message has a serial number the
+//! JS layer shares one object by (`lib/wire.js`).
+
+use std::collections::HashMap;
+
+use super::js_read::{is_str, json, read, truthy};
+use super::output_index::OutputIndex;
+use crate::foundations::error::Error;
+use crate::foundations::json::Value;
+use crate::model::gemini::PartMessage;
+
+/// One message's metadata.
+#[derive(Clone, Debug)]
+struct Message {
+    serial: u32,
+    /// `id` as JSON text; `None`: the key holds `undefined`.
+    id: Option<String>,
+    phase: Option<&'static str>,
+}
+
+impl Message {
+    /// The object as `JSON.stringify` shows it now.
+    fn snapshot(&self) -> PartMessage {
+        let mut out = String::from("{");
+        if let Some(id) = &self.id {
+            out.push_str("\"id\":");
+            out.push_str(id);
+        }
+        if let Some(phase) = self.phase {
+            if self.id.is_some() {
+                out.push(',');
+            }
+            out.push_str("\"phase\":\"");
+            out.push_str(phase);
+            out.push('"');
+        }
+        out.push('}');
+        PartMessage {
+            serial: self.serial,
+            json: out,
+        }
+    }
+}
+
+/// The messages by output index, and what changed since the JS layer was
+/// last told.
+#[derive(Default)]
+pub(super) struct Messages {
+    by_index: HashMap<OutputIndex, Message>,
+    serials: u32,
+    /// Messages whose metadata changed since [`Messages::take_changed`].
+    changed: Vec<u32>,
+}
+
+impl Messages {
+    /// `updateMessage(index, item)`.
+    pub(super) fn update(&mut self, index: OutputIndex, item: &Value<'_>) {
+        let serials = &mut self.serials;
+        let message = self.by_index.entry(index).or_insert_with(|| {
+            *serials += 1;
+            Message {
+                serial: *serials,
+                id: json(item.get("id")),
+                phase: None,
+            }
+        });
+        let phase = item.get("phase");
+        let new_phase = if is_str(phase, "commentary") {
+            Some("commentary")
+        } else if is_str(phase, "final_answer") {
+            Some("final_answer")
+        } else {
+            None
+        };
+        let created = message.serial == self.serials && !self.changed.contains(&message.serial);
+        if new_phase.is_some() && new_phase != message.phase {
+            message.phase = new_phase;
+            if !self.changed.contains(&message.serial) {
+                self.changed.push(message.serial);
+            }
+        } else if created {
+            self.changed.push(message.serial);
+        }
+    }
+
+    /// The message `textPart(data)` attaches to its part, creating it from
+    /// `item_id` when the index has none.
+    pub(super) fn text_part(
+        &mut self,
+        data: &Value<'_>,
+        event: &str,
+    ) -> Result<Option<PartMessage>, Error> {
+        let index = read(Some(data), "output_index", event)?;
+        if index.is_none() {
+            return Ok(None);
+        }
+        let key = OutputIndex::of(index);
+        let item_id = data.get("item_id");
+        if truthy(item_id) && !self.by_index.contains_key(&key) {
+            let serials = &mut self.serials;
+            *serials += 1;
+            self.changed.push(*serials);
+            self.by_index.insert(
+                key.clone(),
+                Message {
+                    serial: *serials,
+                    id: json(item_id),
+                    phase: None,
+                },
+            );
+        }
+        Ok(self.by_index.get(&key).map(Message::snapshot))
+    }
+
+    /// The metadata of every message that changed since the last call, as
+    /// `(serial, object)`, in the order they first changed.
+    pub(super) fn take_changed(&mut self) -> Vec<PartMessage> {
+        let changed = std::mem::take(&mut self.changed);
+        changed
+            .into_iter()
+            .filter_map(|serial| {
+                self.by_index
+                    .values()
+                    .find(|m| m.serial == serial)
+                    .map(Message::snapshot)
+            })
+            .collect()
+    }
+}
