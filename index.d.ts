@@ -270,6 +270,45 @@ export declare class OpenAIConverter {
   get finished(): boolean;
 }
 
+export interface OpenAIResponsesConverterOptions {
+  /** Qwen's configured model (`this.config.model`): every chunk's `modelVersion`. */
+  model?: string;
+  /** `'qwen-0.24'` (default: Qwen Code 0.23.4 to 0.24.4) or `'qwen-0.23.3'` (text parts without `responsesMessage`). */
+  profile?: 'qwen-0.23.3' | 'qwen-0.24';
+  /**
+   * A preparation-only chunk as each function call opens
+   * (`response.output_item.added` with a non-empty `call_id` and `name`), once
+   * per call id. Default `false`: stock Qwen yields none, and the output is
+   * stock's byte for byte.
+   */
+  preparations?: boolean;
+  limits?: ConverterLimits;
+  host?: ConverterHost;
+}
+
+/**
+ * One OpenAI Responses API request, as Qwen Code's `openai-responses`
+ * generator converts it (`ResponsesPipeline.iterateBody` and
+ * `convertResponsesEventToGemini`).
+ */
+export declare class OpenAIResponsesConverter {
+  constructor(options?: OpenAIResponsesConverterOptions);
+  /** Raw SSE bytes of the body, split anywhere, read with Qwen's own line parser. */
+  pushBytes(data: StreamBytes): GenerateContentResponse[];
+  /** One event object (`{type, …}`) or its JSON text → the responses it converts to (often none). */
+  pushEvent(event: object | string): GenerateContentResponse[];
+  /** End of input: the last unterminated `data:` line and an open frame are converted; finished afterwards. */
+  end(): GenerateContentResponse[];
+  /** The body failed: Qwen yields nothing more. Finished afterwards. */
+  upstreamFailed(error: unknown, classification?: { retryable: boolean }): GenerateContentResponse[];
+  /** Releases the native state now (an abandoned stream); later calls throw `FINISHED`. */
+  free(): void;
+  /** How far each open call whose preparation this converter yielded has come (counts only). */
+  argumentProgress(): ArgumentProgressSnapshot;
+  /** True after `end()`, after a fatal error, after `upstreamFailed()` or after `free()`. */
+  get finished(): boolean;
+}
+
 /** A non-streaming response body: the parsed object, its JSON text, or the HTTP body's bytes. */
 export type ResponseBody = object | string | Uint8Array | ArrayBuffer;
 

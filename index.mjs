@@ -14,6 +14,7 @@ export const {
   isReasoningPart,
   AnthropicConverter,
   OpenAIConverter,
+  OpenAIResponsesConverter,
   convertAnthropicStream,
   convertOpenAIStream,
   convertAnthropicResponse,

@@ -9,7 +9,8 @@
 //   from a chunk's id, created and model, with those fields, kept in the
 //   state for the object path) or an event-header item `{e}` (Anthropic: the
 //   header of the chunk a text or thinking delta converts to, kept in the
-//   state for the object path), header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
+//   state for the object path) or a messages item `{m}` (OpenAI Responses:
+//   the message metadata its parts share, kept in the state), header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
 //   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
 //   after the responses converted before it, and the state word last.
 //   When a call's large string arguments were lifted out of the text
@@ -56,6 +57,8 @@ const {
   KEY_USAGE_PROVENANCE,
   KEY_REASONING_PARTS,
   KEY_LIFTED,
+  KEY_MESSAGES,
+  KEY_MESSAGE_PARTS,
   KEY_ERROR,
 } = require('./generated/wire-constants.js');
 
@@ -171,6 +174,10 @@ function decode(state, batch, sanitized, host) {
       state.header = item[KEY_EVENT_HEADER];
       continue;
     }
+    if (item[KEY_MESSAGES]) {
+      updateMessages(state, item[KEY_MESSAGES]);
+      continue;
+    }
     if (item[KEY_ERROR]) {
       out.length = n;
       const e = item[KEY_ERROR];
@@ -190,12 +197,45 @@ function decode(state, batch, sanitized, host) {
     if (sanitization && sanitized) sanitized.set(response, sanitization);
     const usage = item[KEY_USAGE_PROVENANCE];
     if (usage) attachUsageProvenance(response.usageMetadata, usage, host);
+    const messageParts = item[KEY_MESSAGE_PARTS];
+    if (messageParts) shareMessages(state, response, messageParts);
     const reasoning = item[KEY_REASONING_PARTS];
     if (reasoning) markReasoningParts(response, reasoning, host);
     out[n++] = response;
   }
   out.length = n;
   return n === 0 ? NOTHING : out;
+}
+
+/**
+ * The OpenAI Responses message metadata created or changed by a call
+ * (core/src/convert/openai_responses/message_item.rs): `[[serial, object],
+ * …]`. One object per message, kept in `state`, updated in place: Qwen's
+ * parts of one message hold the same object, to which `updateMessage` adds
+ * a `phase` later. Its `id` key is there even when undefined, as in
+ * Qwen's `{ id: item.id }`.
+ */
+function updateMessages(state, changed) {
+  state.messages ??= new Map();
+  for (const [serial, now] of changed) {
+    const message = state.messages.get(serial);
+    if (message === undefined) {
+      const created = { id: now.id };
+      if (now.phase !== undefined) created.phase = now.phase;
+      state.messages.set(serial, created);
+    } else if (now.phase !== undefined) {
+      message.phase = now.phase;
+    }
+  }
+}
+
+/** A full item's `[[part index, serial], …]`: each such part holds its message's shared object. */
+function shareMessages(state, response, places) {
+  const parts = response.candidates[0].content.parts;
+  for (const [at, serial] of places) {
+    const message = state.messages?.get(serial);
+    if (message !== undefined) parts[at].responsesMessage = message;
+  }
 }
 
 /**

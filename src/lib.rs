@@ -53,6 +53,17 @@ pub struct NativePipeline {
     pub js_tool_call_ids: Option<bool>,
 }
 
+/// What a provider whose reference reads its request's settings takes
+/// (OpenAI Responses: the configured model every chunk names, and the
+/// preparations stock does not yield); others ignore it.
+#[napi(object)]
+pub struct NativeRequest {
+    /// The configured model (`modelVersion`).
+    pub model: Option<String>,
+    /// Yield a preparation-only chunk as each call opens.
+    pub preparations: Option<bool>,
+}
+
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
 pub struct NativeLimits {
@@ -105,8 +116,9 @@ pub struct ConverterHandle {
 
 #[napi]
 impl ConverterHandle {
-    /// `kind`: a provider's name ("anthropic", "openai": the core's
-    /// `PROVIDERS`). `profile`: "qwen-0.21" (default) or "qwen-0.24".
+    /// `kind`: a provider's name ("anthropic", "openai", "openai-responses":
+    /// the core's `PROVIDERS`). `profile`: "qwen-0.21" (default),
+    /// "qwen-0.23.3" or "qwen-0.24".
     /// `parsing`: the provider's response parsing; `pipeline`: what Qwen's
     /// pipeline does around the converter (each provider reads what applies
     /// to it).
@@ -117,6 +129,7 @@ impl ConverterHandle {
         limits_opt: Option<NativeLimits>,
         parsing: Option<NativeResponseParsing>,
         pipeline: Option<NativePipeline>,
+        request: Option<NativeRequest>,
     ) -> napi::Result<Self> {
         let provider = provider(&kind).map_err(|e| js_error(&e))?;
         let profile = match profile.as_deref() {
@@ -143,6 +156,8 @@ impl ConverterHandle {
             throw_on_error_finish: pipeline.throw_on_error_finish.unwrap_or(false),
             drop_empty: pipeline.drop_empty_responses.unwrap_or(false),
             js_tool_call_ids: pipeline.js_tool_call_ids.unwrap_or(false),
+            model: request.as_ref().and_then(|r| r.model.clone()),
+            preparations: request.and_then(|r| r.preparations).unwrap_or(false),
         };
         let slot = CONVERTERS
             .insert(Entry {

@@ -10,12 +10,14 @@
 const { toResponse, ToolCallStreamError, unreadable } = require('../responses.js');
 const { AnthropicConverter } = require('./anthropic/converter.js');
 const { OpenAIConverter } = require('./openai/converter.js');
+const { OpenAIResponsesConverter } = require('./openai-responses/converter.js');
 const { convertAnthropicStream } = require('./anthropic/stream.js');
 const { convertOpenAIStream } = require('./openai/stream.js');
 
 module.exports = {
   AnthropicConverter,
   OpenAIConverter,
+  OpenAIResponsesConverter,
   convertAnthropicStream,
   convertOpenAIStream,
   ToolCallStreamError,

@@ -99,6 +99,38 @@ function readOptionsOf(options, fn) {
   return { limits: nativeLimits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses };
 }
 
+/**
+ * The releases an OpenAI Responses converter follows: 0.23.3 (text parts
+ * without message metadata) and 0.23.4 to 0.24.4 ('qwen-0.24', the
+ * default). Qwen Code has no Responses generator before 0.23.3.
+ */
+const RESPONSES_PROFILES = ['qwen-0.23.3', 'qwen-0.24'];
+
+/**
+ * The options of an OpenAI Responses converter: those every converter
+ * takes (limits, host), its own profile, `model` (a string: Qwen's
+ * configured model) and `preparations` (a boolean).
+ */
+function readResponsesOptions(options, fn) {
+  try {
+    if (options === undefined || options === null) options = {};
+    if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
+    const { profile = RESPONSES_PROFILES[1], model, responseParsing } = options;
+    if (!RESPONSES_PROFILES.includes(profile)) {
+      throw invalidArgument(`${fn}: options.profile must be 'qwen-0.23.3' or 'qwen-0.24'`);
+    }
+    if (responseParsing !== undefined && responseParsing !== null) {
+      throw invalidArgument(`${fn}: options.responseParsing does not apply to the Responses API`);
+    }
+    const { limits, host } = readOptionsOf({ limits: options.limits, host: options.host }, fn);
+    if (model !== undefined && typeof model !== 'string')
+      throw invalidArgument(`${fn}: options.model must be a string`);
+    return { limits, profile, host, model, preparations: readFlag(options, 'preparations', fn) };
+  } catch (err) {
+    throw unreadable(err, fn);
+  }
+}
+
 /** An optional boolean option (absent or null: false). */
 function readFlag(options, name, fn) {
   const v = options[name];
@@ -172,6 +204,8 @@ module.exports = {
   PROFILES,
   RESPONSE_PARSING,
   readOptions,
+  readResponsesOptions,
+  RESPONSES_PROFILES,
   readSignal,
   isAborted,
   readEmptyFallback,

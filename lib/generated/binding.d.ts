@@ -17,13 +17,14 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class ConverterHandle {
   /**
-   * `kind`: a provider's name ("anthropic", "openai": the core's
-   * `PROVIDERS`). `profile`: "qwen-0.21" (default) or "qwen-0.24".
+   * `kind`: a provider's name ("anthropic", "openai", "openai-responses":
+   * the core's `PROVIDERS`). `profile`: "qwen-0.21" (default),
+   * "qwen-0.23.3" or "qwen-0.24".
    * `parsing`: the provider's response parsing; `pipeline`: what Qwen's
    * pipeline does around the converter (each provider reads what applies
    * to it).
    */
-  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, pipeline?: NativePipeline | undefined | null)
+  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, pipeline?: NativePipeline | undefined | null, request?: NativeRequest | undefined | null)
   get slot(): number
   /** The state word of the new converter (`toolcall_stream_core::wire::StateWord`), before any call. */
   get state(): number
@@ -243,6 +244,18 @@ export interface NativePipeline {
   dropEmptyResponses?: boolean
   /** Tool-call ids keep their JS values (a host's `jsToolCallIds`). */
   jsToolCallIds?: boolean
+}
+
+/**
+ * What a provider whose reference reads its request's settings takes
+ * (OpenAI Responses: the configured model every chunk names, and the
+ * preparations stock does not yield); others ignore it.
+ */
+export interface NativeRequest {
+  /** The configured model (`modelVersion`). */
+  model?: string
+  /** Yield a preparation-only chunk as each call opens. */
+  preparations?: boolean
 }
 
 /** Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them. */
