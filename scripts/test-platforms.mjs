@@ -54,6 +54,7 @@ const binaryName = 'toolcall-stream';
 /** The addon's tests that run on every platform: all in-process, no child Node. */
 const CORE_FILES = [
   'conformance.test.mjs',
+  'openai-responses-conformance.test.mjs',
   'robustness-split.test.mjs',
   'converters.test.mjs',
   'object-path.test.mjs',
