@@ -7,7 +7,8 @@
 // same. The streams: the Responses corpus (__test__/fixtures/openai-responses/streams),
 // each piece written on its own, and random streams (random events, random
 // framing, arguments cut or malformed, bodies split at random bytes, a
-// dropped connection). With the preload, every stream was converted natively.
+// dropped connection), and Qwen's idle and lifetime guards and an abort met
+// mid-stream. With the preload, every stream was converted natively.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -211,6 +212,37 @@ function randomCase(seed) {
   return { name: `random-${seed}`, pieces, latin1: true };
 }
 
+/**
+ * Qwen's own guards and an abort, at the moments Qwen's reads meet them: a
+ * call whose arguments stop for longer than the idle limit, a body that
+ * drips past the lifetime limit, a request aborted after its first response.
+ */
+function guardCases() {
+  const frame = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+  const head = [
+    frame({ type: 'response.created', response: { id: 'resp_g' } }),
+    frame({ type: 'response.output_text.delta', output_index: 0, item_id: 'm', delta: 'hi' }),
+    frame({
+      type: 'response.output_item.added',
+      output_index: 1,
+      item: { type: 'function_call', id: 'fc', call_id: 'call_g', name: 'write_file', arguments: '' },
+    }),
+    frame({ type: 'response.function_call_arguments.delta', output_index: 1, item_id: 'fc', delta: '{"a":' }),
+  ];
+  const tail = [
+    frame({ type: 'response.function_call_arguments.delta', output_index: 1, item_id: 'fc', delta: '1}' }),
+    frame({
+      type: 'response.completed',
+      response: { id: 'resp_g', usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } },
+    }),
+  ];
+  return [
+    { name: 'idle-limit', pieces: [...head, 900, ...tail], guards: { idleMs: 300 } },
+    { name: 'lifetime-limit', pieces: [...head, 150, 150, 150, ...tail], guards: { lifetimeMs: 250, idleMs: 0 } },
+    { name: 'aborted', pieces: [...head, 300, ...tail], abortAfter: 1 },
+  ];
+}
+
 const RANDOM_CASES = Number(process.env.TOOLCALL_STREAM_RESPONSES_CASES ?? 150);
 
 function run(dir, mode, casesFile) {
@@ -231,11 +263,15 @@ for (const version of ['0.23.3', '0.24.4']) {
     `Qwen Code ${version}'s Responses generator: the preload's output is stock's, corpus and random streams`,
     { skip: build.skip },
     () => {
-      const cases = [...corpusCases(), ...Array.from({ length: RANDOM_CASES }, (_, i) => randomCase(1000 + i))];
+      const cases = [
+        ...corpusCases(),
+        ...guardCases(),
+        ...Array.from({ length: RANDOM_CASES }, (_, i) => randomCase(1000 + i)),
+      ];
       assert.ok(cases.length > RANDOM_CASES, 'the corpus is there');
       const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'toolcall-stream-responses-')), 'cases.json');
       try {
-        fs.writeFileSync(file, JSON.stringify(cases.map(({ name, pieces, latin1 }) => ({ name, pieces, latin1 }))));
+        fs.writeFileSync(file, JSON.stringify(cases));
         const stock = run(build.dir, 'stock', file);
         const native = run(build.dir, 'native', file);
         assert.equal(native.length, stock.length);
@@ -245,6 +281,11 @@ for (const version of ['0.23.3', '0.24.4']) {
         // The cases reach what they are for: calls, errors Qwen throws, the TypeErrors of malformed items, drops.
         const errors = stock.slice(0, -1).map((c) => c.error?.class);
         assert.ok(errors.includes('TypeError') && errors.includes('Error'), JSON.stringify([...new Set(errors)]));
+        const byName = Object.fromEntries(stock.slice(0, -1).map((c) => [c.name, c.error?.name]));
+        assert.deepEqual(
+          [byName['idle-limit'], byName['lifetime-limit'], byName.aborted],
+          ['StreamInactivityTimeoutError', 'StreamLifetimeExceededError', 'AbortError'],
+        );
         assert.ok(stock.some((c) => c.responses.some((r) => r.json.includes('functionCall'))));
       } finally {
         fs.rmSync(path.dirname(file), { recursive: true, force: true });

@@ -8,7 +8,11 @@
 // `cases.json` is an array of `{name, pieces, latin1}`: each piece a string
 // written to the body as it is (bytes as latin1 text where `latin1`, so a
 // piece may end inside a UTF-8 character), or `null` where the connection
-// drops. Qwen is set up
+// drops, or a number: a pause of that many milliseconds (the body stays
+// open). `guards` sets the generator's idle and lifetime limits
+// (`streamIdleTimeoutMs`, `streamMaxLifetimeMs`: Qwen's own guards in
+// iterateBody's readChunk); `abortAfter: n` aborts the request's signal
+// once n responses have arrived. Qwen is set up
 // as its `openai-responses` auth type sets it up: the generator's factory
 // (createOpenAIResponsesContentGenerator, packages/core/src/core/contentGenerator.ts
 // picks it for AuthType.USE_OPENAI_RESPONSES) with the provider's base URL,
@@ -50,10 +54,15 @@ const server = http.createServer((req, res) => {
   req.on('end', async () => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.flushHeaders();
-    const paced = body.includes(null);
+    const paced = body.includes(null) || body.some((p) => typeof p === 'number');
     for (const piece of body) {
-      // A body that ends in a dropped connection is paced, so each piece is read before the drop.
+      // A body that ends in a dropped connection or pauses is paced, so each piece is read on its own.
       if (paced) await new Promise((r) => setTimeout(r, 10));
+      if (res.destroyed) return;
+      if (typeof piece === 'number') {
+        await new Promise((r) => setTimeout(r, piece));
+        continue;
+      }
       if (piece === null) {
         res.socket.destroy();
         return;
@@ -71,17 +80,21 @@ const cliConfig = new Proxy(
   { get: (t, k) => (typeof k === 'symbol' || k === 'then' ? undefined : k in t ? t[k] : () => undefined) },
 );
 const model = 'test-model';
-const generator = q.createOpenAIResponsesContentGenerator(
-  {
-    model,
-    apiKey: 'sk-test',
-    baseUrl: `http://127.0.0.1:${server.address().port}`,
-    authType: 'openai-responses',
-    maxRetries: 0,
-  },
-  cliConfig,
-);
-const request = { model, contents: [{ role: 'user', parts: [{ text: 'hi' }] }], config: {} };
+/** The generator, its guards set where a case asks (the pipeline resolves them once, as it is built). */
+const generatorOf = (guards = {}) =>
+  q.createOpenAIResponsesContentGenerator(
+    {
+      model,
+      apiKey: 'sk-test',
+      baseUrl: `http://127.0.0.1:${server.address().port}`,
+      authType: 'openai-responses',
+      maxRetries: 0,
+      ...(guards.idleMs === undefined ? {} : { streamIdleTimeoutMs: guards.idleMs }),
+      ...(guards.lifetimeMs === undefined ? {} : { streamMaxLifetimeMs: guards.lifetimeMs }),
+    },
+    cliConfig,
+  );
+const plainGenerator = generatorOf();
 
 /**
  * A response's JSON text, key order included, its createTime masked: stock
@@ -125,8 +138,15 @@ const errorRecord = (err) => ({
   keys: err && typeof err === 'object' ? Object.keys(err) : [],
 });
 
-for (const { name, pieces, latin1 } of JSON.parse(fs.readFileSync(casesFile, 'utf8'))) {
-  body = pieces.map((p) => (p === null ? null : Buffer.from(p, latin1 ? 'latin1' : 'utf8')));
+for (const { name, pieces, latin1, guards, abortAfter } of JSON.parse(fs.readFileSync(casesFile, 'utf8'))) {
+  body = pieces.map((p) => (p === null || typeof p === 'number' ? p : Buffer.from(p, latin1 ? 'latin1' : 'utf8')));
+  const generator = guards ? generatorOf(guards) : plainGenerator;
+  const abort = new AbortController();
+  const request = {
+    model,
+    contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+    config: { abortSignal: abort.signal },
+  };
   const responses = [];
   const seen = [];
   let error;
@@ -134,6 +154,7 @@ for (const { name, pieces, latin1 } of JSON.parse(fs.readFileSync(casesFile, 'ut
     for await (const r of await generator.generateContentStream(request, 'prompt-1')) {
       seen.push(r);
       responses.push(record(r));
+      if (seen.length === abortAfter) abort.abort();
     }
   } catch (err) {
     error = errorRecord(err);
