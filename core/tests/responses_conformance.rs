@@ -38,7 +38,11 @@ fn every_stream_matches_each_release_as_bytes_whole_and_split_anywhere() {
                 let whole = run_bytes(profile, &[&bytes], cut);
                 Out::assert_matches(&whole, &want, &format!("{how}, whole"));
                 // Every boundary of a small body, 512 spread over a large one.
-                let step = if bytes.len() > 4096 { bytes.len() / 512 } else { 1 };
+                let step = if bytes.len() > 4096 {
+                    bytes.len() / 512
+                } else {
+                    1
+                };
                 for at in (0..=bytes.len()).step_by(step) {
                     let split = run_bytes(profile, &[&bytes[..at], &bytes[at..]], cut);
                     assert_eq!(split, whole, "{how}, split at {at}");

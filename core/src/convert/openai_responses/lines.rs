@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(
             read(b"\xEF\xBB\xBFevent:  a \r\ndata: 1\r\ndata:  2\n\r\ndata: {\"type\":\"b\"}\n: c\nid: 1\ndata: [DONE]\nevent: x\ndata: 3"),
             [
-                frame(Some("a"), "1\r\n 2\r"),
+                frame(Some("a"), "1\r\n 2"),
                 frame(None, "{\"type\":\"b\"}"),
                 frame(Some("x"), "3"),
             ]
