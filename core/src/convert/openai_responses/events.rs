@@ -259,6 +259,10 @@ fn envelope<'v, 'a>(raw: &'v Value<'a>, event: &str) -> Result<&'v Value<'a>, Er
 }
 
 /// `mapFinishReason(reason)` for a truthy reason, as its property key.
+/// Deliberately not followed: a reason that names a property every JS
+/// object inherits (`constructor`, `toString`, `__proto__`, …) makes
+/// Qwen's `finishReason` that function or `Object.prototype`; it is `STOP`
+/// here, as for any other unknown reason.
 fn map_finish_reason(reason: &str) -> &'static str {
     match reason {
         "length" | "max_output_tokens" => "MAX_TOKENS",

@@ -37,7 +37,9 @@ pub(super) fn stream_error(
         }
         fields.push_str("\"code\":");
         fields.push_str(&json(code).unwrap_or_default());
-        // `RESPONSES_ERROR_CODE_TO_STATUS[code]`, the code as a property key.
+        // `RESPONSES_ERROR_CODE_TO_STATUS[code]`, the code as a property key
+        // (a code naming an inherited property, such as `constructor`, gives
+        // Qwen's error a function as its status; here it has none).
         let status = match js_string(code).as_str() {
             "server_error" => Some("500"),
             "rate_limit_exceeded" => Some("429"),
