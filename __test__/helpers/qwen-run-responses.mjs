@@ -12,7 +12,8 @@
 // open). `guards` sets the generator's idle and lifetime limits
 // (`streamIdleTimeoutMs`, `streamMaxLifetimeMs`: Qwen's own guards in
 // iterateBody's readChunk); `abortAfter: n` aborts the request's signal
-// once n responses have arrived. Qwen is set up
+// once n responses have arrived. Each body is asked for twice: streaming
+// (generateContentStream) and not (generateContent). Qwen is set up
 // as its `openai-responses` auth type sets it up: the generator's factory
 // (createOpenAIResponsesContentGenerator, packages/core/src/core/contentGenerator.ts
 // picks it for AuthType.USE_OPENAI_RESPONSES) with the provider's base URL,
@@ -161,7 +162,16 @@ for (const { name, pieces, latin1, guards, abortAfter } of JSON.parse(fs.readFil
   }
   // What a caller that keeps the responses sees at the end, message metadata included.
   const kept = seen.map((r) => text(r));
-  process.stdout.write(JSON.stringify({ name, responses, kept, error }) + '\n');
+  // The non-streaming call: the same body through Qwen's execute(), merged by its mergeStreamResponses.
+  let merged;
+  if (abortAfter === undefined) {
+    try {
+      merged = { json: text(await generator.generateContent(request, 'prompt-1')) };
+    } catch (err) {
+      merged = { error: errorRecord(err) };
+    }
+  }
+  process.stdout.write(JSON.stringify({ name, responses, kept, error, merged }) + '\n');
 }
 process.stdout.write(JSON.stringify({ stats: stats.openaiResponses }) + '\n');
 server.close();
