@@ -303,3 +303,35 @@ test('options: an unknown profile, a non-string model or response parsing is INV
   assert.equal(c.finished, true);
   assert.throws(() => c.pushEvent({ type: 'response.created' }), { code: 'FINISHED' });
 });
+
+test("errors: Qwen's stream error keeps its message with its type, code and status; text that is not JSON is INVALID_JSON and the stream goes on; a TypeError in the body ends it", () => {
+  const c = new OpenAIResponsesConverter({ model: MODEL });
+  assert.throws(() => c.pushEvent('{not json'), { code: 'INVALID_JSON' });
+  assert.equal(c.finished, false);
+  assert.throws(
+    () =>
+      c.pushEvent({
+        type: 'response.failed',
+        response: { error: { code: 'rate_limit_exceeded', message: 'Slow down' } },
+      }),
+    (err) => {
+      assert.equal(err.code, 'STREAM_ERROR');
+      assert.equal(err.message, 'Responses API failed: rate_limit_exceeded: Slow down');
+      assert.deepEqual(err.providerError, { type: 'rate_limit_exceeded', code: 'rate_limit_exceeded', status: 429 });
+      return true;
+    },
+  );
+  assert.equal(c.finished, true);
+  const bytes = new OpenAIResponsesConverter({ model: MODEL });
+  assert.throws(
+    () => bytes.pushBytes('event: response.output_item.added\ndata: {}\n\nevent: response.created\n'),
+    (err) => {
+      assert.deepEqual(err.hostError, {
+        name: 'TypeError',
+        message: "Cannot read properties of undefined (reading 'type')",
+      });
+      return true;
+    },
+  );
+  assert.equal(bytes.finished, true);
+});
