@@ -79,6 +79,7 @@ const CORE_FILES = [
   'acp-tracker-emitter.test.mjs',
   'js-tool-call-ids.test.mjs',
   'argument-progress.test.mjs',
+  'key-order.test.mjs',
 ];
 
 /** The test folders: the root package's, then the agent's (its files' names are unique across both). */
