@@ -4,7 +4,9 @@
 // offline with an empty cache of its own) fails the run with the switch,
 // naming what was missing, and is a plain skip without it; a skip the
 // allow-list names passes; every way of skipping is seen. `npm test` in both
-// packages runs the reporter and `.ci/run` sets the switch.
+// packages runs the reporter and `.ci/run` sets the switch. The emulated rows
+// of scripts/test-platforms.mjs read skips from node's TAP instead
+// (devtools/tap-skips.mjs): the same tiny files' TAP, read that way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,6 +14,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ALLOWED_SKIPS } from '../devtools/allowed-skips.mjs';
+import { skippedInTap } from '../devtools/tap-skips.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const reporter = path.join(root, 'devtools', 'skip-reporter.mjs');
@@ -27,8 +31,8 @@ test('runs Qwen Code 0.24.4', { skip: build.skip ?? false }, () => assert.ok(bui
 test('needs nothing', () => {});
 `;
 
-/** `node --test` over `source` as a test file, with `npm test`'s reporters; its status and both streams. */
-function runTests(source, env) {
+/** `node --test` over `source` as a test file, with `npm test`'s reporters (or `reporters`); its status and both streams. */
+function runTests(source, env, reporters = undefined) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skip-reporter-'));
   try {
     const file = path.join(dir, 'tiny.test.mjs');
@@ -48,10 +52,12 @@ function runTests(source, env) {
       process.execPath,
       [
         '--test',
-        '--test-reporter=spec',
-        '--test-reporter-destination=stdout',
-        `--test-reporter=${pathToFileURL(reporter).href}`,
-        '--test-reporter-destination=stderr',
+        ...(reporters ?? [
+          '--test-reporter=spec',
+          '--test-reporter-destination=stdout',
+          `--test-reporter=${pathToFileURL(reporter).href}`,
+          '--test-reporter-destination=stderr',
+        ]),
         file,
       ],
       { cwd: dir, env: childEnv, encoding: 'utf8', timeout: 120_000 },
@@ -126,4 +132,36 @@ test('npm test runs the reporter in both packages, and .ci/run sets the switch',
     assert.ok(script.includes('--test-reporter=spec'), `${pkg}: the spec reporter stays: ${script}`);
   }
   assert.match(fs.readFileSync(path.join(root, '.ci', 'run'), 'utf8'), /^export TOOLCALL_STREAM_SKIPS=fail$/m);
+});
+
+test("node's TAP, as test-platforms reads it: each skip with its reason, nested and suites too, and which the allow-list refuses", () => {
+  const source = [
+    "import { describe, it, test } from 'node:test';",
+    `import { qwenBuildOrSkip } from ${JSON.stringify(qwenBuilds)};`,
+    "test('runs Qwen Code 0.24.4', { skip: qwenBuildOrSkip('0.24.4').skip ?? false }, () => {});",
+    "describe('outer', () => {",
+    "  it('a scenario # of two', (t) => t.skip('not one of the scenarios chosen'));",
+    "  it('a flag', { skip: true }, () => {});",
+    "  it('runs', () => {});",
+    '});',
+    "describe('a client suite', { skip: 'Toad is not available' }, () => { it('a card', () => {}); });",
+    '',
+  ].join('\n');
+  const r = runTests(source, { TOOLCALL_STREAM_SKIPS: undefined }, ['--test-reporter=tap']);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const skips = skippedInTap(r.stdout);
+  assert.deepEqual(
+    skips.map((k) => k.name),
+    ['runs Qwen Code 0.24.4', 'a scenario \\# of two', 'a flag', 'a client suite'],
+    r.stdout,
+  );
+  assert.match(skips[0].reason, /^Qwen Code 0\.24\.4 is not available: cannot fetch/);
+  assert.deepEqual(
+    skips.slice(1).map((k) => k.reason),
+    ['not one of the scenarios chosen', '(no reason given)', 'Toad is not available'],
+  );
+  assert.deepEqual(
+    skips.filter((k) => !ALLOWED_SKIPS.has(k.reason)).map((k) => k.name),
+    ['runs Qwen Code 0.24.4', 'a flag', 'a client suite'],
+  );
 });

@@ -45,6 +45,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ALLOWED_SKIPS } from '../devtools/allowed-skips.mjs';
 import { ensureDebian, run } from '../devtools/commands.mjs';
+import { skippedInTap } from '../devtools/tap-skips.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cache = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms');
@@ -387,16 +388,12 @@ function tapSummary(output) {
   const failing = [...output.matchAll(/^\s*not ok \d+ - (.*)$/gm)]
     .map((m) => m[1])
     .filter((name) => !/ # TODO\b/.test(name));
-  const skips = [...output.matchAll(/^\s*ok \d+ - (.*?) # SKIP(?: (.*))?$/gm)].map((m) => ({
-    name: m[1],
-    reason: m[2] ?? '(no reason given)',
-  }));
   return {
     passed: n('pass'),
     failed: n('fail') + (n('cancelled') || 0),
     skipped: n('skipped') + (n('todo') || 0),
     failing,
-    skips,
+    skips: skippedInTap(output),
   };
 }
 
