@@ -292,6 +292,27 @@ test(
   },
 );
 
+test(
+  'a frozen Responses generator runs Responses streams stock, saying so in one line; the other two providers are served',
+  { skip: latest.skip },
+  () => {
+    const dir = editedRelease(latest.dir, 'frozen-responses', [
+      {
+        needle: 'var OpenAIResponsesContentGenerator = class',
+        change: (t) => `${t}\nObject.freeze(OpenAIResponsesContentGenerator.prototype);\n`,
+      },
+    ]);
+    const { stdout, stderr, report } = runWithPreload(path.join(dir, 'cli.js'), ['--version']);
+    assert.equal(stdout.trim(), '0.24.4');
+    const { anthropic, openai, openaiResponses } = report[0].providers;
+    assert.deepEqual([anthropic.served, openai.served, openaiResponses.served], [true, true, false]);
+    assert.equal(
+      stderr,
+      'toolcall-stream/qwen: Qwen Code 0.24.4: OpenAI Responses streams run stock: OpenAIResponsesContentGenerator.prototype is frozen\n',
+    );
+  },
+);
+
 const HOOK_EXPORTS = '// an older Qwen\nexport { AnthropicContentGenerator };\nclass AnthropicContentGenerator {}\n';
 
 test('a Qwen without the seam (0.15.x) runs stock with one line', () => {
