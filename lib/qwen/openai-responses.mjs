@@ -50,8 +50,12 @@ class ConvertingReader {
     this.converter = converter;
   }
 
+  /** Set once the stream is over: a read still pending then (one Qwen's guard gave up on) converts nothing. */
+  closed = false;
+
   async read() {
     const result = await this.reader.read();
+    if (this.closed) return result;
     if (result.done) {
       // A final frame without its blank line, or a final line without its
       // newline: Qwen's end-of-stream step (iterateBody after its loop).
@@ -159,6 +163,7 @@ export function prepareResponsesPatch(q, { profile, host, stats, preparations = 
         }
       } finally {
         await inner.return();
+        source.closed = true;
         if (!converter.finished) converter.free();
       }
     };
