@@ -64,7 +64,12 @@ const tasks = {
       each(c.end());
     },
     'native calls alone, dropEmptyResponses': () => {
-      const h = new native.ConverterHandle(provider, undefined, undefined, undefined, { dropEmptyResponses: true });
+      const h = new native.ConverterHandle(
+        provider,
+        undefined,
+        undefined,
+        JSON.stringify({ dropEmptyResponses: true }),
+      );
       let n = 0;
       for (const u8 of st.reads) n += size(native.converterPushBytes(h.slot, u8));
       return n + size(native.converterEnd(h.slot));

@@ -16,7 +16,15 @@ use toolcall_stream_core::convert::provider::provider;
 use toolcall_stream_core::wire::{write_body_item, write_error, StateWord};
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
-use crate::{limits, NativeLimits, NativeResponseParsing};
+use crate::{limits, NativeLimits};
+
+/// Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them.
+#[napi(object)]
+pub struct NativeResponseParsing {
+    pub content_only_thinking_tag_leaks: Option<bool>,
+    pub tagged_thinking_tags: Option<bool>,
+    pub tagged_thinking_tags_after_reasoning: Option<bool>,
+}
 
 fn options(
     profile: String,

@@ -20,7 +20,6 @@ use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi_derive::napi;
-use toolcall_stream_core::convert::openai::ResponseParsing;
 use toolcall_stream_core::convert::provider::{
     provider, ConverterOptions, Provider, StreamConverter,
 };
@@ -32,37 +31,6 @@ use toolcall_stream_core::{Error, ErrorCode, Limits, Profile};
 use handles::{HandleTable, Slots};
 pub(crate) use wire::js_error;
 use wire::{batch, step};
-
-/// Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them.
-#[napi(object)]
-pub struct NativeResponseParsing {
-    pub content_only_thinking_tag_leaks: Option<bool>,
-    pub tagged_thinking_tags: Option<bool>,
-    pub tagged_thinking_tags_after_reasoning: Option<bool>,
-}
-
-/// What the host around an OpenAI converter does (Qwen's pipeline, its JS ids), as
-/// `lib/converters/options.js` checked it (absent = off).
-#[napi(object)]
-pub struct NativePipeline {
-    /// The `error_finish` check before the converter (`StreamContentError`).
-    pub throw_on_error_finish: Option<bool>,
-    /// The SSE paths leave out the responses the pipeline drops unseen.
-    pub drop_empty_responses: Option<bool>,
-    /// Tool-call ids keep their JS values (a host's `jsToolCallIds`).
-    pub js_tool_call_ids: Option<bool>,
-}
-
-/// What a provider whose reference reads its request's settings takes
-/// (OpenAI Responses: the configured model every chunk names, and the
-/// preparations stock does not yield); others ignore it.
-#[napi(object)]
-pub struct NativeRequest {
-    /// The configured model (`modelVersion`).
-    pub model: Option<String>,
-    /// Yield a preparation-only chunk as each call opens.
-    pub preparations: Option<bool>,
-}
 
 /// Limits as JS passes them (numbers; absent = default).
 #[napi(object)]
@@ -119,49 +87,30 @@ impl ConverterHandle {
     /// `kind`: a provider's name ("anthropic", "openai", "openai-responses":
     /// the core's `PROVIDERS`). `profile`: "qwen-0.21" (default),
     /// "qwen-0.23.3" or "qwen-0.24".
-    /// `parsing`: the provider's response parsing; `pipeline`: what Qwen's
-    /// pipeline does around the converter (each provider reads what applies
-    /// to it).
+    /// `settings`: the provider's own settings as one JSON object text,
+    /// which only that provider reads (`lib/converters/<provider>/converter.js`
+    /// writes them; the core's `convert::settings`).
     #[napi(constructor)]
     pub fn new(
         kind: String,
         profile: Option<String>,
         limits_opt: Option<NativeLimits>,
-        parsing: Option<NativeResponseParsing>,
-        pipeline: Option<NativePipeline>,
-        request: Option<NativeRequest>,
+        settings: Option<String>,
     ) -> napi::Result<Self> {
         let provider = provider(&kind).map_err(|e| js_error(&e))?;
         let profile = match profile.as_deref() {
             None => Profile::default(),
             Some(name) => Profile::parse(name).map_err(|e| js_error(&e))?,
         };
-        let pipeline = pipeline.unwrap_or(NativePipeline {
-            throw_on_error_finish: None,
-            drop_empty_responses: None,
-            js_tool_call_ids: None,
-        });
         let options = ConverterOptions {
             profile,
             limits: limits(limits_opt),
-            parsing: parsing
-                .map(|p| ResponseParsing {
-                    content_only_tag_leaks: p.content_only_thinking_tag_leaks.unwrap_or(false),
-                    tagged_thinking: p.tagged_thinking_tags.unwrap_or(false),
-                    tagged_thinking_after_reasoning: p
-                        .tagged_thinking_tags_after_reasoning
-                        .unwrap_or(false),
-                })
-                .unwrap_or_default(),
-            throw_on_error_finish: pipeline.throw_on_error_finish.unwrap_or(false),
-            drop_empty: pipeline.drop_empty_responses.unwrap_or(false),
-            js_tool_call_ids: pipeline.js_tool_call_ids.unwrap_or(false),
-            model: request.as_ref().and_then(|r| r.model.clone()),
-            preparations: request.and_then(|r| r.preparations).unwrap_or(false),
+            settings,
         };
+        let converter = (provider.new)(&options).map_err(|e| js_error(&e))?;
         let slot = CONVERTERS
             .insert(Entry {
-                converter: (provider.new)(&options),
+                converter,
                 provider,
                 closed: None,
             })
@@ -304,7 +253,11 @@ pub fn converter_free(slot: f64) -> f64 {
             return;
         }
         entry.closed = Some(AFTER_FREE);
-        entry.converter = (entry.provider.new)(&ConverterOptions::default());
+        // A fresh stream lets go of the old one's buffers (default settings
+        // are every provider's own).
+        if let Ok(fresh) = (entry.provider.new)(&ConverterOptions::default()) {
+            entry.converter = fresh;
+        }
     });
     StateWord::FINISHED.encode()
 }

@@ -154,7 +154,7 @@ fn each_provider_through_the_seam_equals_its_own_stream() {
         let seam = provider(kind).unwrap();
         for profile in [Profile::Qwen021, Profile::Qwen024] {
             for bytes in [false, true] {
-                let mut stream = (seam.new)(&options(profile));
+                let mut stream = (seam.new)(&options(profile)).unwrap();
                 assert_eq!(
                     through_seam(stream.as_mut(), &items, bytes),
                     direct(kind, profile, &items, bytes),
@@ -177,7 +177,7 @@ fn each_provider_through_the_seam_equals_its_own_stream() {
 
 #[test]
 fn a_providers_object_path_takes_its_own_calls_and_refuses_the_others() {
-    let mut anthropic = (provider("anthropic").unwrap().new)(&ConverterOptions::default());
+    let mut anthropic = (provider("anthropic").unwrap().new)(&ConverterOptions::default()).unwrap();
     let path = anthropic
         .object_path()
         .expect("Anthropic has an object path");
@@ -187,7 +187,7 @@ fn a_providers_object_path_takes_its_own_calls_and_refuses_the_others() {
     );
     // No block 0: the fragments are dropped, as the long way drops them.
     path.append_gathered("0", "{}", false).unwrap();
-    let mut openai = (provider("openai").unwrap().new)(&ConverterOptions::default());
+    let mut openai = (provider("openai").unwrap().new)(&ConverterOptions::default()).unwrap();
     let path = openai.object_path().expect("OpenAI has an object path");
     path.push_gathered("[]").unwrap();
     assert_eq!(
@@ -239,7 +239,7 @@ fn an_unknown_provider_is_an_invalid_argument_naming_the_known_ones() {
 #[test]
 fn a_failed_source_finishes_every_provider() {
     for p in PROVIDERS {
-        let mut s = (p.new)(&ConverterOptions::default());
+        let mut s = (p.new)(&ConverterOptions::default()).unwrap();
         let mut out = Vec::new();
         s.upstream_failed(false, &mut out).unwrap();
         assert!(out.is_empty(), "{}: nothing held to yield", p.name);
@@ -249,5 +249,32 @@ fn a_failed_source_finishes_every_provider() {
         }
         let e = s.push_bytes(b"data: {}\n\n", &mut out).unwrap_err();
         assert_eq!(e.code, ErrorCode::Finished, "{}", p.name);
+    }
+}
+
+#[test]
+fn each_provider_reads_its_own_settings_and_refuses_a_mistyped_one() {
+    let with = |settings: &str| ConverterOptions {
+        settings: Some(settings.to_owned()),
+        ..ConverterOptions::default()
+    };
+    let openai = provider("openai").unwrap();
+    assert!((openai.new)(&with(
+        r#"{"dropEmptyResponses":true,"responseParsing":{"taggedThinkingTags":true}}"#
+    ))
+    .is_ok());
+    let e = (openai.new)(&with(r#"{"dropEmptyResponses":"yes"}"#))
+        .err()
+        .unwrap();
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(e.message.contains("dropEmptyResponses"), "{}", e.message);
+    let responses = provider("openai-responses").unwrap();
+    let e = (responses.new)(&with(r#"{"model":7}"#)).err().unwrap();
+    assert!(e.message.contains("model"), "{}", e.message);
+    // A key another provider defines means nothing here.
+    assert!((provider("anthropic").unwrap().new)(&with(r#"{"model":7}"#)).is_ok());
+    for p in [openai, responses] {
+        let e = (p.new)(&with("[]")).err().unwrap();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{}", p.name);
     }
 }

@@ -20,11 +20,11 @@ export declare class ConverterHandle {
    * `kind`: a provider's name ("anthropic", "openai", "openai-responses":
    * the core's `PROVIDERS`). `profile`: "qwen-0.21" (default),
    * "qwen-0.23.3" or "qwen-0.24".
-   * `parsing`: the provider's response parsing; `pipeline`: what Qwen's
-   * pipeline does around the converter (each provider reads what applies
-   * to it).
+   * `settings`: the provider's own settings as one JSON object text,
+   * which only that provider reads (`lib/converters/<provider>/converter.js`
+   * writes them; the core's `convert::settings`).
    */
-  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null, pipeline?: NativePipeline | undefined | null, request?: NativeRequest | undefined | null)
+  constructor(kind: string, profile?: string | undefined | null, limitsOpt?: NativeLimits | undefined | null, settings?: string | undefined | null)
   get slot(): number
   /** The state word of the new converter (`toolcall_stream_core::wire::StateWord`), before any call. */
   get state(): number
@@ -231,31 +231,6 @@ export interface NativeLimits {
   maxCallBytes?: number
   maxBufferedBytes?: number
   maxRepairDepth?: number
-}
-
-/**
- * What the host around an OpenAI converter does (Qwen's pipeline, its JS ids), as
- * `lib/converters/options.js` checked it (absent = off).
- */
-export interface NativePipeline {
-  /** The `error_finish` check before the converter (`StreamContentError`). */
-  throwOnErrorFinish?: boolean
-  /** The SSE paths leave out the responses the pipeline drops unseen. */
-  dropEmptyResponses?: boolean
-  /** Tool-call ids keep their JS values (a host's `jsToolCallIds`). */
-  jsToolCallIds?: boolean
-}
-
-/**
- * What a provider whose reference reads its request's settings takes
- * (OpenAI Responses: the configured model every chunk names, and the
- * preparations stock does not yield); others ignore it.
- */
-export interface NativeRequest {
-  /** The configured model (`modelVersion`). */
-  model?: string
-  /** Yield a preparation-only chunk as each call opens. */
-  preparations?: boolean
 }
 
 /** Qwen's `responseParsingOptions` as `lib/converters/options.js` checked them. */

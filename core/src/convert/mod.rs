@@ -11,5 +11,6 @@ pub mod openai;
 pub mod openai_responses;
 pub mod path_counters;
 pub mod provider;
+pub mod settings;
 pub mod state;
 pub(crate) mod stream_input;

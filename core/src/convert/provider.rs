@@ -13,7 +13,7 @@
 use crate::convert::anthropic::{self, AnthropicOptions, AnthropicStream};
 use crate::convert::nonstream::{BodyOptions, BodyResponse};
 use crate::convert::object_path::ObjectPath;
-use crate::convert::openai::{self, OpenAIOptions, OpenAIStream, ResponseParsing};
+use crate::convert::openai::{self, OpenAIOptions, OpenAIStream};
 use crate::convert::openai_responses::{self, OpenAIResponsesOptions, OpenAIResponsesStream};
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::limits::Limits;
@@ -60,30 +60,19 @@ pub trait StreamConverter {
     }
 }
 
-/// What a host asks of a converter. Each provider reads what applies to it
-/// (the pipeline switches and the response parsing concern the
-/// OpenAI-compatible pipeline of Qwen Code,
-/// `packages/core/src/core/openaiContentGenerator/pipeline.ts`).
+/// What a host asks of a converter: what every provider takes, and the
+/// provider's own settings, which only it reads
+/// (`crate::convert::settings`; the keys are listed where each provider
+/// reads them).
 #[derive(Clone, Debug, Default)]
 pub struct ConverterOptions {
     /// The Qwen Code release followed where releases differ.
     pub profile: Profile,
     /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
     pub limits: Limits,
-    /// The provider's response parsing switches (all off by default).
-    pub parsing: ResponseParsing,
-    /// The pipeline's `error_finish` check before the converter.
-    pub throw_on_error_finish: bool,
-    /// Leave out the responses the pipeline drops unseen.
-    pub drop_empty: bool,
-    /// Tool-call ids keep their JS values.
-    pub js_tool_call_ids: bool,
-    /// The configured model, for a provider whose reference names it in
-    /// every chunk (OpenAI Responses: `this.config.model`).
-    pub model: Option<String>,
-    /// Yield preparations where the reference yields none (OpenAI
-    /// Responses); off, the output is the reference's.
-    pub preparations: bool,
+    /// The provider's own settings as one JSON object text (`None`: all
+    /// absent).
+    pub settings: Option<String>,
 }
 
 /// One provider: the name a host asks for, how its stream is made, and
@@ -92,8 +81,9 @@ pub struct Provider {
     /// The name the JS layer passes (`new ConverterHandle(name, …)`,
     /// `convertResponseText(name, …)`).
     pub name: &'static str,
-    /// A fresh stream for one request.
-    pub new: fn(&ConverterOptions) -> Box<dyn StreamConverter>,
+    /// A fresh stream for one request; an error when its settings are not
+    /// the provider's (`INVALID_ARGUMENT`).
+    pub new: fn(&ConverterOptions) -> Result<Box<dyn StreamConverter>, Error>,
     /// One whole response body (JSON text) → one response.
     pub body: fn(&str, &BodyOptions) -> Result<BodyResponse, Error>,
     /// Every key order its responses are built in (declared in its
@@ -107,38 +97,26 @@ pub const PROVIDERS: &[Provider] = &[
     Provider {
         name: "anthropic",
         new: |o| {
-            Box::new(AnthropicStream::new(AnthropicOptions {
+            Ok(Box::new(AnthropicStream::new(AnthropicOptions {
                 profile: o.profile,
                 limits: o.limits,
-            }))
+            })))
         },
         body: anthropic::body::anthropic_response,
         key_orders: &[&anthropic::key_order::KEY_ORDER],
     },
     Provider {
         name: "openai",
-        new: |o| {
-            Box::new(OpenAIStream::new(OpenAIOptions {
-                limits: o.limits,
-                profile: o.profile,
-                parsing: o.parsing,
-                throw_on_error_finish: o.throw_on_error_finish,
-                drop_empty: o.drop_empty,
-                js_tool_call_ids: o.js_tool_call_ids,
-            }))
-        },
+        new: |o| Ok(Box::new(OpenAIStream::new(OpenAIOptions::read(o)?))),
         body: openai::body::openai_response,
         key_orders: &[&openai::key_order::KEY_ORDER, &openai::key_order::BARE],
     },
     Provider {
         name: "openai-responses",
         new: |o| {
-            Box::new(OpenAIResponsesStream::new(OpenAIResponsesOptions {
-                profile: o.profile,
-                limits: o.limits,
-                model: o.model.clone(),
-                preparations: o.preparations,
-            }))
+            Ok(Box::new(OpenAIResponsesStream::new(
+                OpenAIResponsesOptions::read(o)?,
+            )))
         },
         body: openai_responses::body::openai_responses_body,
         key_orders: &[&openai_responses::key_order::KEY_ORDER],

@@ -45,7 +45,9 @@ class OpenAIResponsesConverter extends NativeConverter {
     const { limits, profile, host, model, preparations } = readResponsesOptions(options, 'OpenAIResponsesConverter');
     super(
       'OpenAIResponsesConverter',
-      new native.ConverterHandle('openai-responses', profile, limits, undefined, undefined, { model, preparations }),
+      // This provider's settings, which only it reads (core/src/convert/openai_responses/mod.rs
+      // `OpenAIResponsesOptions::read`).
+      new native.ConverterHandle('openai-responses', profile, limits, JSON.stringify({ model, preparations })),
       NoObjectPath,
       host,
       undefined,

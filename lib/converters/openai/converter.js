@@ -35,11 +35,19 @@ class OpenAIConverter extends NativeConverter {
     );
     super(
       'OpenAIConverter',
-      new native.ConverterHandle('openai', profile, limits, responseParsing, {
-        throwOnErrorFinish,
-        dropEmptyResponses,
-        jsToolCallIds: host?.jsToolCallIds === true,
-      }),
+      // This provider's settings, which only it reads (core/src/convert/openai/mod.rs
+      // `OpenAIOptions::read`).
+      new native.ConverterHandle(
+        'openai',
+        profile,
+        limits,
+        JSON.stringify({
+          responseParsing,
+          throwOnErrorFinish,
+          dropEmptyResponses,
+          jsToolCallIds: host?.jsToolCallIds === true,
+        }),
+      ),
       OpenAIObjectPath,
       host,
       sanitizedByResponse,

@@ -45,6 +45,8 @@ mod usage;
 use std::rc::Rc;
 
 use crate::convert::openai::chunk_header::{ChunkHeader, LastChunkHeader};
+use crate::convert::provider::ConverterOptions;
+use crate::convert::settings::Settings;
 use crate::convert::stream_input::{SseConsumer, StreamInput};
 use crate::foundations::error::Error;
 use crate::foundations::js_text::has_non_whitespace;
@@ -89,6 +91,30 @@ pub struct OpenAIOptions {
     /// numbers by their text; ids of other types are ignored
     /// (`call_ids.rs`).
     pub js_tool_call_ids: bool,
+}
+
+impl OpenAIOptions {
+    /// This provider's options from a host's (`crate::convert::settings`):
+    /// `responseParsing.{contentOnlyThinkingTagLeaks, taggedThinkingTags,
+    /// taggedThinkingTagsAfterReasoning}`, `throwOnErrorFinish`,
+    /// `dropEmptyResponses`, `jsToolCallIds` (each `false` when absent).
+    pub fn read(o: &ConverterOptions) -> Result<OpenAIOptions, Error> {
+        let s = Settings::parse(o.settings.as_deref())?;
+        Ok(OpenAIOptions {
+            limits: o.limits,
+            profile: o.profile,
+            parsing: ResponseParsing {
+                content_only_tag_leaks: s
+                    .flag(&["responseParsing", "contentOnlyThinkingTagLeaks"])?,
+                tagged_thinking: s.flag(&["responseParsing", "taggedThinkingTags"])?,
+                tagged_thinking_after_reasoning: s
+                    .flag(&["responseParsing", "taggedThinkingTagsAfterReasoning"])?,
+            },
+            throw_on_error_finish: s.flag(&["throwOnErrorFinish"])?,
+            drop_empty: s.flag(&["dropEmptyResponses"])?,
+            js_tool_call_ids: s.flag(&["jsToolCallIds"])?,
+        })
+    }
 }
 
 /// The provider response parsing that Qwen Code switches on per provider

@@ -33,6 +33,8 @@ mod usage;
 
 use std::rc::Rc;
 
+use crate::convert::provider::ConverterOptions;
+use crate::convert::settings::Settings;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, write_str};
 use crate::foundations::limits::Limits;
@@ -57,6 +59,20 @@ pub struct OpenAIResponsesOptions {
     /// `output_item.added` (once per call id), which stock Qwen does not:
     /// off, the output is stock's.
     pub preparations: bool,
+}
+
+impl OpenAIResponsesOptions {
+    /// This provider's options from a host's (`crate::convert::settings`):
+    /// `model` (a string) and `preparations` (`false` when absent).
+    pub fn read(o: &ConverterOptions) -> Result<OpenAIResponsesOptions, Error> {
+        let s = Settings::parse(o.settings.as_deref())?;
+        Ok(OpenAIResponsesOptions {
+            profile: o.profile,
+            limits: o.limits,
+            model: s.text(&["model"])?,
+            preparations: s.flag(&["preparations"])?,
+        })
+    }
 }
 
 /// One request's stream: its reader and the reference's
