@@ -9,6 +9,7 @@ pub mod nonstream;
 pub mod object_path;
 pub mod openai;
 pub mod openai_responses;
+pub mod options;
 pub mod path_counters;
 pub mod provider;
 pub mod settings;

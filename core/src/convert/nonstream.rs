@@ -22,7 +22,7 @@
 
 use std::borrow::Cow;
 
-use crate::convert::openai::ResponseParsing;
+use crate::convert::openai::response_parsing::ResponseParsing;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, Value};
 use crate::foundations::limits::Limits;

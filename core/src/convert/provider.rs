@@ -15,9 +15,8 @@ use crate::convert::nonstream::{BodyOptions, BodyResponse};
 use crate::convert::object_path::ObjectPath;
 use crate::convert::openai::{self, OpenAIOptions, OpenAIStream};
 use crate::convert::openai_responses::{self, OpenAIResponsesOptions, OpenAIResponsesStream};
+pub use crate::convert::options::ConverterOptions;
 use crate::foundations::error::{Error, ErrorCode};
-use crate::foundations::limits::Limits;
-use crate::foundations::profile::Profile;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::Response;
 use crate::model::key_order::KeyOrder;
@@ -58,21 +57,6 @@ pub trait StreamConverter {
     fn object_path(&mut self) -> Option<&mut dyn ObjectPath> {
         None
     }
-}
-
-/// What a host asks of a converter: what every provider takes, and the
-/// provider's own settings, which only it reads
-/// (`crate::convert::settings`; the keys are listed where each provider
-/// reads them).
-#[derive(Clone, Debug, Default)]
-pub struct ConverterOptions {
-    /// The Qwen Code release followed where releases differ.
-    pub profile: Profile,
-    /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
-    pub limits: Limits,
-    /// The provider's own settings as one JSON object text (`None`: all
-    /// absent).
-    pub settings: Option<String>,
 }
 
 /// One provider: the name a host asks for, how its stream is made, and

@@ -49,6 +49,7 @@
 
 mod annotations;
 mod batch;
+pub mod compact_kind;
 mod error;
 mod item;
 pub mod key;
@@ -59,15 +60,3 @@ pub use crate::convert::state::{word, StateWord};
 pub use annotations::{write_annotations, write_body_item};
 pub use batch::{batch, header_id, write_batch, write_header, Batch};
 pub use error::{error_text, write_error};
-
-/// The first number of a compact chunk item (`[kind, text?]`).
-pub mod compact_kind {
-    /// `[0, text]`: one text part.
-    pub const TEXT: u8 = 0;
-    /// `[1, text]`: one thought part.
-    pub const THOUGHT: u8 = 1;
-    /// `[2]` or `[2, n]`: no parts (a run of n).
-    pub const EMPTY: u8 = 2;
-    /// `[3, text]`: one OpenAI reasoning thought part.
-    pub const REASONING: u8 = 3;
-}

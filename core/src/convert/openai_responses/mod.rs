@@ -33,7 +33,7 @@ mod usage;
 
 use std::rc::Rc;
 
-use crate::convert::provider::ConverterOptions;
+use crate::convert::options::ConverterOptions;
 use crate::convert::settings::Settings;
 use crate::foundations::error::{Error, ErrorCode};
 use crate::foundations::json::{self, write_str};
