@@ -5,6 +5,7 @@
 import {
   AnthropicConverter,
   OpenAIConverter,
+  OpenAIResponsesConverter,
   PreparationTracker,
   ToolCallCards,
   ToolCallIds,
@@ -111,6 +112,18 @@ openai.pushChunk('{"choices":[]}');
 const many: GenerateContentResponse[] = openai.pushBytes('data: [DONE]\n\n');
 openai.end();
 const openaiFinished: boolean = openai.finished;
+
+const responses = new OpenAIResponsesConverter({ model: 'gpt-5', profile: 'qwen-0.23.3', preparations: true });
+const fromResponses: GenerateContentResponse[] = responses.pushBytes('event: response.created\ndata: {}\n\n');
+responses.pushEvent({ type: 'response.output_text.delta', delta: 'hi', output_index: 0 });
+responses.pushEvent('{"type":"response.in_progress"}');
+const responsesEnded: GenerateContentResponse[] = responses.end();
+const responsesFinished: boolean = responses.finished;
+void [fromResponses, responsesEnded, responsesFinished, responses.argumentProgress().received];
+// @ts-expect-error the Responses profiles are its own
+new OpenAIResponsesConverter({ profile: 'qwen-0.21' });
+// @ts-expect-error preparations is a boolean
+new OpenAIResponsesConverter({ preparations: 'yes' });
 
 // The real class's getters are typed.
 const text: string | undefined = one.text;
