@@ -453,7 +453,7 @@ function wasiBindingCheck(l) {
  * build; a debug build's frames on aarch64 overflow a test thread's 2 MiB
  * stack at the repairer's depth limit (repair::tests), a release build's
  * do not. On armv7 and powerpc64le the portable stop search (SWAR words,
- * core/src/foundations/json/swar.rs) at 32 and 64 bits; on s390x, the one
+ * core/src/foundations/json/simd/swar.rs) at 32 and 64 bits; on s390x, the one
  * big-endian target, the same search and every other place bytes are read
  * as words, held to the same byte-identical conformance corpus.
  */
