@@ -20,6 +20,9 @@ test('each declared header id builds its own key order', () => {
   const openai = ['candidates', 'responseId', 'createTime', 'promptFeedback'];
   assert.deepEqual(keysOf(0), [anthropic, anthropic]);
   assert.deepEqual(keysOf(1), [openai, openai]);
+  // OpenAI Responses: the converter then sets the keys a header leaves out (lib/converters/openai-responses/converter.js).
+  const responses = ['candidates', 'responseId', 'createTime', 'promptFeedback'];
+  assert.deepEqual(keysOf(2), [responses, responses]);
 });
 
 test('a header id no provider declares is refused, never given a default order', () => {

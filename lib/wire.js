@@ -11,7 +11,8 @@
 //   header of the chunk a text or thinking delta converts to, kept in the
 //   state for the object path) or a messages item `{m}` (OpenAI Responses:
 //   the message metadata its parts share, kept in the state), header items `{h}`, compact chunks `[0, text]` / `[1, thought]`
-//   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought), full items `{r, p?, s?}`, at most one error item `{error}`
+//   / `[2]` (`[2, n]`: n of them) / `[3, text]` (an OpenAI reasoning thought)
+//   / `[4, text, serial]` (an OpenAI Responses text part and its message), full items `{r, p?, s?}`, at most one error item `{error}`
 //   after the responses converted before it, and the state word last.
 //   When a call's large string arguments were lifted out of the text
 //   (core/src/wire/lift.rs), the batch is an array: the text, then the
@@ -48,6 +49,7 @@ const {
   KIND_THOUGHT,
   KIND_EMPTY,
   KIND_REASONING,
+  KIND_MESSAGE_TEXT,
   KEY_HEADER,
   KEY_CHUNK_HEADER,
   KEY_EVENT_HEADER,
@@ -157,7 +159,9 @@ function decode(state, batch, sanitized, host) {
           ? { text: item[1], thought: true }
           : kind === KIND_REASONING
             ? reasoningPart(item[1], host)
-            : { text: item[1] },
+            : kind === KIND_MESSAGE_TEXT
+              ? { text: item[1], responsesMessage: sharedMessage(state, item[2]) }
+              : { text: item[1] },
         host,
       );
       continue;
@@ -227,6 +231,22 @@ function updateMessages(state, changed) {
       message.phase = now.phase;
     }
   }
+}
+
+/**
+ * The shared object of message `serial`, for a compact `[4, text, serial]`:
+ * native sends a message's `{m}` item before or in the batch of its first
+ * part, so a serial it has not sent means native and this package disagree
+ * (INTERNAL), never a part built without its message.
+ */
+function sharedMessage(state, serial) {
+  const message = state.messages?.get(serial);
+  if (message === undefined) {
+    throw new ToolCallStreamError(`toolcall-stream: a text part names the unknown message ${String(serial)}`, {
+      code: 'INTERNAL',
+    });
+  }
+  return message;
 }
 
 /** A full item's `[[part index, serial], …]`: each such part holds its message's shared object. */

@@ -67,7 +67,7 @@ fn shape(s: &HotShape) -> String {
 }
 
 fn main() {
-    let numbers: [(&str, u64); 14] = [
+    let numbers: [(&str, u64); 15] = [
         // The shared bits, then each provider's own (its object path's).
         ("FINISHED", word::FINISHED),
         ("QUIET", openai_path::word::QUIET),
@@ -86,6 +86,7 @@ fn main() {
         ("KIND_THOUGHT", u64::from(compact_kind::THOUGHT)),
         ("KIND_EMPTY", u64::from(compact_kind::EMPTY)),
         ("KIND_REASONING", u64::from(compact_kind::REASONING)),
+        ("KIND_MESSAGE_TEXT", u64::from(compact_kind::MESSAGE_TEXT)),
     ];
     let keys = [
         ("KEY_HEADER", key::HEADER),

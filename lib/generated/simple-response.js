@@ -28,6 +28,13 @@ function fillSimpleResponse(r, h, candidates) {
       if ('modelVersion' in h) r.modelVersion = h.modelVersion;
       r.promptFeedback = { safetyRatings: [] };
       return r;
+    case 2: // OpenAI Responses
+      r.candidates = candidates;
+      if ('responseId' in h) r.responseId = h.responseId;
+      if ('modelVersion' in h) r.modelVersion = h.modelVersion;
+      r.createTime = h.createTime;
+      r.promptFeedback = { safetyRatings: [] };
+      return r;
   }
   return undefined;
 }

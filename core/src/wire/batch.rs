@@ -10,7 +10,7 @@ use crate::convert::object_path::ObjectPath;
 use crate::convert::state::StateWord;
 use crate::foundations::error::Error;
 use crate::foundations::json::{write_str, write_text};
-use crate::model::gemini::{Part, Response};
+use crate::model::gemini::{LiteralKind, Part, Response};
 use crate::model::key_order::KeyOrder;
 
 /// A batch in its array form: the text, and the large string arguments
@@ -95,6 +95,19 @@ pub fn write_batch(
                     Compact::Text(t) => write_compact(out, compact_kind::TEXT, t),
                     Compact::Thought(t) => write_compact(out, compact_kind::THOUGHT, t),
                     Compact::Reasoning(t) => write_compact(out, compact_kind::REASONING, t),
+                    Compact::ValueText(json) => write_compact_json(out, compact_kind::TEXT, json),
+                    Compact::ValueThought(json) => {
+                        write_compact_json(out, compact_kind::THOUGHT, json)
+                    }
+                    Compact::MessageText(json, serial) => {
+                        out.push('[');
+                        out.push(char::from(b'0' + compact_kind::MESSAGE_TEXT));
+                        out.push(',');
+                        out.push_str(json);
+                        out.push(',');
+                        out.push_str(&serial.to_string());
+                        out.push(']');
+                    }
                     Compact::Empty => {
                         // A run of part-less chunks with this header (an
                         // OpenAI argument stream yields one a chunk).
@@ -139,6 +152,13 @@ enum Compact<'a> {
     Text(&'a str),
     Thought(&'a str),
     Reasoning(&'a str),
+    /// An OpenAI Responses `{text: value}`: the value's JSON text.
+    ValueText(&'a str),
+    /// An OpenAI Responses `{text: value, thought: true}`: the value's JSON text.
+    ValueThought(&'a str),
+    /// An OpenAI Responses `{text: value, responsesMessage}`: the value's
+    /// JSON text and the message's serial.
+    MessageText(&'a str, u32),
     Empty,
 }
 
@@ -166,6 +186,17 @@ fn compact(r: &Response) -> Option<(u8, Compact<'_>)> {
             thought: true,
         }] => Some((f, Compact::Thought(text))),
         [Part::Reasoning(text)] => Some((f, Compact::Reasoning(text))),
+        // A value `undefined` (`json` None) keeps its `text` key only whole.
+        [Part::Value {
+            kind,
+            json: Some(json),
+            message,
+        }] => match (kind, message) {
+            (LiteralKind::Text, None) => Some((f, Compact::ValueText(json))),
+            (LiteralKind::Text, Some(m)) => Some((f, Compact::MessageText(json, m.serial))),
+            (LiteralKind::Thought, None) => Some((f, Compact::ValueThought(json))),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -227,6 +258,17 @@ pub fn write_header(
         out.push_str(m);
     }
     out.push('}');
+}
+
+/// Writes a compact chunk item whose part holds a JSON value written as it
+/// is: `[kind, value]`.
+#[inline]
+fn write_compact_json(out: &mut String, kind: u8, json: &str) {
+    out.push('[');
+    out.push(char::from(b'0' + kind));
+    out.push(',');
+    out.push_str(json);
+    out.push(']');
 }
 
 /// Writes a compact chunk item with one part: `[kind, text]`.

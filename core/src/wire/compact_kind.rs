@@ -8,3 +8,6 @@ pub const THOUGHT: u8 = 1;
 pub const EMPTY: u8 = 2;
 /// `[3, text]`: one OpenAI reasoning thought part.
 pub const REASONING: u8 = 3;
+/// `[4, text, serial]`: one OpenAI Responses text part holding the message
+/// object of that serial.
+pub const MESSAGE_TEXT: u8 = 4;

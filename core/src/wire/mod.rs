@@ -19,7 +19,10 @@
 //!   - `[0, text]` (one text part), `[1, text]` (one thought part), `[2]`
 //!     (no parts): a compact chunk with the last header and nothing else;
 //!     `[2, n]`: a run of n > 1 such part-less chunks; `[3, text]`: one
-//!     OpenAI reasoning thought part (marked as such in JS);
+//!     OpenAI reasoning thought part (marked as such in JS); `[4, text,
+//!     serial]`: one OpenAI Responses text part holding the message object
+//!     of that serial (the `{"m"}` item, `lib/wire.js` `updateMessages`);
+//!     an OpenAI Responses part's text is any JSON value, written as it is;
 //!   - `{"r": response, "p"?: preparations, "s"?: sanitized, "u"?: usage
 //!     provenance, "t"?: reasoning part indexes, "x"?: lifted arguments}`:
 //!     any other response, as the reference's `JSON.stringify` shows it,

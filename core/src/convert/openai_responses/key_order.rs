@@ -6,11 +6,14 @@ use crate::model::key_order::{KeyOrder, ResponseKey};
 /// packages/core/src/core/openaiResponsesContentGenerator/responses-converter.ts):
 /// `new GenerateContentResponse()`, then `candidates`, `responseId`,
 /// `modelVersion`, `createTime`, `promptFeedback`, and `makeFinalResponse`'s
-/// `usageMetadata` last. Never sent as a header: these responses always
-/// travel whole (their text parts carry message metadata).
+/// `usageMetadata` last. A text or thought delta's response travels as a
+/// compact chunk under a header with this id (its text part's message as a
+/// serial, `crate::wire::compact_kind::MESSAGE_TEXT`); the JS layer sets
+/// `responseId` and `modelVersion` even when the header has none, as
+/// `makeChunkResponse` does (lib/converters/openai-responses/converter.js).
 pub static KEY_ORDER: KeyOrder = KeyOrder {
     name: "OpenAI Responses",
-    wire_id: None,
+    wire_id: Some(2),
     keys: &[
         ResponseKey::Candidates,
         ResponseKey::ResponseId,
