@@ -117,8 +117,12 @@ impl LineReader {
 
     fn line_bytes(&mut self, line: &[u8], sink: &mut impl FrameSink) -> Result<(), Error> {
         let line = self.strip_bom(line);
-        let line = String::from_utf8_lossy(line);
-        self.line(&line, sink)
+        // Valid UTF-8 (nearly every line) is checked by the faster
+        // validator; only a malformed line is decoded with U+FFFD.
+        match std::str::from_utf8(line) {
+            Ok(line) => self.line(line, sink),
+            Err(_) => self.line(&String::from_utf8_lossy(line), sink),
+        }
     }
 
     /// One line of `lines` in `iterateBody`'s loop.

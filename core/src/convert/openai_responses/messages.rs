@@ -11,6 +11,7 @@
 //! JS layer shares one object by (`lib/wire.js`).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::js_read::{is_str, json, read, truthy};
 use super::output_index::OutputIndex;
@@ -25,11 +26,33 @@ struct Message {
     /// `id` as JSON text; `None`: the key holds `undefined`.
     id: Option<String>,
     phase: Option<&'static str>,
+    /// The object as `JSON.stringify` shows it now, made when `id` or
+    /// `phase` is set: every text part of the message shares it rather
+    /// than writing its own.
+    json: Rc<str>,
 }
 
 impl Message {
+    fn new(serial: u32, id: Option<String>) -> Message {
+        let mut message = Message {
+            serial,
+            id,
+            phase: None,
+            json: Rc::from(""),
+        };
+        message.json = message.render();
+        message
+    }
+
     /// The object as `JSON.stringify` shows it now.
     fn snapshot(&self) -> PartMessage {
+        PartMessage {
+            serial: self.serial,
+            json: Rc::clone(&self.json),
+        }
+    }
+
+    fn render(&self) -> Rc<str> {
         let mut out = String::from("{");
         if let Some(id) = &self.id {
             out.push_str("\"id\":");
@@ -44,10 +67,7 @@ impl Message {
             out.push('"');
         }
         out.push('}');
-        PartMessage {
-            serial: self.serial,
-            json: out,
-        }
+        Rc::from(out)
     }
 }
 
@@ -67,11 +87,7 @@ impl Messages {
         let serials = &mut self.serials;
         let message = self.by_index.entry(index).or_insert_with(|| {
             *serials += 1;
-            Message {
-                serial: *serials,
-                id: json(item.get("id")),
-                phase: None,
-            }
+            Message::new(*serials, json(item.get("id")))
         });
         let phase = item.get("phase");
         let new_phase = if is_str(phase, "commentary") {
@@ -84,6 +100,7 @@ impl Messages {
         let created = message.serial == self.serials && !self.changed.contains(&message.serial);
         if new_phase.is_some() && new_phase != message.phase {
             message.phase = new_phase;
+            message.json = message.render();
             if !self.changed.contains(&message.serial) {
                 self.changed.push(message.serial);
             }
@@ -104,21 +121,20 @@ impl Messages {
             return Ok(None);
         }
         let key = OutputIndex::of(index);
-        let item_id = data.get("item_id");
-        if truthy(item_id) && !self.by_index.contains_key(&key) {
-            let serials = &mut self.serials;
-            *serials += 1;
-            self.changed.push(*serials);
-            self.by_index.insert(
-                key.clone(),
-                Message {
-                    serial: *serials,
-                    id: json(item_id),
-                    phase: None,
-                },
-            );
+        // One lookup for the common case, a delta of a message already there.
+        if let Some(message) = self.by_index.get(&key) {
+            return Ok(Some(message.snapshot()));
         }
-        Ok(self.by_index.get(&key).map(Message::snapshot))
+        let item_id = data.get("item_id");
+        if !truthy(item_id) {
+            return Ok(None);
+        }
+        self.serials += 1;
+        self.changed.push(self.serials);
+        let message = Message::new(self.serials, json(item_id));
+        let snapshot = message.snapshot();
+        self.by_index.insert(key, message);
+        Ok(Some(snapshot))
     }
 
     /// The metadata of every message that changed since the last call, as

@@ -216,8 +216,9 @@ impl Part {
 pub struct PartMessage {
     /// The message's number within its stream, from 1.
     pub serial: u32,
-    /// The object as `JSON.stringify` showed it when the part was made.
-    pub json: String,
+    /// The object as `JSON.stringify` showed it when the part was made
+    /// (shared by the message's parts made before it next changed).
+    pub json: Rc<str>,
 }
 
 /// The part a [`Part::Literal`] value stands in.
