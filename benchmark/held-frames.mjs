@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { launchQwen } from '../devtools/qwen-acp.mjs';
 import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
+import { listenOnLoopback } from '../devtools/loopback.mjs';
 import { machine } from './machine.mjs';
 
 const SMOKE = process.argv.includes('--smoke');
@@ -157,7 +158,6 @@ function lastUserText(body) {
  */
 async function startProvider(scripts) {
   const marks = new Map();
-  const sockets = new Set();
   const server = http.createServer(async (req, res) => {
     const parts = [];
     for await (const c of req) parts.push(c);
@@ -195,20 +195,7 @@ async function startProvider(scripts) {
     }
     res.end();
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    marks,
-    close: () =>
-      new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), marks };
 }
 
 /** write_file arguments with line breaks, about 12 KB. */

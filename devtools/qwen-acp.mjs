@@ -28,6 +28,7 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { ensureQwenBuild } from './qwen-builds.mjs';
+import { listenOnLoopback } from './loopback.mjs';
 
 /** Both releases take `--acp`; older ones only `--experimental-acp`. */
 export function acpFlag(packageDir) {
@@ -93,7 +94,6 @@ function permissionOutcome(permission, params) {
 /** A loopback HTTP proxy that lets nothing through and records what was tried. */
 async function startOutboundTrap() {
   const attempts = [];
-  const sockets = new Set();
   const server = http.createServer((req, res) => {
     attempts.push({ method: req.method, url: req.url });
     res.writeHead(403).end();
@@ -102,20 +102,7 @@ async function startOutboundTrap() {
     attempts.push({ method: 'CONNECT', url: req.url });
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    attempts,
-    close: () =>
-      new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), attempts };
 }
 
 /**
