@@ -58,17 +58,18 @@ const PLAN = {
     platform: 'linux-arm64-gnu',
     glibcMax: '2.17',
   },
-  // glibc 2.17 is the lowest zig links ppc64le against (the port's first
-  // release) and the lowest Rust's std supports on all three.
+  // glibc 2.17 where zig links against it (armv7, s390x); ppc64le's lowest in
+  // zig is 2.19 ("zig can provide libc for related target
+  // powerpc64le-linux-gnu.2.19" when asked for 2.17).
   'armv7-unknown-linux-gnueabihf': {
     zigTarget: 'armv7-unknown-linux-gnueabihf.2.17',
     platform: 'linux-arm-gnueabihf',
     glibcMax: '2.17',
   },
   'powerpc64le-unknown-linux-gnu': {
-    zigTarget: 'powerpc64le-unknown-linux-gnu.2.17',
+    zigTarget: 'powerpc64le-unknown-linux-gnu.2.19',
     platform: 'linux-ppc64-gnu',
-    glibcMax: '2.17',
+    glibcMax: '2.19',
   },
   's390x-unknown-linux-gnu': {
     zigTarget: 's390x-unknown-linux-gnu.2.17',
