@@ -17,6 +17,7 @@ const TARGETS = [
   'anthropic_events',
   'openai_bytes',
   'openai_chunks',
+  'openai_responses_bytes',
   'acp_cards',
   'json_repair',
 ];

@@ -55,6 +55,21 @@ for (const dir of sources) {
     n++;
   }
 }
+// openai_responses_bytes: the Responses corpus as Qwen's reader gets it
+// (`event:` + `data:` frames; an element {"__raw__"} is written as it is).
+const responsesStreams = path.join(fixtures, 'openai-responses', 'streams');
+for (const file of fs.readdirSync(responsesStreams).sort()) {
+  if (!file.endsWith('.json')) continue;
+  const raw = JSON.parse(fs.readFileSync(path.join(responsesStreams, file), 'utf8'));
+  const items = Array.isArray(raw) ? raw : (raw.events ?? []);
+  const body = items
+    .filter((e) => !e?.__cut__)
+    .map((e) => (e && typeof e === 'object' && '__raw__' in e ? String(e.__raw__) : `event: ${e?.type ?? 'message'}\ndata: ${JSON.stringify(e)}\n\n`))
+    .join('');
+  const seed = Buffer.from([n % 251, (n * 7) % 253]);
+  write('openai_responses_bytes', file.replace(/\.json$/, ''), Buffer.concat([seed, Buffer.from(body)]));
+  n++;
+}
 for (let i = 0; i < 8; i++) {
   write('acp_cards', `ops-${i}`, Buffer.from(Array.from({ length: 64 }, (_, k) => (k * 31 + i * 17) % 256)));
 }

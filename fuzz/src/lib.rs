@@ -4,6 +4,9 @@
 
 use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
+use toolcall_stream_core::convert::openai_responses::{
+    OpenAIResponsesOptions, OpenAIResponsesStream,
+};
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, ErrorCode, Profile};
 
@@ -120,6 +123,18 @@ impl ByteConverter for OpenAIStream {
     }
 }
 
+impl ByteConverter for OpenAIResponsesStream {
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
+        self.push_bytes(bytes, out)
+    }
+    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        OpenAIResponsesStream::end(self, out)
+    }
+    fn finished(&self) -> bool {
+        self.is_finished()
+    }
+}
+
 /// Feeds every piece and ends. A non-fatal error (bad JSON in one event)
 /// leaves the rest of the input buffered: an empty push continues with it.
 /// Checks the finished-state contract on the way.
@@ -213,4 +228,19 @@ pub fn check_responses(responses: &[Response], unique: bool) {
             );
         }
     }
+}
+
+/// An OpenAI Responses converter under the profile (0.23.3's or 0.24's)
+/// and with or without preparations, as two bits of `bits` choose.
+pub fn openai_responses_with(bits: u64) -> OpenAIResponsesStream {
+    OpenAIResponsesStream::new(OpenAIResponsesOptions {
+        profile: if bits & 1 == 0 {
+            Profile::Qwen0233
+        } else {
+            Profile::Qwen024
+        },
+        preparations: bits & 2 != 0,
+        model: Some("fuzz-model".to_owned()),
+        ..OpenAIResponsesOptions::default()
+    })
 }
