@@ -112,6 +112,7 @@ const binaryName = 'toolcall-stream';
 const CORE_FILES = [
   'conformance.test.mjs',
   'openai-responses-conformance.test.mjs',
+  'openai-responses-compact.test.mjs',
   'robustness-split.test.mjs',
   'converters.test.mjs',
   'object-path.test.mjs',
