@@ -122,10 +122,12 @@ impl OpenAIResponsesStream {
         let mut lines = std::mem::replace(&mut self.lines, LineReader::new(0));
         let result = lines.push(bytes, &mut Frames { stream: self, out });
         self.lines = lines;
-        if result.is_err() {
+        // The error says so: a caller reads `fatal` to know the stream is over.
+        result.map_err(|mut e| {
             self.finished = true;
-        }
-        result
+            e.fatal = true;
+            e
+        })
     }
 
     /// One event object (`{type, ...}`, as a reader that parsed its `data:`
