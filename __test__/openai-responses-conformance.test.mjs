@@ -330,8 +330,22 @@ test("errors: Qwen's stream error keeps its message with its type, code and stat
         name: 'TypeError',
         message: "Cannot read properties of undefined (reading 'type')",
       });
+      assert.equal(err.fatal, true, 'an error that ends the stream says so');
       return true;
     },
   );
   assert.equal(bytes.finished, true);
+  // A stream error in the body ends it too, and says so.
+  const failed = new OpenAIResponsesConverter({ model: MODEL });
+  assert.throws(
+    () => failed.pushBytes('event: error\ndata: {"message":"boom"}\n\n'),
+    (err) => {
+      assert.equal(err.code, 'STREAM_ERROR');
+      assert.equal(err.message, 'Responses API error: boom');
+      assert.equal(err.fatal, true);
+      return true;
+    },
+  );
+  assert.equal(failed.finished, true);
+  assert.throws(() => failed.pushBytes('data: {}\n\n'), { code: 'FINISHED' });
 });
