@@ -48,8 +48,10 @@ if sys.version_info < (3, 14):
 
     concurrent.futures.InterpreterPoolExecutor = concurrent.futures.ThreadPoolExecutor
 
+from textual.worker import WorkerState  # noqa: E402
 from toad.app import ToadApp  # noqa: E402
 from toad.widgets.conversation import Conversation  # noqa: E402
+from toad.widgets.path_search import PathSearch  # noqa: E402
 from toad.widgets.prompt import PromptTextArea  # noqa: E402
 from toad.widgets.tool_call import ToolCallHeader  # noqa: E402
 
@@ -104,6 +106,26 @@ async def until(pilot, condition):
         await pilot.pause(0.05)
 
 
+def path_search_busy(app):
+    """Whether Toad's file-path index is still being rebuilt."""
+    return any(
+        isinstance(w.node, PathSearch)
+        and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        for w in app.workers
+    )
+
+
+async def settle(pilot, app):
+    """Waits for the work Toad starts when a turn ends: a turn that wrote a
+    file has it rescan the project (toad/widgets/conversation.py, the end of
+    a turn calls Prompt.project_directory_updated), and a scan still running
+    when the app exits queries widgets already gone and fails the app."""
+    quiet = 0
+    while quiet < 3:
+        await pilot.pause(0.1)
+        quiet = 0 if path_search_busy(app) else quiet + 1
+
+
 async def main(command, project_dir, prompt):
     app = ToadApp(agent_data=agent_data(command), project_dir=project_dir)
     async with app.run_test(size=(200, 60)) as pilot:
@@ -125,6 +147,7 @@ async def main(command, project_dir, prompt):
             if over:
                 break
             await pilot.pause(0.2)
+        await settle(pilot, app)
         app.exit()
 
 
