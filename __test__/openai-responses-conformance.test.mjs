@@ -1,4 +1,4 @@
-// The OpenAI Responses corpus (__test__/fixtures/openai-responses, the
+// The OpenAI Responses corpus (__test__/fixtures/providers/openai-responses, the
 // outputs of Qwen Code's own Responses generator) through the public
 // OpenAIResponsesConverter, under each profile against its release's
 // outputs: event objects one at a time (each response read as it is
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const { OpenAIResponsesConverter, getToolCallPreparations, ToolCallStreamError } = require('../index.js');
 
-const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'openai-responses');
+const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'providers', 'openai-responses');
 const RELEASES = [
   ['qwen-0.23.3', 'expected-0.23.3'],
   ['qwen-0.24', 'expected-0.24.4'],

@@ -4,7 +4,7 @@
 // Qwen's callers see (its JSON text, key order included, and Qwen's own
 // getters), what a caller that keeps them sees at the end, and the error
 // each stream ends with (class, name, message, type, code, status) are the
-// same. The streams: the Responses corpus (__test__/fixtures/openai-responses/streams),
+// same. The streams: the Responses corpus (__test__/fixtures/providers/openai-responses/streams),
 // each piece written on its own, and random streams (random events, random
 // framing, arguments cut or malformed, bodies split at random bytes, a
 // dropped connection), and Qwen's idle and lifetime guards and an abort met
@@ -20,7 +20,7 @@ import { qwenBuildOrSkip } from '../devtools/qwen-builds.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const runner = path.join(here, 'helpers', 'qwen-run-responses.mjs');
-const streamsDir = path.join(here, 'fixtures', 'openai-responses', 'streams');
+const streamsDir = path.join(here, 'fixtures', 'providers', 'openai-responses', 'streams');
 
 /** The corpus as body pieces: an event as Qwen's provider frames it, `__raw__` as it is, `__cut__` a drop. */
 function corpusCases() {

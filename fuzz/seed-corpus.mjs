@@ -57,7 +57,7 @@ for (const dir of sources) {
 }
 // openai_responses_bytes: the Responses corpus as Qwen's reader gets it
 // (`event:` + `data:` frames; an element {"__raw__"} is written as it is).
-const responsesStreams = path.join(fixtures, 'openai-responses', 'streams');
+const responsesStreams = path.join(fixtures, 'providers', 'openai-responses', 'streams');
 for (const file of fs.readdirSync(responsesStreams).sort()) {
   if (!file.endsWith('.json')) continue;
   const raw = JSON.parse(fs.readFileSync(path.join(responsesStreams, file), 'utf8'));
