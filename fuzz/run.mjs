@@ -13,11 +13,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
 const TARGETS = [
   'sse_decoder',
-  'anthropic_bytes',
+  'provider_bytes',
   'anthropic_events',
-  'openai_bytes',
   'openai_chunks',
-  'openai_responses_bytes',
   'acp_cards',
   'json_repair',
 ];

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Seeds fuzz/corpus/<target>/ (gitignored) from the stream fixtures: the
-// conformance corpus, our extra cases and the quirk streams. Byte targets get
-// `<2 split-seed bytes><SSE body>` (LF and CRLF), event/chunk targets one JSON
-// text per line.
+// conformance corpus, our extra cases and the quirk streams, and every
+// provider's fixture folder (__test__/fixtures/providers, through its
+// corpus.json). Byte targets get a header and the SSE body (LF and CRLF),
+// event/chunk targets one JSON text per line.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { providerFolders, readFixture } from '../devtools/provider-fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '..', '__test__', 'fixtures');
@@ -39,7 +41,6 @@ for (const dir of sources) {
     ]) {
       const bytes = Buffer.concat([seed, Buffer.from(body)]);
       write('sse_decoder', `${name}${suffix}`, bytes);
-      write(anthropic ? 'anthropic_bytes' : 'openai_bytes', `${name}${suffix}`, bytes);
     }
     write(anthropic ? 'anthropic_events' : 'openai_chunks', name, items.map((e) => JSON.stringify(e)).join('\n'));
     // json_repair: `<depth byte><arguments>`, each call's whole argument text.
@@ -55,21 +56,24 @@ for (const dir of sources) {
     n++;
   }
 }
-// openai_responses_bytes: the Responses corpus as Qwen's reader gets it
-// (`event:` + `data:` frames; an element {"__raw__"} is written as it is).
-const responsesStreams = path.join(fixtures, 'providers', 'openai-responses', 'streams');
-for (const file of fs.readdirSync(responsesStreams).sort()) {
-  if (!file.endsWith('.json')) continue;
-  const raw = JSON.parse(fs.readFileSync(path.join(responsesStreams, file), 'utf8'));
-  const items = Array.isArray(raw) ? raw : (raw.events ?? []);
-  const body = items
-    .filter((e) => !e?.__cut__)
-    .map((e) => (e && typeof e === 'object' && '__raw__' in e ? String(e.__raw__) : `event: ${e?.type ?? 'message'}\ndata: ${JSON.stringify(e)}\n\n`))
-    .join('');
-  const seed = Buffer.from([n % 251, (n * 7) % 253]);
-  write('openai_responses_bytes', file.replace(/\.json$/, ''), Buffer.concat([seed, Buffer.from(body)]));
-  n++;
-}
+// provider_bytes: every provider folder's streams as the oracle served
+// them (its manifest's framing, LF and CRLF), `<row byte><options
+// byte><2 split-seed bytes><body>`: the row by its place among the folders'
+// names (the order fuzz/src/providers.rs takes the rows in), the options
+// byte cycling through the releases and flags.
+providerFolders().forEach((provider, row) => {
+  for (const stream of readFixture(provider).streams) {
+    const header = Buffer.from([row, n % 256, n % 251, (n * 7) % 253]);
+    const text = stream.body.toString('latin1');
+    for (const [suffix, body] of [
+      ['', stream.body],
+      ['-crlf', Buffer.from(text.replaceAll('\n', '\r\n'), 'latin1')],
+    ]) {
+      write('provider_bytes', `${provider}-${stream.name}${suffix}`, Buffer.concat([header, body]));
+    }
+    n++;
+  }
+});
 for (let i = 0; i < 8; i++) {
   write('acp_cards', `ops-${i}`, Buffer.from(Array.from({ length: 64 }, (_, k) => (k * 31 + i * 17) % 256)));
 }

@@ -4,11 +4,11 @@
 
 use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
 use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream, ResponseParsing};
-use toolcall_stream_core::convert::openai_responses::{
-    OpenAIResponsesOptions, OpenAIResponsesStream,
-};
+use toolcall_stream_core::convert::provider::StreamConverter;
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, ErrorCode, Profile};
+
+pub mod providers;
 
 /// The first two bytes seed the split points of the rest, so a corpus entry
 /// is `<2 seed bytes><SSE body>`.
@@ -92,53 +92,10 @@ fn error_line(e: &Error) -> String {
     )
 }
 
-/// A converter fed with raw bytes.
-pub trait ByteConverter {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error>;
-    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error>;
-    fn finished(&self) -> bool;
-}
-
-impl ByteConverter for AnthropicStream {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
-        self.push_bytes(bytes, out)
-    }
-    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        AnthropicStream::end(self, out)
-    }
-    fn finished(&self) -> bool {
-        self.is_finished()
-    }
-}
-
-impl ByteConverter for OpenAIStream {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
-        self.push_bytes(bytes, out)
-    }
-    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        OpenAIStream::end(self, out)
-    }
-    fn finished(&self) -> bool {
-        self.is_finished()
-    }
-}
-
-impl ByteConverter for OpenAIResponsesStream {
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
-        self.push_bytes(bytes, out)
-    }
-    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
-        OpenAIResponsesStream::end(self, out)
-    }
-    fn finished(&self) -> bool {
-        self.is_finished()
-    }
-}
-
 /// Feeds every piece and ends. A non-fatal error (bad JSON in one event)
 /// leaves the rest of the input buffered: an empty push continues with it.
 /// Checks the finished-state contract on the way.
-pub fn run_bytes<C: ByteConverter>(c: &mut C, pieces: &[&[u8]]) -> Vec<String> {
+pub fn run_bytes(c: &mut dyn StreamConverter, pieces: &[&[u8]]) -> Vec<String> {
     let mut lines = Vec::new();
     let mut out = Vec::new();
     let record = |out: &mut Vec<Response>, lines: &mut Vec<String>| {
@@ -147,7 +104,7 @@ pub fn run_bytes<C: ByteConverter>(c: &mut C, pieces: &[&[u8]]) -> Vec<String> {
     for piece in pieces {
         let mut input: &[u8] = piece;
         loop {
-            let result = c.push(input, &mut out);
+            let result = c.push_bytes(input, &mut out);
             record(&mut out, &mut lines);
             match result {
                 Ok(()) => break,
@@ -155,7 +112,7 @@ pub fn run_bytes<C: ByteConverter>(c: &mut C, pieces: &[&[u8]]) -> Vec<String> {
                     lines.push(error_line(&e));
                     assert_eq!(e.fatal, c.finished(), "fatal errors finish the converter");
                     if e.fatal {
-                        let again = c.push(b"data: {}\n\n", &mut out).unwrap_err();
+                        let again = c.push_bytes(b"data: {}\n\n", &mut out).unwrap_err();
                         assert_eq!(again.code, ErrorCode::Finished);
                         assert!(out.is_empty());
                         return lines;
@@ -228,19 +185,4 @@ pub fn check_responses(responses: &[Response], unique: bool) {
             );
         }
     }
-}
-
-/// An OpenAI Responses converter under the profile (0.23.3's or 0.24's)
-/// and with or without preparations, as two bits of `bits` choose.
-pub fn openai_responses_with(bits: u64) -> OpenAIResponsesStream {
-    OpenAIResponsesStream::new(OpenAIResponsesOptions {
-        profile: if bits & 1 == 0 {
-            Profile::Qwen0233
-        } else {
-            Profile::Qwen024
-        },
-        preparations: bits & 2 != 0,
-        model: Some("fuzz-model".to_owned()),
-        ..OpenAIResponsesOptions::default()
-    })
 }
