@@ -2,10 +2,12 @@
 // outputs of Qwen Code's own Responses generator) through the public
 // OpenAIResponsesConverter, under each profile against its release's
 // outputs: event objects one at a time (each response read as it is
-// returned), raw SSE bytes split at random (message metadata compared
-// without the phase a later event of the same push may add, see below),
-// the kept view of the message metadata, preparations on and off, and the
-// argument progress counts.
+// returned), the kept view of the message metadata, preparations on and
+// off, and the argument progress counts. The raw bytes, whole and split at
+// random, are every provider's test (providers.test.mjs): there a message's
+// `phase`, which a later event of the same push adds to the object its
+// parts share (it shows on them already then, as it does on Qwen's once
+// that event was read), is compared on the event runs here only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -92,35 +94,6 @@ function run(profile, feed, options = {}) {
 
 const plainEvents = (items) => items.every((e) => !('__raw__' in e) && !e.__cut__);
 
-/** A seeded generator (xorshift), so a failing split can be replayed. */
-function random(seed) {
-  let x = seed || 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
-
-/** Drops `phase` from every `responsesMessage` (see pushBytes below). */
-function withoutPhase(lines) {
-  return JSON.parse(JSON.stringify(lines), (key, value) => {
-    if (key === 'responsesMessage' && value && typeof value === 'object') {
-      const { phase, ...rest } = value;
-      void phase;
-      return rest;
-    }
-    return value;
-  });
-}
-
-test('the corpus is there: every stream has each release output', () => {
-  assert.ok(streams.length >= 40, `${streams.length} streams`);
-  for (const [name] of streams)
-    for (const [, dir] of RELEASES) assert.ok(fs.existsSync(path.join(DIR, dir, `${name}.expected.ndjson`)), name);
-});
-
 test('pushEvent: each event on its own gives exactly what Qwen yields, each response read as it is returned', () => {
   let runs = 0;
   for (const [name, items] of streams) {
@@ -141,37 +114,6 @@ test('pushEvent: each event on its own gives exactly what Qwen yields, each resp
     }
   }
   assert.ok(runs >= 60, `${runs} runs`);
-});
-
-// The responses of one push are handed out together, after the push: a
-// message's `phase`, which a later event of the same push adds to the
-// object its parts share, shows on them already then (as it does on Qwen's
-// once that event was read). So split bytes are compared without `phase`;
-// the whole-body and event runs compare it.
-test('pushBytes: the body whole and split at random gives what Qwen yields', () => {
-  for (const [name, items] of streams) {
-    const { bytes, cut } = body(items);
-    for (const [profile, dir] of RELEASES) {
-      const want = expected(dir, name, cut);
-      const feed = (pieces) => (c, push) => {
-        for (const p of pieces) push(c.pushBytes(p));
-        push(cut ? c.upstreamFailed(new TypeError('fetch failed')) : c.end());
-      };
-      const whole = run(profile, feed([bytes]));
-      assert.deepEqual(withoutPhase(whole), withoutPhase(want), `${name} under ${profile}, whole`);
-      const next = random(name.length * 7919 + profile.length);
-      for (let round = 0; round < 8; round++) {
-        const pieces = [];
-        for (let at = 0; at < bytes.length;) {
-          const n = 1 + next(round % 2 ? 3 : 64);
-          pieces.push(bytes.subarray(at, at + n));
-          at += n;
-        }
-        const got = run(profile, feed(pieces));
-        assert.deepEqual(withoutPhase(got), withoutPhase(want), `${name} under ${profile}, round ${round}`);
-      }
-    }
-  }
 });
 
 test('message metadata: the parts of one message share one object, which a later phase updates, as a consumer that keeps Qwen 0.24.4 responses sees it', () => {

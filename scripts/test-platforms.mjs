@@ -116,6 +116,7 @@ const binaryName = 'toolcall-stream';
 const CORE_FILES = [
   'conformance.test.mjs',
   'openai-responses-conformance.test.mjs',
+  'providers.test.mjs',
   'openai-responses-compact.test.mjs',
   'robustness-split.test.mjs',
   'converters.test.mjs',

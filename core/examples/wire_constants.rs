@@ -4,7 +4,8 @@
 //! key order a provider declares with a header id (a header item's `f`),
 //! with its keys;
 //! under `"hotShapes"`, each provider's hot SDK object shapes
-//! (`toolcall_stream_core::convert::hot_shape`).
+//! (`toolcall_stream_core::convert::hot_shape`); under `"providers"`, every
+//! provider's name, in `PROVIDERS` order.
 //! `node scripts/generate.mjs` runs it and writes
 //! `lib/generated/wire-constants.js`, `lib/generated/simple-response.js` and
 //! `lib/generated/hot-shapes.js`.
@@ -15,7 +16,7 @@ use toolcall_stream_core::convert::anthropic::{event_header, object_path as anth
 use toolcall_stream_core::convert::hot_shape::{Capture, HotShape, Step, Test};
 use toolcall_stream_core::convert::openai::{chunk_header, object_path as openai_path};
 use toolcall_stream_core::convert::openai_responses::message_item;
-use toolcall_stream_core::convert::provider::key_orders;
+use toolcall_stream_core::convert::provider::{key_orders, PROVIDERS};
 use toolcall_stream_core::convert::{anthropic, openai};
 use toolcall_stream_core::foundations::json::write_str;
 use toolcall_stream_core::wire::{compact_kind, key, word};
@@ -130,11 +131,13 @@ fn main() {
         })
         .collect();
     let shapes = |list: &[HotShape]| list.iter().map(shape).collect::<Vec<_>>().join(",\n");
+    let providers: Vec<String> = PROVIDERS.iter().map(|p| json(p.name)).collect();
     println!(
-        "{{\n  \"wire\": {{\n{}\n  }},\n  \"keyOrders\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }}\n}}",
+        "{{\n  \"wire\": {{\n{}\n  }},\n  \"keyOrders\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }},\n  \"providers\": [{}]\n}}",
         fields.join(",\n"),
         orders.join(",\n"),
         shapes(&anthropic::hot_shapes::HOT_SHAPES),
-        shapes(&openai::hot_shapes::HOT_SHAPES)
+        shapes(&openai::hot_shapes::HOT_SHAPES),
+        providers.join(", ")
     );
 }

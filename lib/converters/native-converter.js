@@ -25,6 +25,13 @@ const kUpstreamFailed = Symbol('upstreamFailed');
 const kState = Symbol('state');
 /** The hook a provider's class overrides to look at what it hands out (errors' responses included). */
 const kYielded = Symbol('yielded');
+/**
+ * A provider's class declares its row of the core's table with this static
+ * (the name its native handle is made with), so that the providers' list
+ * (lib/generated/wire-constants.js `PROVIDERS`) can be checked against the
+ * classes (__test__/providers.test.mjs).
+ */
+const kProvider = Symbol('provider');
 
 class NativeConverter {
   #handle;
@@ -192,4 +199,5 @@ module.exports = {
   kUpstreamFailed,
   kState,
   kYielded,
+  kProvider,
 };

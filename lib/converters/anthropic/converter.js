@@ -15,6 +15,7 @@ const {
   kFailed,
   kUpstreamFailed,
   kYielded,
+  kProvider,
 } = require('../native-converter.js');
 const { isRetryableStreamTransportError } = require('./transport-errors.js');
 
@@ -28,6 +29,8 @@ const kPushEvent = Symbol('pushEvent');
  * the object path (lib/object-path.js) where the state word allows.
  */
 class AnthropicConverter extends NativeConverter {
+  static [kProvider] = 'anthropic';
+
   /** A chunk handed out carried a finish reason or an assistant payload (see `emptyStream`). */
   #nonEmpty = false;
   /** `end()` returned. */
@@ -37,7 +40,7 @@ class AnthropicConverter extends NativeConverter {
     const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
     super(
       'AnthropicConverter',
-      new native.ConverterHandle('anthropic', profile, limits),
+      new native.ConverterHandle(AnthropicConverter[kProvider], profile, limits),
       AnthropicObjectPath,
       host,
       undefined,

@@ -16,6 +16,7 @@ const {
   kFailed,
   kUpstreamFailed,
   kYielded,
+  kProvider,
 } = require('../native-converter.js');
 
 /** This provider takes no SDK objects on a JS path of its own: every event goes to native. */
@@ -41,13 +42,20 @@ class NoObjectPath {
  * `code` and `status` Qwen's error carries.
  */
 class OpenAIResponsesConverter extends NativeConverter {
+  static [kProvider] = 'openai-responses';
+
   constructor(options) {
     const { limits, profile, host, model, preparations } = readResponsesOptions(options, 'OpenAIResponsesConverter');
     super(
       'OpenAIResponsesConverter',
       // This provider's settings, which only it reads (core/src/convert/openai_responses/mod.rs
       // `OpenAIResponsesOptions::read`).
-      new native.ConverterHandle('openai-responses', profile, limits, JSON.stringify({ model, preparations })),
+      new native.ConverterHandle(
+        OpenAIResponsesConverter[kProvider],
+        profile,
+        limits,
+        JSON.stringify({ model, preparations }),
+      ),
       NoObjectPath,
       host,
       undefined,

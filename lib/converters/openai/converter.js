@@ -7,7 +7,15 @@
 const { native } = require('../../native.js');
 const { OpenAIObjectPath } = require('../../object-path.js');
 const { readOptions } = require('../options.js');
-const { NativeConverter, kReceive, kTakeObject, kConvertObject, kFailed, kState } = require('../native-converter.js');
+const {
+  NativeConverter,
+  kReceive,
+  kTakeObject,
+  kConvertObject,
+  kFailed,
+  kState,
+  kProvider,
+} = require('../native-converter.js');
 
 /** Pipeline-only annotation: the finish chunk whose closing thinking tag was sanitised. */
 const sanitizedByResponse = new WeakMap();
@@ -28,6 +36,8 @@ const kClosingTagPending = Symbol('closingTagPending');
  * pipeline's end-of-stream thinking-tag check.
  */
 class OpenAIConverter extends NativeConverter {
+  static [kProvider] = 'openai';
+
   constructor(options) {
     const { limits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses } = readOptions(
       options,
@@ -38,7 +48,7 @@ class OpenAIConverter extends NativeConverter {
       // This provider's settings, which only it reads (core/src/convert/openai/mod.rs
       // `OpenAIOptions::read`).
       new native.ConverterHandle(
-        'openai',
+        OpenAIConverter[kProvider],
         profile,
         limits,
         JSON.stringify({
