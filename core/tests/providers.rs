@@ -48,8 +48,8 @@ fn every_stream_matches_each_release_as_bytes_whole_and_split_anywhere() {
                 let how = format!("{name} {} under {}", s.name, r.profile.as_str());
                 let bytes = &s.body;
                 let whole = run_bytes(&mut *f.converter(r.profile), &[bytes], s.ending);
-                assert_matches(&whole, &want, &format!("{how}, whole"));
-                let whole = canonical(&whole);
+                assert_matches(&whole, &want, &f.recorded, &format!("{how}, whole"));
+                let whole = canonical(&whole, &f.recorded);
                 // Every boundary of a small body, 512 spread over a large one.
                 let step = if bytes.len() > 4096 {
                     bytes.len() / 512
@@ -59,7 +59,11 @@ fn every_stream_matches_each_release_as_bytes_whole_and_split_anywhere() {
                 for at in (0..=bytes.len()).step_by(step) {
                     let pieces: [&[u8]; 2] = [&bytes[..at], &bytes[at..]];
                     let split = run_bytes(&mut *f.converter(r.profile), &pieces, s.ending);
-                    assert_eq!(canonical(&split), whole, "{how}, split at {at}");
+                    assert_eq!(
+                        canonical(&split, &f.recorded),
+                        whole,
+                        "{how}, split at {at}"
+                    );
                 }
             }
         }
@@ -80,7 +84,7 @@ fn every_stream_of_objects_matches_each_release_one_object_at_a_time() {
                     s.name,
                     r.profile.as_str()
                 );
-                assert_matches(&got, &want, &how);
+                assert_matches(&got, &want, &f.recorded, &how);
                 runs += 1;
             }
         }

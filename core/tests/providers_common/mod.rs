@@ -25,9 +25,12 @@
 //!   converter's: it is dropped from the expected lines (and must be an
 //!   `Error` with no `type`).
 //!
+//! - beside each response, the out-of-band values the folder's oracle
+//!   records (`recorded`: `toolCallPreparations`, absent as none;
+//!   `usageProvenance`, Qwen's `getGenAiUsageProvenance`, absent as absent)
+//!   are compared; the oracle's tags (`event`, `chunk`) are not.
+//!
 //! Output stops at the first error, where the reference's stream throws.
-//! Usage provenance is compared by the JS tests, which read it as Qwen's
-//! getter returns it.
 
 // Each test crate uses part of this module.
 #![allow(dead_code)]
@@ -87,6 +90,8 @@ pub struct Fixture {
     pub settings: Value,
     /// Boolean settings (dotted paths) a fuzz target may switch on.
     pub flags: Vec<String>,
+    /// The out-of-band values the oracle's lines record.
+    pub recorded: Vec<String>,
     pub min_streams: usize,
     pub streams: Vec<Stream>,
 }
@@ -187,6 +192,7 @@ pub fn fixture(provider: &'static Provider) -> Result<Fixture, String> {
         releases,
         settings: field("settings").clone(),
         flags: strings(field("flags")),
+        recorded: strings(field("recorded")),
         min_streams: field("minStreams").as_u64().unwrap() as usize,
         streams,
     })
@@ -321,7 +327,22 @@ fn response_line(r: &Response) -> Value {
     if let Some(p) = item.get("p") {
         line.insert("toolCallPreparations".into(), p.clone());
     }
+    if let Some(u) = item.get("u") {
+        line.insert("usageProvenance".into(), provenance(u));
+    }
     Value::Object(line)
+}
+
+/// The batch's usage provenance, `[reported]` or `[reported, creation |
+/// null]`, as the oracle prints Qwen's `getGenAiUsageProvenance` object
+/// (JSON: a key holding `undefined` is absent), decoded as
+/// `lib/annotations.js` `provenanceOf` decodes it.
+fn provenance(u: &Value) -> Value {
+    let mut o = json!({ "cachedInputTokensReported": u[0] });
+    if let Some(n) = u.get(1).filter(|n| !n.is_null()) {
+        o["cacheCreationInputTokens"] = n.clone();
+    }
+    o
 }
 
 /// Qwen's error as the oracle serialises it (see the module's rule).
@@ -351,30 +372,32 @@ fn error_object(e: &Error) -> Value {
 }
 
 /// The lines in the compared form: the oracle's tags (`event`, `chunk`)
-/// dropped, absent preparations as none, clock and generated ids masked.
-pub fn canonical(lines: &[Value]) -> Vec<Value> {
+/// dropped, the `recorded` out-of-band values beside each response (absent
+/// preparations as none), clock and generated ids masked.
+pub fn canonical(lines: &[Value], recorded: &[String]) -> Vec<Value> {
     let mut ids = HashMap::new();
     lines
         .iter()
         .map(|line| match line.get("error") {
             Some(e) => json!({ "error": e }),
             None => {
-                let preps = line
-                    .get("toolCallPreparations")
-                    .cloned()
-                    .unwrap_or(json!([]));
-                mask(
-                    &json!({ "response": line["response"], "toolCallPreparations": preps }),
-                    &mut ids,
-                )
+                let mut out = json!({ "response": line["response"] });
+                for key in recorded {
+                    let none = match key.as_str() {
+                        "toolCallPreparations" => json!([]),
+                        _ => Value::Null,
+                    };
+                    out[key] = line.get(key).cloned().unwrap_or(none);
+                }
+                mask(&out, &mut ids)
             }
         })
         .collect()
 }
 
 /// `got` (lines of [`run`]) equals the oracle's `want` under the rule.
-pub fn assert_matches(got: &[Value], want: &[Value], how: &str) {
-    let (got, want) = (canonical(got), canonical(want));
+pub fn assert_matches(got: &[Value], want: &[Value], recorded: &[String], how: &str) {
+    let (got, want) = (canonical(got, recorded), canonical(want, recorded));
     if got != want {
         let first = got
             .iter()
