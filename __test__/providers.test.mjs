@@ -16,19 +16,15 @@ import { createRequire } from 'node:module';
 import { mask } from './helpers/corpus.mjs';
 import { record } from './helpers/oracle-lines.mjs';
 import { expectedLines, providerFolders, readFixture } from '../devtools/provider-fixtures.mjs';
+import { providerClasses } from '../devtools/provider-classes.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('../index.js');
 const { PROVIDERS } = require('../lib/generated/wire-constants.js');
 const { native } = require('../lib/native.js');
-const { kProvider } = require('../lib/converters/native-converter.js');
 
 /** The public converter class of each provider (its `kProvider` names it). */
-const classes = new Map(
-  Object.values(api)
-    .filter((v) => typeof v === 'function' && typeof v[kProvider] === 'string')
-    .map((c) => [c[kProvider], c]),
-);
+const classes = providerClasses(api);
 
 /** Qwen's error as the oracle serialises it: a TypeError of its own code, a stream error with the provider's type and code, or the reference's own error. */
 function errorObject(err) {
