@@ -4,7 +4,7 @@
 //
 //   npm run bench                 # full run (about 3 minutes on 2 cores)
 //   npm run bench:smoke           # tiny sizes, a few iterations (CI: proves it runs)
-//   node --expose-gc benchmark/bench.mjs [--smoke] [--only P1,P4,P6] [--no-memory]
+//   node --expose-gc benchmark/bench.mjs [--smoke] [--only P0,P1,P4,P6] [--no-memory]
 //   npm run bench -- --wasi       # the WebAssembly build (npm run build:wasi) in the native side's place
 //   node benchmark/scaling.mjs    # P6 alone: 1, 2 and N worker threads, native and pure JS
 import path from 'node:path';
@@ -14,13 +14,18 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import * as streams from './streams.mjs';
 import { machine } from './machine.mjs';
-import { loadPeer, loadResponsesPeer } from '../devtools/peer.mjs';
+import { loadPeer, PEER_VERSION, RESPONSES_PEER_VERSION } from '../devtools/peer.mjs';
+import { iterableResponseOf, loadPeerAdapter } from '../devtools/peer-adapters.mjs';
+import { readFixture } from '../devtools/provider-fixtures.mjs';
+import { providerClasses } from '../devtools/provider-classes.mjs';
 import { scaling, scalingTable } from './scaling.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const { Stream: AnthropicSdkStream } = require('@anthropic-ai/sdk/core/streaming');
 const { Stream: OpenAISdkStream } = require('openai/core/streaming');
+// The core's provider table's names (plain constants: loading them loads no binding).
+const { PROVIDERS } = require('../lib/generated/wire-constants.js');
 
 const argv = process.argv.slice(2);
 const SMOKE = argv.includes('--smoke');
@@ -112,26 +117,48 @@ const nativePaths = {
 };
 
 // ---------------------------------------------------------------- peer
-const peer = await loadPeer({ model: MODEL });
-// The Responses rows' peer: a later release (the Responses generator ships from 0.23.3), its own reader.
-const responsesPeer = await loadResponsesPeer({ model: MODEL });
-// The peer at its fastest: the SDK decoder reads an async-iterable
-// body directly. `streamBody` is the former setup, a web ReadableStream
-// Response (one pull per read, as a fetch body); P7 times both.
-const sdkStream = (provider, reads, streamBody = false) =>
-  (provider === 'anthropic' ? AnthropicSdkStream : OpenAISdkStream).fromSSEResponse(
-    streamBody ? streams.responseOf(reads) : streams.iterableResponseOf(reads),
-    new AbortController(),
-  );
+/** Stops the run with one line: a provider with no class, fixture folder or peer adapter must not pass for measured. */
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(1);
+}
 
+// Bytes reach every peer through its provider's adapter (devtools/peer-adapters.mjs:
+// the SDK decoder over an async-iterable body, or the Responses pipeline's own
+// reader), loaded once per provider, release and model.
+const adapters = new Map();
+async function peerAdapter(provider, { qwen, model = MODEL }) {
+  const key = JSON.stringify([provider, qwen, model]);
+  if (!adapters.has(key)) {
+    try {
+      adapters.set(key, await loadPeerAdapter(provider, { qwen, model }));
+    } catch (err) {
+      fail(err.message);
+    }
+  }
+  return adapters.get(key);
+}
+const bytePeers = {
+  anthropic: await peerAdapter('anthropic', { qwen: PEER_VERSION }),
+  openai: await peerAdapter('openai', { qwen: PEER_VERSION }),
+  // A later release (the Responses generator ships from 0.23.3).
+  'openai-responses': await peerAdapter('openai-responses', { qwen: RESPONSES_PEER_VERSION }),
+};
+// The SDK-decoded objects' drivers (P3), and P7's second setup.
+const peer = await loadPeer({ model: MODEL });
+const sdkStream = (provider, body) =>
+  (provider === 'anthropic' ? AnthropicSdkStream : OpenAISdkStream).fromSSEResponse(body, new AbortController());
+
+// The peer at its fastest: its adapter. `streamBody` is the former setup, a
+// web ReadableStream Response (one pull per read, as a fetch body); P7 times both.
 const peerFromBytes = (provider, reads, onResponse = touch, streamBody = false) =>
-  provider === 'responses'
-    ? responsesPeer.responses(reads, onResponse)
-    : peer[provider](sdkStream(provider, reads, streamBody), onResponse);
+  streamBody
+    ? peer[provider](sdkStream(provider, streams.responseOf(reads)), onResponse)
+    : bytePeers[provider].consume(reads, onResponse);
 
 async function decodeAll(provider, reads) {
   const out = [];
-  for await (const item of sdkStream(provider, reads)) out.push(item);
+  for await (const item of sdkStream(provider, iterableResponseOf(reads))) out.push(item);
   return out;
 }
 
@@ -233,14 +260,14 @@ const streamCases = [
   {
     id: 'P1',
     label: `OpenAI Responses write_file ${kb(size.small)}`,
-    provider: 'responses',
+    provider: 'openai-responses',
     make: () => streams.responsesWriteFile(size.small),
     target: '≥ 8×; ÷ floor ≤ 2×',
   },
   {
     id: 'P1',
     label: `OpenAI Responses write_file ${kb(size.large)}`,
-    provider: 'responses',
+    provider: 'openai-responses',
     make: () => streams.responsesWriteFile(size.large),
     target: '≥ 8×; ÷ floor ≤ 2×',
   },
@@ -261,7 +288,7 @@ const streamCases = [
   {
     id: 'P2',
     label: `OpenAI Responses ${size.textDeltas} text deltas + reasoning summary`,
-    provider: 'responses',
+    provider: 'openai-responses',
     make: () => streams.responsesText(size.textDeltas),
     target: '≥ 1.5×',
   },
@@ -353,6 +380,126 @@ async function assertPeerReproduces(c, st) {
   if (!same(got, expected)) throw new Error(`bench: the peer does not reproduce the generated stream for ${c.label}`);
 }
 
+// ---------------------------------------------------------------- P0: every provider's folder
+/** The message a side's error carries (the host's own where native hands one back, as Qwen threw it). */
+const errorMessage = (err) => String(err?.hostError?.message ?? err?.message ?? err);
+
+/**
+ * P0: every provider of the core's table (PROVIDERS) over the streams of its
+ * fixture folder (devtools/provider-fixtures.mjs), under the folder's first
+ * release: native through the class that declares the provider, the peer
+ * through its adapter at that release. No code here names a provider.
+ */
+async function corpusRows() {
+  const classes = hasNative ? providerClasses(native) : new Map();
+  const out = [];
+  for (const name of PROVIDERS) {
+    let fixture;
+    try {
+      fixture = readFixture(name);
+    } catch (err) {
+      fail(err.message);
+    }
+    const { manifest } = fixture;
+    const release = manifest.releases[0];
+    const model = manifest.settings.model ?? MODEL;
+    // A feed that fails (`__throw__`, `__cut__`) ends in the host's transport
+    // error, which only the native side is told of (upstreamFailed): left out.
+    const corpus = fixture.streams
+      .filter((st) => st.ending.end)
+      .map((st) => ({
+        name: st.name,
+        reads: streams.readsOf(st.body),
+        bytes: st.body.length,
+        events: st.objects.length,
+      }));
+    const left = fixture.streams.length - corpus.length;
+    const peerSide = await peerAdapter(name, { qwen: release.qwen, model });
+    const Class = classes.get(name);
+    if (hasNative && !Class) fail(`P0: the native provider ${name} has no public class declaring it (kProvider)`);
+
+    // One stream, a fresh converter; an error ends it on either side, its message kept for the comparison.
+    const nativeOne = (reads, onResponse) => {
+      const c = new Class({ ...manifest.settings, model, profile: release.profile });
+      try {
+        for (const u8 of reads) each(c.pushBytes(u8), onResponse);
+        each(c.end(), onResponse);
+        return null;
+      } catch (err) {
+        each(err.responses, onResponse);
+        return errorMessage(err);
+      }
+    };
+    const peerOne = async (reads, onResponse) => {
+      try {
+        await peerSide.consume(reads, onResponse);
+        return null;
+      } catch (err) {
+        return errorMessage(err);
+      }
+    };
+
+    // Same output, stream by stream: what a caller keeps, and the error it ends with.
+    const differs = [];
+    const payloads = [];
+    let errors = 0;
+    for (const st of corpus) {
+      const p = summary();
+      const peerError = await peerOne(st.reads, p.onResponse);
+      if (peerError !== null) errors++;
+      for (const call of p.s.calls) payloads.push(JSON.stringify(call.args));
+      payloads.push(JSON.stringify(p.s.thought + p.s.text));
+      if (!hasNative) continue;
+      const n = summary();
+      const nativeError = nativeOne(st.reads, n.onResponse);
+      if (!same({ ...p.s, error: peerError }, { ...n.s, error: nativeError })) differs.push(st.name);
+    }
+    const check = !hasNative
+      ? 'native pending'
+      : differs.length
+        ? `DIFFERS (${differs.slice(0, 3).join(', ')}${differs.length > 3 ? ', …' : ''})`
+        : 'same';
+
+    const buffers = corpus.flatMap((st) => st.reads.map((u8) => Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength)));
+    const tasks = [
+      {
+        name: 'peer',
+        fn: async () => {
+          for (const st of corpus) await peerOne(st.reads, touch);
+        },
+      },
+      { name: 'floor', fn: () => floorPath(buffers, payloads) },
+    ];
+    if (hasNative)
+      tasks.push({
+        name: 'native',
+        fn: () => {
+          for (const st of corpus) nativeOne(st.reads, touch);
+        },
+      });
+    const bytes = corpus.reduce((n, st) => n + st.bytes, 0);
+    const events = corpus.reduce((n, st) => n + st.events, 0);
+    process.stderr.write(
+      `bench: P0 ${name} folder (${corpus.length} streams, ${errors} of them ending in Qwen's error; ${left} with a failing feed left out; ${kb(bytes)} SSE)\n`,
+    );
+    const m = await measure(tasks);
+    out.push({
+      id: 'P0',
+      label: `${name} folder, ${corpus.length} streams`,
+      path: 'pushBytes',
+      sse: `${kb(bytes)} / ${events}`,
+      peer: m.get('peer').median,
+      native: m.get('native')?.median,
+      floor: m.get('floor').median,
+      target: '—',
+      check,
+      corpus: { release, peerVersion: peerSide.version, streams: corpus.length, left },
+    });
+  }
+  return out;
+}
+if (want('P0')) rows.push(...(await corpusRows()));
+
 for (const c of streamCases) {
   if (!want(c.id)) continue;
   const st = c.make();
@@ -361,7 +508,7 @@ for (const c of streamCases) {
   const bytesPath = {
     anthropic: nativePaths.anthropicBytes,
     openai: nativePaths.openaiBytes,
-    responses: nativePaths.responsesBytes,
+    'openai-responses': nativePaths.responsesBytes,
   }[c.provider];
   const tasks = [
     { name: 'peer', fn: () => peerFromBytes(c.provider, st.reads) },
@@ -371,7 +518,7 @@ for (const c of streamCases) {
   await assertPeerReproduces(c, st);
   let check = 'native pending';
   let dropCheck;
-  if (hasNative && (c.provider !== 'responses' || hasResponses)) {
+  if (hasNative && (c.provider !== 'openai-responses' || hasResponses)) {
     check = await checkSame(
       c.provider,
       (on) => bytesPath(st.reads, on),
@@ -479,7 +626,7 @@ const scaled = want('P6') && hasNative ? await scaling({ smoke: SMOKE }) : null;
 const lines = [];
 lines.push(`Machine: ${machine()}`);
 lines.push(
-  `Peer: @qwen-code/qwen-code ${peer.version} (+ @anthropic-ai/sdk / openai SSE decoders from node_modules); OpenAI Responses rows: ${responsesPeer.version}'s own reader and converter`,
+  `Peer: @qwen-code/qwen-code ${peer.version} (+ @anthropic-ai/sdk / openai SSE decoders from node_modules); OpenAI Responses rows: ${bytePeers['openai-responses'].version}'s own reader and converter; P0: each folder's first release`,
 );
 lines.push(
   `Native: ${hasNative ? `toolcall-stream ${require('../package.json').version}, binding ${binding.kind} (${binding.platform})` : 'not available yet (AnthropicConverter missing from the addon)'}`,
@@ -504,6 +651,19 @@ if (setups.length) {
   lines.push('|---|---:|---:|---:|');
   for (const r of setups)
     lines.push(`| ${r.id} ${r.label} | ${fmt(r.peer)} | ${fmt(r.peerStream)} | ${ratio(r.peerStream, r.native)} |`);
+}
+const corpora = rows.filter((r) => r.corpus);
+if (corpora.length) {
+  lines.push('');
+  lines.push(
+    '| P0 folder | native profile / peer release | streams timed | left out (a failing feed) | peer µs / stream | native µs / stream | floor µs / stream |',
+  );
+  lines.push('|---|---|---:|---:|---:|---:|---:|');
+  const perStream = (ms, r) => (ms == null ? '—' : fmt((ms * 1000) / r.corpus.streams));
+  for (const r of corpora)
+    lines.push(
+      `| ${r.label} | ${r.corpus.release.profile} / ${r.corpus.peerVersion} | ${r.corpus.streams} | ${r.corpus.left} | ${perStream(r.peer, r)} | ${perStream(r.native, r)} | ${perStream(r.floor, r)} |`,
+    );
 }
 if (memory) {
   lines.push('');

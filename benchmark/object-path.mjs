@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as streams from './streams.mjs';
+import { iterableResponseOf } from '../devtools/peer-adapters.mjs';
 
 const require = createRequire(import.meta.url);
 const OFF = 'anthropicGather,anthropicText,anthropicStopGathered,openaiText,openaiGather';
@@ -39,7 +40,7 @@ async function child() {
   const decodeAll = async (provider, reads) => {
     const out = [];
     const stream = (provider === 'anthropic' ? AnthropicSdkStream : OpenAISdkStream).fromSSEResponse(
-      streams.iterableResponseOf(reads),
+      iterableResponseOf(reads),
       new AbortController(),
     );
     for await (const item of stream) out.push(item);

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import * as streams from './streams.mjs';
 import { loadPeer } from '../devtools/peer.mjs';
+import { iterableResponseOf } from '../devtools/peer-adapters.mjs';
 
 const require = createRequire(import.meta.url);
 const { Stream: AnthropicSdkStream } = require('@anthropic-ai/sdk/core/streaming');
@@ -42,7 +43,7 @@ const setups = {
     );
   },
   'Readable.toWeb(Readable.from(reads))': () => new Response(Readable.toWeb(Readable.from(st.reads)), { headers }),
-  'async-iterable body (the bench)': () => streams.iterableResponseOf(st.reads),
+  'async-iterable body (the bench)': () => iterableResponseOf(st.reads),
 };
 let sink = 0;
 const run = (name) =>

@@ -177,12 +177,19 @@ function textDeltas(count, seed) {
 
 function toReads(body) {
   const bytes = enc.encode(body);
+  return { bytes: bytes.length, reads: readsOf(bytes) };
+}
+
+/**
+ * `bytes` (a Uint8Array or Buffer) cut into READ_SIZE `Uint8Array` reads, each
+ * with its own ArrayBuffer, as a socket hands them over (a plain view: a
+ * Buffer's `slice` would share its memory).
+ */
+export function readsOf(bytes) {
+  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const reads = [];
-  for (let off = 0; off < bytes.length; off += READ_SIZE) {
-    // Own ArrayBuffer per read, as a socket hands them over.
-    reads.push(bytes.slice(off, Math.min(off + READ_SIZE, bytes.length)));
-  }
-  return { bytes: bytes.length, reads };
+  for (let off = 0; off < view.length; off += READ_SIZE) reads.push(view.slice(off, off + READ_SIZE));
+  return reads;
 }
 
 const sse = (type, data) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -496,21 +503,6 @@ export function responseOf(reads) {
     }),
     { headers: { 'content-type': 'text/event-stream' } },
   );
-}
-
-/**
- * The peer's fastest setup: a Response-shaped object whose body is an async
- * iterable of the reads. The SDKs' `ReadableStreamToAsyncIterable` takes an
- * async-iterable body as it is, so no web stream (and no pull promise per
- * read) sits between the reads and the SDK decoder.
- */
-export function iterableResponseOf(reads) {
-  return {
-    headers: new Headers({ 'content-type': 'text/event-stream' }),
-    body: (async function* () {
-      for (const read of reads) yield read;
-    })(),
-  };
 }
 
 export async function* feed(items) {

@@ -57,11 +57,12 @@ export const cliConfig = new Proxy(
 );
 
 /**
- * Loads the peer and returns two stream drivers over async iterables of
- * SDK-decoded items; each calls onResponse on every response yielded.
+ * Loads the peer (the Qwen Code release `qwen`) and returns two stream
+ * drivers over async iterables of SDK-decoded items; each calls onResponse on
+ * every response yielded.
  */
-export async function loadPeer({ model = 'bench-model' } = {}) {
-  const dir = ensurePeer();
+export async function loadPeer({ model = 'bench-model', qwen = PEER_VERSION } = {}) {
+  const dir = ensurePeer(qwen);
   const q = await importPeer(dir, [
     'AnthropicContentGenerator',
     'OpenAIContentConverter',
@@ -134,8 +135,8 @@ export const RESPONSES_PEER_VERSION = '0.24.4';
  * connect is stood in for: this one pipeline's connectWithReasoningReplayRecovery
  * hands back the reader instead of fetching.
  */
-export async function loadResponsesPeer({ model = 'bench-model' } = {}) {
-  const dir = ensurePeer(RESPONSES_PEER_VERSION);
+export async function loadResponsesPeer({ model = 'bench-model', qwen = RESPONSES_PEER_VERSION } = {}) {
+  const dir = ensurePeer(qwen);
   const q = await importPeer(dir, ['OpenAIResponsesContentGenerator', 'preloadRuntimeFetchModule']);
   await q.preloadRuntimeFetchModule();
   const version = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
