@@ -43,8 +43,9 @@ fn options(
     })
 }
 
+/// The provider's row checks the profile (one of its own) before it converts.
 fn convert(kind: &str, text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
-    (provider(kind)?.body)(text, options)
+    provider(kind)?.convert_body(text, options)
 }
 
 fn item(f: impl FnOnce() -> Result<BodyResponse, Error>) -> String {
@@ -75,7 +76,8 @@ fn item(f: impl FnOnce() -> Result<BodyResponse, Error>) -> String {
     out
 }
 
-/// A non-streaming body as JSON text (`kind`: `anthropic` or `openai`).
+/// A non-streaming body as JSON text (`kind`: `anthropic` or `openai`;
+/// `profile`: one of the provider's profiles, its `PROVIDERS` row).
 #[napi]
 pub fn convert_response_text(
     kind: String,

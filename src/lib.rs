@@ -85,8 +85,9 @@ pub struct ConverterHandle {
 #[napi]
 impl ConverterHandle {
     /// `kind`: a provider's name ("anthropic", "openai", "openai-responses":
-    /// the core's `PROVIDERS`). `profile`: "qwen-0.21" (default),
-    /// "qwen-0.23.3" or "qwen-0.24".
+    /// the core's `PROVIDERS`). `profile`: one of the provider's profiles
+    /// (its `PROVIDERS` row); default its first. Any other is
+    /// `INVALID_ARGUMENT` naming the provider's profiles.
     /// `settings`: the provider's own settings as one JSON object text,
     /// which only that provider reads (`lib/converters/<provider>/converter.js`
     /// writes them; the core's `convert::settings`).
@@ -99,7 +100,7 @@ impl ConverterHandle {
     ) -> napi::Result<Self> {
         let provider = provider(&kind).map_err(|e| js_error(&e))?;
         let profile = match profile.as_deref() {
-            None => Profile::default(),
+            None => provider.default_profile(),
             Some(name) => Profile::parse(name).map_err(|e| js_error(&e))?,
         };
         let options = ConverterOptions {
@@ -107,7 +108,7 @@ impl ConverterHandle {
             limits: limits(limits_opt),
             settings,
         };
-        let converter = (provider.new)(&options).map_err(|e| js_error(&e))?;
+        let converter = provider.stream(&options).map_err(|e| js_error(&e))?;
         let slot = CONVERTERS
             .insert(Entry {
                 converter,
@@ -254,8 +255,12 @@ pub fn converter_free(slot: f64) -> f64 {
         }
         entry.closed = Some(AFTER_FREE);
         // A fresh stream lets go of the old one's buffers (default settings
-        // are every provider's own).
-        if let Ok(fresh) = (entry.provider.new)(&ConverterOptions::default()) {
+        // are every provider's own, and so is its default profile).
+        let options = ConverterOptions {
+            profile: entry.provider.default_profile(),
+            ..ConverterOptions::default()
+        };
+        if let Ok(fresh) = entry.provider.stream(&options) {
             entry.converter = fresh;
         }
     });

@@ -5,7 +5,8 @@
 //! with its keys;
 //! under `"hotShapes"`, each provider's hot SDK object shapes
 //! (`toolcall_stream_core::convert::hot_shape`); under `"providers"`, every
-//! provider's name, in `PROVIDERS` order.
+//! provider's name, in `PROVIDERS` order; under `"providerProfiles"`, each
+//! provider's profiles as its row lists them (its default first).
 //! `node scripts/generate.mjs` runs it and writes
 //! `lib/generated/wire-constants.js`, `lib/generated/simple-response.js` and
 //! `lib/generated/hot-shapes.js`.
@@ -132,12 +133,20 @@ fn main() {
         .collect();
     let shapes = |list: &[HotShape]| list.iter().map(shape).collect::<Vec<_>>().join(",\n");
     let providers: Vec<String> = PROVIDERS.iter().map(|p| json(p.name)).collect();
+    let profiles: Vec<String> = PROVIDERS
+        .iter()
+        .map(|p| {
+            let listed: Vec<String> = p.profiles.iter().map(|r| json(r.as_str())).collect();
+            format!("    {}: [{}]", json(p.name), listed.join(", "))
+        })
+        .collect();
     println!(
-        "{{\n  \"wire\": {{\n{}\n  }},\n  \"keyOrders\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }},\n  \"providers\": [{}]\n}}",
+        "{{\n  \"wire\": {{\n{}\n  }},\n  \"keyOrders\": [\n{}\n  ],\n  \"hotShapes\": {{\n    \"anthropic\": [\n{}\n    ],\n    \"openai\": [\n{}\n    ]\n  }},\n  \"providers\": [{}],\n  \"providerProfiles\": {{\n{}\n  }}\n}}",
         fields.join(",\n"),
         orders.join(",\n"),
         shapes(&anthropic::hot_shapes::HOT_SHAPES),
         shapes(&openai::hot_shapes::HOT_SHAPES),
-        providers.join(", ")
+        providers.join(", "),
+        profiles.join(",\n")
     );
 }

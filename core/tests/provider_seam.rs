@@ -239,7 +239,11 @@ fn an_unknown_provider_is_an_invalid_argument_naming_the_known_ones() {
 #[test]
 fn a_failed_source_finishes_every_provider() {
     for p in PROVIDERS {
-        let mut s = (p.new)(&ConverterOptions::default()).unwrap();
+        let options = ConverterOptions {
+            profile: p.default_profile(),
+            ..ConverterOptions::default()
+        };
+        let mut s = p.stream(&options).unwrap();
         let mut out = Vec::new();
         s.upstream_failed(false, &mut out).unwrap();
         assert!(out.is_empty(), "{}: nothing held to yield", p.name);

@@ -20,8 +20,11 @@ fuzz_target!(|data: &[u8]| {
     let row = &rows[usize::from(*row) % rows.len()];
     let (seed, body) = seed_and_body(rest);
     let options = row.options(*choice);
-    let converter =
-        || (row.provider.new)(&options).expect("the fixture folder's settings are the provider's");
+    let converter = || {
+        row.provider
+            .stream(&options)
+            .expect("the fixture folder's profiles and settings are the provider's")
+    };
     let whole = run_bytes(&mut *converter(), &[body]);
     let split = run_bytes(&mut *converter(), &pieces(seed, body));
     assert_eq!(whole, split, "{}", row.provider.name);

@@ -18,8 +18,9 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class ConverterHandle {
   /**
    * `kind`: a provider's name ("anthropic", "openai", "openai-responses":
-   * the core's `PROVIDERS`). `profile`: "qwen-0.21" (default),
-   * "qwen-0.23.3" or "qwen-0.24".
+   * the core's `PROVIDERS`). `profile`: one of the provider's profiles
+   * (its `PROVIDERS` row); default its first. Any other is
+   * `INVALID_ARGUMENT` naming the provider's profiles.
    * `settings`: the provider's own settings as one JSON object text,
    * which only that provider reads (`lib/converters/<provider>/converter.js`
    * writes them; the core's `convert::settings`).
@@ -216,7 +217,10 @@ export declare function converterUpstreamFailed(slot: number, retryable: boolean
  */
 export declare function convertResponseBytes(kind: string, data: Uint8Array, profile: string, limits?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null): string
 
-/** A non-streaming body as JSON text (`kind`: `anthropic` or `openai`). */
+/**
+ * A non-streaming body as JSON text (`kind`: `anthropic` or `openai`;
+ * `profile`: one of the provider's profiles, its `PROVIDERS` row).
+ */
 export declare function convertResponseText(kind: string, text: string, profile: string, limits?: NativeLimits | undefined | null, parsing?: NativeResponseParsing | undefined | null): string
 
 /**

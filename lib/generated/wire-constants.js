@@ -43,4 +43,14 @@ const KEY_ERROR = "error";
 // core's table (core/src/convert/provider.rs `PROVIDERS`).
 const PROVIDERS = Object.freeze(["anthropic","openai","openai-responses"]);
 
-module.exports = { FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD, GATHER_SHIFT, GATHER_BITS, TAG_CLOSING, STOP_GATHERED, BUDGET_SHIFT, KIND_TEXT, KIND_THOUGHT, KIND_EMPTY, KIND_REASONING, KIND_MESSAGE_TEXT, KEY_HEADER, KEY_CHUNK_HEADER, KEY_EVENT_HEADER, KEY_RESPONSE, KEY_PREPARATIONS, KEY_SANITIZED, KEY_USAGE_PROVENANCE, KEY_REASONING_PARTS, KEY_MESSAGES, KEY_MESSAGE_PARTS, KEY_LIFTED, KEY_ERROR, PROVIDERS };
+// The profiles each provider follows, its default first, as its row lists
+// them (core/src/convert/provider.rs `Provider::profiles`): the native side
+// refuses any other, and lib/converters/options.js checks a class's option
+// against its own.
+const PROVIDER_PROFILES = Object.freeze({
+  "anthropic": Object.freeze(["qwen-0.21","qwen-0.24"]),
+  "openai": Object.freeze(["qwen-0.21","qwen-0.24"]),
+  "openai-responses": Object.freeze(["qwen-0.24","qwen-0.23.3"]),
+});
+
+module.exports = { FINISHED, QUIET, TEXT_READY, HEADER, PAYLOAD, GATHER_SHIFT, GATHER_BITS, TAG_CLOSING, STOP_GATHERED, BUDGET_SHIFT, KIND_TEXT, KIND_THOUGHT, KIND_EMPTY, KIND_REASONING, KIND_MESSAGE_TEXT, KEY_HEADER, KEY_CHUNK_HEADER, KEY_EVENT_HEADER, KEY_RESPONSE, KEY_PREPARATIONS, KEY_SANITIZED, KEY_USAGE_PROVENANCE, KEY_REASONING_PARTS, KEY_MESSAGES, KEY_MESSAGE_PARTS, KEY_LIFTED, KEY_ERROR, PROVIDERS, PROVIDER_PROFILES };

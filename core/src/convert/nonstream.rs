@@ -33,8 +33,9 @@ use crate::model::usage_provenance::UsageProvenance;
 /// Options of one non-streaming conversion.
 #[derive(Clone, Debug, Default)]
 pub struct BodyOptions {
-    /// Anthropic: 0.24.4 also maps `refusal` to `SAFETY`. OpenAI: no
-    /// difference between the releases.
+    /// One of the provider's own (its `PROVIDERS` row), which
+    /// `Provider::convert_body` checks. Anthropic: 0.24.4 also maps
+    /// `refusal` to `SAFETY`. OpenAI: no difference between the releases.
     pub profile: Profile,
     /// `max_repair_depth` bounds the repair of string tool arguments.
     pub limits: Limits,

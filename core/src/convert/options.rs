@@ -11,7 +11,9 @@ use crate::foundations::profile::Profile;
 /// reads them).
 #[derive(Clone, Debug, Default)]
 pub struct ConverterOptions {
-    /// The Qwen Code release followed where releases differ.
+    /// The Qwen Code release followed where releases differ: one of the
+    /// provider's own (its `PROVIDERS` row), which `Provider::stream`
+    /// checks.
     pub profile: Profile,
     /// Past a limit the stream fails with `LIMIT_EXCEEDED`.
     pub limits: Limits,

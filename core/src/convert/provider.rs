@@ -17,6 +17,7 @@ use crate::convert::openai::{self, OpenAIOptions, OpenAIStream};
 use crate::convert::openai_responses::{self, OpenAIResponsesOptions, OpenAIResponsesStream};
 pub use crate::convert::options::ConverterOptions;
 use crate::foundations::error::{Error, ErrorCode};
+use crate::foundations::profile::Profile;
 use crate::model::argument_progress::ArgumentProgress;
 use crate::model::gemini::Response;
 use crate::model::key_order::KeyOrder;
@@ -59,16 +60,24 @@ pub trait StreamConverter {
     }
 }
 
-/// One provider: the name a host asks for, how its stream is made, and
-/// how one non-streaming body of it is converted.
+/// One provider: the name a host asks for, the Qwen Code releases it
+/// follows, how its stream is made, and how one non-streaming body of it is
+/// converted.
 pub struct Provider {
     /// The name the JS layer passes (`new ConverterHandle(name, …)`,
     /// `convertResponseText(name, …)`).
     pub name: &'static str,
-    /// A fresh stream for one request; an error when its settings are not
-    /// the provider's (`INVALID_ARGUMENT`).
+    /// The profiles it follows, its default first: the one list of them.
+    /// [`Provider::stream`] and [`Provider::convert_body`] refuse any other;
+    /// the JS classes' option checks are written from it
+    /// (`lib/generated/wire-constants.js` `PROVIDER_PROFILES`).
+    pub profiles: &'static [Profile],
+    /// A fresh stream for one request, under a profile of `profiles`; an
+    /// error when its settings are not the provider's (`INVALID_ARGUMENT`).
+    /// Hosts call [`Provider::stream`], which checks the profile first.
     pub new: fn(&ConverterOptions) -> Result<Box<dyn StreamConverter>, Error>,
-    /// One whole response body (JSON text) → one response.
+    /// One whole response body (JSON text) → one response, under a profile
+    /// of `profiles`. Hosts call [`Provider::convert_body`].
     pub body: fn(&str, &BodyOptions) -> Result<BodyResponse, Error>,
     /// Every key order its responses are built in (declared in its
     /// folder): the JS layer's table of header ids is written from these
@@ -76,10 +85,53 @@ pub struct Provider {
     pub key_orders: &'static [&'static KeyOrder],
 }
 
+impl Provider {
+    /// The profile a host that names none gets: the first of `profiles`.
+    pub fn default_profile(&self) -> Profile {
+        self.profiles[0]
+    }
+
+    /// `profile` when this provider follows it, or an `INVALID_ARGUMENT`
+    /// error naming the provider and its profiles: a release it never
+    /// defined is refused, not converted under another's rules.
+    pub fn check_profile(&self, profile: Profile) -> Result<Profile, Error> {
+        if self.profiles.contains(&profile) {
+            return Ok(profile);
+        }
+        let listed: Vec<&str> = self.profiles.iter().map(|p| p.as_str()).collect();
+        Err(Error::new(
+            ErrorCode::InvalidArgument,
+            format!(
+                "converter kind {:?} has no profile {:?} (its profiles: {})",
+                self.name,
+                profile.as_str(),
+                listed.join(", ")
+            ),
+        ))
+    }
+
+    /// A fresh stream for one request: the profile checked
+    /// ([`Provider::check_profile`]), then the row's `new`.
+    pub fn stream(&self, options: &ConverterOptions) -> Result<Box<dyn StreamConverter>, Error> {
+        self.check_profile(options.profile)?;
+        (self.new)(options)
+    }
+
+    /// One whole response body (JSON text) → one response: the profile
+    /// checked ([`Provider::check_profile`]), then the row's `body`.
+    pub fn convert_body(&self, text: &str, options: &BodyOptions) -> Result<BodyResponse, Error> {
+        self.check_profile(options.profile)?;
+        (self.body)(text, options)
+    }
+}
+
 /// Every provider, one row each.
 pub const PROVIDERS: &[Provider] = &[
     Provider {
         name: "anthropic",
+        // Qwen Code 0.21.2 and 0.24.4 (`anthropicContentGenerator.ts`,
+        // `processStream`: foundations/profile.rs).
+        profiles: &[Profile::Qwen021, Profile::Qwen024],
         new: |o| {
             Ok(Box::new(AnthropicStream::new(AnthropicOptions {
                 profile: o.profile,
@@ -91,12 +143,18 @@ pub const PROVIDERS: &[Provider] = &[
     },
     Provider {
         name: "openai",
+        // Qwen Code 0.21.2 and 0.24.4 (`openaiContentGenerator/converter.ts`:
+        // foundations/profile.rs).
+        profiles: &[Profile::Qwen021, Profile::Qwen024],
         new: |o| Ok(Box::new(OpenAIStream::new(OpenAIOptions::read(o)?))),
         body: openai::body::openai_response,
         key_orders: &[&openai::key_order::KEY_ORDER, &openai::key_order::BARE],
     },
     Provider {
         name: "openai-responses",
+        // Qwen Code has no Responses generator before 0.23.3; 0.23.4 on
+        // (`qwen-0.24`, the default) give text parts their message.
+        profiles: &[Profile::Qwen024, Profile::Qwen0233],
         new: |o| {
             Ok(Box::new(OpenAIResponsesStream::new(
                 OpenAIResponsesOptions::read(o)?,
@@ -166,5 +224,66 @@ mod tests {
         let e = key_order(unused).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidArgument);
         assert!(e.message.contains(&format!("id {unused}")), "{}", e.message);
+    }
+
+    const EVERY_PROFILE: [Profile; 3] = [Profile::Qwen021, Profile::Qwen0233, Profile::Qwen024];
+
+    #[test]
+    fn every_row_lists_profiles_once_each_and_by_the_names_js_passes() {
+        for p in PROVIDERS {
+            assert!(!p.profiles.is_empty(), "{} lists no profile", p.name);
+            assert_eq!(p.default_profile(), p.profiles[0], "{}", p.name);
+            for (i, profile) in p.profiles.iter().enumerate() {
+                assert!(
+                    !p.profiles[i + 1..].contains(profile),
+                    "{}: {profile:?} twice",
+                    p.name
+                );
+                assert_eq!(
+                    Profile::parse(profile.as_str()).unwrap(),
+                    *profile,
+                    "{}",
+                    p.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_profile_a_row_does_not_list_is_refused_naming_the_provider_and_its_profiles() {
+        let mut refused = 0;
+        for p in PROVIDERS {
+            for profile in EVERY_PROFILE {
+                let options = ConverterOptions {
+                    profile,
+                    ..ConverterOptions::default()
+                };
+                let body = BodyOptions {
+                    profile,
+                    ..BodyOptions::default()
+                };
+                if p.profiles.contains(&profile) {
+                    assert!(p.stream(&options).is_ok(), "{} under {profile:?}", p.name);
+                    continue;
+                }
+                refused += 1;
+                let stream = p.stream(&options).err().unwrap();
+                let body = p.convert_body("{}", &body).unwrap_err();
+                for e in [stream, body] {
+                    assert_eq!(e.code, ErrorCode::InvalidArgument, "{}", e.message);
+                    assert!(
+                        e.message.contains(&format!("{:?}", p.name)),
+                        "{}",
+                        e.message
+                    );
+                    assert!(e.message.contains(profile.as_str()), "{}", e.message);
+                    for listed in p.profiles {
+                        assert!(e.message.contains(listed.as_str()), "{}", e.message);
+                    }
+                }
+            }
+        }
+        // Not every row follows every release: the refusal was exercised.
+        assert!(refused >= 2, "{refused}");
     }
 }
