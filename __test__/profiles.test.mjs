@@ -4,10 +4,24 @@
 // and the JS-built text chunks that count as assistant payload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const { AnthropicConverter, OpenAIConverter, convertAnthropicStream, convertOpenAIStream } = require('../index.js');
+const {
+  AnthropicConverter,
+  OpenAIConverter,
+  OpenAIResponsesConverter,
+  convertAnthropicStream,
+  convertOpenAIStream,
+  ToolCallStreamError,
+} = require('../index.js');
+const { native } = require('../lib/native.js');
+const { PROVIDERS, PROVIDER_PROFILES } = require('../lib/generated/wire-constants.js');
+
+const providersFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'providers');
 
 const start = { type: 'message_start', message: { id: 'msg', model: 'claude-x', usage: { input_tokens: 3 } } };
 const toolStart = (index, id) => ({
@@ -38,6 +52,78 @@ test('profile: qwen-0.21 and qwen-0.24 are accepted, anything else is INVALID_AR
     await assert.rejects(convertAnthropicStream([], { profile }).next(), { code: 'INVALID_ARGUMENT' });
     await assert.rejects(convertOpenAIStream([], { profile }).next(), { code: 'INVALID_ARGUMENT' });
   }
+});
+
+test("profile: each provider's row lists its own, and the fixture folder tests exactly those releases", () => {
+  assert.deepEqual(Object.keys(PROVIDER_PROFILES), [...PROVIDERS]);
+  for (const name of PROVIDERS) {
+    const { releases } = JSON.parse(fs.readFileSync(path.join(providersFolder, name, 'corpus.json'), 'utf8'));
+    assert.deepEqual(
+      releases.map((r) => r.profile).sort(),
+      [...PROVIDER_PROFILES[name]].sort(),
+      `${name}: its corpus.json releases are its row's profiles`,
+    );
+  }
+  // The defaults the classes have always had: each row's first.
+  assert.equal(PROVIDER_PROFILES.anthropic[0], 'qwen-0.21');
+  assert.equal(PROVIDER_PROFILES.openai[0], 'qwen-0.21');
+  assert.equal(PROVIDER_PROFILES['openai-responses'][0], 'qwen-0.24');
+});
+
+test("profile: the raw binding refuses a profile the provider's row does not list, streams and bodies alike", () => {
+  for (const [kind, profile] of [
+    ['anthropic', 'qwen-0.23.3'],
+    ['openai', 'qwen-0.23.3'],
+    ['openai-responses', 'qwen-0.21'],
+  ]) {
+    assert.throws(
+      () => new native.ConverterHandle(kind, profile),
+      (err) =>
+        err instanceof ToolCallStreamError &&
+        err.code === 'INVALID_ARGUMENT' &&
+        err.message.includes(`"${kind}"`) &&
+        err.message.includes(profile) &&
+        PROVIDER_PROFILES[kind].every((listed) => err.message.includes(listed)),
+      `${kind} under ${profile}`,
+    );
+    const [item] = JSON.parse(native.convertResponseText(kind, '{}', profile));
+    assert.equal(item.error?.code, 'INVALID_ARGUMENT', `${kind} body under ${profile}`);
+    assert.ok(item.error.message.includes(`"${kind}"`), item.error.message);
+  }
+  for (const kind of PROVIDERS) {
+    for (const profile of PROVIDER_PROFILES[kind]) assert.ok(new native.ConverterHandle(kind, profile).slot >= 0);
+  }
+});
+
+test("profile: the raw binding's default is the row's first (openai-responses: qwen-0.24, with message metadata)", () => {
+  const events = [
+    { type: 'response.created', response: { id: 'r1', model: 'm' } },
+    { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_1', content: [] } },
+    { type: 'response.output_text.delta', output_index: 0, item_id: 'msg_1', content_index: 0, delta: 'hi' },
+  ];
+  const batches = (profile) => {
+    const h = new native.ConverterHandle('openai-responses', profile, undefined, JSON.stringify({ model: 'm' }));
+    return events.map((e) =>
+      String(native.converterPushObject(h.slot, JSON.stringify(e))).replace(/"createTime":"\d+"/g, 'T'),
+    );
+  };
+  assert.deepEqual(batches(undefined), batches('qwen-0.24'));
+  assert.notDeepEqual(batches(undefined), batches('qwen-0.23.3'));
+});
+
+test("profile: a class's message lists its row's profiles", () => {
+  assert.throws(() => new AnthropicConverter({ profile: 'qwen-0.23.3' }), {
+    code: 'INVALID_ARGUMENT',
+    message: "AnthropicConverter: options.profile must be 'qwen-0.21' or 'qwen-0.24'",
+  });
+  assert.throws(() => new OpenAIConverter({ profile: 'qwen-0.23.3' }), {
+    code: 'INVALID_ARGUMENT',
+    message: "OpenAIConverter: options.profile must be 'qwen-0.21' or 'qwen-0.24'",
+  });
+  assert.throws(() => new OpenAIResponsesConverter({ model: 'm', profile: 'qwen-0.21' }), {
+    code: 'INVALID_ARGUMENT',
+    message: "OpenAIResponsesConverter: options.profile must be 'qwen-0.24' or 'qwen-0.23.3'",
+  });
 });
 
 test('qwen-0.24: a call is held until the stop reason, in every input form', () => {

@@ -45,7 +45,7 @@ function bodyInput(body, fn) {
 }
 
 function convert(kind, body, options, fn) {
-  const { limits, profile, host, responseParsing } = readOptions(options, fn);
+  const { limits, profile, host, responseParsing } = readOptions(options, kind, fn);
   try {
     if (body !== null && typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer)) {
       host?.onEvent?.(body);

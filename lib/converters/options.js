@@ -7,6 +7,7 @@
 
 const { invalidArgument, unreadable } = require('../responses.js');
 const { readHost } = require('../host.js');
+const { PROVIDER_PROFILES } = require('../generated/wire-constants.js');
 
 /**
  * The limits the Qwen preload gives its converters: none, as stock Qwen has
@@ -16,15 +17,25 @@ const { readHost } = require('../host.js');
  */
 const NO_LIMITS = Object.freeze({ maxCallBytes: Infinity, maxBufferedBytes: Infinity });
 
-/** The Qwen Code release whose behaviour a converter follows (see README, "Profiles"). */
-const PROFILES = ['qwen-0.21', 'qwen-0.24'];
-
-function readProfile(profile, fn) {
-  if (profile === undefined || profile === null) return PROFILES[0];
-  if (!PROFILES.includes(profile)) {
-    throw invalidArgument(`${fn}: options.profile must be 'qwen-0.21' or 'qwen-0.24'`);
-  }
+/**
+ * `options.profile`: the Qwen Code release whose behaviour a converter
+ * follows (see README, "Profiles"), one of those its provider's row lists
+ * (`provider`: the class's `kProvider`; lib/generated/wire-constants.js
+ * `PROVIDER_PROFILES`, from core/src/convert/provider.rs). Absent or null:
+ * the row's first, its default.
+ */
+function readProfile(profile, provider, fn) {
+  const profiles = Object.hasOwn(PROVIDER_PROFILES, provider) ? PROVIDER_PROFILES[provider] : undefined;
+  if (profiles === undefined) throw new TypeError(`${fn}: no native provider is named ${String(provider)}`);
+  if (profile === undefined || profile === null) return profiles[0];
+  if (!profiles.includes(profile)) throw invalidArgument(`${fn}: options.profile must be ${oneOf(profiles)}`);
   return profile;
+}
+
+/** `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`. */
+function oneOf(names) {
+  const quoted = names.map((name) => `'${name}'`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
 /**
@@ -53,19 +64,23 @@ function readResponseParsing(parsing, fn) {
 /** The `responseParsingOptions` this converter implements. */
 const RESPONSE_PARSING = ['contentOnlyThinkingTagLeaks', 'taggedThinkingTags', 'taggedThinkingTagsAfterReasoning'];
 
-function readOptions(options, fn) {
+/**
+ * The options of a converter, a generator or a body conversion of
+ * `provider` (its class's `kProvider`, the name of its native row).
+ */
+function readOptions(options, provider, fn) {
   try {
-    return readOptionsOf(options, fn);
+    return readOptionsOf(options, provider, fn);
   } catch (err) {
     throw unreadable(err, fn);
   }
 }
 
-function readOptionsOf(options, fn) {
+function readOptionsOf(options, provider, fn) {
   if (options === undefined || options === null)
     return {
       limits: undefined,
-      profile: PROFILES[0],
+      profile: readProfile(undefined, provider, fn),
       host: undefined,
       responseParsing: undefined,
       throwOnErrorFinish: false,
@@ -73,7 +88,7 @@ function readOptionsOf(options, fn) {
     };
   if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
   const { model, limits } = options;
-  const profile = readProfile(options.profile, fn);
+  const profile = readProfile(options.profile, provider, fn);
   const host = readHost(options.host, fn);
   const responseParsing = readResponseParsing(options.responseParsing, fn);
   const throwOnErrorFinish = readFlag(options, 'throwOnErrorFinish', fn);
@@ -100,29 +115,21 @@ function readOptionsOf(options, fn) {
 }
 
 /**
- * The releases an OpenAI Responses converter follows: 0.23.3 (text parts
- * without message metadata) and 0.23.4 to 0.24.4 ('qwen-0.24', the
- * default). Qwen Code has no Responses generator before 0.23.3.
+ * The options of an OpenAI Responses converter (`provider`: its class's
+ * `kProvider`): those every converter takes (profile, limits, host),
+ * `model` (a string: Qwen's configured model) and `preparations` (a
+ * boolean).
  */
-const RESPONSES_PROFILES = ['qwen-0.23.3', 'qwen-0.24'];
-
-/**
- * The options of an OpenAI Responses converter: those every converter
- * takes (limits, host), its own profile, `model` (a string: Qwen's
- * configured model) and `preparations` (a boolean).
- */
-function readResponsesOptions(options, fn) {
+function readResponsesOptions(options, provider, fn) {
   try {
     if (options === undefined || options === null) options = {};
     if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
-    const { profile = RESPONSES_PROFILES[1], model, responseParsing } = options;
-    if (!RESPONSES_PROFILES.includes(profile)) {
-      throw invalidArgument(`${fn}: options.profile must be 'qwen-0.23.3' or 'qwen-0.24'`);
-    }
+    const { model, responseParsing } = options;
+    const profile = readProfile(options.profile, provider, fn);
     if (responseParsing !== undefined && responseParsing !== null) {
       throw invalidArgument(`${fn}: options.responseParsing does not apply to the Responses API`);
     }
-    const { limits, host } = readOptionsOf({ limits: options.limits, host: options.host }, fn);
+    const { limits, host } = readOptionsOf({ limits: options.limits, host: options.host }, provider, fn);
     if (model !== undefined && typeof model !== 'string')
       throw invalidArgument(`${fn}: options.model must be a string`);
     return { limits, profile, host, model, preparations: readFlag(options, 'preparations', fn) };
@@ -201,11 +208,9 @@ const unmappedErrors = (options, host) =>
 
 module.exports = {
   NO_LIMITS,
-  PROFILES,
   RESPONSE_PARSING,
   readOptions,
   readResponsesOptions,
-  RESPONSES_PROFILES,
   readSignal,
   isAborted,
   readEmptyFallback,

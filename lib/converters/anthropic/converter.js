@@ -37,7 +37,7 @@ class AnthropicConverter extends NativeConverter {
   #ended = false;
 
   constructor(options) {
-    const { limits, profile, host } = readOptions(options, 'AnthropicConverter');
+    const { limits, profile, host } = readOptions(options, AnthropicConverter[kProvider], 'AnthropicConverter');
     super(
       'AnthropicConverter',
       new native.ConverterHandle(AnthropicConverter[kProvider], profile, limits),

@@ -8,6 +8,7 @@ const { convertAnthropicResponse } = require('../../bodies.js');
 const { readOptions, readEmptyFallback, checkIterable, unmappedErrors } = require('../options.js');
 const { isBytes } = require('../input.js');
 const { AnthropicConverter, kPushEvent } = require('./converter.js');
+const { kProvider } = require('../native-converter.js');
 const { kHeldBytes } = require('../argument-progress.js');
 
 /**
@@ -28,7 +29,7 @@ const { kHeldBytes } = require('../argument-progress.js');
  */
 async function* convertAnthropicStream(events, options) {
   checkIterable(events, 'convertAnthropicStream');
-  const { host, profile } = readOptions(options, 'convertAnthropicStream');
+  const { host, profile } = readOptions(options, AnthropicConverter[kProvider], 'convertAnthropicStream');
   const emptyFallback = readEmptyFallback(options);
   const converter = new AnthropicConverter(unmappedErrors(options, host));
   // The Qwen preload's source holds bytes back where the SDK does; its progress counts them.

@@ -45,7 +45,11 @@ class OpenAIResponsesConverter extends NativeConverter {
   static [kProvider] = 'openai-responses';
 
   constructor(options) {
-    const { limits, profile, host, model, preparations } = readResponsesOptions(options, 'OpenAIResponsesConverter');
+    const { limits, profile, host, model, preparations } = readResponsesOptions(
+      options,
+      OpenAIResponsesConverter[kProvider],
+      'OpenAIResponsesConverter',
+    );
     super(
       'OpenAIResponsesConverter',
       // This provider's settings, which only it reads (core/src/convert/openai_responses/mod.rs

@@ -41,6 +41,7 @@ class OpenAIConverter extends NativeConverter {
   constructor(options) {
     const { limits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses } = readOptions(
       options,
+      OpenAIConverter[kProvider],
       'OpenAIConverter',
     );
     super(

@@ -6,6 +6,7 @@ const { hostError } = require('../../host.js');
 const { readOptions, readSignal, isAborted, checkIterable, unmappedErrors } = require('../options.js');
 const { isBytes } = require('../input.js');
 const { OpenAIConverter, closingTagPendingOf } = require('./converter.js');
+const { kProvider } = require('../native-converter.js');
 const { FinishMerge, protocolTagLeak } = require('./finish-merge.js');
 
 /**
@@ -24,7 +25,7 @@ const { FinishMerge, protocolTagLeak } = require('./finish-merge.js');
  */
 async function* convertOpenAIStream(chunks, options) {
   checkIterable(chunks, 'convertOpenAIStream');
-  const { host, profile } = readOptions(options, 'convertOpenAIStream');
+  const { host, profile } = readOptions(options, OpenAIConverter[kProvider], 'convertOpenAIStream');
   const signal = readSignal(options, 'convertOpenAIStream');
   // The stage drops what the pipeline drops: bytes leave those out natively.
   const converter = new OpenAIConverter({
