@@ -9,9 +9,12 @@
 
 use crate::foundations::error::{Error, ErrorCode};
 
-/// The release a converter follows (the JS option `profile`). Both are
-/// pinned by fixtures: `__test__/fixtures/` holds the outputs of the
-/// published 0.21.2 and 0.24.4 builds.
+/// The release a converter follows (the JS option `profile`). Which
+/// provider follows which is its row's list (`convert/provider.rs`,
+/// `Provider::profiles`), each pinned by the outputs of the published builds
+/// in its fixture folder (`__test__/fixtures/providers/<name>/`). The
+/// `Default` is only the enum's; a host that names no profile gets its
+/// provider's first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Profile {
     /// Qwen Code 0.21.2: a tool call is emitted at its `content_block_stop`,
