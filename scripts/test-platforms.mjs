@@ -43,12 +43,12 @@
 // and 4 minutes); Windows on Node 20 is tested on every release (the release
 // workflow's Windows runner, Node 20 and 22), and both by this script run
 // without arguments. CI_LEAVES names what the CI rows leave to the full run:
-// in the qemu row the JavaScript files (about 2 of its 7 minutes; the core's
-// own tests, which that row runs first, check the corpus byte for byte on
-// aarch64's NEON stop search, and the release workflow runs the files on a
-// real arm64 runner), in the Wine row the files that start node.exe children
-// (about 1 minute). Measured: the CI rows take about 12 minutes with every
-// file, about 9 without these; `.ci/run` as a whole about 44 with every file.
+// in the qemu row the JavaScript files (the release workflow runs them on a
+// real arm64 runner), and of the core's own tests all but the unit tests and
+// the conformance corpus under every stop search, the ones aarch64's NEON
+// stop search can change (coreTests); in the Wine row the files that start
+// node.exe children (about 1 minute); in the WebAssembly row the agent's
+// end-to-end files (WASI_EXTRA).
 // A platform added to PLATFORMS runs only in the full run until CI_PLATFORMS
 // names it: the armv7, ppc64le and s390x rows (qemu-armv7-20, qemu-ppc64le-20,
 // qemu-s390x-20) run only there, each building the core's tests and the addon
@@ -495,16 +495,20 @@ function wasiBindingCheck(l) {
  * (core/src/foundations/json/simd/neon.rs) runs only on arm64, and its property tests
  * hold it to a byte loop, the conformance corpus to the reference. Linked
  * by Debian's gcc-aarch64-linux-gnu against the arm64 glibc qemu loads: a
- * test binary needs no glibc pin, which is what the zig build is for. A
- * release build: the code that ships, and about 4 minutes here with its
- * build; a debug build's frames on aarch64 overflow a test thread's 2 MiB
- * stack at the repairer's depth limit (repair::tests), a release build's
- * do not. On armv7 and powerpc64le the portable stop search (SWAR words,
+ * test binary needs no glibc pin, which is what the zig build is for.
+ * Built in the `emulated` profile (Cargo.toml): release's optimisation, the
+ * code that ships, without the link-time optimisation that made linking the
+ * test binaries most of the row's time; a debug build's frames on aarch64
+ * overflow a test thread's 2 MiB stack at the repairer's depth limit
+ * (repair::tests), an optimised build's do not. `ci`: only the unit tests
+ * (the stop searches held to a byte loop) and the conformance corpus under
+ * every stop search (core/tests/conformance.rs), the tests this CPU can
+ * change; the full run runs them all. On armv7 and powerpc64le the portable stop search (SWAR words,
  * core/src/foundations/json/simd/swar.rs) at 32 and 64 bits; on s390x, the one
  * big-endian target, the same search and every other place bytes are read
  * as words, held to the same byte-identical conformance corpus.
  */
-function coreTests(target) {
+function coreTests(target, ci) {
   const q = QEMU_TARGETS[target];
   const prefix = `CARGO_TARGET_${target.toUpperCase().replaceAll('-', '_')}`;
   const env = {
@@ -513,8 +517,9 @@ function coreTests(target) {
     [`${prefix}_RUNNER`]: `${q.qemu} -L ${q.sysroot}`,
   };
   const started = Date.now();
-  const args = ['-n', '19', 'cargo', 'test', '--release', '-p', 'toolcall-stream-core'];
+  const args = ['-n', '19', 'cargo', 'test', '--profile', 'emulated', '-p', 'toolcall-stream-core'];
   args.push('--target', target);
+  if (ci) args.push('--lib', '--test', 'conformance');
   const r = spawnSync('nice', args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 << 20 });
   const output = `${r.stdout}${r.stderr}`;
   let passed = 0;
@@ -608,11 +613,11 @@ function main() {
     if (loader.failed) failures.push(`${platform.label}: loader: ${loader.note}`);
     if (platform.kind === 'qemu') {
       console.log(`${platform.label}: cargo test -p toolcall-stream-core`);
-      const c = coreTests(platform.target);
+      const c = coreTests(platform.target, ci);
       const result = c.failed ? `FAILED ${c.failed}, passed ${c.passed}` : `passed ${c.passed}`;
       rows.push({
         platform: platform.label,
-        file: `(core: cargo test --release, ${platform.target.split('-')[0]})`,
+        file: `(core: cargo test --profile emulated${ci ? ' --lib --test conformance' : ''}, ${platform.target.split('-')[0]})`,
         ...c,
         result: `${result} (${c.seconds.toFixed(0)} s)`,
       });
