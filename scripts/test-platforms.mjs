@@ -428,9 +428,14 @@ function launcher(platform) {
   };
 }
 
-/** Runs one node command with output to a file (Wine: node.exe dies on a pipe); returns status and output. */
+/**
+ * Runs one node command with output to a file (Wine: node.exe dies on a
+ * pipe); returns status and output. The file is this process's own, so that
+ * two runs at once (rows in two checkouts) never read each other's output;
+ * the last one stays for a look after a failure.
+ */
 function runNode(l, args, extraEnv, timeoutMs) {
-  const out = path.join(cache, 'last-run.txt');
+  const out = path.join(cache, `last-run-${process.pid}.txt`);
   const fd = fs.openSync(out, 'w');
   const { cmd, args: full, env } = l.spawn(args, extraEnv);
   const started = Date.now();
