@@ -114,30 +114,6 @@ function readOptionsOf(options, provider, fn) {
   return { limits: nativeLimits, profile, host, responseParsing, throwOnErrorFinish, dropEmptyResponses };
 }
 
-/**
- * The options of an OpenAI Responses converter (`provider`: its class's
- * `kProvider`): those every converter takes (profile, limits, host),
- * `model` (a string: Qwen's configured model) and `preparations` (a
- * boolean).
- */
-function readResponsesOptions(options, provider, fn) {
-  try {
-    if (options === undefined || options === null) options = {};
-    if (typeof options !== 'object') throw invalidArgument(`${fn}: options must be an object`);
-    const { model, responseParsing } = options;
-    const profile = readProfile(options.profile, provider, fn);
-    if (responseParsing !== undefined && responseParsing !== null) {
-      throw invalidArgument(`${fn}: options.responseParsing does not apply to the Responses API`);
-    }
-    const { limits, host } = readOptionsOf({ limits: options.limits, host: options.host }, provider, fn);
-    if (model !== undefined && typeof model !== 'string')
-      throw invalidArgument(`${fn}: options.model must be a string`);
-    return { limits, profile, host, model, preparations: readFlag(options, 'preparations', fn) };
-  } catch (err) {
-    throw unreadable(err, fn);
-  }
-}
-
 /** An optional boolean option (absent or null: false). */
 function readFlag(options, name, fn) {
   const v = options[name];
@@ -210,7 +186,9 @@ module.exports = {
   NO_LIMITS,
   RESPONSE_PARSING,
   readOptions,
-  readResponsesOptions,
+  readProfile,
+  readOptionsOf,
+  readFlag,
   readSignal,
   isAborted,
   readEmptyFallback,

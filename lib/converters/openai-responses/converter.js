@@ -8,7 +8,7 @@
 // is NativeConverter's.
 
 const { native } = require('../../native.js');
-const { readResponsesOptions } = require('../options.js');
+const { readResponsesOptions } = require('./options.js');
 const {
   NativeConverter,
   kReceive,
