@@ -35,6 +35,7 @@
 //   npm run test:platforms -- wine-22            only the named platforms (see PLATFORMS)
 //   npm run test:platforms -- --without wine-20  all but the named ones
 //   npm run test:platforms -- --ci               what `.ci/run` runs (CI_PLATFORMS, CI_LEAVES)
+//   node scripts/test-platforms.mjs --check-files every test file is run or skipped by name (in lint)
 //
 // `.ci/run` runs `--ci`: one row of each binding kind, each on Node 22
 // (CI_PLATFORMS), so that CI stays well inside its time. Wine with node.exe 20
@@ -556,7 +557,32 @@ function tapSummary(output) {
   };
 }
 
+/**
+ * Every test file, each of which every kind of row runs or skips by name: a
+ * new file that is neither stops the run (and `npm run lint`, which runs
+ * `--check-files`), before anything is built.
+ */
+function testFiles() {
+  const files = TEST_DIRS.flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')));
+  const unlisted = new Set();
+  for (const [extra, skips] of [
+    [WINE_EXTRA, WINE_SKIPS],
+    [[], QEMU_SKIPS],
+    [WASI_EXTRA, WASI_SKIPS],
+  ])
+    for (const f of files) if (!CORE_FILES.includes(f) && !extra.includes(f) && !skips[f]) unlisted.add(f);
+  if (unlisted.size)
+    throw new Error(
+      `${[...unlisted].join(', ')}: neither run nor skipped by scripts/test-platforms.mjs; add each to CORE_FILES or a row's skips`,
+    );
+  return files;
+}
+
 function main() {
+  if (process.argv.includes('--check-files')) {
+    console.log(`test-platforms: each of the ${testFiles().length} test files is run or skipped by every row`);
+    return;
+  }
   const ci = process.argv.includes('--ci');
   const args = ci ? [...CI_PLATFORMS] : process.argv.slice(2);
   if (ci && process.argv.length > 3) throw new Error('--ci takes no platforms: it runs CI_PLATFORMS');
@@ -569,15 +595,7 @@ function main() {
   const platforms = PLATFORMS.filter((p) => (!wanted.length || wanted.includes(p.id)) && !without.includes(p.id));
   if (!platforms.length) throw new Error('no platform left to run');
 
-  const files = TEST_DIRS.flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')));
-  for (const [extra, skips] of [
-    [WINE_EXTRA, WINE_SKIPS],
-    [[], QEMU_SKIPS],
-    [WASI_EXTRA, WASI_SKIPS],
-  ])
-    for (const f of files)
-      if (!CORE_FILES.includes(f) && !extra.includes(f) && !skips[f])
-        throw new Error(`${f}: neither run nor skipped by scripts/test-platforms.mjs; add it to one`);
+  const files = testFiles();
 
   const kinds = new Set(platforms.map((p) => p.kind));
   ensureDebian({
