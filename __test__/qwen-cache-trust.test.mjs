@@ -255,17 +255,21 @@ test(
   () => {
     const qwen = qwenCopy();
     const { name, entry } = genuineEntry(qwen);
+    // Each spoiling, and why `--check` says the folder is not used.
     const cases = {
-      "someone else's (uid 65534)": (dir) => fs.chownSync(dir, 65534, 65534),
-      'writable by others (0777)': (dir) => fs.chmodSync(dir, 0o777),
-      'writable by its group (0770)': (dir) => fs.chmodSync(dir, 0o770),
-      'a link to a private folder': (dir) => {
-        const real = `${dir}-real`;
-        fs.renameSync(dir, real);
-        fs.symlinkSync(real, dir);
-      },
+      "someone else's (uid 65534)": [(dir) => fs.chownSync(dir, 65534, 65534), "it is someone else's"],
+      'writable by others (0777)': [(dir) => fs.chmodSync(dir, 0o777), 'others can write it'],
+      'writable by its group (0770)': [(dir) => fs.chmodSync(dir, 0o770), 'its group can write it'],
+      'a link to a private folder': [
+        (dir) => {
+          const real = `${dir}-real`;
+          fs.renameSync(dir, real);
+          fs.symlinkSync(real, dir);
+        },
+        'it is a link',
+      ],
     };
-    for (const [label, spoil] of Object.entries(cases)) {
+    for (const [label, [spoil, why]] of Object.entries(cases)) {
       const { xdg, dir } = markedCache(`refused-${label.replace(/\W+/g, '-')}`, name, entry);
       spoil(dir);
       const before = listing(dir);
@@ -274,6 +278,17 @@ test(
       assert.equal(d.anthropic.served, true, `${label}: the entry was used`);
       startServed(qwen, { cwd: tmp, env: { XDG_CACHE_HOME: xdg } });
       assert.deepEqual(listing(dir), before, `${label}: written to`);
+      const check = spawnSync(process.execPath, [launcher, '--qwen', qwen, '--check'], {
+        cwd: tmp,
+        env: { HOME: home, PATH: path.dirname(process.execPath), XDG_CACHE_HOME: xdg },
+        encoding: 'utf8',
+      });
+      assert.equal(check.status, 0, check.stderr);
+      assert.ok(
+        check.stdout.includes(`decision cache: ${dir}: not used, ${why}; each start reads Qwen's code again`),
+        `${label}: --check says\n${check.stdout}`,
+      );
+      assert.match(check.stdout, /^Anthropic: served, profile qwen-0\.24$/m, label);
     }
   },
 );

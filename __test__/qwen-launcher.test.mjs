@@ -347,6 +347,7 @@ test(
       'OpenAI Responses: served, profile qwen-0.24',
       'live progress on preparing cards (--acp): on (--no-progress or TOOLCALL_STREAM_QWEN_PROGRESS=off turns it off)',
       'native binary: loads',
+      `decision cache: ${path.join(tmp, 'cache', 'toolcall-stream')}`,
     ]);
     const off = launch(['--qwen', latest.dir, '--check'], { env: { TOOLCALL_STREAM_QWEN: 'off' } });
     assert.match(off.stdout, /^Anthropic: runs stock: turned off \(TOOLCALL_STREAM_QWEN=off\)/m);

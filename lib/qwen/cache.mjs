@@ -58,15 +58,34 @@ export function cacheDir(env = process.env) {
 const ownAndPrivate = (stats) => !posix || (stats.uid === process.getuid() && (stats.mode & 0o022) === 0);
 
 /**
- * The cache folder when it is the user's own (created 0700 when `create`),
- * or undefined: a link, a folder of someone else's or writable by others is
- * not used at all, since whoever can write it chooses what is read from it.
+ * What the launcher makes of the cache folder, without creating it:
+ * `{dir, used, why}`. A link, a folder of someone else's or writable by
+ * others is not used at all (`why` says which), since whoever can write it
+ * chooses what is read from it; `toolcall-stream-qwen --check` reports it.
  */
-function ownCacheDir({ create }) {
+export function cacheFolderStatus() {
   const dir = cacheDir();
-  if (create) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stats = fs.lstatSync(dir);
-  return stats.isDirectory() && ownAndPrivate(stats) ? dir : undefined;
+  let stats;
+  try {
+    stats = fs.lstatSync(dir);
+  } catch (err) {
+    if (err.code === 'ENOENT')
+      return { dir, used: true, why: 'not there yet: the first start creates it, private (0700)' };
+    return { dir, used: false, why: `it cannot be read (${err.code})` };
+  }
+  if (stats.isSymbolicLink()) return { dir, used: false, why: 'it is a link' };
+  if (!stats.isDirectory()) return { dir, used: false, why: 'it is not a folder' };
+  if (posix && stats.uid !== process.getuid()) return { dir, used: false, why: "it is someone else's" };
+  if (posix && stats.mode & 0o002) return { dir, used: false, why: 'others can write it' };
+  if (posix && stats.mode & 0o020) return { dir, used: false, why: 'its group can write it' };
+  return { dir, used: true };
+}
+
+/** The cache folder when it is the user's own (created 0700 when `create`), or undefined (cacheFolderStatus says why). */
+function ownCacheDir({ create }) {
+  if (create) fs.mkdirSync(cacheDir(), { recursive: true, mode: 0o700 });
+  const status = cacheFolderStatus();
+  return status.used && fs.existsSync(status.dir) ? status.dir : undefined;
 }
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');

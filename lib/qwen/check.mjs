@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { inspectQwen } from './inspect.mjs';
+import { cacheFolderStatus } from './cache.mjs';
 import { activeUpdateOf } from './qwen-update.mjs';
 import { progressSetting } from './progress-setting.mjs';
 import { commandLine, posixWord, powerShellWord } from './shell-words.mjs';
@@ -77,7 +78,18 @@ export function checkReport(found, { preload, preloadProblem, env = process.env,
   }
   lines.push(progressLine(decision, env, off));
   lines.push(bindingLine(binary));
+  lines.push(cacheLine(cacheFolderStatus()));
   return { lines, code: 0 };
+}
+
+/**
+ * Where the decision above is kept between starts (lib/qwen/cache.mjs), or
+ * why that folder is not used: then each start reads Qwen's code again,
+ * and is served the same.
+ */
+function cacheLine({ dir, used, why }) {
+  if (!used) return `decision cache: ${dir}: not used, ${why}; each start reads Qwen's code again`;
+  return `decision cache: ${dir}${why ? `: ${why}` : ''}`;
 }
 
 /**
