@@ -230,10 +230,11 @@ const WINE_SKIPS = {
 
 /**
  * Run in the WASI rows besides CORE_FILES: the files that start node children
- * (the reference agent over real pipes, a README example, a stack probe),
- * which inherit TOOLCALL_STREAM_FORCE_WASI from the row and load the
- * WebAssembly build too (wasiBindingCheck proves a child does). The agent's
- * cards, progress and containment then run on it end to end.
+ * (the reference agent over real pipes, a README example, a stack probe,
+ * Qwen Code's own generators), which inherit TOOLCALL_STREAM_FORCE_WASI from
+ * the row and load the WebAssembly build too (wasiBindingCheck proves a
+ * child does). The agent's cards, progress and containment, and Qwen served
+ * by the preload, then run on it end to end.
  */
 const WASI_EXTRA = [
   ...WINE_EXTRA,
@@ -246,6 +247,11 @@ const WASI_EXTRA = [
   'e2e-zed-view.test.mjs',
   'e2e-toad-client.test.mjs',
   'e2e-toad-view.test.mjs',
+  // Qwen Code itself on the WebAssembly build: stock against the preload,
+  // byte for byte, on random streams of every provider (their runners
+  // inherit the switch; the ACP harness's trimmed environment would not).
+  'qwen-random-differential.test.mjs',
+  'qwen-responses-differential.test.mjs',
 ];
 
 const WASI_SKIPS = {
