@@ -13,6 +13,7 @@ mod providers_common;
 use providers_common::{
     assert_matches, canonical, fixture, fixtures, providers_dir, run_bytes, run_objects,
 };
+use toolcall_stream_core::convert::path_counters;
 use toolcall_stream_core::convert::provider::PROVIDERS;
 
 #[test]
@@ -89,5 +90,43 @@ fn every_stream_of_objects_matches_each_release_one_object_at_a_time() {
             }
         }
         assert!(runs > 0, "{}: no stream of objects only", f.provider.name);
+    }
+}
+
+/// Each conversion path a folder names (`paths`: the byte path, the
+/// template path, the field path) is taken over its whole bodies at least
+/// as often as it says, and is only a shorter way: switched off, it is
+/// never taken, and every body under every release gives the same output.
+#[test]
+fn every_path_a_folder_names_is_taken_and_changes_no_output() {
+    for f in fixtures() {
+        let name = f.provider.name;
+        let outputs = || -> Vec<Vec<serde_json::Value>> {
+            let mut all = Vec::new();
+            for s in &f.streams {
+                for r in &f.releases {
+                    let got = run_bytes(&mut *f.converter(r.profile), &[&s.body], s.ending);
+                    all.push(canonical(&got, &f.recorded));
+                }
+            }
+            all
+        };
+        assert!(!f.paths.is_empty(), "{name}: corpus.json names no path");
+        for &(path, min) in &f.paths {
+            path_counters::reset();
+            let with = outputs();
+            let taken = path_counters::count(path);
+            assert!(
+                taken >= min,
+                "{name}: the {path:?} path was taken {taken} times, corpus.json says at least {min}"
+            );
+            path_counters::set_disabled(path, true);
+            path_counters::reset();
+            let without = outputs();
+            let taken_off = path_counters::count(path);
+            path_counters::set_disabled(path, false);
+            assert_eq!(taken_off, 0, "{name}: {path:?} is off");
+            assert!(with == without, "{name}: {path:?} changes an output");
+        }
     }
 }

@@ -1,14 +1,20 @@
-//! Timings of the pure-Rust core on generated Anthropic `write_file` streams
-//! fed as 16 KiB reads: the memchr floor, SSE framing alone, conversion, and
+//! Timings of the pure-Rust core on generated `write_file` and text streams
+//! of each provider (Anthropic, OpenAI chat, OpenAI Responses), fed as 16
+//! KiB reads: the memchr floor, SSE framing alone, conversion, and
 //! conversion plus writing the batch as JSON text (what crosses to JS).
-//! `-- profile KB N` runs only the last path N times, for callgrind.
+//! `-- profile KB N [openai | openai-drop | openai-text | anthropic-text |
+//! responses | responses-text]` runs only that stream's last path N times
+//! (Anthropic `write_file` when none is named), for callgrind.
 use std::hint::black_box;
 use std::time::Instant;
 
 use toolcall_stream_core::convert::anthropic::{AnthropicOptions, AnthropicStream};
-use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::convert::openai::{OpenAIOptions, OpenAIStream};
+use toolcall_stream_core::convert::openai_responses::{
+    OpenAIResponsesOptions, OpenAIResponsesStream,
+};
 use toolcall_stream_core::foundations::sse::SseDecoder;
+use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::wire::{write_batch, StateWord};
 use toolcall_stream_core::Error;
 
@@ -217,7 +223,93 @@ fn openai_text(chars: usize) -> (Vec<u8>, usize) {
     (body.into_bytes(), deltas.len() + 2)
 }
 
-/// The two converters' byte input, for one driver.
+/// One Responses frame: `event: <type>` and its data (JSON text).
+fn responses_frame(body: &mut String, kind: &str, data: &str) {
+    body.push_str("event: ");
+    body.push_str(kind);
+    body.push_str("\ndata: ");
+    body.push_str(data);
+    body.push_str("\n\n");
+}
+
+const RESPONSES_CREATED: &str = r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_67ccd2bed1ec8190b14f964abc054267","object":"response","status":"in_progress","output":[]}}"#;
+
+fn responses_completed(body: &mut String, output_tokens: usize) {
+    let data = format!(
+        r#"{{"type":"response.completed","response":{{"id":"resp_67ccd2bed1ec8190b14f964abc054267","object":"response","status":"completed","output":[],"usage":{{"input_tokens":1843,"input_tokens_details":{{"cached_tokens":1024}},"output_tokens":{output_tokens},"output_tokens_details":{{"reasoning_tokens":0}},"total_tokens":{}}}}}}}"#,
+        1843 + output_tokens
+    );
+    responses_frame(body, "response.completed", &data);
+}
+
+/// The same shape as streams.mjs `responsesWriteFile`: ~50-char
+/// `function_call_arguments.delta` events, the whole arguments again in
+/// `function_call_arguments.done` and `output_item.done`.
+fn responses_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
+    let args = write_file_arguments(content_bytes);
+    let mut body = String::new();
+    responses_frame(&mut body, "response.created", RESPONSES_CREATED);
+    let item =
+        r#""type":"function_call","id":"fc_0","call_id":"call_q8NvWbJ0pT0Xk2","name":"write_file""#;
+    responses_frame(
+        &mut body,
+        "response.output_item.added",
+        &format!(
+            r#"{{"type":"response.output_item.added","output_index":0,"item":{{{item},"arguments":"","status":"in_progress"}}}}"#
+        ),
+    );
+    let pieces = pieces_of(&args);
+    for piece in &pieces {
+        let mut data = String::from(
+            r#"{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_0","delta":"#,
+        );
+        escape(&mut data, piece);
+        data.push('}');
+        responses_frame(&mut body, "response.function_call_arguments.delta", &data);
+    }
+    let mut quoted = String::new();
+    escape(&mut quoted, &args);
+    responses_frame(
+        &mut body,
+        "response.function_call_arguments.done",
+        &format!(
+            r#"{{"type":"response.function_call_arguments.done","output_index":0,"item_id":"fc_0","arguments":{quoted}}}"#
+        ),
+    );
+    responses_frame(
+        &mut body,
+        "response.output_item.done",
+        &format!(
+            r#"{{"type":"response.output_item.done","output_index":0,"item":{{{item},"arguments":{quoted},"status":"completed"}}}}"#
+        ),
+    );
+    responses_completed(&mut body, args.len() / 4);
+    (body.into_bytes(), pieces.len() + 6)
+}
+
+/// Responses text-heavy (P7): `output_text.delta` events of one message.
+fn responses_text(chars: usize) -> (Vec<u8>, usize) {
+    let mut body = String::new();
+    responses_frame(&mut body, "response.created", RESPONSES_CREATED);
+    responses_frame(
+        &mut body,
+        "response.output_item.added",
+        r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_0","role":"assistant","status":"in_progress","content":[]}}"#,
+    );
+    let deltas = prose_deltas(chars);
+    for piece in &deltas {
+        let mut data = String::from(
+            r#"{"type":"response.output_text.delta","output_index":0,"item_id":"msg_0","content_index":0,"delta":"#,
+        );
+        escape(&mut data, piece);
+        data.push('}');
+        responses_frame(&mut body, "response.output_text.delta", &data);
+    }
+    responses_completed(&mut body, chars / 4);
+    (body.into_bytes(), deltas.len() + 3)
+}
+
+/// The converters' byte input, for one driver.
 trait Bytes {
     fn push(&mut self, read: &[u8], out: &mut Vec<Response>) -> Result<(), Error>;
     fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error>;
@@ -241,6 +333,15 @@ impl Bytes for OpenAIStream {
     }
 }
 
+impl Bytes for OpenAIResponsesStream {
+    fn push(&mut self, read: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
+        self.push_bytes(read, out)
+    }
+    fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
+        OpenAIResponsesStream::end(self, out)
+    }
+}
+
 /// Bytes → responses in 16 KiB reads, and (with `write`) each read's batch
 /// as the JSON text that crosses to JS.
 fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
@@ -253,7 +354,14 @@ fn drive(mut stream: impl Bytes, body: &[u8], write: bool) -> usize {
         if write {
             text.clear();
             strings.clear();
-            write_batch(&mut out, None, StateWord::OPEN, None, &mut text, &mut strings);
+            write_batch(
+                &mut out,
+                None,
+                StateWord::OPEN,
+                None,
+                &mut text,
+                &mut strings,
+            );
             n += text.len() + strings.iter().map(String::len).sum::<usize>();
         }
         n += out.len();
@@ -283,6 +391,14 @@ fn convert_openai_dropped(body: &[u8], write: bool) -> usize {
             drop_empty: true,
             ..OpenAIOptions::default()
         }),
+        body,
+        write,
+    )
+}
+
+fn convert_responses(body: &[u8], write: bool) -> usize {
+    drive(
+        OpenAIResponsesStream::new(OpenAIResponsesOptions::default()),
         body,
         write,
     )
@@ -326,6 +442,16 @@ fn main() {
             for _ in 0..n {
                 black_box(convert_openai(&body, true));
             }
+        } else if args.get(3).map(String::as_str) == Some("responses") {
+            let (body, _) = responses_write_file(kb * 1024);
+            for _ in 0..n {
+                black_box(convert_responses(&body, true));
+            }
+        } else if args.get(3).map(String::as_str) == Some("responses-text") {
+            let (body, _) = responses_text(kb * 1024);
+            for _ in 0..n {
+                black_box(convert_responses(&body, true));
+            }
         } else if args.get(3).map(String::as_str) == Some("anthropic-text") {
             let (body, _) = anthropic_text(kb * 1024);
             for _ in 0..n {
@@ -347,7 +473,7 @@ fn main() {
         usize,
         fn(usize) -> (Vec<u8>, usize),
         fn(&[u8], bool) -> usize,
-    ); 8] = [
+    ); 11] = [
         ("Anthropic 100 KB", 100, 400, anthropic_write_file, convert),
         ("Anthropic 1 MB", 1024, 40, anthropic_write_file, convert),
         ("OpenAI 100 KB", 100, 200, openai_write_file, convert_openai),
@@ -379,6 +505,27 @@ fn main() {
             200,
             openai_text,
             convert_openai,
+        ),
+        (
+            "OpenAI Responses 100 KB",
+            100,
+            200,
+            responses_write_file,
+            convert_responses,
+        ),
+        (
+            "OpenAI Responses 1 MB",
+            1024,
+            20,
+            responses_write_file,
+            convert_responses,
+        ),
+        (
+            "OpenAI Responses text 33 KB (P7)",
+            33,
+            200,
+            responses_text,
+            convert_responses,
         ),
     ];
     for (label, kb, iterations, make, convert) in streams {

@@ -1,4 +1,4 @@
-//! How often the byte path and the template path were taken, for the
+//! How often the byte path, the template path and the field path were taken, for the
 //! core's own tests: the differential tests (conformance, split invariance,
 //! templates) compare each path against the long way, and prove with these
 //! counts that the path was taken at all. Compiled in only with the
@@ -21,6 +21,12 @@ pub enum Path {
     /// OpenAI argument- and content-only chunks converted from a known
     /// chunk's bytes (`openai::template`).
     Template,
+    /// OpenAI Responses frames converted the short way: a frame whole in a
+    /// read handed on without the line reader's copies
+    /// (`openai_responses::lines`), a hot event read field by field rather
+    /// than into a tree, an event converted to nothing left unparsed
+    /// (`openai_responses::frames`).
+    Fields,
 }
 
 #[cfg(feature = "path-counters")]
@@ -29,14 +35,15 @@ mod on {
     use std::cell::Cell;
 
     thread_local! {
-        static TAKEN: Cell<[u64; 2]> = const { Cell::new([0; 2]) };
-        static OFF: Cell<[bool; 2]> = const { Cell::new([false; 2]) };
+        static TAKEN: Cell<[u64; 3]> = const { Cell::new([0; 3]) };
+        static OFF: Cell<[bool; 3]> = const { Cell::new([false; 3]) };
     }
 
     fn slot(path: Path) -> usize {
         match path {
             Path::Byte => 0,
             Path::Template => 1,
+            Path::Fields => 2,
         }
     }
 
@@ -57,7 +64,7 @@ mod on {
     }
 
     pub fn reset() {
-        TAKEN.with(|t| t.set([0; 2]));
+        TAKEN.with(|t| t.set([0; 3]));
     }
 
     pub fn set_disabled(path: Path, off: bool) {

@@ -36,9 +36,10 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
+pub use toolcall_stream_core::convert::path_counters::Path;
 use toolcall_stream_core::convert::provider::{ConverterOptions, Provider, StreamConverter};
 use toolcall_stream_core::model::gemini::Response;
 use toolcall_stream_core::{Error, Profile};
@@ -93,6 +94,9 @@ pub struct Fixture {
     /// The out-of-band values the oracle's lines record.
     pub recorded: Vec<String>,
     pub min_streams: usize,
+    /// The conversion paths other than the long way that the folder's
+    /// whole bodies take, each at least this often.
+    pub paths: Vec<(Path, u64)>,
     pub streams: Vec<Stream>,
 }
 
@@ -198,8 +202,23 @@ pub fn fixture(provider: &'static Provider) -> Result<Fixture, String> {
         flags: strings(field("flags")),
         recorded: strings(field("recorded")),
         min_streams: field("minStreams").as_u64().unwrap() as usize,
+        paths: field("paths")
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, min)| (path_named(name), min.as_u64().unwrap()))
+            .collect(),
         streams,
     })
+}
+
+/// The conversion path a folder's `paths` names (`path_counters::Path`, by
+/// its Rust name).
+fn path_named(name: &str) -> Path {
+    [Path::Byte, Path::Template, Path::Fields]
+        .into_iter()
+        .find(|p| format!("{p:?}") == name)
+        .unwrap_or_else(|| panic!("paths: no conversion path is named {name:?}"))
 }
 
 /// How a provider's objects become the body the oracle served.
@@ -217,7 +236,7 @@ impl Framing {
     /// The stream in `path`. `{"__raw__": text}` is written as it is; a
     /// `{"__throw__": {code?}}` or `{"__cut__": true}` ends the body where
     /// the feed fails.
-    fn stream(&self, name: String, folder: &Path, path: &Path) -> Stream {
+    fn stream(&self, name: String, folder: &std::path::Path, path: &std::path::Path) -> Stream {
         // A lone surrogate escape is read as its six characters, here and
         // in the expected lines alike (common::parse_output).
         let items = parse_output(&std::fs::read_to_string(path).unwrap());

@@ -18,6 +18,7 @@ use crate::foundations::limits::Limits;
 use crate::foundations::repair::safe_json_parse;
 use crate::model::argument_progress::{ArgumentProgress, LineCount};
 use crate::model::gemini::Preparation;
+use crate::model::lifted::{lift_checked, Lifted};
 
 /// One `funcCallArgs` entry.
 pub(super) struct CallBuffer {
@@ -39,6 +40,9 @@ pub(super) struct CallBuffer {
 #[derive(Default)]
 pub(super) struct Calls {
     by_index: HashMap<OutputIndex, usize>,
+    /// The index `append` found last and its buffer: the deltas of a call
+    /// come in a run, and a buffer's place never changes once given.
+    last: Option<(OutputIndex, usize)>,
     buffers: Vec<CallBuffer>,
     /// Call ids that yielded a preparation.
     prepared_ids: HashSet<String>,
@@ -110,8 +114,15 @@ impl Calls {
         delta: Option<&Value<'_>>,
         limits: &Limits,
     ) -> Result<(), Error> {
-        let Some(&at) = self.by_index.get(index) else {
-            return Ok(());
+        let at = match &self.last {
+            Some((last, at)) if last == index => *at,
+            _ => {
+                let Some(&at) = self.by_index.get(index) else {
+                    return Ok(());
+                };
+                self.last = Some((index.clone(), at));
+                at
+            }
         };
         let buf = &mut self.buffers[at];
         let before = buf.args.len();
@@ -201,11 +212,29 @@ impl CallBuffer {
 /// item's `arguments` when they are truthy and differ from `rawArgs`, else
 /// of `rawArgs`; a result that is not a plain object is replaced by the
 /// item's differing `arguments` parsed when they are one, else `{}`.
+///
+/// With the text, its large string members lifted out for the batch
+/// ([`crate::model::lifted`]), as the other providers' calls cross.
 pub(super) fn resolve_arguments(
     buffered: Option<(&str, &LoneEscapes)>,
     done_arguments: Option<&Value<'_>>,
     max_repair_depth: usize,
-) -> Result<Rc<String>, Error> {
+) -> Result<(Rc<String>, Option<Lifted>), Error> {
+    let object = |text: String| {
+        let lifted = lift_checked(&text).flatten();
+        Ok((Rc::new(text), lifted))
+    };
+    // The common end: the streamed arguments are a JSON object, which is
+    // then the result whatever the done item holds (checked while lifting,
+    // in one pass over a large text).
+    if let Some((raw, _)) = buffered.filter(|(text, _)| !text.is_empty()) {
+        if let Some(lifted) = lift_checked(raw) {
+            return Ok((Rc::new(raw.to_owned()), lifted));
+        }
+        if validate(raw) == Some(Kind::Object) {
+            return Ok((Rc::new(raw.to_owned()), None));
+        }
+    }
     // `fc.arguments` as argument text (`String(value)` of a non-string, as
     // `JSON.parse` reads one), and whether it is a string.
     let done = done_arguments.map(|v| {
@@ -240,19 +269,19 @@ pub(super) fn resolve_arguments(
         }
     };
     match parsed {
-        Some(text) if validate(&text) == Some(Kind::Object) => return Ok(Rc::new(text)),
+        Some(text) if validate(&text) == Some(Kind::Object) => return object(text),
         // The fallback `{}` is a plain object.
-        None => return Ok(Rc::new("{}".to_owned())),
+        None => return object("{}".to_owned()),
         Some(_) => {}
     }
     // Not a plain object: the item's differing arguments, parsed, if they
     // are one.
     if let Some((text, lone, true)) = differing {
         if let Some((t, Kind::Object)) = safe_json_parse(text, lone, max_repair_depth)? {
-            return Ok(Rc::new(t.into_owned()));
+            return object(t.into_owned());
         }
     }
-    Ok(Rc::new("{}".to_owned()))
+    object("{}".to_owned())
 }
 
 static EMPTY: LoneEscapes = LoneEscapes::new();

@@ -2,7 +2,9 @@
 //! state)` converts it (Qwen Code
 //! packages/core/src/core/openaiResponsesContentGenerator/responses-converter.ts),
 //! with its property reads, its `TypeError`s and its thrown stream errors;
-//! an event type it does not name converts to nothing.
+//! an event type it does not name converts to nothing ([`Event::named`]).
+
+use std::rc::Rc;
 
 use super::calls::resolve_arguments;
 use super::js_read::{is_str, js_string, json, nullish_or, read, read_opt, truthy};
@@ -14,25 +16,115 @@ use crate::foundations::error::Error;
 use crate::foundations::json::Value;
 use crate::model::gemini::{LiteralKind, Part};
 
+/// An event type `convertResponsesEventToGemini` converts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Event {
+    Created,
+    OutputItemAdded,
+    /// `response.output_text.delta` and `response.refusal.delta`.
+    TextDelta,
+    ReasoningTextDelta,
+    ReasoningSummaryTextDelta,
+    ArgumentsDelta,
+    OutputItemDone,
+    Completed,
+    Incomplete,
+    Failed,
+    Error,
+}
+
+impl Event {
+    /// The event type `name` is; `None` for one the converter converts to
+    /// nothing, whatever its data.
+    pub(super) fn named(name: &str) -> Option<Event> {
+        Some(match name {
+            "response.created" => Event::Created,
+            "response.output_item.added" => Event::OutputItemAdded,
+            "response.output_text.delta" | "response.refusal.delta" => Event::TextDelta,
+            "response.reasoning_text.delta" => Event::ReasoningTextDelta,
+            "response.reasoning_summary_text.delta" => Event::ReasoningSummaryTextDelta,
+            "response.function_call_arguments.delta" => Event::ArgumentsDelta,
+            "response.output_item.done" => Event::OutputItemDone,
+            "response.completed" => Event::Completed,
+            "response.incomplete" => Event::Incomplete,
+            "response.failed" => Event::Failed,
+            "error" => Event::Error,
+            _ => return None,
+        })
+    }
+
+    /// A hot event: a delta, most of a stream, converted from its
+    /// [`HotFields`] alone, so its data need not be parsed into a tree
+    /// (`json::flat_fields`).
+    pub(super) fn is_hot(self) -> bool {
+        match self {
+            Event::TextDelta
+            | Event::ReasoningTextDelta
+            | Event::ReasoningSummaryTextDelta
+            | Event::ArgumentsDelta => true,
+            Event::Created
+            | Event::OutputItemAdded
+            | Event::OutputItemDone
+            | Event::Completed
+            | Event::Incomplete
+            | Event::Failed
+            | Event::Error => false,
+        }
+    }
+}
+
+/// The keys of [`HotFields`], in its order, and `type`, which names the
+/// event of a `data:` line read on its own.
+pub(super) const HOT_KEYS: [&str; 4] = ["output_index", "item_id", "delta", "type"];
+
+/// What a hot event's conversion reads of its data: everything
+/// [`OpenAIResponsesStream::hot_event`] can see (`None`: `undefined`).
+pub(super) struct HotFields<'v, 'a> {
+    pub(super) output_index: Option<&'v Value<'a>>,
+    pub(super) item_id: Option<&'v Value<'a>>,
+    pub(super) delta: Option<&'v Value<'a>>,
+}
+
+impl<'v, 'a> HotFields<'v, 'a> {
+    /// The fields of a parsed event.
+    fn of(data: &'v Value<'a>) -> Self {
+        HotFields {
+            output_index: data.get("output_index"),
+            item_id: data.get("item_id"),
+            delta: data.get("delta"),
+        }
+    }
+
+    /// The fields as `json::flat_fields` read them by [`HOT_KEYS`].
+    pub(super) fn read(fields: &'v [Option<Value<'a>>; 4]) -> Self {
+        HotFields {
+            output_index: fields[0].as_ref(),
+            item_id: fields[1].as_ref(),
+            delta: fields[2].as_ref(),
+        }
+    }
+}
+
 impl OpenAIResponsesStream {
-    /// The event named `event` with its parsed data `data` (`text`: the
-    /// data's JSON text).
+    /// The event `kind`, named `event`, with its parsed data `data`
+    /// (`text`: the data's JSON text).
     pub(super) fn event(
         &mut self,
+        kind: Event,
         event: &str,
         data: &Value<'_>,
         text: &str,
         out: &mut Vec<crate::model::gemini::Response>,
     ) -> Result<(), Error> {
         let d = Some(data);
-        match event {
-            "response.created" => {
+        match kind {
+            Event::Created => {
                 let envelope = envelope(data, event)?;
                 if truthy(envelope.get("id")) {
                     self.response_id = json(envelope.get("id")).map(Into::into);
                 }
             }
-            "response.output_item.added" => {
+            Event::OutputItemAdded => {
                 let item = read(d, "item", event)?;
                 let kind = read(item, "type", event)?;
                 let index = || OutputIndex::of(data.get("output_index"));
@@ -54,44 +146,22 @@ impl OpenAIResponsesStream {
                     }
                 }
             }
-            "response.output_text.delta" | "response.refusal.delta" => {
-                let message = if self.tracks_messages() {
-                    self.messages.text_part(data, event)?
-                } else {
-                    read(d, "delta", event)?;
-                    None
+            Event::TextDelta
+            | Event::ReasoningTextDelta
+            | Event::ReasoningSummaryTextDelta
+            | Event::ArgumentsDelta => {
+                // The first property read throws on `null` data (V8's
+                // `TypeError`); on any other data that is not an object
+                // every read is `undefined`.
+                let first = match kind {
+                    Event::TextDelta if self.tracks_messages() => "output_index",
+                    Event::ArgumentsDelta => "output_index",
+                    _ => "delta",
                 };
-                let part = Part::Value {
-                    kind: LiteralKind::Text,
-                    json: json(data.get("delta")),
-                    message,
-                };
-                out.push(self.chunk(vec![part], None, None));
+                read(d, first, event)?;
+                return self.hot_event(kind, &HotFields::of(data), out);
             }
-            "response.reasoning_text.delta" | "response.reasoning_summary_text.delta" => {
-                let delta = read(d, "delta", event)?;
-                // `createOpenAIReasoningThoughtPart(data.delta)` marks its
-                // part as an OpenAI reasoning thought; the summary's is a
-                // plain thought.
-                let kind = if event == "response.reasoning_text.delta" {
-                    LiteralKind::Reasoning
-                } else {
-                    LiteralKind::Thought
-                };
-                let part = Part::Value {
-                    kind,
-                    json: json(delta),
-                    message: None,
-                };
-                out.push(self.chunk(vec![part], None, None));
-            }
-            "response.function_call_arguments.delta" => {
-                let index = OutputIndex::of(read(d, "output_index", event)?);
-                self.calls
-                    .append(&index, data.get("delta"), &self.options.limits)?;
-                self.check_buffered()?;
-            }
-            "response.output_item.done" => {
+            Event::OutputItemDone => {
                 let item = read(d, "item", event)?;
                 let kind = read(item, "type", event)?;
                 let Some(item) = item else { return Ok(()) };
@@ -118,10 +188,10 @@ impl OpenAIResponsesStream {
                     out.push(self.chunk(vec![Part::ThoughtSignature(signature)], None, None));
                 }
             }
-            "response.completed" | "response.incomplete" => {
+            Event::Completed | Event::Incomplete => {
                 let envelope = envelope(data, event)?;
                 if self.tracks_messages() {
-                    let what = if event == "response.completed" {
+                    let what = if kind == Event::Completed {
                         "output"
                     } else {
                         "envelope.output"
@@ -131,7 +201,7 @@ impl OpenAIResponsesStream {
                 if truthy(envelope.get("id")) {
                     self.response_id = json(envelope.get("id")).map(Into::into);
                 }
-                let reason = if event == "response.completed" {
+                let reason = if kind == Event::Completed {
                     Some(STOP)
                 } else {
                     let reason = read_opt(envelope.get("incomplete_details"), "reason");
@@ -144,7 +214,7 @@ impl OpenAIResponsesStream {
                 let usage = usage_metadata(envelope.get("usage"));
                 out.push(self.chunk(Vec::new(), reason, usage));
             }
-            "response.failed" => {
+            Event::Failed => {
                 let envelope = envelope(data, event)?;
                 let error = envelope.get("error");
                 let message = if truthy(error) {
@@ -163,7 +233,7 @@ impl OpenAIResponsesStream {
                     text,
                 ));
             }
-            "error" => {
+            Event::Error => {
                 let error = read(d, "error", event)?;
                 let code = nullish_or(read_opt(error, "code"), data.get("code"));
                 let message = nullish_or(read_opt(error, "message"), data.get("message"));
@@ -188,8 +258,43 @@ impl OpenAIResponsesStream {
                     text,
                 ));
             }
-            _ => {}
         }
+        Ok(())
+    }
+
+    /// A hot event ([`Event::is_hot`]) from its fields, its data known to
+    /// be readable (not `null`).
+    pub(super) fn hot_event(
+        &mut self,
+        kind: Event,
+        fields: &HotFields<'_, '_>,
+        out: &mut Vec<crate::model::gemini::Response>,
+    ) -> Result<(), Error> {
+        let part_kind = match kind {
+            Event::ArgumentsDelta => {
+                let index = OutputIndex::of(fields.output_index);
+                self.calls
+                    .append(&index, fields.delta, &self.options.limits)?;
+                return self.check_buffered();
+            }
+            Event::TextDelta => LiteralKind::Text,
+            // `createOpenAIReasoningThoughtPart(data.delta)` marks its part
+            // as an OpenAI reasoning thought; the summary's is a plain
+            // thought.
+            Event::ReasoningTextDelta => LiteralKind::Reasoning,
+            _ => LiteralKind::Thought,
+        };
+        let message = if kind == Event::TextDelta && self.tracks_messages() {
+            self.messages.text_part(fields.output_index, fields.item_id)
+        } else {
+            None
+        };
+        let part = Part::Value {
+            kind: part_kind,
+            json: json(fields.delta),
+            message,
+        };
+        out.push(self.chunk(vec![part], None, None));
         Ok(())
     }
 
@@ -212,12 +317,13 @@ impl OpenAIResponsesStream {
         };
         let id = pick(buf.map(|b| &b.id), "call_id");
         let name = pick(buf.map(|b| &b.name), "name");
-        let args = resolve_arguments(buf.map(|b| b.args()), item.get("arguments"), depth)?;
+        let (args, lifted) =
+            resolve_arguments(buf.map(|b| b.args()), item.get("arguments"), depth)?;
         let part = Part::FunctionCall {
             id,
             name,
             args,
-            lifted: None,
+            lifted: lifted.map(Rc::new),
         };
         out.push(self.chunk(vec![part], None, None));
         Ok(())

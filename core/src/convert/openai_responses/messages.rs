@@ -13,9 +13,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::js_read::{is_str, json, read, truthy};
+use super::js_read::{is_str, json, truthy};
 use super::output_index::OutputIndex;
-use crate::foundations::error::Error;
 use crate::foundations::json::Value;
 use crate::model::gemini::PartMessage;
 
@@ -109,32 +108,28 @@ impl Messages {
         }
     }
 
-    /// The message `textPart(data)` attaches to its part, creating it from
-    /// `item_id` when the index has none.
+    /// The message `textPart(data)` attaches to its part, from the data's
+    /// `output_index` and `item_id`, creating it from `item_id` when the
+    /// index has none.
     pub(super) fn text_part(
         &mut self,
-        data: &Value<'_>,
-        event: &str,
-    ) -> Result<Option<PartMessage>, Error> {
-        let index = read(Some(data), "output_index", event)?;
-        if index.is_none() {
-            return Ok(None);
-        }
-        let key = OutputIndex::of(index);
+        output_index: Option<&Value<'_>>,
+        item_id: Option<&Value<'_>>,
+    ) -> Option<PartMessage> {
+        let key = OutputIndex::of(Some(output_index?));
         // One lookup for the common case, a delta of a message already there.
         if let Some(message) = self.by_index.get(&key) {
-            return Ok(Some(message.snapshot()));
+            return Some(message.snapshot());
         }
-        let item_id = data.get("item_id");
         if !truthy(item_id) {
-            return Ok(None);
+            return None;
         }
         self.serials += 1;
         self.changed.push(self.serials);
         let message = Message::new(self.serials, json(item_id));
         let snapshot = message.snapshot();
         self.by_index.insert(key, message);
-        Ok(Some(snapshot))
+        Some(snapshot)
     }
 
     /// The metadata of every message that changed since the last call, as

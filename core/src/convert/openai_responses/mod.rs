@@ -7,7 +7,8 @@
 //! 0.23.3; under any other profile they do, as from 0.23.4 on.
 //!
 //! One job a file: the stream's state and its public face here; `lines`
-//! (the body's line reader), `events` (one event converted), `messages`
+//! (the body's line reader), `frames` (a frame's data read, the short way
+//! where it gives the same), `events` (one event converted), `messages`
 //! (the message metadata of text parts), `message_item` (how the JS layer
 //! learns of it), `calls` (the function calls, their
 //! arguments, preparations and progress), `output_index` (an output index
@@ -20,6 +21,7 @@
 pub mod body;
 mod calls;
 mod events;
+mod frames;
 mod held_progress;
 mod js_read;
 pub mod key_order;
@@ -42,7 +44,7 @@ use crate::foundations::profile::Profile;
 use crate::model::clock::{now_ms_shared, CallClock};
 use crate::model::gemini::{Candidate, Part, Response, Usage};
 use calls::Calls;
-use lines::{FrameSink, LineReader};
+use lines::LineReader;
 use messages::Messages;
 
 /// Options of one Responses stream.
@@ -119,9 +121,7 @@ impl OpenAIResponsesStream {
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Response>) -> Result<(), Error> {
         self.check_open()?;
         let _clock = CallClock::start();
-        let mut lines = std::mem::replace(&mut self.lines, LineReader::new(0));
-        let result = lines.push(bytes, &mut Frames { stream: self, out });
-        self.lines = lines;
+        let result = self.read_lines(bytes, out);
         // The error says so: a caller reads `fatal` to know the stream is over.
         result.map_err(|mut e| {
             self.finished = true;
@@ -137,8 +137,13 @@ impl OpenAIResponsesStream {
     pub fn push_event_text(&mut self, text: &str, out: &mut Vec<Response>) -> Result<(), Error> {
         self.check_open()?;
         let _clock = CallClock::start();
-        let value = json::parse(text)?;
-        let result = self.unframed(&value, text, out);
+        let result = match self.unframed_short(text, out) {
+            Some(result) => result,
+            None => {
+                let value = json::parse(text)?;
+                self.unframed(&value, text, out)
+            }
+        };
         if result.as_ref().is_err_and(|e| e.fatal) {
             self.finished = true;
         }
@@ -150,9 +155,7 @@ impl OpenAIResponsesStream {
     pub fn end(&mut self, out: &mut Vec<Response>) -> Result<(), Error> {
         self.check_open()?;
         let _clock = CallClock::start();
-        let mut lines = std::mem::replace(&mut self.lines, LineReader::new(0));
-        let result = lines.finish(&mut Frames { stream: self, out });
-        self.lines = lines;
+        let result = self.read_last_lines(out);
         self.finished = true;
         result
     }
@@ -175,21 +178,6 @@ impl OpenAIResponsesStream {
     /// 0.23.4 and later keep message metadata.
     fn tracks_messages(&self) -> bool {
         self.options.profile != Profile::Qwen0233
-    }
-
-    /// A `data:` value read on its own: `data["type"]` names the event
-    /// when it is truthy (only a string names one the converter knows).
-    fn unframed(
-        &mut self,
-        data: &json::Value<'_>,
-        text: &str,
-        out: &mut Vec<Response>,
-    ) -> Result<(), Error> {
-        let kind = js_read::read(Some(data), "type", "data")?;
-        match kind.and_then(json::Value::as_str) {
-            Some(kind) if !kind.is_empty() => self.event(&kind, data, text, out),
-            _ => Ok(()),
-        }
     }
 
     /// Bytes held in all: past `maxBufferedBytes`, `LIMIT_EXCEEDED`.
@@ -224,25 +212,6 @@ impl OpenAIResponsesStream {
             usage,
             preparations: Vec::new(),
             sanitized: None,
-        }
-    }
-}
-
-/// The stream and its output as the line reader's sink.
-struct Frames<'a> {
-    stream: &'a mut OpenAIResponsesStream,
-    out: &'a mut Vec<Response>,
-}
-
-impl FrameSink for Frames<'_> {
-    /// `JSON.parse` of the data; a `SyntaxError` skips the frame.
-    fn frame(&mut self, event: Option<&str>, data: &str) -> Result<(), Error> {
-        let Ok(value) = json::parse(data) else {
-            return Ok(());
-        };
-        match event {
-            Some(event) => self.stream.event(event, &value, data, self.out),
-            None => self.stream.unframed(&value, data, self.out),
         }
     }
 }

@@ -30,6 +30,13 @@ impl OutputIndex {
             None => OutputIndex::Undefined,
             Some(Value::Null) => OutputIndex::Null,
             Some(Value::Bool(b)) => OutputIndex::Bool(*b),
+            // The common index, a small integer, without a float parse.
+            Some(Value::Num(text))
+                if text.len() < 16 && text.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                let n = text.bytes().fold(0u64, |n, b| n * 10 + u64::from(b - b'0')) as f64;
+                OutputIndex::Number(if n == 0.0 { 0 } else { n.to_bits() })
+            }
             Some(v @ Value::Num(_)) => {
                 let n = v.as_f64().unwrap_or(0.0);
                 OutputIndex::Number(if n == 0.0 { 0 } else { n.to_bits() })

@@ -99,6 +99,10 @@ static NULL: Value<'static> = Value::Null;
 /// the stack on its way out either.
 impl Drop for Value<'_> {
     fn drop(&mut self) {
+        // A scalar holds nothing to walk (most values dropped).
+        if !matches!(self, Value::Arr(_) | Value::Obj(_)) {
+            return;
+        }
         let mut nested = Vec::new();
         take_nested(self, &mut nested);
         while let Some(mut v) = nested.pop() {

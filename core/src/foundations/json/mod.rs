@@ -7,6 +7,9 @@
 //!   and property lookup follows `JSON.parse` (the last duplicate key wins),
 //!   so a converter reads events the way the TypeScript reference reads
 //!   objects.
+//! - [`fields`]: [`flat_fields`], the named fields of a flat object read in
+//!   one pass without a tree (a provider's hot events), where that gives
+//!   what [`parse`] gives; else the caller parses.
 //! - `simd`: the stop search, where plain string content ends, a block
 //!   at a time (SSE2 on x86_64, NEON on aarch64, SWAR elsewhere; core's
 //!   tests pick one per thread with `set_stop_search`, under the
@@ -38,6 +41,7 @@
 
 pub mod dom;
 mod escape;
+pub mod fields;
 pub mod js_string;
 pub mod lone_escapes;
 pub mod owned;
@@ -50,6 +54,7 @@ pub mod text;
 pub mod validate;
 
 pub use dom::{get, nests_deeper_than, parse, parse_number, JStr, Value};
+pub use fields::flat_fields;
 pub use js_string::JsString;
 pub use lone_escapes::LoneEscapes;
 pub use owned::OwnedValue;

@@ -1,0 +1,215 @@
+//! The named fields of a flat JSON object, read in one pass without a tree.
+//! A provider's hot events (a text or an argument delta) are objects of
+//! scalars; building [`super::parse`]'s tree for each cost more than
+//! reading the few fields a converter looks at. [`flat_fields`] answers only
+//! where it gives what `parse` and then [`Value::get`] would: for anything
+//! else (an array or object value, an escaped key, text that is not JSON)
+//! it gives `None`, and the caller parses the long way, which decides.
+
+use super::dom::{JStr, Value};
+
+use super::scan::{scan_number, scan_string};
+
+/// The values of `keys` in `JSON.parse(src)`, when `src` is an object whose
+/// values are all strings, numbers, booleans or `null` and whose keys hold
+/// no escape: for each of `keys`, its last value (`JSON.parse` keeps the
+/// last of duplicate keys) or `None` where it does not occur, as
+/// [`Value::get`] reads them on the whole tree. Every string is checked as
+/// `parse` checks it; `None` for any other text.
+pub fn flat_fields<'a, const N: usize>(
+    src: &'a str,
+    keys: &[&str; N],
+) -> Option<[Option<Value<'a>>; N]> {
+    let s = src.as_bytes();
+    let mut fields: [Option<Value<'a>>; N] = std::array::from_fn(|_| None);
+    let mut i = ws(s, 0);
+    if s.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = ws(s, i + 1);
+    if s.get(i) == Some(&b'}') {
+        return (ws(s, i + 1) == s.len()).then_some(fields);
+    }
+    loop {
+        if s.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (end, escaped) = string_end(s, i + 1)?;
+        if escaped {
+            return None;
+        }
+        let key = &src[i + 1..end];
+        i = ws(s, end + 1);
+        if s.get(i) != Some(&b':') {
+            return None;
+        }
+        let (value, next) = scalar(src, ws(s, i + 1))?;
+        // Lengths first, then bytes: shorter than a `memcmp` call for keys.
+        let wanted = |k: &&str| k.len() == key.len() && k.bytes().eq(key.bytes());
+        if let Some(at) = keys.iter().position(wanted) {
+            fields[at] = Some(value);
+        }
+        i = ws(s, next);
+        match s.get(i) {
+            Some(b',') => i = ws(s, i + 1),
+            Some(b'}') => return (ws(s, i + 1) == s.len()).then_some(fields),
+            _ => return None,
+        }
+    }
+}
+
+/// The string, number or literal at `i`, and where it ends; `None` for an
+/// array, an object or anything that is not a JSON value.
+fn scalar(src: &str, i: usize) -> Option<(Value<'_>, usize)> {
+    let s = src.as_bytes();
+    let literal = |word: &str, v: Value<'static>| {
+        s[i..]
+            .starts_with(word.as_bytes())
+            .then(|| (v, i + word.len()))
+    };
+    match *s.get(i)? {
+        b'"' => {
+            let (end, escaped) = scan_string(s, i + 1)?;
+            let raw = JStr::from_scanned(&src[i + 1..end], escaped);
+            Some((Value::Str(raw), end + 1))
+        }
+        b't' => literal("true", Value::Bool(true)),
+        b'f' => literal("false", Value::Bool(false)),
+        b'n' => literal("null", Value::Null),
+        b'-' | b'0'..=b'9' => {
+            let end = scan_number(s, i)?;
+            Some((Value::Num(&src[i..end]), end))
+        }
+        _ => None,
+    }
+}
+
+/// [`scan_string`] from `i`, sooner for a key (`type`, `delta`, ...): a byte
+/// loop finds the end of a short string before the block search has set up
+/// its first block. (For values, often longer, the block search is as
+/// fast.)
+fn string_end(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let short = (i + SHORT).min(s.len());
+    while i < short {
+        match s[i] {
+            b'"' => return Some((i, false)),
+            b'\\' | 0..=0x1f => break,
+            _ => i += 1,
+        }
+    }
+    // No escape so far: the rest's flag is the string's.
+    scan_string(s, i)
+}
+
+/// How many bytes [`string_end`] looks at one by one.
+const SHORT: usize = 24;
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn ws(s: &[u8], mut i: usize) -> usize {
+    while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::foundations::json::{parse, to_json_string};
+    use proptest::prelude::*;
+
+    const KEYS: [&str; 3] = ["type", "output_index", "delta"];
+
+    /// What `parse` then `get` read of `KEYS`, as JSON text per key.
+    fn through_tree(src: &str) -> Option<Vec<Option<String>>> {
+        let v = parse(src).ok()?;
+        Some(KEYS.iter().map(|k| v.get(k).map(to_json_string)).collect())
+    }
+
+    fn through_fields(src: &str) -> Option<Vec<Option<String>>> {
+        let fields = flat_fields(src, &KEYS)?;
+        Some(
+            fields
+                .iter()
+                .map(|v| v.as_ref().map(to_json_string))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn reads_the_last_of_duplicates_and_leaves_the_rest() {
+        let v = flat_fields(
+            r#" { "delta" : "a\nb", "x": [1], "type":"t","delta":"c", "n":-1.5e3 } "#,
+            &KEYS,
+        );
+        // An array value anywhere: the long way decides.
+        assert!(v.is_none());
+        let [kind, index, delta] = flat_fields(
+            r#" { "delta" : "a\nb", "x": null, "type":"t","delta":"c", "n":-1.5e3 } "#,
+            &KEYS,
+        )
+        .unwrap();
+        assert_eq!(delta.unwrap().as_str().unwrap(), "c");
+        assert_eq!(kind.unwrap().as_str().unwrap(), "t");
+        assert!(index.is_none());
+        assert!(flat_fields("{}", &KEYS)
+            .unwrap()
+            .iter()
+            .all(Option::is_none));
+    }
+
+    #[test]
+    fn declines_what_it_cannot_read_exactly() {
+        for src in [
+            r#"{"typ\u0065":"t"}"#,
+            r#"{"a":{}}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":01}"#,
+            r#"{"a":"\x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":1} 2"#,
+            r#"[1]"#,
+            r#""s""#,
+            r#"{"a":tru}"#,
+            r#"{"a" 1}"#,
+            "",
+        ] {
+            assert!(flat_fields(src, &KEYS).is_none(), "{src}");
+        }
+    }
+
+    proptest! {
+        /// Where it answers, it answers what the tree does; on a flat
+        /// object without escaped keys it always answers.
+        #[test]
+        fn is_the_tree_where_it_answers(
+            pieces in prop::collection::vec(prop_oneof![
+                Just("{"), Just("}"), Just(","), Just(":"), Just(" "), Just("\n"),
+                Just("\"type\""), Just("\"delta\""), Just("\"output_index\""), Just("\"x\""),
+                Just("\"a\\\"b\""), Just("\"\\u00e9\""), Just("0"), Just("-2.5e1"), Just("01"),
+                Just("true"), Just("null"), Just("[]"), Just("{}"), Just("\"typ\\u0065\""),
+            ], 0..16),
+        ) {
+            let src: String = pieces.concat();
+            if let Some(fields) = through_fields(&src) {
+                prop_assert_eq!(Some(fields), through_tree(&src));
+            }
+        }
+
+        #[test]
+        fn answers_every_flat_object(
+            entries in prop::collection::vec((
+                prop::sample::select(vec!["type", "delta", "output_index", "x", "é"]),
+                prop_oneof![
+                    Just("\"t\""), Just("\"a\\nb\\u0041\""), Just("7"), Just("-0.5E+2"),
+                    Just("false"), Just("null"), Just("\"\""),
+                ],
+            ), 0..8),
+        ) {
+            let body: Vec<String> = entries.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+            let src = format!("{{ {} }}", body.join(" ,\t"));
+            prop_assert!(through_fields(&src).is_some(), "{}", src);
+            prop_assert_eq!(through_fields(&src), through_tree(&src));
+        }
+    }
+}
