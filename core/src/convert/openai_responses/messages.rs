@@ -75,6 +75,10 @@ impl Message {
 #[derive(Default)]
 pub(super) struct Messages {
     by_index: HashMap<OutputIndex, Message>,
+    /// The index [`Messages::text_part`] found last and its message as it
+    /// was then (the deltas of a message come in a run); cleared by every
+    /// update, which may change it.
+    last: Option<(OutputIndex, PartMessage)>,
     serials: u32,
     /// Messages whose metadata changed since [`Messages::take_changed`].
     changed: Vec<u32>,
@@ -83,6 +87,7 @@ pub(super) struct Messages {
 impl Messages {
     /// `updateMessage(index, item)`.
     pub(super) fn update(&mut self, index: OutputIndex, item: &Value<'_>) {
+        self.last = None;
         let serials = &mut self.serials;
         let message = self.by_index.entry(index).or_insert_with(|| {
             *serials += 1;
@@ -117,9 +122,16 @@ impl Messages {
         item_id: Option<&Value<'_>>,
     ) -> Option<PartMessage> {
         let key = OutputIndex::of(Some(output_index?));
+        if let Some((last, message)) = &self.last {
+            if *last == key {
+                return Some(message.clone());
+            }
+        }
         // One lookup for the common case, a delta of a message already there.
         if let Some(message) = self.by_index.get(&key) {
-            return Some(message.snapshot());
+            let snapshot = message.snapshot();
+            self.last = Some((key, snapshot.clone()));
+            return Some(snapshot);
         }
         if !truthy(item_id) {
             return None;

@@ -9,6 +9,7 @@
 use super::dom::{JStr, Value};
 
 use super::scan::{scan_number, scan_string};
+use super::simd::{first_stop_in_block, BLOCK};
 
 /// The values of `keys` in `JSON.parse(src)`, when `src` is an object whose
 /// values are all strings, numbers, booleans or `null` and whose keys hold
@@ -43,12 +44,14 @@ pub fn flat_fields<'a, const N: usize>(
         if s.get(i) != Some(&b':') {
             return None;
         }
-        let (value, next) = scalar(src, ws(s, i + 1))?;
         // Lengths first, then bytes: shorter than a `memcmp` call for keys.
         let wanted = |k: &&str| k.len() == key.len() && k.bytes().eq(key.bytes());
-        if let Some(at) = keys.iter().position(wanted) {
-            fields[at] = Some(value);
-        }
+        let mut unwanted = None;
+        let slot = match keys.iter().position(wanted) {
+            Some(at) => &mut fields[at],
+            None => &mut unwanted,
+        };
+        let next = scalar(src, ws(s, i + 1), slot)?;
         i = ws(s, next);
         match s.get(i) {
             Some(b',') => i = ws(s, i + 1),
@@ -58,51 +61,46 @@ pub fn flat_fields<'a, const N: usize>(
     }
 }
 
-/// The string, number or literal at `i`, and where it ends; `None` for an
-/// array, an object or anything that is not a JSON value.
-fn scalar(src: &str, i: usize) -> Option<(Value<'_>, usize)> {
+/// The string, number or literal at `i`, into `slot` (written in place: a
+/// value returned through the stack stalled the loop on store forwarding),
+/// and where it ends; `None` for an array, an object or anything that is
+/// not a JSON value.
+fn scalar<'a>(src: &'a str, i: usize, slot: &mut Option<Value<'a>>) -> Option<usize> {
     let s = src.as_bytes();
-    let literal = |word: &str, v: Value<'static>| {
-        s[i..]
-            .starts_with(word.as_bytes())
-            .then(|| (v, i + word.len()))
-    };
-    match *s.get(i)? {
+    let (value, end) = match *s.get(i)? {
         b'"' => {
-            let (end, escaped) = scan_string(s, i + 1)?;
+            let (end, escaped) = string_end(s, i + 1)?;
             let raw = JStr::from_scanned(&src[i + 1..end], escaped);
-            Some((Value::Str(raw), end + 1))
+            (Value::Str(raw), end + 1)
         }
-        b't' => literal("true", Value::Bool(true)),
-        b'f' => literal("false", Value::Bool(false)),
-        b'n' => literal("null", Value::Null),
+        b't' if s[i..].starts_with(b"true") => (Value::Bool(true), i + 4),
+        b'f' if s[i..].starts_with(b"false") => (Value::Bool(false), i + 5),
+        b'n' if s[i..].starts_with(b"null") => (Value::Null, i + 4),
         b'-' | b'0'..=b'9' => {
             let end = scan_number(s, i)?;
-            Some((Value::Num(&src[i..end]), end))
+            (Value::Num(&src[i..end]), end)
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    *slot = Some(value);
+    Some(end)
 }
 
-/// [`scan_string`] from `i`, sooner for a key (`type`, `delta`, ...): a byte
-/// loop finds the end of a short string before the block search has set up
-/// its first block. (For values, often longer, the block search is as
-/// fast.)
-fn string_end(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
-    let short = (i + SHORT).min(s.len());
-    while i < short {
-        match s[i] {
-            b'"' => return Some((i, false)),
-            b'\\' | 0..=0x1f => break,
-            _ => i += 1,
-        }
+/// [`scan_string`] from `i`, sooner for a short string (a key, the type, an
+/// id): its first block is searched on its own, before the window search
+/// sets up a window of 64 bytes.
+fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
+    let Some(block) = s.get(i..i + BLOCK) else {
+        return scan_string(s, i);
+    };
+    let block: &[u8; BLOCK] = block.try_into().ok()?;
+    match first_stop_in_block(block) {
+        BLOCK => scan_string(s, i + BLOCK),
+        at if s[i + at] == b'"' => Some((i + at, false)),
+        // An escape or a control character: the whole search decides.
+        _ => scan_string(s, i),
     }
-    // No escape so far: the rest's flag is the string's.
-    scan_string(s, i)
 }
-
-/// How many bytes [`string_end`] looks at one by one.
-const SHORT: usize = 24;
 
 /// The index of the first byte at or after `i` that is not JSON whitespace.
 fn ws(s: &[u8], mut i: usize) -> usize {
