@@ -1,22 +1,24 @@
-//! The named fields of a flat JSON object, read in one pass without a tree.
-//! A provider's hot events (a text or an argument delta) are objects of
-//! scalars; building [`super::parse`]'s tree for each cost more than
-//! reading the few fields a converter looks at. [`flat_fields`] answers only
-//! where it gives what `parse` and then [`Value::get`] would: for anything
-//! else (an array or object value, an escaped key, text that is not JSON)
-//! it gives `None`, and the caller parses the long way, which decides.
+//! The named fields of a JSON object, read in one pass without a tree. A
+//! provider's hot events (a text or an argument delta) are objects whose
+//! fields of interest are strings and numbers; building [`super::parse`]'s
+//! tree for each cost more than reading the few fields a converter looks
+//! at. [`flat_fields`] answers only where it gives what `parse` and then
+//! [`Value::get`] would: for anything else (an array or object in a field
+//! it is asked for, an escaped key, text that is not JSON) it gives `None`,
+//! and the caller parses the long way, which decides.
 
 use super::dom::{JStr, Value};
-
 use super::scan::{scan_number, scan_string};
 use super::simd::{first_stop_in_block, BLOCK};
+use super::validate::{skip_ws as ws, validate_value};
 
 /// The values of `keys` in `JSON.parse(src)`, when `src` is an object whose
-/// values are all strings, numbers, booleans or `null` and whose keys hold
-/// no escape: for each of `keys`, its last value (`JSON.parse` keeps the
-/// last of duplicate keys) or `None` where it does not occur, as
-/// [`Value::get`] reads them on the whole tree. Every string is checked as
-/// `parse` checks it; `None` for any other text.
+/// keys hold no escape and whose members named by `keys` hold strings,
+/// numbers, booleans or `null` (any other member may hold any value): for
+/// each of `keys`, its last value (`JSON.parse` keeps the last of duplicate
+/// keys) or `None` where it does not occur, as [`Value::get`] reads them on
+/// the whole tree. Everything is checked as `parse` checks it; `None` for
+/// any other text.
 pub fn flat_fields<'a, const N: usize>(
     src: &'a str,
     keys: &[&str; N],
@@ -46,12 +48,14 @@ pub fn flat_fields<'a, const N: usize>(
         }
         // Lengths first, then bytes: shorter than a `memcmp` call for keys.
         let wanted = |k: &&str| k.len() == key.len() && k.bytes().eq(key.bytes());
-        let mut unwanted = None;
-        let slot = match keys.iter().position(wanted) {
-            Some(at) => &mut fields[at],
-            None => &mut unwanted,
+        let at = ws(s, i + 1);
+        let next = match (keys.iter().position(wanted), s.get(at)) {
+            // A member nobody reads may hold any value (the API's
+            // `"logprobs": []`): checked as the parser checks it, and skipped.
+            (None, Some(b'[' | b'{')) => validate_value(s, at)?.0,
+            (None, _) => scalar(src, at, &mut None)?,
+            (Some(k), _) => scalar(src, at, &mut fields[k])?,
         };
-        let next = scalar(src, ws(s, i + 1), slot)?;
         i = ws(s, next);
         match s.get(i) {
             Some(b',') => i = ws(s, i + 1),
@@ -102,14 +106,6 @@ fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// The index of the first byte at or after `i` that is not JSON whitespace.
-fn ws(s: &[u8], mut i: usize) -> usize {
-    while matches!(s.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,15 +131,9 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_last_of_duplicates_and_leaves_the_rest() {
-        let v = flat_fields(
-            r#" { "delta" : "a\nb", "x": [1], "type":"t","delta":"c", "n":-1.5e3 } "#,
-            &KEYS,
-        );
-        // An array value anywhere: the long way decides.
-        assert!(v.is_none());
+    fn reads_the_last_of_duplicates_and_skips_what_it_is_not_asked_for() {
         let [kind, index, delta] = flat_fields(
-            r#" { "delta" : "a\nb", "x": null, "type":"t","delta":"c", "n":-1.5e3 } "#,
+            r#" { "delta" : "a\nb", "x": [1, {"y": [null]}], "type":"t","delta":"c", "n":-1.5e3, "z": {} } "#,
             &KEYS,
         )
         .unwrap();
@@ -154,13 +144,25 @@ mod tests {
             .unwrap()
             .iter()
             .all(Option::is_none));
+        // The API's text delta, `logprobs` and `obfuscation` included.
+        let [kind, index, delta] = flat_fields(
+            r#"{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"x9Q"}"#,
+            &KEYS,
+        )
+        .unwrap();
+        assert_eq!(kind.unwrap().as_str().unwrap(), "response.output_text.delta");
+        assert_eq!(index.unwrap().as_f64(), Some(0.0));
+        assert_eq!(delta.unwrap().as_str().unwrap(), "Hi");
     }
 
     #[test]
     fn declines_what_it_cannot_read_exactly() {
         for src in [
             r#"{"typ\u0065":"t"}"#,
-            r#"{"a":{}}"#,
+            r#"{"delta":{}}"#,
+            r#"{"type":["t"]}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a":{"b"}}"#,
             r#"{"a":1,}"#,
             r#"{"a":01}"#,
             r#"{"a":"\x"}"#,
@@ -177,8 +179,9 @@ mod tests {
     }
 
     proptest! {
-        /// Where it answers, it answers what the tree does; on a flat
-        /// object without escaped keys it always answers.
+        /// Where it answers, it answers what the tree does; on an object
+        /// without escaped keys whose asked-for members are scalars it
+        /// always answers.
         #[test]
         fn is_the_tree_where_it_answers(
             pieces in prop::collection::vec(prop_oneof![
@@ -186,6 +189,7 @@ mod tests {
                 Just("\"type\""), Just("\"delta\""), Just("\"output_index\""), Just("\"x\""),
                 Just("\"a\\\"b\""), Just("\"\\u00e9\""), Just("0"), Just("-2.5e1"), Just("01"),
                 Just("true"), Just("null"), Just("[]"), Just("{}"), Just("\"typ\\u0065\""),
+                Just("["), Just("]"), Just("[1,{\"y\":[]}]"),
             ], 0..16),
         ) {
             let src: String = pieces.concat();
@@ -203,8 +207,12 @@ mod tests {
                     Just("false"), Just("null"), Just("\"\""),
                 ],
             ), 0..8),
+            nested in prop::collection::vec(prop::sample::select(vec![
+                "[]", "{}", "[1, \"a\\\"\", {\"b\": [null]}]", "{\"delta\": {\"x\": 1}}",
+            ]), 0..3),
         ) {
-            let body: Vec<String> = entries.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+            let mut body: Vec<String> = entries.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+            body.extend(nested.iter().map(|v| format!("\"logprobs\":{v}")));
             let src = format!("{{ {} }}", body.join(" ,\t"));
             prop_assert!(through_fields(&src).is_some(), "{}", src);
             prop_assert_eq!(through_fields(&src), through_tree(&src));
