@@ -404,20 +404,31 @@ export function openaiTextHeavy(chars) {
 }
 
 // OpenAI Responses API streams (Qwen's `openai-responses` auth type): typed
-// `event:`/`data:` frames, as OpenAI sends them.
-const responsesSse = (data) => sse(data.type, data);
+// `event:`/`data:` frames, as OpenAI sends them: every event numbered
+// (`sequence_number`, after `type`), and each delta padded with an
+// `obfuscation` string of 1 to 16 characters (on by default:
+// `stream_options.include_obfuscation`); text deltas carry `logprobs: []`.
+/** `ev` as a frame of the stream `seq` numbers. */
+function responsesFrame(seq, ev) {
+  const { type, ...rest } = ev;
+  const data = { type, sequence_number: seq.next++, ...rest };
+  if (type.endsWith('.delta')) data.obfuscation = obfuscation(seq.next);
+  return sse(type, data);
+}
+const OBFUSCATION = 'q7Zk2XvN0bLr5TgWm9HcJd3PsYa8FeUo';
+/** A padding string of 1–16 characters, fixed per sequence number. */
+const obfuscation = (n) => OBFUSCATION.slice(n % 16, (n % 16) + 1 + ((n * 7) % 16));
 const RESPONSE_ID = 'resp_67ccd2bed1ec8190b14f964abc054267';
 
-function responsesHead() {
-  return responsesSse({
+function responsesHead(seq) {
+  return responsesFrame(seq, {
     type: 'response.created',
-    sequence_number: 0,
     response: { id: RESPONSE_ID, object: 'response', status: 'in_progress', output: [] },
   });
 }
 
-function responsesTail(outputTokens) {
-  return responsesSse({
+function responsesTail(seq, outputTokens) {
+  return responsesFrame(seq, {
     type: 'response.completed',
     response: {
       id: RESPONSE_ID,
@@ -439,27 +450,33 @@ function responsesTail(outputTokens) {
 export function responsesWriteFile(contentBytes, { fragment = 50 } = {}) {
   const args = writeFileArguments(contentBytes);
   const item = { type: 'function_call', id: 'fc_0', call_id: 'call_q8NvWbJ0pT0Xk2', name: 'write_file' };
-  let body = responsesHead();
-  body += responsesSse({
+  const seq = { next: 0 };
+  let body = responsesHead(seq);
+  body += responsesFrame(seq, {
     type: 'response.output_item.added',
     output_index: 0,
     item: { ...item, arguments: '', status: 'in_progress' },
   });
   const parts = fragments(args, fragment);
   for (const delta of parts)
-    body += responsesSse({ type: 'response.function_call_arguments.delta', output_index: 0, item_id: 'fc_0', delta });
-  body += responsesSse({
+    body += responsesFrame(seq, {
+      type: 'response.function_call_arguments.delta',
+      item_id: 'fc_0',
+      output_index: 0,
+      delta,
+    });
+  body += responsesFrame(seq, {
     type: 'response.function_call_arguments.done',
-    output_index: 0,
     item_id: 'fc_0',
+    output_index: 0,
     arguments: args,
   });
-  body += responsesSse({
+  body += responsesFrame(seq, {
     type: 'response.output_item.done',
     output_index: 0,
     item: { ...item, arguments: args, status: 'completed' },
   });
-  body += responsesTail(Math.ceil(args.length / 4));
+  body += responsesTail(seq, Math.ceil(args.length / 4));
   return { ...toReads(body), events: parts.length + 6, finalArguments: [args] };
 }
 
@@ -467,23 +484,31 @@ export function responsesWriteFile(contentBytes, { fragment = 50 } = {}) {
 export function responsesText(textCount) {
   const thinking = textDeltas(Math.ceil(textCount / 4), 7);
   const text = textDeltas(textCount, 11);
-  let body = responsesHead();
+  const seq = { next: 0 };
+  let body = responsesHead(seq);
   for (const delta of thinking)
-    body += responsesSse({ type: 'response.reasoning_summary_text.delta', output_index: 0, item_id: 'rs_0', delta });
-  body += responsesSse({
+    body += responsesFrame(seq, {
+      type: 'response.reasoning_summary_text.delta',
+      item_id: 'rs_0',
+      output_index: 0,
+      summary_index: 0,
+      delta,
+    });
+  body += responsesFrame(seq, {
     type: 'response.output_item.added',
     output_index: 1,
     item: { type: 'message', id: 'msg_1', role: 'assistant', status: 'in_progress', content: [] },
   });
   for (const delta of text)
-    body += responsesSse({
+    body += responsesFrame(seq, {
       type: 'response.output_text.delta',
-      output_index: 1,
       item_id: 'msg_1',
+      output_index: 1,
       content_index: 0,
       delta,
+      logprobs: [],
     });
-  body += responsesTail(textCount * 6);
+  body += responsesTail(seq, textCount * 6);
   return { ...toReads(body), events: thinking.length + text.length + 3, finalText: thinking.join('') + text.join('') };
 }
 

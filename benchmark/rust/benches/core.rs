@@ -223,23 +223,35 @@ fn openai_text(chars: usize) -> (Vec<u8>, usize) {
     (body.into_bytes(), deltas.len() + 2)
 }
 
-/// One Responses frame: `event: <type>` and its data (JSON text).
-fn responses_frame(body: &mut String, kind: &str, data: &str) {
-    body.push_str("event: ");
-    body.push_str(kind);
-    body.push_str("\ndata: ");
-    body.push_str(data);
-    body.push_str("\n\n");
+/// One Responses frame as OpenAI sends it (the same shape as streams.mjs
+/// `responsesFrame`): `event: <type>`, and data numbered after its type
+/// (`sequence_number`), `members` (JSON object members) next, and a delta
+/// padded with an `obfuscation` string of 1 to 16 characters.
+fn responses_frame(body: &mut String, seq: &mut usize, kind: &str, members: &str) {
+    const OBFUSCATION: &str = "q7Zk2XvN0bLr5TgWm9HcJd3PsYa8FeUo";
+    let n = *seq;
+    *seq += 1;
+    body.push_str(&format!(
+        "event: {kind}\ndata: {{\"type\":\"{kind}\",\"sequence_number\":{n},{members}"
+    ));
+    if kind.ends_with(".delta") {
+        let (from, len) = ((n + 1) % 16, 1 + ((n + 1) * 7) % 16);
+        body.push_str(&format!(
+            ",\"obfuscation\":\"{}\"",
+            &OBFUSCATION[from..from + len]
+        ));
+    }
+    body.push_str("}\n\n");
 }
 
-const RESPONSES_CREATED: &str = r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_67ccd2bed1ec8190b14f964abc054267","object":"response","status":"in_progress","output":[]}}"#;
+const RESPONSES_CREATED: &str = r#""response":{"id":"resp_67ccd2bed1ec8190b14f964abc054267","object":"response","status":"in_progress","output":[]}"#;
 
-fn responses_completed(body: &mut String, output_tokens: usize) {
-    let data = format!(
-        r#"{{"type":"response.completed","response":{{"id":"resp_67ccd2bed1ec8190b14f964abc054267","object":"response","status":"completed","output":[],"usage":{{"input_tokens":1843,"input_tokens_details":{{"cached_tokens":1024}},"output_tokens":{output_tokens},"output_tokens_details":{{"reasoning_tokens":0}},"total_tokens":{}}}}}}}"#,
+fn responses_completed(body: &mut String, seq: &mut usize, output_tokens: usize) {
+    let members = format!(
+        r#""response":{{"id":"resp_67ccd2bed1ec8190b14f964abc054267","object":"response","status":"completed","output":[],"usage":{{"input_tokens":1843,"input_tokens_details":{{"cached_tokens":1024}},"output_tokens":{output_tokens},"output_tokens_details":{{"reasoning_tokens":0}},"total_tokens":{}}}}}"#,
         1843 + output_tokens
     );
-    responses_frame(body, "response.completed", &data);
+    responses_frame(body, seq, "response.completed", &members);
 }
 
 /// The same shape as streams.mjs `responsesWriteFile`: ~50-char
@@ -247,65 +259,64 @@ fn responses_completed(body: &mut String, output_tokens: usize) {
 /// `function_call_arguments.done` and `output_item.done`.
 fn responses_write_file(content_bytes: usize) -> (Vec<u8>, usize) {
     let args = write_file_arguments(content_bytes);
-    let mut body = String::new();
-    responses_frame(&mut body, "response.created", RESPONSES_CREATED);
+    let (mut body, mut seq) = (String::new(), 0);
+    responses_frame(&mut body, &mut seq, "response.created", RESPONSES_CREATED);
     let item =
         r#""type":"function_call","id":"fc_0","call_id":"call_q8NvWbJ0pT0Xk2","name":"write_file""#;
     responses_frame(
         &mut body,
+        &mut seq,
         "response.output_item.added",
-        &format!(
-            r#"{{"type":"response.output_item.added","output_index":0,"item":{{{item},"arguments":"","status":"in_progress"}}}}"#
-        ),
+        &format!(r#""output_index":0,"item":{{{item},"arguments":"","status":"in_progress"}}"#),
     );
     let pieces = pieces_of(&args);
     for piece in &pieces {
-        let mut data = String::from(
-            r#"{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_0","delta":"#,
+        let mut members = String::from(r#""item_id":"fc_0","output_index":0,"delta":"#);
+        escape(&mut members, piece);
+        responses_frame(
+            &mut body,
+            &mut seq,
+            "response.function_call_arguments.delta",
+            &members,
         );
-        escape(&mut data, piece);
-        data.push('}');
-        responses_frame(&mut body, "response.function_call_arguments.delta", &data);
     }
     let mut quoted = String::new();
     escape(&mut quoted, &args);
     responses_frame(
         &mut body,
+        &mut seq,
         "response.function_call_arguments.done",
-        &format!(
-            r#"{{"type":"response.function_call_arguments.done","output_index":0,"item_id":"fc_0","arguments":{quoted}}}"#
-        ),
+        &format!(r#""item_id":"fc_0","output_index":0,"arguments":{quoted}"#),
     );
     responses_frame(
         &mut body,
+        &mut seq,
         "response.output_item.done",
-        &format!(
-            r#"{{"type":"response.output_item.done","output_index":0,"item":{{{item},"arguments":{quoted},"status":"completed"}}}}"#
-        ),
+        &format!(r#""output_index":0,"item":{{{item},"arguments":{quoted},"status":"completed"}}"#),
     );
-    responses_completed(&mut body, args.len() / 4);
+    responses_completed(&mut body, &mut seq, args.len() / 4);
     (body.into_bytes(), pieces.len() + 6)
 }
 
 /// Responses text-heavy (P7): `output_text.delta` events of one message.
 fn responses_text(chars: usize) -> (Vec<u8>, usize) {
-    let mut body = String::new();
-    responses_frame(&mut body, "response.created", RESPONSES_CREATED);
+    let (mut body, mut seq) = (String::new(), 0);
+    responses_frame(&mut body, &mut seq, "response.created", RESPONSES_CREATED);
     responses_frame(
         &mut body,
+        &mut seq,
         "response.output_item.added",
-        r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_0","role":"assistant","status":"in_progress","content":[]}}"#,
+        r#""output_index":0,"item":{"type":"message","id":"msg_0","role":"assistant","status":"in_progress","content":[]}"#,
     );
     let deltas = prose_deltas(chars);
     for piece in &deltas {
-        let mut data = String::from(
-            r#"{"type":"response.output_text.delta","output_index":0,"item_id":"msg_0","content_index":0,"delta":"#,
-        );
-        escape(&mut data, piece);
-        data.push('}');
-        responses_frame(&mut body, "response.output_text.delta", &data);
+        let mut members =
+            String::from(r#""item_id":"msg_0","output_index":0,"content_index":0,"delta":"#);
+        escape(&mut members, piece);
+        members.push_str(r#","logprobs":[]"#);
+        responses_frame(&mut body, &mut seq, "response.output_text.delta", &members);
     }
-    responses_completed(&mut body, chars / 4);
+    responses_completed(&mut body, &mut seq, chars / 4);
     (body.into_bytes(), deltas.len() + 3)
 }
 
