@@ -440,7 +440,8 @@ function launcher(platform) {
  * Runs one node command with output to a file (Wine: node.exe dies on a
  * pipe); returns status and output. The file is this process's own, so that
  * two runs at once (rows in two checkouts) never read each other's output;
- * the last one stays for a look after a failure.
+ * the last one stays for a look after a failure, and is removed when every
+ * row passed (`main`).
  */
 function runNode(l, args, extraEnv, timeoutMs) {
   const out = path.join(cache, `last-run-${process.pid}.txt`);
@@ -689,9 +690,14 @@ function main() {
   for (const r of rows) console.log(`${r.platform.padEnd(w)}  ${r.file.padEnd(fw)}  ${r.result}`);
   const total = (k) => rows.reduce((a, r) => a + (r[k] || 0), 0);
   const skippedFiles = rows.filter((r) => r.result.startsWith('skipped:')).length;
+  // The last run's output stays for a look after a failure, and goes after a pass.
+  const lastRun = path.join(cache, `last-run-${process.pid}.txt`);
   if (failures.length) {
     console.log('\nFailed:');
     for (const f of failures) console.log(`  ${f}`);
+    if (fs.existsSync(lastRun)) console.log(`The last file's output: ${lastRun}`);
+  } else {
+    fs.rmSync(lastRun, { force: true });
   }
   console.log(
     `\ntest:platforms: tests passed ${total('passed')}, tests failed ${total('failed')}, files skipped ${skippedFiles}`,
