@@ -18,6 +18,7 @@ const TARGETS = [
   'openai_chunks',
   'acp_cards',
   'json_repair',
+  'json_fields',
 ];
 const [secondsArg, ...only] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 300);

@@ -63,6 +63,11 @@ for (const dir of sources) {
 // byte cycling through the releases and flags.
 providerFolders().forEach((provider, row) => {
   for (const stream of readFixture(provider).streams) {
+    // json_fields: each `data:` line of the body, as the field reader is given it.
+    const lines = stream.body.toString('utf8').split('\n');
+    lines.filter((l) => l.startsWith('data:')).forEach((l, i) => {
+      write('json_fields', `${provider}-${stream.name}-${i}`, Buffer.from(l.slice(5).trim()));
+    });
     const header = Buffer.from([row, n % 256, n % 251, (n * 7) % 253]);
     const text = stream.body.toString('latin1');
     for (const [suffix, body] of [
