@@ -150,7 +150,10 @@ mod tests {
             &KEYS,
         )
         .unwrap();
-        assert_eq!(kind.unwrap().as_str().unwrap(), "response.output_text.delta");
+        assert_eq!(
+            kind.unwrap().as_str().unwrap(),
+            "response.output_text.delta"
+        );
         assert_eq!(index.unwrap().as_f64(), Some(0.0));
         assert_eq!(delta.unwrap().as_str().unwrap(), "Hi");
     }
