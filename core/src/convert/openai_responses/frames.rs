@@ -8,8 +8,9 @@
 //! type the converter converts to nothing (`Event::named`) is not parsed at
 //! all, since its data can change nothing; a hot event, a delta and most of
 //! a stream, is read field by field (`json::flat_fields`), not into a tree.
-//! Data the field reader declines (nested values, escaped keys, text that is
-//! not JSON) is parsed the long way, which decides.
+//! Data the field reader declines (a field it reads holding an array or an
+//! object, an escaped key, text that is not JSON) is parsed the long way,
+//! which decides.
 
 use super::events::{Event, HotFields, HOT_KEYS};
 use super::js_read;
