@@ -438,41 +438,20 @@ fn main() {
     if args.first().map(String::as_str) == Some("profile") {
         let kb: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
         let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(20);
-        if args.get(3).map(String::as_str) == Some("openai-drop") {
-            let (body, _) = openai_write_file(kb * 1024);
-            for _ in 0..n {
-                black_box(convert_openai_dropped(&body, true));
-            }
-        } else if args.get(3).map(String::as_str) == Some("openai") {
-            let (body, _) = openai_write_file(kb * 1024);
-            for _ in 0..n {
-                black_box(convert_openai(&body, true));
-            }
-        } else if args.get(3).map(String::as_str) == Some("openai-text") {
-            let (body, _) = openai_text(kb * 1024);
-            for _ in 0..n {
-                black_box(convert_openai(&body, true));
-            }
-        } else if args.get(3).map(String::as_str) == Some("responses") {
-            let (body, _) = responses_write_file(kb * 1024);
-            for _ in 0..n {
-                black_box(convert_responses(&body, true));
-            }
-        } else if args.get(3).map(String::as_str) == Some("responses-text") {
-            let (body, _) = responses_text(kb * 1024);
-            for _ in 0..n {
-                black_box(convert_responses(&body, true));
-            }
-        } else if args.get(3).map(String::as_str) == Some("anthropic-text") {
-            let (body, _) = anthropic_text(kb * 1024);
-            for _ in 0..n {
-                black_box(convert(&body, true));
-            }
-        } else {
-            let (body, _) = anthropic_write_file(kb * 1024);
-            for _ in 0..n {
-                black_box(convert(&body, true));
-            }
+        type Make = fn(usize) -> (Vec<u8>, usize);
+        type Convert = fn(&[u8], bool) -> usize;
+        let (make, convert): (Make, Convert) = match args.get(3).map(String::as_str) {
+            Some("openai-drop") => (openai_write_file, convert_openai_dropped),
+            Some("openai") => (openai_write_file, convert_openai),
+            Some("openai-text") => (openai_text, convert_openai),
+            Some("anthropic-text") => (anthropic_text, convert),
+            Some("responses") => (responses_write_file, convert_responses),
+            Some("responses-text") => (responses_text, convert_responses),
+            _ => (anthropic_write_file, convert),
+        };
+        let (body, _) = make(kb * 1024);
+        for _ in 0..n {
+            black_box(convert(&body, true));
         }
         return;
     }
