@@ -145,9 +145,8 @@ impl LineReader {
                 _ => return None,
             };
         let event = js_trim(simdutf8::basic::from_utf8(event).ok()?);
-        let data = simdutf8::basic::from_utf8(data).ok()?;
-        let data = data.strip_prefix(' ').unwrap_or(data);
-        if event.is_empty() || data.is_empty() || data == "[DONE]" {
+        let data = data_content(simdutf8::basic::from_utf8(data).ok()?)?;
+        if event.is_empty() || data.is_empty() {
             return None;
         }
         // `data_line`'s limit, on what the reader would have held.
@@ -202,11 +201,9 @@ impl LineReader {
 
     /// A `data:` line's content after `data:`.
     fn data_line(&mut self, rest: &str, sink: &mut impl FrameSink) -> Result<(), Error> {
-        // `.replace(/^ /, "")`: one leading space.
-        let content = rest.strip_prefix(' ').unwrap_or(rest);
-        if content == "[DONE]" {
+        let Some(content) = data_content(rest) else {
             return Ok(());
-        }
+        };
         if self.event.is_empty() {
             return sink.frame(None, content);
         }
@@ -219,6 +216,13 @@ impl LineReader {
         }
         Ok(())
     }
+}
+
+/// A `data:` line's value, after `data:`: `.replace(/^ /, "")` takes one
+/// leading space; `None` for `[DONE]`, which `iterateBody` skips.
+fn data_content(rest: &str) -> Option<&str> {
+    let content = rest.strip_prefix(' ').unwrap_or(rest);
+    (content != "[DONE]").then_some(content)
 }
 
 /// The text `TextDecoder.decode(bytes, {stream: true})` has handed out for
